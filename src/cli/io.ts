@@ -1,0 +1,24 @@
+/** Where a command writes; tests pass a collector instead of the process streams. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processIo: CliIo = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+/** A failure the user can act on: main prints the message (no stack) and exits with `exitCode`. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** Exit codes shared by every command, so scripts can tell "refused" from "broken". */
+export const EXIT = { ok: 0, failure: 1, usage: 2, denied: 3 } as const;
