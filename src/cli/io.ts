@@ -21,4 +21,4 @@ export class CliError extends Error {
 }
 
 /** Exit codes shared by every command, so scripts can tell "refused" from "broken". */
-export const EXIT = { ok: 0, failure: 1, usage: 2, denied: 3 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, denied: 3, changesPending: 4 } as const;
