@@ -8,6 +8,7 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
   globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/harness/quiet-runtime.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -1,0 +1,40 @@
+# The two commands a new user needs: `make demo` and `make test`. Each installs what it needs first.
+SHELL := /bin/bash
+NPM_STAMP := node_modules/.package-lock.json
+
+.PHONY: demo test deps tools build typecheck lint unit bench clean
+
+demo: deps build
+	node dist/cli/main.js demo
+
+test: deps
+	npx tsc --noEmit -p tsconfig.json
+	npx eslint src test bench
+	node scripts/run-tests.js
+
+deps: $(NPM_STAMP) tools
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+tools:
+	bash scripts/bootstrap-tools.sh
+
+build: $(NPM_STAMP)
+	npx tsc -p tsconfig.build.json
+
+typecheck: $(NPM_STAMP)
+	npx tsc --noEmit -p tsconfig.json
+
+lint: $(NPM_STAMP)
+	npx eslint src test bench
+
+# Pure unit tests only, no Temporal server: quick feedback while editing.
+unit: $(NPM_STAMP)
+	WSMIGRATE_UNIT_ONLY=1 npx jest test/domain
+
+bench: deps
+	node -r @swc-node/register bench/state-rewrite.ts
+
+clean:
+	rm -rf dist coverage .wsmigrate
