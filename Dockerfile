@@ -1,0 +1,24 @@
+# The wsmigrate worker for the production-shaped stack in docker-compose.yml.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY data ./data
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+# Terraform is only needed for the `import` strategy; the default `rename` strategy is offline JSON.
+ARG TERRAFORM_VERSION=1.8.5
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/data ./data
+COPY package.json ./
+RUN useradd --system --uid 10001 --home /var/lib/wsmigrate wsmigrate && mkdir -p /var/lib/wsmigrate/blobs && chown -R wsmigrate /var/lib/wsmigrate
+USER wsmigrate
+ENV WSMIGRATE_BLOB_DIR=/var/lib/wsmigrate/blobs NODE_ENV=production
+EXPOSE 9464
+ENTRYPOINT ["node", "dist/cli/main.js"]
+CMD ["worker"]

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+// No Docker engine runs here, so the stack is checked by reading it: a broken service definition
+// would otherwise only be found by a user on their first `docker compose up`.
+const root = join(__dirname, '..', '..');
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as {
+  services: Record<string, { image?: string; build?: string; environment?: Record<string, string>; ports?: string[]; depends_on?: unknown; volumes?: string[] }>;
+  volumes: Record<string, unknown>;
+};
+
+describe('docker-compose.yml', () => {
+  it('has Temporal on PostgreSQL, the UI and the worker', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['postgresql', 'temporal', 'temporal-ui', 'wsmigrate-worker']);
+    expect(compose.services.postgresql.image).toMatch(/^postgres:\d+/);
+    expect(compose.services.temporal.image).toMatch(/^temporalio\/auto-setup:1\./);
+    expect(compose.services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
+    expect(compose.services['temporal-ui'].image).toMatch(/^temporalio\/ui:/);
+    expect(compose.services['wsmigrate-worker'].build).toBe('.');
+  });
+
+  it('publishes the gRPC, UI and metrics ports on loopback only', () => {
+    expect(compose.services.temporal.ports).toEqual(['127.0.0.1:7233:7233']);
+    expect(compose.services['temporal-ui'].ports).toEqual(['127.0.0.1:8233:8080']);
+    expect(compose.services['wsmigrate-worker'].ports).toEqual(['127.0.0.1:9464:9464']);
+  });
+
+  it('gives the worker every setting it needs, with secrets only from the environment', () => {
+    const env = compose.services['wsmigrate-worker'].environment ?? {};
+    for (const name of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR', 'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT']) {
+      expect(env).toHaveProperty(name);
+    }
+    expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    for (const secret of ['CODER_SESSION_TOKEN', 'WSMIGRATE_ENCRYPTION_KEY']) {
+      expect(env[secret]).toMatch(/^\$\{[A-Z_]+:\?/);
+    }
+    expect(compose.services['wsmigrate-worker'].volumes?.some((v) => v.endsWith(':' + env.WSMIGRATE_BLOB_DIR))).toBe(true);
+  });
+
+  it('builds the worker from a Dockerfile whose entry point runs the worker command', () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/ENTRYPOINT \["node", "dist\/cli\/main.js"\]/);
+    expect(dockerfile).toMatch(/CMD \["worker"\]/);
+    expect(dockerfile).toMatch(/USER wsmigrate/);
+  });
+});
