@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/** Temporal-style durations the workflows accept: '90s', '30m', '2h', '1d'. */
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)$/, "use a duration such as '90s', '30m', '2h' or '1d'");
+
+const name = (what: string) =>
+  z
+    .string({ error: `${what} is required` })
+    .trim()
+    .min(1, `${what} is required`)
+    .max(128, `${what} is too long`)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, `${what} may hold letters, digits, '-', '_' and '.'`);
+
+export const approvalSettingsSchema = z
+  .object({
+    policy: z.enum(['none', 'destructive', 'all']).default('destructive'),
+    approvers: z.array(z.string().min(1)).default([]),
+    /** How long a gate waits before it escalates once; after a second wait it aborts. Never proceeds by itself. */
+    timeout: duration.default('4h'),
+    escalateTo: z.string().optional(),
+  })
+  .prefault({});
+
+export const migrateWorkspaceInputSchema = z.object({
+  owner: name('owner'),
+  workspace: name('workspace'),
+  template: name('template'),
+  /** The template version whose source has the _v1 types (from migrateTemplate). */
+  targetVersionId: z.uuid({ error: 'targetVersionId must be a template version UUID' }),
+  /** A: stop first (default, the runbook's recommended path). B: stay running; the start is pinned to the new version. */
+  option: z.enum(['A', 'B']).default('A'),
+  strategy: z.enum(['rename', 'import']).default('rename'),
+  approval: approvalSettingsSchema,
+  dryRun: z.boolean().default(false),
+  /** How long one Coder build may take before the step fails. */
+  buildTimeout: duration.default('30m'),
+});
+
+export type MigrateWorkspaceInput = z.input<typeof migrateWorkspaceInputSchema>;
+export type MigrateWorkspaceParams = z.output<typeof migrateWorkspaceInputSchema>;
+
+export const migrateTemplateInputSchema = z.object({
+  organization: name('organization'),
+  template: name('template'),
+  approval: approvalSettingsSchema,
+  /** Push the new version but leave the active one in place (promote later by hand or with --promote). */
+  stopBeforePromote: z.boolean().default(false),
+  renameDifferent: z.boolean().default(false),
+  dryRun: z.boolean().default(false),
+});
+
+export type MigrateTemplateInput = z.input<typeof migrateTemplateInputSchema>;
+export type MigrateTemplateParams = z.output<typeof migrateTemplateInputSchema>;
+
+export class InputError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid input: ${issues.join('; ')}`);
+    this.name = 'InputError';
+  }
+}
+
+/** Parses input, or throws an InputError naming each bad field (`approval.timeout: use a duration …`). */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new InputError(
+    result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'input'}: ${issue.message}`),
+  );
+}
+
+/** The workflow id of one workspace's migration: one run per workspace at a time. */
+export function workspaceWorkflowId(template: string, owner: string, workspace: string): string {
+  return `wsmigrate/${template}/${owner}/${workspace}`;
+}
+
+export function templateWorkflowId(organization: string, template: string): string {
+  return `wsmigrate-template/${organization}/${template}`;
+}
