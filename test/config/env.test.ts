@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { encryptionKeyId } from '../../src/adapters/crypto';
+import {
+  ConfigError,
+  describeConfig,
+  encryptionKeyBytes,
+  loadConfig,
+  requireCoder,
+  type WsmigrateConfig,
+} from '../../src/config/env';
+
+const TOKEN = 'k3yId01-SuperSecretSessionTokenValue42';
+const KEY = Buffer.from('00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff', 'hex');
+const CWD = '/srv/wsmigrate';
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env, CWD);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`expected loadConfig to reject ${inspect(Object.keys(env))}`);
+}
+
+describe('loadConfig defaults', () => {
+  it('runs locally with nothing set', () => {
+    const cfg = loadConfig({}, CWD);
+    expect(cfg).toMatchObject({
+      temporalAddress: '127.0.0.1:7233',
+      temporalNamespace: 'default',
+      taskQueue: 'wsmigrate',
+      blobDir: '/srv/wsmigrate/.wsmigrate/blobs',
+      metricsPort: 9464,
+      logLevel: 'info',
+      approvers: [],
+      uiPort: 8233,
+    });
+    expect(cfg.coderUrl).toBeUndefined();
+    expect(cfg.coderSessionToken).toBeUndefined();
+    expect(cfg.encryptionKey).toBeUndefined();
+    expect(encryptionKeyBytes(cfg)).toBeUndefined();
+  });
+
+  it('treats empty and blank variables as unset, as rendered by container templates', () => {
+    const cfg = loadConfig({ TEMPORAL_ADDRESS: '', WSMIGRATE_METRICS_PORT: '  ', CODER_URL: '' }, CWD);
+    expect(cfg.temporalAddress).toBe('127.0.0.1:7233');
+    expect(cfg.metricsPort).toBe(9464);
+    expect(cfg.coderUrl).toBeUndefined();
+  });
+
+  it('reads every variable when set', () => {
+    const cfg = loadConfig(
+      {
+        TEMPORAL_ADDRESS: 'temporal.internal:7233',
+        TEMPORAL_NAMESPACE: 'platform',
+        WSMIGRATE_TASK_QUEUE: 'wsmigrate-prod',
+        CODER_URL: 'https://coder.example.com',
+        CODER_SESSION_TOKEN: TOKEN,
+        WSMIGRATE_BLOB_DIR: 'backups/../blobs',
+        WSMIGRATE_ENCRYPTION_KEY: KEY.toString('hex'),
+        WSMIGRATE_METRICS_PORT: '0',
+        WSMIGRATE_LOG_LEVEL: 'DEBUG',
+        WSMIGRATE_APPROVERS: ' alice, bob,,alice ',
+        WSMIGRATE_UI_PORT: '18233',
+      },
+      CWD,
+    );
+    expect(cfg).toMatchObject({
+      temporalAddress: 'temporal.internal:7233',
+      temporalNamespace: 'platform',
+      taskQueue: 'wsmigrate-prod',
+      coderUrl: 'https://coder.example.com/',
+      blobDir: '/srv/wsmigrate/blobs',
+      metricsPort: 0,
+      logLevel: 'debug',
+      approvers: ['alice', 'bob'],
+      uiPort: 18233,
+      defaulted: [],
+    });
+    expect(cfg.coderSessionToken?.reveal()).toBe(TOKEN);
+    expect(encryptionKeyBytes(cfg)).toEqual(KEY);
+    expect(cfg.encryptionKeyId).toBe(encryptionKeyId(KEY));
+  });
+
+  it('keeps an absolute blob dir as given', () => {
+    expect(loadConfig({ WSMIGRATE_BLOB_DIR: '/var/lib/wsmigrate/blobs/' }, CWD).blobDir).toBe('/var/lib/wsmigrate/blobs');
+  });
+
+  it('accepts the encryption key as hex or base64 (standard or url-safe), giving the same bytes', () => {
+    const key = randomBytes(32);
+    for (const given of [key.toString('hex'), key.toString('hex').toUpperCase(), key.toString('base64'), key.toString('base64url')]) {
+      expect(encryptionKeyBytes(loadConfig({ WSMIGRATE_ENCRYPTION_KEY: given }, CWD))).toEqual(key);
+    }
+  });
+
+  it('accepts an IPv6 Temporal address', () => {
+    expect(loadConfig({ TEMPORAL_ADDRESS: '[::1]:7233' }, CWD).temporalAddress).toBe('[::1]:7233');
+  });
+});
+
+describe('loadConfig rejects each bad variable by name, with what is expected and an example', () => {
+  const cases: [string, string, RegExp][] = [
+    ['TEMPORAL_ADDRESS', 'localhost', /TEMPORAL_ADDRESS must be host:port .*got "localhost".*TEMPORAL_ADDRESS=127\.0\.0\.1:7233/],
+    ['TEMPORAL_ADDRESS', 'localhost:99999', /TEMPORAL_ADDRESS must be host:port/],
+    ['TEMPORAL_NAMESPACE', 'my namespace', /TEMPORAL_NAMESPACE must be a single word .*TEMPORAL_NAMESPACE=default/],
+    ['WSMIGRATE_TASK_QUEUE', 'a b', /WSMIGRATE_TASK_QUEUE must be a single word .*WSMIGRATE_TASK_QUEUE=wsmigrate/],
+    ['CODER_URL', 'coder.example.com', /CODER_URL must .*http.*CODER_URL=https:\/\/coder\.example\.com/],
+    ['CODER_URL', 'ftp://coder.example.com', /CODER_URL must use http:\/\/ or https:\/\//],
+    ['CODER_URL', 'not a url', /CODER_URL must be an absolute http\(s\) URL/],
+    ['CODER_SESSION_TOKEN', 'two words', /CODER_SESSION_TOKEN must be a Coder API token .*coder tokens create/],
+    ['WSMIGRATE_ENCRYPTION_KEY', randomBytes(12).toString('hex'), /WSMIGRATE_ENCRYPTION_KEY must be 32 bytes as 64 hex characters or base64 \(got 12 bytes\); generate one with: openssl rand -hex 32/],
+    ['WSMIGRATE_ENCRYPTION_KEY', randomBytes(16).toString('base64'), /\(got 16 bytes\)/],
+    ['WSMIGRATE_ENCRYPTION_KEY', 'not*a*key!', /neither hex nor base64/],
+    ['WSMIGRATE_METRICS_PORT', 'abc', /WSMIGRATE_METRICS_PORT must be an integer from 0 to 65535 \(got "abc"\); e\.g\. WSMIGRATE_METRICS_PORT=9464, or 0 to disable/],
+    ['WSMIGRATE_METRICS_PORT', '70000', /WSMIGRATE_METRICS_PORT must be an integer from 0 to 65535 \(got "70000"\)/],
+    ['WSMIGRATE_METRICS_PORT', '-1', /WSMIGRATE_METRICS_PORT must be an integer/],
+    ['WSMIGRATE_METRICS_PORT', '80.5', /WSMIGRATE_METRICS_PORT must be an integer/],
+    ['WSMIGRATE_LOG_LEVEL', 'verbose', /WSMIGRATE_LOG_LEVEL must be one of error, warn, info, debug \(got "verbose"\)/],
+    ['WSMIGRATE_APPROVERS', 'alice,bob smith', /WSMIGRATE_APPROVERS must be a comma-separated list .*"bob smith".*WSMIGRATE_APPROVERS=alice,bob/],
+    ['WSMIGRATE_UI_PORT', '0', /WSMIGRATE_UI_PORT must be an integer from 1 to 65535 \(got "0"\)/],
+  ];
+
+  it.each(cases)('%s=%s', (variable, value, expected) => {
+    const err = configError({ [variable]: value });
+    expect(err.problems).toHaveLength(1);
+    expect(err.message).toMatch(expected);
+  });
+
+  it('names every bad variable in one error when several are wrong', () => {
+    const err = configError({
+      TEMPORAL_ADDRESS: 'nope',
+      CODER_URL: 'coder',
+      WSMIGRATE_ENCRYPTION_KEY: 'abcd',
+      WSMIGRATE_METRICS_PORT: 'x',
+      WSMIGRATE_LOG_LEVEL: 'loud',
+      WSMIGRATE_UI_PORT: '65536',
+      WSMIGRATE_TASK_QUEUE: 'fine',
+    });
+    expect(err.problems).toHaveLength(6);
+    for (const variable of ['TEMPORAL_ADDRESS', 'CODER_URL', 'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_UI_PORT']) {
+      expect(err.message).toContain(variable);
+    }
+    expect(err.message).not.toContain('WSMIGRATE_TASK_QUEUE');
+    expect(err.message).toMatch(/^Invalid configuration \(6 problems\):/);
+  });
+});
+
+describe('no secret in any message', () => {
+  const badKeys = [
+    'deadbeef'.repeat(7), // 28 bytes of hex
+    Buffer.from('my-passphrase-is-not-a-key-but-long').toString('base64'),
+    `${'ab'.repeat(32)}!`,
+  ];
+
+  it.each(badKeys)('a bad WSMIGRATE_ENCRYPTION_KEY is not echoed (%#)', (value) => {
+    const err = configError({ WSMIGRATE_ENCRYPTION_KEY: value, CODER_SESSION_TOKEN: 'has space ' + TOKEN });
+    expect(err.message).toContain('WSMIGRATE_ENCRYPTION_KEY');
+    expect(err.message).toContain('CODER_SESSION_TOKEN');
+    expect(err.message).not.toContain(value);
+    expect(err.message).not.toContain(TOKEN);
+    expect(inspect(err)).not.toContain(value);
+    expect(JSON.stringify(err.problems)).not.toContain(TOKEN);
+  });
+
+  it('does not echo a CODER_URL that may hold credentials', () => {
+    const err = configError({ CODER_URL: 'https://admin:hunter2@coder.example.com' });
+    expect(err.message).toMatch(/CODER_URL must not contain a user name or password/);
+    expect(err.message).not.toContain('hunter2');
+  });
+
+  it('describeConfig shows every setting, one per line, with secrets redacted and the key id', () => {
+    const cfg = loadConfig(
+      {
+        CODER_URL: 'https://coder.example.com',
+        CODER_SESSION_TOKEN: TOKEN,
+        WSMIGRATE_ENCRYPTION_KEY: KEY.toString('base64'),
+        WSMIGRATE_APPROVERS: 'alice,bob',
+        WSMIGRATE_METRICS_PORT: '0',
+      },
+      CWD,
+    );
+    const text = describeConfig(cfg);
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(11);
+    expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
+      'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR',
+      'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
+    ]);
+    expect(text).toMatch(/^TEMPORAL_ADDRESS\s+127\.0\.0\.1:7233 \(default\)$/m);
+    expect(text).toMatch(/^CODER_SESSION_TOKEN\s+\[redacted\] \(set\)$/m);
+    expect(text).toMatch(new RegExp(`^WSMIGRATE_ENCRYPTION_KEY\\s+\\[redacted\\] \\(key id ${encryptionKeyId(KEY)}\\)$`, 'm'));
+    expect(text).toMatch(/^WSMIGRATE_METRICS_PORT\s+0 \(metrics disabled\)$/m);
+    expect(text).toMatch(/^WSMIGRATE_APPROVERS\s+alice, bob$/m);
+    for (const leak of [TOKEN, KEY.toString('hex'), KEY.toString('base64')]) expect(text).not.toContain(leak);
+  });
+
+  it('the config object itself does not leak when logged or serialized', () => {
+    const cfg = loadConfig({ CODER_SESSION_TOKEN: TOKEN, WSMIGRATE_ENCRYPTION_KEY: KEY.toString('hex') }, CWD);
+    for (const text of [JSON.stringify(cfg), inspect(cfg, { depth: Infinity, showHidden: true }), `${JSON.stringify({ cfg })}`]) {
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain(KEY.toString('hex'));
+    }
+  });
+
+  it('describeConfig says when encryption is off', () => {
+    expect(describeConfig(loadConfig({}, CWD))).toMatch(/^WSMIGRATE_ENCRYPTION_KEY\s+\(not set: .*unencrypted\)$/m);
+  });
+});
+
+describe('requireCoder', () => {
+  const base = (env: NodeJS.ProcessEnv): WsmigrateConfig => loadConfig(env, CWD);
+
+  it('returns the URL and token when both are set', () => {
+    const coder = requireCoder(base({ CODER_URL: 'https://coder.example.com', CODER_SESSION_TOKEN: TOKEN }));
+    expect(coder.url).toBe('https://coder.example.com/');
+    expect(coder.sessionToken.reveal()).toBe(TOKEN);
+  });
+
+  it('names both missing variables and how to set them', () => {
+    expect(() => requireCoder(base({}))).toThrow(ConfigError);
+    try {
+      requireCoder(base({}));
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).toMatch(/CODER_URL is not set.*CODER_URL=https:\/\/coder\.example\.com/);
+      expect(message).toMatch(/CODER_SESSION_TOKEN is not set.*coder tokens create/);
+    }
+  });
+
+  it('names only the one that is missing', () => {
+    expect(() => requireCoder(base({ CODER_SESSION_TOKEN: TOKEN }))).toThrow(/^Invalid configuration: CODER_URL is not set/);
+    let message = '';
+    try {
+      requireCoder(base({ CODER_URL: 'https://coder.example.com' }));
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^Invalid configuration: CODER_SESSION_TOKEN is not set/);
+    expect(message).not.toContain('CODER_URL is not set');
+  });
+});
