@@ -1,0 +1,5 @@
+import { createHash } from 'node:crypto';
+
+export function sha256Hex(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
