@@ -1,0 +1,68 @@
+import type { ModuleCall } from './config-outline';
+
+/** Module nesting deeper than this is treated as a cycle (a module that calls itself). */
+const MAX_DEPTH = 16;
+
+/** The folder part of a template-relative path ('' for the root). */
+export function dirOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
+/** `./x` or `../x` resolved against `dir`; undefined for registry/git sources or paths leaving the template. */
+export function resolveLocalSource(dir: string, source: string | undefined): string | undefined {
+  if (source === undefined || !(source.startsWith('./') || source.startsWith('../'))) return undefined;
+  const parts = dir === '' ? [] : dir.split('/');
+  for (const part of source.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (parts.length === 0) return undefined;
+      parts.pop();
+    } else parts.push(part);
+  }
+  return parts.join('/');
+}
+
+/**
+ * Which folders of a template are local modules, reached from the root folder through which
+ * `module` calls. A resource inside such a module is addressed `module.a.module.b.T.name`.
+ */
+export class ModuleTree {
+  private readonly callsByDir = new Map<string, ModuleCall[]>();
+
+  constructor(
+    calls: readonly ModuleCall[],
+    private readonly configDirs: ReadonlySet<string>,
+  ) {
+    for (const call of calls) {
+      const dir = dirOf(call.file);
+      this.callsByDir.set(dir, [...(this.callsByDir.get(dir) ?? []), call]);
+    }
+  }
+
+  /** True when following `callPath` from `fromDir` lands in a folder of this template (so it is rewritten too). */
+  isRewritten(fromDir: string, callPath: readonly string[]): boolean {
+    let dir: string | undefined = fromDir;
+    for (const name of callPath) {
+      const call: ModuleCall | undefined = this.callsByDir.get(dir)?.find((c) => c.name === name);
+      dir = call ? resolveLocalSource(dir, call.source) : undefined;
+      if (dir === undefined || !this.configDirs.has(dir)) return false;
+    }
+    return true;
+  }
+
+  /** Address prefixes ('' at the root, 'module.a.' …) under which the resources of `dir` live. */
+  prefixesOf(dir: string): string[] {
+    const found: string[] = [];
+    const visit = (at: string, prefix: string, depth: number): void => {
+      if (at === dir) found.push(prefix);
+      if (depth >= MAX_DEPTH) return;
+      for (const call of this.callsByDir.get(at) ?? []) {
+        const target = resolveLocalSource(at, call.source);
+        if (target !== undefined && this.configDirs.has(target)) visit(target, `${prefix}module.${call.name}.`, depth + 1);
+      }
+    };
+    visit('', '', 0);
+    return [...new Set(found)].sort();
+  }
+}

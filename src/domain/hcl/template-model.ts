@@ -1,0 +1,49 @@
+import { outlineHcl, outlineJson, type ConfigOutline } from './config-outline';
+import { isGuardFile } from './guard-blocks';
+import { parseJsonTree, type JsonNode } from './json-tree';
+import { ModuleTree, dirOf } from './module-tree';
+import { parseHclFile, type ParsedHcl } from './native-occurrences';
+import { syntaxOf, type TemplateFile } from './template-file';
+
+/** One Terraform file of a template, parsed once and shared by the rewriter and the annotation finder. */
+export type ConfigFile =
+  | { readonly path: string; readonly syntax: 'native'; readonly parsed: ParsedHcl; readonly outline: ConfigOutline }
+  | { readonly path: string; readonly syntax: 'json'; readonly tree: JsonNode; readonly outline: ConfigOutline };
+
+export interface TemplateModel {
+  /** Terraform files, in input order; guard files and pass-through files are not among them. */
+  readonly configFiles: readonly ConfigFile[];
+  /** Paths of files that carry the guard header. */
+  readonly guardFiles: readonly string[];
+  readonly modules: ModuleTree;
+}
+
+export function buildTemplateModel(files: readonly TemplateFile[]): TemplateModel {
+  const configFiles: ConfigFile[] = [];
+  const guardFiles: string[] = [];
+  for (const file of files) {
+    const kind = syntaxOf(file.path);
+    if (kind.syntax === 'other') continue;
+    if (kind.syntax === 'native' && isGuardFile(file.content)) {
+      guardFiles.push(file.path);
+      continue;
+    }
+    if (kind.syntax === 'native') {
+      const parsed = parseHclFile(file.path, file.content, kind.dialect);
+      configFiles.push({ path: file.path, syntax: 'native', parsed, outline: outlineHcl(parsed) });
+    } else {
+      const tree = parseJsonTree(file.content, file.path);
+      configFiles.push({ path: file.path, syntax: 'json', tree, outline: outlineJson(tree, file.path) });
+    }
+  }
+  const configDirs = new Set(configFiles.filter((f) => isConfiguration(f)).map((f) => dirOf(f.path)));
+  const modules = new ModuleTree(
+    configFiles.flatMap((f) => f.outline.moduleCalls),
+    configDirs,
+  );
+  return { configFiles, guardFiles, modules };
+}
+
+function isConfiguration(f: ConfigFile): boolean {
+  return f.syntax === 'json' || f.parsed.dialect === 'config';
+}

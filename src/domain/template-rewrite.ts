@@ -1,0 +1,176 @@
+import { isPersistentType, lookupDeprecated } from './type-map';
+import { DEFAULT_GUARD_FILE_NAME, guardAddressesIn, isGuardFile, renderGuardFile } from './hcl/guard-blocks';
+import { typeOccurrencesInJson } from './hcl/json-occurrences';
+import { dirOf } from './hcl/module-tree';
+import { typeOccurrencesInHcl } from './hcl/native-occurrences';
+import { annotatedResources } from './hcl/protect-annotations';
+import { buildTemplateModel, type ConfigFile } from './hcl/template-model';
+import type { TemplateFile } from './hcl/template-file';
+import type { TypeOccurrence } from './hcl/type-references';
+
+export type { TemplateFile } from './hcl/template-file';
+export { HclSyntaxError } from './hcl/lexer';
+
+export interface TemplateRewriteOptions {
+  /** Also rename DIFFERENT pairs (another implementation: the state must then be imported, not renamed). */
+  renameDifferent?: boolean;
+  /** Root-folder file that receives the removed{} guard blocks; default 'wsmigrate_guards.tf'. */
+  guardFileName?: string;
+}
+
+export interface RenamedToken {
+  file: string;
+  line: number;
+  from: string;
+  to: string;
+  context: 'label' | 'reference' | 'address';
+}
+
+export interface TemplateRewriteReport {
+  renamed: RenamedToken[];
+  /** DIFFERENT types left alone (unless renameDifferent). */
+  refused: { file: string; line: number; type: string; reason: string }[];
+  protectedResources: { file: string; line: number; address: string; why: 'persistent-kind' | 'annotation' }[];
+  /** Config addresses (old type) that have a removed{} guard block in the guard file. */
+  guards: { from: string }[];
+  changedFiles: string[];
+  unchanged: boolean;
+}
+
+/** A template the rewriter cannot handle as given; the message says which file and what to do. */
+export class TemplateRewriteError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemplateRewriteError';
+  }
+}
+
+interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+/**
+ * Renames deprecated kubernetes types to their versioned twins in every Terraform file of a
+ * template, byte for byte except the renamed names, and writes removed{} guard blocks for the
+ * protected resources it renamed. Pure: the input files are not modified.
+ */
+export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOptions = {}): { files: TemplateFile[]; report: TemplateRewriteReport } {
+  const guardFileName = opts.guardFileName ?? DEFAULT_GUARD_FILE_NAME;
+  checkGuardFileName(guardFileName, files);
+
+  const model = buildTemplateModel(files);
+  const renamed: RenamedToken[] = [];
+  const refused = new Map<string, TemplateRewriteReport['refused'][number]>();
+  const editsByFile = new Map<string, Edit[]>();
+  const renamedLabelStarts = new Map<string, Set<number>>();
+
+  for (const file of model.configFiles) {
+    const edits: Edit[] = [];
+    for (const occ of occurrencesIn(file, model.modules.isRewritten.bind(model.modules))) {
+      const mapping = lookupDeprecated(occ.mode, occ.type);
+      if (!mapping) continue;
+      if (mapping.compat === 'DIFFERENT' && !opts.renameDifferent) {
+        refused.set(`${file.path}\0${occ.line}\0${occ.type}`, { file: file.path, line: occ.line, type: occ.type, reason: refusalReason(occ, mapping.replacement, mapping.note) });
+        continue;
+      }
+      edits.push({ start: occ.start, end: occ.end, text: mapping.replacement });
+      renamed.push({ file: file.path, line: occ.line, from: occ.type, to: mapping.replacement, context: occ.context });
+      if (occ.context === 'label') {
+        const starts = renamedLabelStarts.get(file.path) ?? new Set<number>();
+        starts.add(occ.start);
+        renamedLabelStarts.set(file.path, starts);
+      }
+    }
+    if (edits.length > 0) editsByFile.set(file.path, edits);
+  }
+
+  const annotated = new Set(annotatedResources(model));
+  const protectedResources: TemplateRewriteReport['protectedResources'] = [];
+  const newGuards: string[] = [];
+  for (const file of model.configFiles) {
+    for (const r of file.outline.resources) {
+      if (r.mode !== 'managed') continue;
+      const why = annotated.has(r) ? 'annotation' : isPersistentType(r.type) ? 'persistent-kind' : undefined;
+      if (!why) continue;
+      protectedResources.push({ file: r.file, line: r.line, address: `${r.type}.${r.name}`, why });
+      if (r.typeStart !== undefined && renamedLabelStarts.get(file.path)?.has(r.typeStart)) {
+        for (const prefix of model.modules.prefixesOf(dirOf(r.file))) newGuards.push(`${prefix}${r.type}.${r.name}`);
+      }
+    }
+  }
+
+  const out: TemplateFile[] = files.map((f) => {
+    const edits = editsByFile.get(f.path);
+    return edits ? { path: f.path, content: applyEdits(f.content, edits) } : { path: f.path, content: f.content };
+  });
+
+  const guards = updateGuardFile(out, model.guardFiles, guardFileName, newGuards);
+  const changedFiles = out.filter((f) => files.find((g) => g.path === f.path)?.content !== f.content).map((f) => f.path);
+
+  return {
+    files: out,
+    report: {
+      renamed,
+      refused: [...refused.values()],
+      protectedResources,
+      guards: guards.map((from) => ({ from })),
+      changedFiles,
+      unchanged: changedFiles.length === 0,
+    },
+  };
+}
+
+function occurrencesIn(file: ConfigFile, isRewritten: (fromDir: string, callPath: readonly string[]) => boolean): TypeOccurrence[] {
+  const moduleIsRewritten = (callPath: readonly string[]): boolean => isRewritten(dirOf(file.path), callPath);
+  return file.syntax === 'native' ? typeOccurrencesInHcl(file.parsed, moduleIsRewritten) : typeOccurrencesInJson(file.tree, file.path, moduleIsRewritten);
+}
+
+function refusalReason(occ: TypeOccurrence, replacement: string, note: string | undefined): string {
+  return (
+    `${occ.type} and ${replacement} are different implementations${note ? ` (${note})` : ''}, so renaming would break the state. ` +
+    `Rewrite this block for ${replacement} by hand and re-create its state with terraform import, ` +
+    'or rename it anyway with --rename-different if you have checked that both schemas match.'
+  );
+}
+
+/** Adds `newGuards` to the guard file in `out` (in place, or appended); returns every guard it holds. */
+function updateGuardFile(out: TemplateFile[], guardFiles: readonly string[], guardFileName: string, newGuards: readonly string[]): string[] {
+  const existingIndex = out.findIndex((f) => f.path === guardFileName);
+  const existing = existingIndex >= 0 ? guardAddressesIn(guardFileName, out[existingIndex].content) : [];
+  const elsewhere = new Set(guardFiles.filter((p) => p !== guardFileName).flatMap((p) => guardAddressesIn(p, out.find((f) => f.path === p)!.content)));
+  const have = new Set(existing);
+  const added = newGuards.filter((g) => !have.has(g) && !elsewhere.has(g));
+  const all = [...new Set([...existing, ...added])].sort();
+  if (added.length === 0) return all;
+  const content = renderGuardFile(all);
+  if (existingIndex >= 0) out[existingIndex] = { path: guardFileName, content };
+  else out.push({ path: guardFileName, content });
+  return all;
+}
+
+function checkGuardFileName(name: string, files: readonly TemplateFile[]): void {
+  if (!/^[^/\\]+\.tf$/.test(name)) {
+    throw new TemplateRewriteError(`Guard file name "${name}" must be a plain .tf file name in the template's root folder (for example wsmigrate_guards.tf).`);
+  }
+  const clash = files.find((f) => f.path === name);
+  if (clash && !isGuardFile(clash.content)) {
+    throw new TemplateRewriteError(
+      `${name} already exists in the template and was not generated by wsmigrate (its first line is not the guard header). ` +
+        'Choose another guard file name, or rename that file.',
+    );
+  }
+}
+
+function applyEdits(source: string, edits: readonly Edit[]): string {
+  const sorted = [...edits].sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const e of sorted) {
+    if (e.start < at) continue;
+    out += source.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return out + source.slice(at);
+}
