@@ -1,0 +1,527 @@
+import { CoderWaitTimeoutError, isCoderApiError } from './errors';
+import { pollUntil, type PollOptions } from './poll-until';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-delay';
+import {
+  BuildInfoSchema,
+  BuildLogsSchema,
+  isTerminalJobStatus,
+  OrganizationSchema,
+  TemplateSchema,
+  TemplateVersionSchema,
+  UploadResponseSchema,
+  WorkspaceBuildSchema,
+  WorkspaceSchema,
+  WorkspacesResponseSchema,
+  type BuildInfo,
+  type BuildLog,
+  type Template,
+  type TemplateVersion,
+  type UploadResponse,
+  type Workspace,
+  type WorkspaceBuild,
+  type WorkspaceTransition,
+} from './schemas';
+import { CoderTransport, type Endpoint } from './transport';
+
+/** A session token as a string, or a Secret (src/config/secret) that reveals it only on demand. */
+export type SessionToken = string | { reveal(): string };
+
+export interface CoderClientOptions {
+  /** The deployment's URL, e.g. https://coder.example.com (a trailing /api/v2 is tolerated). */
+  url: string;
+  token: SessionToken;
+  fetchImpl?: typeof fetch;
+  retry?: Partial<RetryPolicy>;
+  userAgent?: string;
+  sleep?: (ms: number) => Promise<void>;
+  /** Clock for Retry-After dates and wait deadlines; tests pass a fake one together with `sleep`. */
+  now?: () => number;
+  /** Longest a single HTTP exchange may take before it counts as a network failure. */
+  requestTimeoutMs?: number;
+}
+
+export interface CreateWorkspaceBuildRequest {
+  transition: WorkspaceTransition;
+  template_version_id?: string;
+  rich_parameter_values?: { name: string; value: string }[];
+  reason?: string;
+}
+
+export interface CreateWorkspaceBuildOptions {
+  /** How long to wait for someone else's active build when Coder answers 409. */
+  conflictWaitTimeoutMs?: number;
+  onPoll?: (build: WorkspaceBuild) => void;
+  signal?: AbortSignal;
+}
+
+export interface CreateTemplateVersionRequest {
+  template_id: string;
+  file_id: string;
+  name?: string;
+  message?: string;
+  storage_method?: 'file';
+  provisioner?: 'terraform';
+}
+
+export interface WaitOptions<T> {
+  timeoutMs?: number;
+  onPoll?: (latest: T) => void;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+/** Tries of a build creation that Coder refuses with 409 because another build is active. */
+const BUILD_CONFLICT_ATTEMPTS = 4;
+const DEFAULT_PAGE_SIZE = 100;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Coder template names: letters, digits and single dashes; anything else could smuggle search terms into q. */
+const TEMPLATE_NAME = /^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$/;
+
+const NEEDS = {
+  nothing: 'no permission (the endpoint is public)',
+  workspaceRead: 'read access to the workspace (its owner, a template admin or an owner)',
+  workspaceUpdate: '`update` on the workspace',
+  workspaceDelete: '`delete` on the workspace',
+  templateRead: 'read access to the template',
+  templateAdmin: 'template admin rights (`update` on the template)',
+  organizationRead: 'membership of the organization',
+};
+
+const STATE_HINTS = {
+  404: 'Coder also answers 404 here when the user lacks template admin rights (`update` on the template), even though the build exists.',
+};
+
+const PUT_STATE_HINTS = {
+  404: 'Coder answers 404 when the build does not exist, when the user lacks template admin rights (`update` on the template), or when the server predates `PUT /workspacebuilds/{id}/state` (added in Coder 2.27.10, 2.28.7 and 2.29.2): check the version with buildinfo.',
+  405: 'This Coder predates `PUT /workspacebuilds/{id}/state` (added in 2.27.10, 2.28.7 and 2.29.2): upgrade Coder first.',
+};
+
+/**
+ * Typed client of the Coder REST API calls the migration runbook makes (reference/coder-api.md).
+ * Transient failures are retried here; what is left surfaces as a CoderApiError whose `retryable`
+ * tells the activity whether a later attempt can help.
+ */
+export class CoderClient {
+  readonly #http: CoderTransport;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #now: () => number;
+  readonly url: string;
+
+  constructor(options: CoderClientOptions) {
+    const baseUrl = parseDeploymentUrl(options.url);
+    const token = typeof options.token === 'string' ? options.token : options.token.reveal();
+    if (!token) throw new Error('CoderClient needs a session token: pass one from CODER_SESSION_TOKEN or `coder tokens create`.');
+    this.url = baseUrl.href.replace(/\/$/, '');
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#now = options.now ?? Date.now;
+    this.#http = new CoderTransport({
+      baseUrl,
+      token,
+      fetchImpl: options.fetchImpl ?? fetch,
+      retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+      userAgent: options.userAgent ?? 'wsmigrate',
+      sleep: this.#sleep,
+      now: this.#now,
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    });
+  }
+
+  buildInfo(): Promise<BuildInfo> {
+    return this.#http.json(
+      { method: 'GET', path: '/buildinfo', expect: [200], endpoint: { does: 'read the Coder build info', needs: NEEDS.nothing } },
+      BuildInfoSchema,
+    );
+  }
+
+  workspaceByOwnerAndName(owner: string, name: string): Promise<Workspace> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/users/${seg(owner)}/workspace/${seg(name)}`,
+        expect: [200],
+        endpoint: { does: `get workspace ${owner}/${name}`, needs: NEEDS.workspaceRead },
+      },
+      WorkspaceSchema,
+    );
+  }
+
+  workspace(id: string): Promise<Workspace> {
+    return this.#http.json(
+      { method: 'GET', path: `/workspaces/${seg(id)}`, expect: [200], endpoint: { does: `get workspace ${id}`, needs: NEEDS.workspaceRead } },
+      WorkspaceSchema,
+    );
+  }
+
+  /** Every workspace of a template, across as many pages as Coder needs; each workspace once. */
+  async workspacesOfTemplate(templateName: string, opts: { pageSize?: number; extraQuery?: string } = {}): Promise<Workspace[]> {
+    if (!TEMPLATE_NAME.test(templateName)) {
+      throw new Error(`"${templateName}" is not a Coder template name (letters, digits and dashes only); pass the template's name, not its display name.`);
+    }
+    const limit = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit < 1) throw new Error(`pageSize must be a positive integer, got ${limit}.`);
+    const q = [`template:${templateName}`, opts.extraQuery?.trim()].filter(Boolean).join(' ');
+    const byId = new Map<string, Workspace>();
+    for (let offset = 0; ; ) {
+      const page = await this.#http.json(
+        {
+          method: 'GET',
+          path: '/workspaces',
+          query: { q, limit, offset },
+          expect: [200],
+          endpoint: {
+            does: `list the workspaces of template ${templateName} (offset ${offset})`,
+            needs: NEEDS.templateRead,
+            hints: { 400: 'Coder rejects unknown search keys in q; check extraQuery.' },
+          },
+        },
+        WorkspacesResponseSchema,
+      );
+      // A workspace created while paging shifts the offsets; keying by id keeps each one once.
+      for (const workspace of page.workspaces) if (!byId.has(workspace.id)) byId.set(workspace.id, workspace);
+      offset += page.workspaces.length;
+      if (page.workspaces.length === 0 || offset >= page.count) break;
+    }
+    return [...byId.values()];
+  }
+
+  workspaceBuild(id: string): Promise<WorkspaceBuild> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/workspacebuilds/${seg(id)}`,
+        expect: [200],
+        endpoint: { does: `get workspace build ${id}`, needs: NEEDS.workspaceRead },
+      },
+      WorkspaceBuildSchema,
+    );
+  }
+
+  async workspaceBuildLogs(id: string, opts: { after?: number } = {}): Promise<BuildLog[]> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/workspacebuilds/${seg(id)}/logs`,
+        query: { after: opts.after },
+        expect: [200],
+        endpoint: { does: `read the logs of workspace build ${id}`, needs: NEEDS.workspaceRead },
+      },
+      BuildLogsSchema,
+    );
+  }
+
+  /**
+   * Queues a build (Coder answers 201). When another build is active (409), waits for it and tries
+   * again. When an answer is lost (network, 5xx), the build may exist already: before sending again,
+   * a newer build with the same transition and version is taken as ours instead of queuing a second one.
+   */
+  async createWorkspaceBuild(
+    workspaceId: string,
+    req: CreateWorkspaceBuildRequest,
+    opts: CreateWorkspaceBuildOptions = {},
+  ): Promise<WorkspaceBuild> {
+    const body: Record<string, unknown> = { transition: req.transition };
+    if (req.template_version_id !== undefined) body.template_version_id = req.template_version_id;
+    if (req.rich_parameter_values !== undefined) body.rich_parameter_values = req.rich_parameter_values;
+    if (req.reason !== undefined) body.reason = req.reason;
+
+    const before = await this.workspace(workspaceId);
+    const isOurs = (build: WorkspaceBuild) =>
+      build.build_number > before.latest_build.build_number &&
+      build.transition === req.transition &&
+      (req.template_version_id === undefined || build.template_version_id === req.template_version_id);
+    let answerLost = false;
+    const endpoint: Endpoint = {
+      does: `queue a ${req.transition} build of workspace ${before.owner_name}/${before.name}`,
+      needs: req.transition === 'delete' ? NEEDS.workspaceDelete : NEEDS.workspaceUpdate,
+      hints: {
+        403: 'Coder also refuses a start on an old template version when the template requires the active version.',
+        406: 'The template version is still importing: wait for it (waitForTemplateVersion) before building with it.',
+      },
+    };
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#http.json(
+          {
+            method: 'POST',
+            path: `/workspaces/${seg(workspaceId)}/builds`,
+            body: { json: body },
+            expect: [201, 200],
+            endpoint,
+            beforeRetry: async (failure) => {
+              if (failure.kind !== 'network' && failure.kind !== 'server') return undefined;
+              answerLost = true;
+              const latest = (await this.workspace(workspaceId)).latest_build;
+              return isOurs(latest) ? latest : undefined;
+            },
+          },
+          WorkspaceBuildSchema,
+        );
+      } catch (error) {
+        if (!isCoderApiError(error, 'conflict') || attempt >= BUILD_CONFLICT_ATTEMPTS) throw error;
+        const active = (await this.workspace(workspaceId)).latest_build;
+        const finished = isTerminalJobStatus(active.job.status)
+          ? active
+          : await this.waitForBuild(active.id, { timeoutMs: opts.conflictWaitTimeoutMs, onPoll: opts.onPoll, signal: opts.signal });
+        if (answerLost && isOurs(finished)) return finished;
+      }
+    }
+  }
+
+  /** Polls the build until its job is succeeded, failed or canceled, and returns it; never judges the outcome. */
+  waitForBuild(buildId: string, opts: WaitOptions<WorkspaceBuild> = {}): Promise<WorkspaceBuild> {
+    return pollUntil(
+      () => this.workspaceBuild(buildId),
+      (build) => isTerminalJobStatus(build.job.status),
+      this.#pollOptions(opts),
+      { sleep: this.#sleep, now: this.#now },
+      (build, waitedMs) =>
+        new CoderWaitTimeoutError(
+          `Timed out after ${formatDuration(waitedMs)} waiting for workspace build ${buildId} ` +
+            `(${build.workspace_owner_name ?? '?'}/${build.workspace_name} #${build.build_number}, ${build.transition}) to finish: ` +
+            `its job is still "${build.job.status}". The build goes on in Coder; wait longer, or cancel it in the dashboard before retrying.`,
+          'workspace build',
+          buildId,
+          build.job.status,
+          waitedMs,
+        ),
+    );
+  }
+
+  /** The build's Terraform state exactly as Coder stores it; never parsed here, never logged. */
+  getWorkspaceBuildState(buildId: string): Promise<Buffer> {
+    return this.#http.bytes({
+      method: 'GET',
+      path: `/workspacebuilds/${seg(buildId)}/state`,
+      accept: '*/*',
+      expect: [200],
+      endpoint: { does: `get the Terraform state of workspace build ${buildId}`, needs: NEEDS.templateAdmin, hints: STATE_HINTS },
+    });
+  }
+
+  /** Replaces the build's state without running a build (`coder state push --no-build`). */
+  putWorkspaceBuildState(buildId: string, state: Buffer): Promise<void> {
+    return this.#http.send({
+      method: 'PUT',
+      path: `/workspacebuilds/${seg(buildId)}/state`,
+      // Go decodes a []byte field from a base64 string, which is what the Coder SDK sends.
+      body: { json: { state: state.toString('base64') } },
+      expect: [204, 200],
+      endpoint: { does: `replace the Terraform state of workspace build ${buildId}`, needs: NEEDS.templateAdmin, hints: PUT_STATE_HINTS },
+    });
+  }
+
+  templateByName(org: string, name: string): Promise<Template> {
+    return this.#inOrganization(org, (orgRef) =>
+      this.#http.json(
+        {
+          method: 'GET',
+          path: `/organizations/${seg(orgRef)}/templates/${seg(name)}`,
+          expect: [200],
+          endpoint: { does: `get template ${name} of organization ${org}`, needs: NEEDS.templateRead },
+        },
+        TemplateSchema,
+      ),
+    );
+  }
+
+  template(id: string): Promise<Template> {
+    return this.#http.json(
+      { method: 'GET', path: `/templates/${seg(id)}`, expect: [200], endpoint: { does: `get template ${id}`, needs: NEEDS.templateRead } },
+      TemplateSchema,
+    );
+  }
+
+  templateVersion(id: string): Promise<TemplateVersion> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/templateversions/${seg(id)}`,
+        expect: [200],
+        endpoint: { does: `get template version ${id}`, needs: NEEDS.templateRead },
+      },
+      TemplateVersionSchema,
+    );
+  }
+
+  templateVersionByName(templateId: string, name: string): Promise<TemplateVersion> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/templates/${seg(templateId)}/versions/${seg(name)}`,
+        expect: [200],
+        endpoint: { does: `get version ${name} of template ${templateId}`, needs: NEEDS.templateRead },
+      },
+      TemplateVersionSchema,
+    );
+  }
+
+  /** The source archive of a template version (`job.file_id`), as uploaded. */
+  downloadFile(fileId: string): Promise<Buffer> {
+    return this.#http.bytes({
+      method: 'GET',
+      path: `/files/${seg(fileId)}`,
+      accept: '*/*',
+      expect: [200],
+      endpoint: { does: `download file ${fileId}`, needs: NEEDS.templateAdmin },
+    });
+  }
+
+  /** Uploads a template source archive; Coder answers 201, or 200 when it already had these bytes. */
+  uploadFile(tar: Buffer, contentType: 'application/x-tar' = 'application/x-tar'): Promise<UploadResponse> {
+    return this.#http.json(
+      {
+        method: 'POST',
+        path: '/files',
+        body: { raw: tar, contentType },
+        expect: [201, 200],
+        endpoint: {
+          does: `upload a ${tar.length}-byte template archive`,
+          needs: NEEDS.templateAdmin,
+          hints: { 413: 'Coder accepts at most 100 MiB per file.', 400: 'Coder accepts only application/x-tar or application/zip.' },
+        },
+      },
+      UploadResponseSchema,
+    );
+  }
+
+  /**
+   * Creates a version from an uploaded archive (Coder answers 201 and starts importing it). A 409 for
+   * an existing name made from the same file is taken as an earlier run of this very call.
+   */
+  async createTemplateVersion(orgId: string, req: CreateTemplateVersionRequest): Promise<TemplateVersion> {
+    const body = { storage_method: 'file', provisioner: 'terraform', ...req };
+    try {
+      return await this.#inOrganization(orgId, (orgRef) =>
+        this.#http.json(
+          {
+            method: 'POST',
+            path: `/organizations/${seg(orgRef)}/templateversions`,
+            body: { json: body },
+            expect: [201, 200],
+            endpoint: {
+              does: `create a version${req.name ? ` named ${req.name}` : ''} of template ${req.template_id}`,
+              needs: NEEDS.templateAdmin,
+              hints: {
+                404: 'The uploaded file or the template does not exist, or the user cannot see it.',
+                409: 'A version with this name already exists for the template, made from other source: choose another name.',
+              },
+            },
+          },
+          TemplateVersionSchema,
+        ),
+      );
+    } catch (error) {
+      if (!isCoderApiError(error, 'conflict') || !req.name) throw error;
+      const existing = await this.templateVersionByName(req.template_id, req.name);
+      if (existing.job.file_id === req.file_id) return existing;
+      throw error;
+    }
+  }
+
+  waitForTemplateVersion(versionId: string, opts: WaitOptions<TemplateVersion> = {}): Promise<TemplateVersion> {
+    return pollUntil(
+      () => this.templateVersion(versionId),
+      (version) => isTerminalJobStatus(version.job.status),
+      this.#pollOptions(opts),
+      { sleep: this.#sleep, now: this.#now },
+      (version, waitedMs) =>
+        new CoderWaitTimeoutError(
+          `Timed out after ${formatDuration(waitedMs)} waiting for template version ${version.name} (${versionId}) to finish importing: ` +
+            `its job is still "${version.job.status}". Check that a provisioner daemon is online, then wait longer or cancel the import.`,
+          'template version',
+          versionId,
+          version.job.status,
+          waitedMs,
+        ),
+    );
+  }
+
+  /** Makes the version the template's active one (Coder answers 200 with a message). */
+  promoteTemplateVersion(templateId: string, versionId: string): Promise<void> {
+    return this.#http.send({
+      method: 'PATCH',
+      path: `/templates/${seg(templateId)}/versions`,
+      body: { json: { id: versionId } },
+      expect: [200, 204],
+      endpoint: {
+        does: `promote version ${versionId} of template ${templateId}`,
+        needs: NEEDS.templateAdmin,
+        hints: { 403: 'Coder also answers 403 when the version was not built successfully: promote only a version whose import succeeded.' },
+      },
+    });
+  }
+
+  /**
+   * Whether organization sub-routes take an organization's name is unconfirmed; when a name fails,
+   * resolve it to the organization's ID and try once more.
+   */
+  async #inOrganization<T>(org: string, call: (orgRef: string) => Promise<T>): Promise<T> {
+    try {
+      return await call(org);
+    } catch (error) {
+      if (UUID.test(org) || !(isCoderApiError(error, 'not-found') || isCoderApiError(error, 'bad-request'))) throw error;
+      let orgId: string;
+      try {
+        orgId = (
+          await this.#http.json(
+            {
+              method: 'GET',
+              path: `/organizations/${seg(org)}`,
+              expect: [200],
+              endpoint: { does: `get organization ${org}`, needs: NEEDS.organizationRead },
+            },
+            OrganizationSchema,
+          )
+        ).id;
+      } catch {
+        throw error;
+      }
+      return call(orgId);
+    }
+  }
+
+  #pollOptions<T>(opts: WaitOptions<T>): PollOptions<T> {
+    return { timeoutMs: opts.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS, onPoll: opts.onPoll, signal: opts.signal };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `CoderClient { url: '${this.url}' }`;
+  }
+
+  toJSON(): { url: string } {
+    return { url: this.url };
+  }
+}
+
+function seg(value: string): string {
+  return encodeURIComponent(value);
+}
+
+function parseDeploymentUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`The Coder URL "${raw}" is not a URL: pass the deployment's address, e.g. https://coder.example.com.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`The Coder URL must start with https:// or http://, got ${url.protocol}//${url.host}.`);
+  }
+  if (url.username || url.password) {
+    throw new Error(`The Coder URL for ${url.host} must not hold credentials: pass the session token separately.`);
+  }
+  url.search = '';
+  url.hash = '';
+  url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/api\/v2$/, '') + '/';
+  return url;
+}
+
+function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+}

@@ -1,0 +1,14 @@
+export { CoderClient, DEFAULT_WAIT_TIMEOUT_MS } from './client';
+export type {
+  CoderClientOptions,
+  CreateTemplateVersionRequest,
+  CreateWorkspaceBuildOptions,
+  CreateWorkspaceBuildRequest,
+  SessionToken,
+  WaitOptions,
+} from './client';
+export { CoderApiError, CoderWaitTimeoutError, isCoderApiError } from './errors';
+export type { CoderApiErrorFields, CoderApiErrorKind } from './errors';
+export { DEFAULT_RETRY_POLICY } from './retry-delay';
+export type { RetryPolicy } from './retry-delay';
+export * from './schemas';

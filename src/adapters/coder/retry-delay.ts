@@ -1,0 +1,46 @@
+/** How often and how patiently the client repeats a request that failed for a transient reason. */
+export interface RetryPolicy {
+  /** Total tries of one request, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 10_000 };
+
+/**
+ * A Retry-After longer than this is not waited out in-process: the error surfaces as retryable
+ * (with `retryAfterMs`) so the Temporal activity retry, which survives a worker restart, waits instead.
+ */
+export const MAX_IN_PROCESS_RETRY_AFTER_MS = 60_000;
+
+/**
+ * Delay before retry number `retry` (1 = the first retry): exponential, capped, with "equal jitter"
+ * (half fixed, half random) so many workers retrying together spread out but never retry at once.
+ */
+export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const exponential = policy.baseDelayMs * 2 ** Math.max(0, retry - 1);
+  const capped = Math.min(policy.maxDelayMs, exponential);
+  return Math.round(capped / 2 + random() * (capped / 2));
+}
+
+/**
+ * Milliseconds to wait according to an HTTP Retry-After header: delta-seconds or an HTTP-date.
+ * Returns undefined when the header is absent or unreadable, so the caller falls back to backoff.
+ */
+export function parseRetryAfterMs(header: string | null | undefined, nowMs: number): number | undefined {
+  if (header === null || header === undefined) return undefined;
+  const value = header.trim();
+  if (value === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  // Only a date with letters is an HTTP-date; Date.parse would also accept things like "-1".
+  if (!/[a-z]/i.test(value)) return undefined;
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+/** Interval between two polls of a running job: starts near 500 ms and grows to at most 5 s. */
+export function pollDelayMs(pollsSoFar: number): number {
+  return Math.min(5_000, Math.round(500 * 1.5 ** Math.max(0, pollsSoFar - 1)));
+}
