@@ -1,0 +1,305 @@
+/**
+ * A validating JSON scanner that records where selected scalar values sit in the original text,
+ * so a caller can splice new tokens into it and leave every other byte as it was (attribute blobs,
+ * number precision, key order, whitespace). JSON.parse cannot do this: it loses the positions and
+ * rounds integers above 2^53.
+ */
+
+export type JsonPathStep = string | number;
+
+/** A path pattern: object keys, or ANY_INDEX for every element of an array. */
+export const ANY_INDEX = Symbol('any array index');
+export type JsonPathPattern = readonly (string | typeof ANY_INDEX)[];
+
+export interface JsonTokenSpan {
+  /** Concrete path of the value, e.g. ['resources', 3, 'type']. */
+  readonly path: readonly JsonPathStep[];
+  /** Offsets into the text: text.slice(start, end) is the raw token, quotes included for strings. */
+  readonly start: number;
+  readonly end: number;
+  readonly kind: 'string' | 'number' | 'literal' | 'object' | 'array';
+}
+
+/** Where the text stops being JSON. The message never quotes the text: it may hold secrets. */
+export class JsonSyntaxError extends Error {
+  constructor(
+    readonly problem: string,
+    readonly offset: number,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(`line ${line}, column ${column}: ${problem}`);
+    this.name = 'JsonSyntaxError';
+  }
+}
+
+const enum Ch {
+  Tab = 9,
+  Lf = 10,
+  Cr = 13,
+  Space = 32,
+  Quote = 34,
+  Plus = 43,
+  Comma = 44,
+  Minus = 45,
+  Dot = 46,
+  Slash = 47,
+  Zero = 48,
+  Nine = 57,
+  Colon = 58,
+  UpperE = 69,
+  LBracket = 91,
+  Backslash = 92,
+  RBracket = 93,
+  LowerE = 101,
+  LBrace = 123,
+  RBrace = 125,
+}
+
+type Interest = 'skip' | 'descend' | 'record';
+
+/**
+ * Scans the whole text (so any syntax error is found, with its line and column) and returns the
+ * spans of the values whose paths match one of `patterns`, in text order. Objects on the way to a
+ * pattern are also checked for duplicate keys, since a duplicated key there would make the
+ * recorded span disagree with what JSON.parse keeps.
+ */
+export function scanJsonSpans(text: string, patterns: readonly JsonPathPattern[]): JsonTokenSpan[] {
+  const scanner = new Scanner(text, patterns);
+  return scanner.run();
+}
+
+/** 1-based line and column of an offset (columns count UTF-16 units, like most editors). */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === Ch.Lf) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+class Scanner {
+  private pos = 0;
+  private readonly path: JsonPathStep[] = [];
+  private readonly spans: JsonTokenSpan[] = [];
+
+  constructor(
+    private readonly text: string,
+    private readonly patterns: readonly JsonPathPattern[],
+  ) {}
+
+  run(): JsonTokenSpan[] {
+    try {
+      this.skipWhitespace();
+      this.value(this.patterns.length > 0 ? 'descend' : 'skip');
+      this.skipWhitespace();
+      if (this.pos < this.text.length) this.fail('unexpected text after the end of the JSON document');
+    } catch (e) {
+      if (e instanceof RangeError) this.fail('values are nested too deeply');
+      throw e;
+    }
+    return this.spans;
+  }
+
+  private interest(): Interest {
+    const path = this.path;
+    let descend = false;
+    for (const pattern of this.patterns) {
+      if (pattern.length < path.length) continue;
+      let matches = true;
+      for (let i = 0; i < path.length; i++) {
+        const want = pattern[i];
+        const step = path[i];
+        if (want === ANY_INDEX ? typeof step !== 'number' : want !== step) {
+          matches = false;
+          break;
+        }
+      }
+      if (!matches) continue;
+      if (pattern.length === path.length) return 'record';
+      descend = true;
+    }
+    return descend ? 'descend' : 'skip';
+  }
+
+  private value(interest: Interest): void {
+    const start = this.pos;
+    const c = this.text.charCodeAt(this.pos);
+    let kind: JsonTokenSpan['kind'];
+    if (c === Ch.LBrace) {
+      this.object(interest === 'descend');
+      kind = 'object';
+    } else if (c === Ch.LBracket) {
+      this.array(interest === 'descend');
+      kind = 'array';
+    } else if (c === Ch.Quote) {
+      this.string();
+      kind = 'string';
+    } else if (c === Ch.Minus || (c >= Ch.Zero && c <= Ch.Nine)) {
+      this.number();
+      kind = 'number';
+    } else if (this.text.startsWith('true', this.pos) || this.text.startsWith('null', this.pos)) {
+      this.pos += 4;
+      kind = 'literal';
+    } else if (this.text.startsWith('false', this.pos)) {
+      this.pos += 5;
+      kind = 'literal';
+    } else {
+      this.fail(this.pos >= this.text.length ? 'the text ends where a value was expected' : 'expected a value');
+    }
+    if (interest === 'record') this.spans.push({ path: [...this.path], start, end: this.pos, kind });
+  }
+
+  private object(watched: boolean): void {
+    this.pos++;
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === Ch.RBrace) {
+      this.pos++;
+      return;
+    }
+    const seen = watched ? new Set<string>() : undefined;
+    for (;;) {
+      if (this.text.charCodeAt(this.pos) !== Ch.Quote) this.fail('expected a quoted object key');
+      const keyStart = this.pos;
+      this.string();
+      const key = watched ? (JSON.parse(this.text.slice(keyStart, this.pos)) as string) : '';
+      if (seen) {
+        if (seen.has(key)) this.fail(`the key "${key}" appears twice in one object`, keyStart);
+        seen.add(key);
+      }
+      this.skipWhitespace();
+      if (this.text.charCodeAt(this.pos) !== Ch.Colon) this.fail("expected ':' after an object key");
+      this.pos++;
+      this.skipWhitespace();
+      if (watched) {
+        this.path.push(key);
+        this.value(this.interest());
+        this.path.pop();
+      } else {
+        this.value('skip');
+      }
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === Ch.Comma) {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      if (c === Ch.RBrace) {
+        this.pos++;
+        return;
+      }
+      this.fail("expected ',' or '}' after an object member");
+    }
+  }
+
+  private array(watched: boolean): void {
+    this.pos++;
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === Ch.RBracket) {
+      this.pos++;
+      return;
+    }
+    for (let index = 0; ; index++) {
+      if (watched) {
+        this.path.push(index);
+        this.value(this.interest());
+        this.path.pop();
+      } else {
+        this.value('skip');
+      }
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === Ch.Comma) {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      if (c === Ch.RBracket) {
+        this.pos++;
+        return;
+      }
+      this.fail("expected ',' or ']' after an array element");
+    }
+  }
+
+  private string(): void {
+    const text = this.text;
+    const start = this.pos;
+    let i = this.pos + 1;
+    for (;;) {
+      if (i >= text.length) this.fail('a string is not closed', start);
+      const c = text.charCodeAt(i);
+      if (c === Ch.Quote) break;
+      if (c < 0x20) this.fail('a control character must be escaped inside a string', i);
+      if (c === Ch.Backslash) {
+        const e = text.charCodeAt(i + 1);
+        if (e === 117 /* u */) {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) this.fail('a \\u escape needs four hex digits', i);
+          i += 6;
+          continue;
+        }
+        // " \ / b f n r t
+        if (e === Ch.Quote || e === Ch.Backslash || e === Ch.Slash || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) {
+          i += 2;
+          continue;
+        }
+        this.fail('an invalid escape sequence in a string', i);
+      }
+      i++;
+    }
+    this.pos = i + 1;
+  }
+
+  private number(): void {
+    const text = this.text;
+    let i = this.pos;
+    if (text.charCodeAt(i) === Ch.Minus) i++;
+    const digitsFrom = (from: number): number => {
+      let j = from;
+      while (j < text.length && text.charCodeAt(j) >= Ch.Zero && text.charCodeAt(j) <= Ch.Nine) j++;
+      return j;
+    };
+    if (text.charCodeAt(i) === Ch.Zero) i++;
+    else {
+      const end = digitsFrom(i);
+      if (end === i) this.fail('a number needs digits', i);
+      i = end;
+    }
+    if (text.charCodeAt(i) === Ch.Dot) {
+      const end = digitsFrom(i + 1);
+      if (end === i + 1) this.fail('a number needs digits after the decimal point', i);
+      i = end;
+    }
+    const e = text.charCodeAt(i);
+    if (e === Ch.LowerE || e === Ch.UpperE) {
+      i++;
+      const s = text.charCodeAt(i);
+      if (s === Ch.Plus || s === Ch.Minus) i++;
+      const end = digitsFrom(i);
+      if (end === i) this.fail('a number needs digits in its exponent', i);
+      i = end;
+    }
+    this.pos = i;
+  }
+
+  private skipWhitespace(): void {
+    const text = this.text;
+    let i = this.pos;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === Ch.Space || c === Ch.Lf || c === Ch.Cr || c === Ch.Tab) i++;
+      else break;
+    }
+    this.pos = i;
+  }
+
+  private fail(problem: string, at = this.pos): never {
+    const { line, column } = lineAndColumn(this.text, at);
+    throw new JsonSyntaxError(problem, at, line, column);
+  }
+}

@@ -1,0 +1,110 @@
+import type { z } from 'zod';
+import type { IndexKey, ResourceMode } from './address';
+import { JsonSyntaxError, scanJsonSpans, type JsonPathPattern, type JsonTokenSpan } from './json-spans';
+import { StateV4Schema, type StateV4 } from './schema';
+
+/** The structural view of a state resource that other modules read (import plans, plan checks). */
+export interface StateResourceView {
+  module?: string;
+  mode: 'managed' | 'data';
+  type: string;
+  name: string;
+  instances: { index_key?: number | string; deposed?: string; attributes?: Record<string, unknown> }[];
+}
+
+export interface ParsedState {
+  /** The validated document; unknown fields are still in it. */
+  readonly state: StateV4;
+  readonly resources: readonly StateResourceView[];
+  readonly serial: number;
+  readonly lineage: string;
+  readonly terraformVersion?: string;
+}
+
+/** The text is not a Terraform v4 state. The message says where and what, never the state's content. */
+export class StateFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateFormatError';
+  }
+}
+
+/** Parses and validates a state file's text; throws StateFormatError. */
+export function parseStateV4(text: string): ParsedState {
+  return readStateV4(text, []).parsed;
+}
+
+/**
+ * parseStateV4 plus the spans of the values matched by `patterns`, from one scan of the text, for
+ * callers that splice the original text.
+ */
+export function readStateV4(
+  text: string,
+  patterns: readonly JsonPathPattern[],
+): { parsed: ParsedState; spans: JsonTokenSpan[] } {
+  let spans: JsonTokenSpan[];
+  try {
+    spans = scanJsonSpans(text, patterns);
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) throw new StateFormatError(`The state is not valid JSON: ${e.message}.`);
+    throw e;
+  }
+  const document: unknown = JSON.parse(text);
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new StateFormatError('The state is not a JSON object; a Terraform state file is an object with "version": 4.');
+  }
+  const version = (document as { version?: unknown }).version;
+  if (version !== 4) {
+    const which = version === undefined ? 'has no "version" field' : `has format version ${JSON.stringify(version)}`;
+    throw new StateFormatError(
+      `The state ${which}; wsmigrate needs a format version 4 state, which Terraform 0.12 and later write. ` +
+        'Let a Terraform 0.12+ run write this state once (for example a refresh-only apply), then try again.',
+    );
+  }
+  const result = StateV4Schema.safeParse(document);
+  if (!result.success) {
+    throw new StateFormatError(`The state does not have the shape of a Terraform v4 state: ${describeIssues(result.error)}.`);
+  }
+  const state = result.data;
+  return {
+    parsed: {
+      state,
+      resources: state.resources.map(toView),
+      serial: state.serial,
+      lineage: state.lineage,
+      ...(state.terraform_version === undefined ? {} : { terraformVersion: state.terraform_version }),
+    },
+    spans,
+  };
+}
+
+function toView(resource: StateV4['resources'][number]): StateResourceView {
+  return {
+    ...(resource.module === undefined ? {} : { module: resource.module }),
+    mode: resource.mode as ResourceMode,
+    type: resource.type,
+    name: resource.name,
+    instances: resource.instances.map((instance) => ({
+      ...(instance.index_key === undefined ? {} : { index_key: instance.index_key as IndexKey }),
+      ...(instance.deposed === undefined ? {} : { deposed: instance.deposed }),
+      ...(instance.attributes == null ? {} : { attributes: instance.attributes }),
+    })),
+  };
+}
+
+/** `resources[2].type: expected string` for each issue, at most five; zod never echoes values here. */
+function describeIssues(error: z.ZodError): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.length === 0 ? '(top level)' : formatPath(issue.path);
+    const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+    return `${path}: ${missing ? 'missing' : issue.message}`;
+  });
+  const more = error.issues.length > 5 ? ` (and ${error.issues.length - 5} more)` : '';
+  return parts.join('; ') + more;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((step, i) => (typeof step === 'number' ? `[${step}]` : `${i === 0 ? '' : '.'}${String(step)}`))
+    .join('');
+}

@@ -1,0 +1,63 @@
+import {
+  formatIndexKey,
+  formatInstanceAddress,
+  formatResourceAddress,
+  parseConfigResourceAddress,
+  parseResourceInstanceAddress,
+  withType,
+} from '../../../src/domain/state/address';
+
+describe('instance addresses', () => {
+  it.each([
+    [{ mode: 'managed', type: 'kubernetes_deployment', name: 'main' }, undefined, 'kubernetes_deployment.main'],
+    [{ mode: 'managed', type: 'kubernetes_deployment', name: 'main' }, 0, 'kubernetes_deployment.main[0]'],
+    [{ mode: 'managed', type: 'kubernetes_deployment', name: 'main' }, 'key', 'kubernetes_deployment.main["key"]'],
+    [{ module: 'module.x[1]', mode: 'managed', type: 'kubernetes_deployment', name: 'main' }, 'key', 'module.x[1].kubernetes_deployment.main["key"]'],
+    [{ mode: 'data', type: 'kubernetes_secret', name: 's' }, undefined, 'data.kubernetes_secret.s'],
+    [{ module: 'module.a["k"].module.b', mode: 'data', type: 'kubernetes_secret', name: 's' }, 3, 'module.a["k"].module.b.data.kubernetes_secret.s[3]'],
+    [{ mode: 'managed', type: 'kubernetes_config_map', name: 'c' }, 'a "q"', 'kubernetes_config_map.c["a \\"q\\""]'],
+  ] as const)('formats %j key %j as %s', (resource, key, expected) => {
+    expect(formatInstanceAddress(resource, key)).toBe(expected);
+  });
+
+  it('formats index keys: numbers as-is, strings JSON-quoted', () => {
+    expect([formatIndexKey(10), formatIndexKey('10'), formatIndexKey('a.b')]).toEqual(['[10]', '["10"]', '["a.b"]']);
+    expect(formatResourceAddress({ module: 'module.m', mode: 'managed', type: 't', name: 'n' })).toBe('module.m.t.n');
+  });
+});
+
+describe('dependency and check addresses', () => {
+  it('parses dependencies with module prefixes and data sources', () => {
+    expect(parseConfigResourceAddress('module.x.kubernetes_secret.s')).toMatchObject({
+      modules: [{ name: 'x' }],
+      mode: 'managed',
+      type: 'kubernetes_secret',
+      name: 's',
+    });
+    expect(parseConfigResourceAddress('data.kubernetes_secret.x')).toMatchObject({ modules: [], mode: 'data', type: 'kubernetes_secret', name: 'x' });
+    expect(parseConfigResourceAddress('module.a.module.b.data.kubernetes_secret.x')?.modules.map((m) => m.name)).toEqual(['a', 'b']);
+  });
+
+  it('tells module names from types when a module is named like a type', () => {
+    const text = 'module.kubernetes_secret.kubernetes_secret.kubernetes_secret';
+    const parsed = parseConfigResourceAddress(text);
+    expect(parsed).toMatchObject({ modules: [{ name: 'kubernetes_secret' }], type: 'kubernetes_secret', name: 'kubernetes_secret' });
+    expect(parsed && withType(text, parsed, 'kubernetes_secret_v1')).toBe('module.kubernetes_secret.kubernetes_secret_v1.kubernetes_secret');
+  });
+
+  it('parses check object addresses with keys anywhere, and keeps the key text when renaming', () => {
+    const text = 'module.ws["a.b"].kubernetes_deployment.main["x\\"y"]';
+    const parsed = parseResourceInstanceAddress(text);
+    expect(parsed).toMatchObject({ modules: [{ name: 'ws', key: 'a.b' }], type: 'kubernetes_deployment', key: 'x"y' });
+    expect(parsed && withType(text, parsed, 'kubernetes_deployment_v1')).toBe('module.ws["a.b"].kubernetes_deployment_v1.main["x\\"y"]');
+    expect(parseResourceInstanceAddress('kubernetes_pod.p[12]')?.key).toBe(12);
+  });
+
+  it('rejects keys in config addresses and anything that is not a resource address', () => {
+    for (const text of ['kubernetes_deployment.main[0]', 'module.x[0].kubernetes_secret.s', 'kubernetes_deployment', 'var.x.y.z', 'a.b.', '', 'kubernetes_deployment.main extra']) {
+      expect([text, parseConfigResourceAddress(text)]).toEqual([text, undefined]);
+    }
+    expect(parseResourceInstanceAddress('kubernetes_pod.p[01]')).toBeUndefined();
+    expect(parseResourceInstanceAddress('kubernetes_pod.p["open]')).toBeUndefined();
+  });
+});

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseStateV4, StateFormatError } from '../../../src/domain/state/parse';
+
+const fixture = (name: string): string => readFileSync(join(__dirname, '../../fixtures/state', name), 'utf8');
+
+function formatError(text: string): StateFormatError {
+  try {
+    parseStateV4(text);
+  } catch (e) {
+    if (e instanceof StateFormatError) return e;
+    throw e;
+  }
+  throw new Error('expected a StateFormatError');
+}
+
+describe('parseStateV4', () => {
+  it('gives the structural view of every resource, instance keys, deposed markers and attributes', () => {
+    const parsed = parseStateV4(fixture('deposed-tainted.tfstate'));
+    expect(parsed.serial).toBe(7);
+    expect(parsed.lineage).toBe('3f5c1c2e-8a4b-4d7e-9f1a-2b3c4d5e6f70');
+    expect(parsed.resources.map((r) => [r.mode, r.type, r.name, r.instances.map((i) => [i.index_key, i.deposed])])).toEqual([
+      ['managed', 'kubernetes_deployment', 'main', [[0, undefined], [0, '00c0ffee'], [1, undefined]]],
+      ['managed', 'kubernetes_service', 'svc', [[undefined, undefined]]],
+    ]);
+    expect(parsed.resources[0].instances[1].attributes?.id).toBe('coder/old');
+  });
+
+  it('keeps fields it does not know, at every level', () => {
+    const { state } = parseStateV4(fixture('identity-private.tfstate'));
+    expect(state.future_top_level_field).toEqual({ keep: 'me' });
+    const instance = state.resources[0].instances[0];
+    expect(instance.identity).toEqual({ api_version: 'apps/v1', kind: 'Deployment', name: 'idp', namespace: 'coder' });
+    expect(instance.future_instance_field).toEqual({ x: [1, 2] });
+    expect(typeof instance.private).toBe('string');
+  });
+
+  it('says where the JSON breaks, without quoting it', () => {
+    const error = formatError(fixture('bad-json.tfstate'));
+    expect(error.message).toMatch(/not valid JSON: line 6, column 3/);
+    expect(error.message).not.toContain('outputs');
+  });
+
+  it('names the version of an older state and what is required', () => {
+    const error = formatError(fixture('v3.tfstate'));
+    expect(error.message).toContain('format version 3');
+    expect(error.message).toContain('Terraform 0.12');
+    expect(formatError('{"serial": 1}').message).toContain('no "version" field');
+  });
+
+  it('names the missing or mistyped field of a v4 state', () => {
+    expect(formatError('{"version": 4, "serial": 1, "lineage": "x"}').message).toMatch(/resources: missing/);
+    expect(formatError('{"version": 4, "serial": 1, "lineage": "x", "resources": [{"mode": "managed", "type": 7, "name": "n", "instances": []}]}').message).toMatch(
+      /resources\[0\]\.type/,
+    );
+    expect(formatError('[4]').message).toContain('not a JSON object');
+  });
+});
