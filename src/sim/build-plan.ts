@@ -1,0 +1,181 @@
+import { evaluateValue, hasUnresolved, type Resolver } from './expression';
+import { kubeKindOf } from './kube-kinds';
+import type { ConfigResource, TemplateConfig } from './template-config';
+import { instanceAddress, type StateInstance, type StateResource, type TerraformStateV4 } from './terraform-state';
+import { startCountOf, type Transition } from './workspace-context';
+
+export interface ObjectIdentity {
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+interface FromState {
+  stateResource: StateResource;
+  instance: StateInstance;
+}
+
+export type PlannedChange =
+  | ({ action: 'keep'; address: string; config: ConfigResource; indexKey?: number } & FromState)
+  | { action: 'create'; address: string; config: ConfigResource; indexKey?: number; drifted?: boolean }
+  | ({ action: 'replace'; address: string; config: ConfigResource; indexKey?: number } & FromState)
+  | ({ action: 'destroy'; address: string; reason: 'delete_because_no_resource_config' | 'delete_because_count_index' | 'destroy_plan' } & FromState)
+  | ({ action: 'forget'; address: string } & FromState);
+
+export interface Plan {
+  changes: PlannedChange[];
+  /** Managed resources in apply order of creation (a resource after those it references). */
+  createOrder: string[];
+}
+
+export interface PlanInput {
+  config: TemplateConfig;
+  state: TerraformStateV4;
+  transition: Transition;
+  /** Resolves variables, locals and data sources (not other resources: they are unknown at plan time). */
+  resolve: Resolver;
+  /** What the provider's refresh would find in the cluster. */
+  objectExists(identity: ObjectIdentity): boolean;
+}
+
+export class PlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanError';
+  }
+}
+
+/** Where a state entry's object lives, from its attributes (metadata, else its id). */
+export function identityFromAttributes(type: string, attributes: Record<string, unknown>): ObjectIdentity | undefined {
+  const kind = kubeKindOf(type);
+  if (!kind) return undefined;
+  const metadata = (attributes.metadata as Record<string, unknown>[] | undefined)?.[0];
+  let name = typeof metadata?.name === 'string' ? metadata.name : undefined;
+  let namespace = typeof metadata?.namespace === 'string' ? metadata.namespace : undefined;
+  if (name === undefined && typeof attributes.id === 'string') {
+    const parts = attributes.id.split('/');
+    name = parts.pop();
+    namespace = parts.pop();
+  }
+  if (name === undefined) return undefined;
+  return { kind: kind.kind, namespace: kind.clusterScoped ? '' : (namespace ?? 'default'), name };
+}
+
+/** Where a config block's object will live; undefined when its name depends on something unknown at plan time. */
+export function identityFromConfig(type: string, body: Record<string, unknown>, resolve: Resolver): ObjectIdentity | undefined {
+  const kind = kubeKindOf(type);
+  if (!kind) return undefined;
+  const metadata = evaluateValue((body.metadata as unknown[] | undefined)?.[0] ?? {}, resolve) as Record<string, unknown>;
+  if (hasUnresolved(metadata.name) || hasUnresolved(metadata.namespace) || typeof metadata.name !== 'string') return undefined;
+  const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : 'default';
+  return { kind: kind.kind, namespace: kind.clusterScoped ? '' : namespace, name: metadata.name };
+}
+
+function instanceCount(resource: ConfigResource, transition: Transition, resolve: Resolver): number | undefined {
+  if (resource.hasForEach) {
+    throw new PlanError(`${resource.file}: ${resource.type}.${resource.name} uses for_each, which the simulator does not support; use count.`);
+  }
+  switch (resource.count.kind) {
+    case 'single':
+      return undefined;
+    case 'literal':
+      return resource.count.value;
+    case 'startCount':
+      return startCountOf(transition);
+    case 'expression': {
+      const value = evaluateValue(`\${${resource.count.expression}}`, resolve);
+      if (typeof value === 'number') return value;
+      if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+      throw new PlanError(
+        `${resource.file}: the count of ${resource.type}.${resource.name} (${resource.count.expression}) cannot be evaluated by the simulator; ` +
+          'use a literal or data.coder_workspace.me.start_count.',
+      );
+    }
+  }
+}
+
+function sameIdentity(a: ObjectIdentity, b: ObjectIdentity): boolean {
+  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
+}
+
+function orderByDependencies(resources: readonly ConfigResource[]): string[] {
+  const byAddress = new Map(resources.map((r) => [`${r.type}.${r.name}`, r]));
+  const ordered: string[] = [];
+  const visiting = new Set<string>();
+  const visit = (address: string): void => {
+    if (ordered.includes(address) || visiting.has(address)) return;
+    visiting.add(address);
+    for (const dep of byAddress.get(address)?.dependsOn ?? []) if (byAddress.has(dep)) visit(dep);
+    visiting.delete(address);
+    ordered.push(address);
+  };
+  for (const address of byAddress.keys()) visit(address);
+  return ordered;
+}
+
+/**
+ * Plans one build the way Terraform would for Coder: a delete destroys everything in state; start
+ * and stop reconcile state with config (count follows start_count), destroy entries without config
+ * unless a `removed { lifecycle { destroy = false } }` forgets them, and create what state lacks.
+ * Types are compared by name, so a state entry renamed to `_v1` only survives under a `_v1` block.
+ */
+export function planBuild(input: PlanInput): Plan {
+  const { config, state, transition, resolve } = input;
+  const managed = state.resources.filter((r) => r.mode === 'managed' && r.module === undefined);
+  const changes: PlannedChange[] = [];
+
+  if (transition === 'delete') {
+    for (const stateResource of managed) {
+      for (const instance of stateResource.instances) {
+        changes.push({ action: 'destroy', address: instanceAddress(stateResource, instance.index_key), reason: 'destroy_plan', stateResource, instance });
+      }
+    }
+    return { changes, createOrder: [] };
+  }
+
+  const configByAddress = new Map(config.resources.map((r) => [`${r.type}.${r.name}`, r]));
+  const desired = new Map<string, { config: ConfigResource; indexKey?: number }>();
+  for (const resource of config.resources) {
+    const count = instanceCount(resource, transition, resolve);
+    if (count === undefined) desired.set(`${resource.type}.${resource.name}`, { config: resource });
+    else for (let i = 0; i < count; i++) desired.set(instanceAddress({ mode: 'managed', ...resource }, i), { config: resource, indexKey: i });
+  }
+
+  const matched = new Set<string>();
+  for (const stateResource of managed) {
+    const base = `${stateResource.type}.${stateResource.name}`;
+    const configResource = configByAddress.get(base);
+    for (const instance of stateResource.instances) {
+      const address = instanceAddress(stateResource, instance.index_key);
+      if (!configResource) {
+        const removed = config.removed.find((r) => r.from === base || r.from === address);
+        if (removed && !removed.destroy) changes.push({ action: 'forget', address, stateResource, instance });
+        else changes.push({ action: 'destroy', address, reason: 'delete_because_no_resource_config', stateResource, instance });
+        continue;
+      }
+      // Adding or dropping count moves the lone instance between `x` and `x[0]`, as Terraform does implicitly.
+      const counted = configResource.count.kind !== 'single';
+      const effectiveKey = counted ? (instance.index_key ?? 0) : instance.index_key === 0 ? undefined : instance.index_key;
+      const wanted = instanceAddress(stateResource, effectiveKey);
+      const target = desired.get(wanted);
+      if (!target || matched.has(wanted) || instance.deposed !== undefined) {
+        changes.push({ action: 'destroy', address, reason: 'delete_because_count_index', stateResource, instance });
+        continue;
+      }
+      matched.add(wanted);
+      const current = identityFromAttributes(stateResource.type, instance.attributes);
+      const configured = identityFromConfig(configResource.type, configResource.body, resolve);
+      if (current && !input.objectExists(current)) {
+        changes.push({ action: 'create', address: wanted, config: configResource, indexKey: target.indexKey, drifted: true });
+      } else if (current && configured && !sameIdentity(current, configured)) {
+        changes.push({ action: 'replace', address: wanted, config: configResource, indexKey: target.indexKey, stateResource, instance });
+      } else {
+        changes.push({ action: 'keep', address: wanted, config: configResource, indexKey: target.indexKey, stateResource, instance });
+      }
+    }
+  }
+  for (const [address, target] of desired) {
+    if (!matched.has(address)) changes.push({ action: 'create', address, config: target.config, indexKey: target.indexKey });
+  }
+  return { changes, createOrder: orderByDependencies(config.resources) };
+}

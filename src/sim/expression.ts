@@ -1,0 +1,130 @@
+/**
+ * Just enough HCL expression evaluation for the simulator's planner: literals and attribute
+ * traversals (`data.coder_workspace.me.id`, `kubernetes_persistent_volume_claim.home.metadata.0.name`,
+ * `x.y[0].z`) inside `${…}` interpolations, as @cdktf/hcl2json hands them over.
+ * Anything else is left as its source text, so a caller can tell "unresolved" apart.
+ */
+
+export type Resolver = (path: readonly string[]) => unknown;
+
+const UNRESOLVED = Symbol('unresolved');
+
+const TRAVERSAL = /^[A-Za-z_][A-Za-z0-9_-]*(\s*(\.\s*[A-Za-z0-9_-]+|\[\s*(\d+|"[^"]*")\s*\]))*$/;
+
+function traversalPath(expr: string): string[] | undefined {
+  const trimmed = expr.trim();
+  if (!TRAVERSAL.test(trimmed)) return undefined;
+  const parts: string[] = [];
+  const re = /[A-Za-z0-9_-]+|\[\s*(\d+|"[^"]*")\s*\]/g;
+  for (const m of trimmed.matchAll(re)) {
+    const token = m[0];
+    parts.push(token.startsWith('[') ? (m[1] as string).replace(/^"|"$/g, '') : token);
+  }
+  return parts;
+}
+
+function evaluateExpression(expr: string, resolve: Resolver): unknown {
+  const trimmed = expr.trim();
+  if (/^-?\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
+  if (trimmed === 'null') return null;
+  if (/^"[^"$%\\]*"$/.test(trimmed)) return trimmed.slice(1, -1);
+  const path = traversalPath(trimmed);
+  if (!path) return UNRESOLVED;
+  const value = resolve(path);
+  return value === undefined ? UNRESOLVED : value;
+}
+
+/** Splits a template string into literal text and `${…}` expressions (brace-counting, quote-aware). */
+function splitTemplate(text: string): { literal?: string; expr?: string; raw: string }[] {
+  const parts: { literal?: string; expr?: string; raw: string }[] = [];
+  let i = 0;
+  let literal = '';
+  while (i < text.length) {
+    if (text.startsWith('$${', i)) {
+      literal += '${';
+      i += 3;
+      continue;
+    }
+    if (text.startsWith('${', i)) {
+      let depth = 1;
+      let j = i + 2;
+      let inString = false;
+      while (j < text.length && depth > 0) {
+        const c = text[j];
+        if (inString) {
+          if (c === '\\') j++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '{') depth++;
+        else if (c === '}') depth--;
+        j++;
+      }
+      if (depth > 0) {
+        literal += text.slice(i);
+        break;
+      }
+      if (literal) parts.push({ literal, raw: literal });
+      literal = '';
+      const raw = text.slice(i, j);
+      parts.push({ expr: raw.slice(2, -1).replace(/^~|~$/g, ''), raw });
+      i = j;
+      continue;
+    }
+    literal += text[i];
+    i++;
+  }
+  if (literal) parts.push({ literal, raw: literal });
+  return parts;
+}
+
+/** Evaluates one hcl2json value; unresolvable interpolations stay as their `${…}` text. */
+export function evaluateValue(value: unknown, resolve: Resolver): unknown {
+  if (typeof value === 'string') {
+    const parts = splitTemplate(value);
+    if (parts.length === 1 && parts[0]?.expr !== undefined) {
+      const result = evaluateExpression(parts[0].expr, resolve);
+      return result === UNRESOLVED ? value : result;
+    }
+    return parts
+      .map((p) => {
+        if (p.literal !== undefined) return p.literal;
+        const result = evaluateExpression(p.expr as string, resolve);
+        return result === UNRESOLVED || (typeof result === 'object' && result !== null) ? p.raw : String(result);
+      })
+      .join('');
+  }
+  if (Array.isArray(value)) return value.map((v) => evaluateValue(v, resolve));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, evaluateValue(v, resolve)]));
+  }
+  return value;
+}
+
+/** True when a value (or anything inside it) still holds an interpolation the evaluator could not resolve. */
+export function hasUnresolved(value: unknown): boolean {
+  if (typeof value === 'string') return /(^|[^$])\$\{/.test(value);
+  if (Array.isArray(value)) return value.some(hasUnresolved);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(hasUnresolved);
+  return false;
+}
+
+/** The `TYPE.NAME` addresses a value refers to, e.g. for ordering creates after what they depend on. */
+export function referencedResources(value: unknown): string[] {
+  const found = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      for (const m of v.matchAll(/\$\{([^}]*)\}/g)) {
+        for (const r of (m[1] as string).matchAll(/(?<![.\w-])([a-z][a-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_-]*)/g)) {
+          const root = r[1] as string;
+          if (!['data', 'var', 'local', 'module', 'each', 'count', 'path', 'terraform', 'self'].includes(root)) {
+            found.add(`${root}.${r[2]}`);
+          }
+        }
+      }
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(value);
+  return [...found];
+}

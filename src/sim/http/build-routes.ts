@@ -1,0 +1,127 @@
+import { ApiError, notFound } from '../api-error';
+import { buildJson, logJson } from '../api-shapes';
+import { supportsStatePut } from '../state-put-support';
+import type { Transition } from '../workspace-context';
+import { noContent, ok, optionalString, page, paging, readJson, uuidParam, type Route } from './route';
+
+const TRANSITIONS: readonly Transition[] = ['start', 'stop', 'delete'];
+
+/**
+ * A Go `[]byte` field: encoding/json sends standard base64. The API reference renders it as an
+ * array of integers, which is unconfirmed, so that reading is accepted too.
+ */
+export function decodeBytesField(value: unknown, field: string): Buffer | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') {
+    if (value.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) {
+      throw new ApiError(400, 'Request body must be valid JSON.', `"${field}" is not valid standard base64 (illegal base64 data)`);
+    }
+    return Buffer.from(value, 'base64');
+  }
+  if (Array.isArray(value) && value.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return Buffer.from(value as number[]);
+  throw new ApiError(400, 'Request body must be valid JSON.', `"${field}" must be a base64 string (or an array of byte values)`);
+}
+
+export const buildRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/workspaces/{workspace}/builds',
+    async handle(ctx) {
+      const d = ctx.deployment;
+      const ws = d.readableWorkspace(ctx.actor, uuidParam(ctx, 'workspace', 'workspace'));
+      const body = await readJson(ctx);
+      const transition = body.transition;
+      if (typeof transition !== 'string' || !TRANSITIONS.includes(transition as Transition)) {
+        throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'transition', detail: 'Validation failed for tag "oneof" with value: "' + String(transition ?? '') + '"' }]);
+      }
+      const versionId = optionalString(body, 'template_version_id');
+      if (versionId !== undefined && !/^[0-9a-f-]{36}$/i.test(versionId)) {
+        throw new ApiError(400, 'Request body must be valid JSON.', '"template_version_id" must be a UUID');
+      }
+      const logLevel = optionalString(body, 'log_level');
+      if (logLevel !== undefined && logLevel !== 'debug') {
+        throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'log_level', detail: 'Validation failed for tag "oneof"' }]);
+      }
+      if (logLevel !== undefined && !ctx.actor.owner) {
+        throw new ApiError(400, 'Workspace builds with a custom log level are restricted to administrators only.');
+      }
+      const state = decodeBytesField(body.state, 'state');
+      const build = d.createBuild(ctx.actor, ws, {
+        transition: transition as Transition,
+        ...(versionId !== undefined ? { templateVersionId: versionId.toLowerCase() } : {}),
+        ...(state !== undefined ? { state } : {}),
+        orphan: body.orphan === true,
+        ...(typeof body.reason === 'string' ? { reason: body.reason } : {}),
+      });
+      return ok(buildJson(d, build), 201);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/workspaces/{workspace}/builds',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const ws = d.readableWorkspace(ctx.actor, uuidParam(ctx, 'workspace', 'workspace'));
+      const builds = ws.buildIds.map((id) => d.builds.get(id)).filter((b) => b !== undefined).reverse();
+      return ok(page(builds, paging(ctx.query)).map((b) => buildJson(d, b)));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/users/{user}/workspace/{workspacename}/builds/{buildnumber}',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const owner = d.resolveUser(ctx.params.user ?? '', ctx.actor);
+      const name = (ctx.params.workspacename ?? '').toLowerCase();
+      const ws = owner ? [...d.workspaces.values()].find((w) => w.ownerId === owner.id && w.name.toLowerCase() === name && d.canReadWorkspace(ctx.actor, w)) : undefined;
+      const build = ws?.buildIds.map((id) => d.builds.get(id)).find((b) => String(b?.buildNumber) === ctx.params.buildnumber);
+      if (!build) throw notFound();
+      return ok(buildJson(d, build));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/workspacebuilds/{workspacebuild}',
+    handle(ctx) {
+      const build = ctx.deployment.readableBuild(ctx.actor, uuidParam(ctx, 'workspacebuild', 'workspace build'));
+      return ok(buildJson(ctx.deployment, build));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/workspacebuilds/{workspacebuild}/logs',
+    handle(ctx) {
+      const build = ctx.deployment.readableBuild(ctx.actor, uuidParam(ctx, 'workspacebuild', 'workspace build'));
+      if (ctx.query.has('follow')) {
+        throw new ApiError(400, 'Following logs needs a WebSocket upgrade, which the simulator does not serve.', 'Poll GET …/logs?after=<last id> instead.');
+      }
+      const after = Number(ctx.query.get('after') ?? '0') || 0;
+      const beforeRaw = ctx.query.get('before');
+      const before = beforeRaw ? Number(beforeRaw) : Infinity;
+      return ok(build.job.logs.filter((l) => l.id > after && l.id < before).map(logJson));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/workspacebuilds/{workspacebuild}/state',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const build = d.readableBuild(ctx.actor, uuidParam(ctx, 'workspacebuild', 'workspace build'));
+      return { status: 200, bytes: d.readState(ctx.actor, build), contentType: 'application/json' };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/workspacebuilds/{workspacebuild}/state',
+    availableIn: supportsStatePut,
+    async handle(ctx) {
+      const d = ctx.deployment;
+      const build = d.readableBuild(ctx.actor, uuidParam(ctx, 'workspacebuild', 'workspace build'));
+      const body = await readJson(ctx);
+      const state = decodeBytesField(body.state, 'state');
+      if (state === undefined) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'state', detail: 'Validation failed for tag "required"' }]);
+      d.putState(ctx.actor, build, state);
+      return noContent();
+    },
+  },
+];

@@ -1,0 +1,132 @@
+import { ApiError, notFound } from '../api-error';
+import { templateJson, templateVersionJson } from '../api-shapes';
+import { MAX_FILE_BYTES } from '../deployment';
+import type { TemplateRecord } from '../model';
+import { ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
+
+function organization(ctx: RouteContext): void {
+  const ref = (ctx.params.organization ?? '').toLowerCase();
+  const org = ctx.deployment.org;
+  // Names on org sub-routes are unconfirmed upstream; accepting both is the lenient reading.
+  if (ref !== org.id && ref !== org.name.toLowerCase()) throw notFound();
+}
+
+function templateById(ctx: RouteContext): TemplateRecord {
+  const template = ctx.deployment.template(uuidParam(ctx, 'template', 'template'));
+  if (!template) throw notFound();
+  return template;
+}
+
+export const templateRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/organizations/{organization}/templates/{templatename}',
+    handle(ctx) {
+      organization(ctx);
+      const name = (ctx.params.templatename ?? '').toLowerCase();
+      const template = [...ctx.deployment.templates.values()].find((t) => t.name.toLowerCase() === name);
+      if (!template) throw notFound();
+      return ok(templateJson(ctx.deployment, template));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/templates/{template}',
+    handle(ctx) {
+      return ok(templateJson(ctx.deployment, templateById(ctx)));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/templates/{template}/versions',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const template = templateById(ctx);
+      const withArchived = ctx.query.get('include_archived') === 'true';
+      const versions = [...d.versions.values()]
+        .filter((v) => v.templateId === template.id && (withArchived || !v.archived))
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      return ok(page(versions, paging(ctx.query)).map((v) => templateVersionJson(d, v)));
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/templates/{template}/versions',
+    async handle(ctx) {
+      const template = templateById(ctx);
+      const body = await readJson(ctx);
+      const id = optionalString(body, 'id');
+      if (id === undefined) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'id', detail: 'Validation failed for tag "required"' }]);
+      ctx.deployment.promoteVersion(ctx.actor, template, id.toLowerCase());
+      return ok({ message: 'Updated the active template version!' });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/templateversions/{templateversion}',
+    handle(ctx) {
+      const version = ctx.deployment.versions.get(uuidParam(ctx, 'templateversion', 'template version'));
+      if (!version) throw notFound();
+      return ok(templateVersionJson(ctx.deployment, version));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/templateversions/{templateversion}/logs',
+    handle(ctx) {
+      const version = ctx.deployment.versions.get(uuidParam(ctx, 'templateversion', 'template version'));
+      if (!version) throw notFound();
+      const after = Number(ctx.query.get('after') ?? '0') || 0;
+      return ok(version.job.logs.filter((l) => l.id > after).map((l) => ({ id: l.id, created_at: l.createdAt, log_source: l.source, log_level: l.level, stage: l.stage, output: l.output })));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/organizations/{organization}/templateversions',
+    async handle(ctx) {
+      organization(ctx);
+      const body = await readJson(ctx);
+      if (body.example_id && body.file_id) throw new ApiError(400, 'You cannot specify both an example_id and a file_id.');
+      const storage = optionalString(body, 'storage_method');
+      if (storage !== undefined && storage !== 'file') {
+        throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'storage_method', detail: 'Validation failed for tag "oneof"' }]);
+      }
+      const fileId = optionalString(body, 'file_id');
+      if (fileId === undefined) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'file_id', detail: 'Validation failed for tag "required_without"' }]);
+      const templateId = optionalString(body, 'template_id');
+      const name = optionalString(body, 'name');
+      const message = optionalString(body, 'message');
+      const version = ctx.deployment.createTemplateVersion(ctx.actor, {
+        fileId: fileId.toLowerCase(),
+        ...(templateId !== undefined ? { templateId: templateId.toLowerCase() } : {}),
+        ...(name !== undefined ? { name } : {}),
+        ...(message !== undefined ? { message } : {}),
+      });
+      return ok(templateVersionJson(ctx.deployment, version), 201);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/files',
+    async handle(ctx) {
+      const contentType = (ctx.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      if (contentType !== 'application/x-tar') {
+        throw new ApiError(400, `Unsupported content type header "${contentType ?? ''}".`, 'Upload the template as a tar archive with Content-Type: application/x-tar.');
+      }
+      const declared = Number(ctx.headers['content-length'] ?? '0');
+      if (declared > MAX_FILE_BYTES) throw new ApiError(413, 'File too large.', `The limit is ${MAX_FILE_BYTES} bytes (100 MiB).`);
+      const bytes = await ctx.body(MAX_FILE_BYTES);
+      const { file, created } = ctx.deployment.uploadFile(ctx.actor, bytes, contentType);
+      return ok({ hash: file.id }, created ? 201 : 200);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/files/{fileID}',
+    handle(ctx) {
+      const file = ctx.deployment.files.get(uuidParam(ctx, 'fileID', 'file'));
+      if (!file) throw notFound();
+      return { status: 200, bytes: file.bytes, contentType: file.mimetype };
+    },
+  },
+];

@@ -1,0 +1,76 @@
+import { ApiError, notFound } from '../api-error';
+import { workspaceJson, workspaceStatus } from '../api-shapes';
+import type { SimDeployment } from '../deployment';
+import type { User, WorkspaceRecord } from '../model';
+import { parseWorkspaceQuery, type WorkspaceQuery } from '../workspace-query';
+import { ok, page, paging, uuidParam, type Route, type RouteContext } from './route';
+
+function includeDeleted(ctx: RouteContext): boolean {
+  return ctx.query.get('include_deleted') === 'true';
+}
+
+function visible(ctx: RouteContext, ws: WorkspaceRecord): WorkspaceRecord {
+  if (ws.deleted && !includeDeleted(ctx)) {
+    throw new ApiError(410, `Workspace "${ws.name}" was deleted, you can view this workspace by specifying '?deleted=true' and trying again.`);
+  }
+  return ws;
+}
+
+function matches(d: SimDeployment, actor: User, ws: WorkspaceRecord, q: WorkspaceQuery): boolean {
+  const owner = d.userById(ws.ownerId);
+  const template = d.template(ws.templateId);
+  if (q.owner !== undefined) {
+    const wanted = q.owner === 'me' ? actor.username.toLowerCase() : q.owner;
+    if (owner?.username.toLowerCase() !== wanted && owner?.id !== wanted) return false;
+  }
+  if (q.template !== undefined && template?.name.toLowerCase() !== q.template) return false;
+  if (q.name !== undefined && !ws.name.toLowerCase().includes(q.name)) return false;
+  if (q.status !== undefined && workspaceStatus(d.latestBuild(ws)) !== q.status) return false;
+  if (q.id !== undefined && ws.id !== q.id) return false;
+  if (q.organization !== undefined && d.org.name !== q.organization && d.org.id !== q.organization) return false;
+  if (q.dormant === true) return false;
+  if (q.outdated !== undefined && template && (d.latestBuild(ws).templateVersionId !== template.activeVersionId) !== q.outdated) return false;
+  return true;
+}
+
+export const workspaceRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/workspaces',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const q = parseWorkspaceQuery(ctx.query.get('q') ?? '');
+      const p = paging(ctx.query);
+      const all = [...d.workspaces.values()]
+        .filter((ws) => !ws.deleted && d.canReadWorkspace(ctx.actor, ws) && matches(d, ctx.actor, ws, q))
+        .sort((a, b) => {
+          const ownerA = d.userById(a.ownerId)?.username ?? '';
+          const ownerB = d.userById(b.ownerId)?.username ?? '';
+          return ownerA.localeCompare(ownerB) || a.name.localeCompare(b.name);
+        });
+      return ok({ workspaces: page(all, p).map((ws) => workspaceJson(d, ws)), count: all.length });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/workspaces/{workspace}',
+    handle(ctx) {
+      const ws = ctx.deployment.readableWorkspace(ctx.actor, uuidParam(ctx, 'workspace', 'workspace'));
+      return ok(workspaceJson(ctx.deployment, visible(ctx, ws)));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/users/{user}/workspace/{workspacename}',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const owner = d.resolveUser(ctx.params.user ?? '', ctx.actor);
+      if (!owner) throw notFound();
+      const name = (ctx.params.workspacename ?? '').toLowerCase();
+      const candidates = [...d.workspaces.values()].filter((w) => w.ownerId === owner.id && w.name.toLowerCase() === name && d.canReadWorkspace(ctx.actor, w));
+      const ws = candidates.find((w) => !w.deleted) ?? (includeDeleted(ctx) ? candidates[candidates.length - 1] : undefined);
+      if (!ws) throw notFound();
+      return ok(workspaceJson(d, ws));
+    },
+  },
+];

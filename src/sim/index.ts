@@ -1,0 +1,103 @@
+import { ACTIVE_JOB_STATUSES } from './model';
+import { SimHttpServer } from './http/server';
+import { SimRandom } from './random';
+import { seedDeployment } from './seed';
+import type { CoderSimulator, FaultConfig, SimulatorOptions } from './types';
+
+export type {
+  CoderSimulator,
+  FaultConfig,
+  FailBuildsFault,
+  KubeClusterView as KubeCluster,
+  KubeObject,
+  PvcLoss,
+  RequestLogEntry,
+  SimulatedTemplateSummary,
+  SimulatedWorkspaceSummary,
+  SimulatorOptions,
+} from './types';
+export { K8S_TEMPLATE_MAIN_TF } from './template-source';
+export { packTar, unpackTar, type ArchiveFile } from './tar-archive';
+
+export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
+
+/**
+ * Starts an in-process Coder deployment on a local port: the REST API of reference/coder-api.md,
+ * asynchronous builds planned from the template's real Terraform source, and a fake cluster that
+ * records every home volume a build destroys.
+ */
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<CoderSimulator> {
+  const random = new SimRandom(opts.seed);
+  // A separate stream for fault draws, so turning faults on does not shift the seeded ids.
+  const faultRandom = new SimRandom(opts.seed === undefined ? undefined : opts.seed + 0x9e3779b9);
+  const version = opts.version ?? DEFAULT_SIM_VERSION;
+  const seeded = await seedDeployment(random, {
+    workspaces: opts.workspaces ?? 3,
+    templateName: opts.templateName ?? 'k8s-dev',
+    workspacesRunning: opts.workspacesRunning ?? true,
+    buildLatencyMs: opts.buildLatencyMs ?? 30,
+  });
+  const d = seeded.deployment;
+  let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
+  d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
+
+  const server = new SimHttpServer({ deployment: d, serverVersion: version, faultRandom, faults: () => faults });
+  const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
+  d.accessUrl = url;
+  const template = seeded.template;
+
+  const workspaceOrThrow = (workspaceId: string) => {
+    const ws = d.workspaces.get(workspaceId);
+    if (!ws) throw new Error(`The simulator has no workspace ${workspaceId}; pick one from sim.workspaces().`);
+    return ws;
+  };
+
+  return {
+    url,
+    token: seeded.admin.token,
+    memberToken: seeded.member.token,
+    orgId: d.org.id,
+    template: {
+      id: template.id,
+      name: template.name,
+      get activeVersionId() {
+        return template.activeVersionId;
+      },
+      originalVersionId: seeded.originalVersionId,
+    },
+    workspaces: () =>
+      [...d.workspaces.values()]
+        .filter((ws) => !ws.deleted)
+        .map((ws) => ({ id: ws.id, name: ws.name, owner: d.userById(ws.ownerId)?.username ?? '', latestBuildId: d.latestBuild(ws).id })),
+    setFaults(f) {
+      faults = f ? { ...f } : undefined;
+      d.failBuilds = f?.failBuilds ? { ...f.failBuilds } : undefined;
+    },
+    cluster: d.cluster,
+    async updateAndRestart(workspaceId) {
+      const ws = workspaceOrThrow(workspaceId);
+      const latest = d.latestBuild(ws);
+      if (ACTIVE_JOB_STATUSES.has(latest.job.status)) {
+        throw new Error(`Workspace ${ws.name} has build #${latest.buildNumber} ${latest.job.status}; "Update and restart" waits for it in the UI.`);
+      }
+      let stopBuildId: string | undefined;
+      if (latest.transition === 'start' && latest.job.status === 'succeeded') {
+        // The UI posts a stop without a version: it runs on the previously deployed version.
+        const stop = d.createBuild(seeded.admin, ws, { transition: 'stop', reason: 'dashboard' });
+        stopBuildId = stop.id;
+        const done = await d.waitForBuild(stop.id);
+        if (done.job.status !== 'succeeded') {
+          throw new Error(`Update and restart of ${ws.name}: the stop build #${done.buildNumber} ended ${done.job.status}: ${done.job.error ?? ''}`);
+        }
+      }
+      const start = d.createBuild(seeded.admin, ws, { transition: 'start', templateVersionId: template.activeVersionId, reason: 'dashboard' });
+      return { ...(stopBuildId ? { stopBuildId } : {}), startBuildId: start.id };
+    },
+    requestLog: () => server.log.map((e) => ({ ...e })),
+    stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
+    async close() {
+      d.close();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/** The simulated deployment's records, as coderd keeps them in its database. */
+import type { LogLine } from './build-log';
+import type { TemplateConfig } from './template-config';
+import type { Transition } from './workspace-context';
+
+export type JobStatus = 'pending' | 'running' | 'succeeded' | 'canceling' | 'canceled' | 'failed';
+export type JobType = 'template_version_import' | 'workspace_build';
+
+export const ACTIVE_JOB_STATUSES: ReadonlySet<JobStatus> = new Set(['pending', 'running', 'canceling']);
+export const TERMINAL_JOB_STATUSES: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'canceled']);
+
+export interface User {
+  id: string;
+  username: string;
+  email: string;
+  /** Owners are site admins, and so template admins too. */
+  owner: boolean;
+  token: string;
+  createdAt: string;
+}
+
+export interface Organization {
+  id: string;
+  name: string;
+  displayName: string;
+  createdAt: string;
+}
+
+export interface JobLog extends LogLine {
+  id: number;
+  createdAt: string;
+}
+
+export interface ProvisionerJob {
+  id: string;
+  type: JobType;
+  status: JobStatus;
+  error?: string;
+  errorCode?: string;
+  fileId: string;
+  createdAt: string;
+  startedAt?: string;
+  completedAt?: string;
+  initiatorId: string;
+  workerId?: string;
+  logs: JobLog[];
+}
+
+export interface TemplateRecord {
+  id: string;
+  name: string;
+  displayName: string;
+  organizationId: string;
+  activeVersionId: string;
+  createdById: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TemplateVersionRecord {
+  id: string;
+  templateId?: string;
+  organizationId: string;
+  name: string;
+  message: string;
+  job: ProvisionerJob;
+  createdById: string;
+  createdAt: string;
+  updatedAt: string;
+  archived: boolean;
+  /** Parsed by the import job; present once it succeeded. */
+  config?: TemplateConfig;
+}
+
+export interface FileRecord {
+  id: string;
+  sha256: string;
+  mimetype: string;
+  bytes: Buffer;
+  createdById: string;
+  createdAt: string;
+}
+
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  ownerId: string;
+  organizationId: string;
+  templateId: string;
+  createdAt: string;
+  updatedAt: string;
+  lastUsedAt: string;
+  deleted: boolean;
+  buildIds: string[];
+}
+
+export interface BuildResource {
+  id: string;
+  type: string;
+  name: string;
+  hasAgent: boolean;
+  agentId?: string;
+  createdAt: string;
+}
+
+export interface BuildRecord {
+  id: string;
+  workspaceId: string;
+  buildNumber: number;
+  templateVersionId: string;
+  transition: Transition;
+  initiatorId: string;
+  reason: string;
+  /** Provisioner state: inherited from the previous build, replaced when the job completes. */
+  state: Buffer;
+  job: ProvisionerJob;
+  resources: BuildResource[];
+  createdAt: string;
+  updatedAt: string;
+}

@@ -1,0 +1,112 @@
+/** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
+
+export interface SimulatorOptions {
+  /** Seeded workspaces (owners spread over a few users). Default 3. */
+  workspaces?: number;
+  /** buildinfo.version; also gates PUT /workspacebuilds/{id}/state. Default 'v2.31.7+sim0001'. */
+  version?: string;
+  /** Per job phase (pending→running→done). Default 30. */
+  buildLatencyMs?: number;
+  /** Default: a random free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Makes ids, names, tokens and fault draws reproducible. */
+  seed?: number;
+  /** Default 'k8s-dev'; the organization is always 'coder'. */
+  templateName?: string;
+  faults?: FaultConfig;
+  /** Default true: each seeded workspace's latest build is a succeeded start (else a succeeded stop). */
+  workspacesRunning?: boolean;
+}
+
+export interface FailBuildsFault {
+  workspaceId?: string;
+  transition?: 'start' | 'stop' | 'delete';
+  /** How many matching builds fail; unlimited when absent. */
+  times?: number;
+  message?: string;
+}
+
+export interface FaultConfig {
+  /** 0..1, per request (never on /buildinfo unless includeBuildInfo). */
+  error500Rate?: number;
+  rate429?: number;
+  retryAfterSeconds?: number;
+  addedLatencyMs?: number;
+  /** Destroy the socket without an answer, before the request has any effect. */
+  dropConnectionRate?: number;
+  /** Matching builds end failed before they touch state or cluster. */
+  failBuilds?: FailBuildsFault;
+  /** Restrict request faults to paths containing one of these strings. */
+  only?: string[];
+  /** Let request faults hit GET /buildinfo too. */
+  includeBuildInfo?: boolean;
+}
+
+export interface KubeObject {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  /** What a volume holds: seeded PVCs carry "home of <owner>", fresh ones are empty. */
+  readonly data?: string;
+  readonly createdAt: string;
+}
+
+export interface PvcLoss {
+  workspace: string;
+  namespace: string;
+  name: string;
+  oldUid: string;
+  /** Set once a PVC with the same namespace/name is created again. */
+  newUid?: string;
+  buildId: string;
+}
+
+export interface KubeClusterView {
+  objects(): KubeObject[];
+  pvc(namespace: string, name: string): KubeObject | undefined;
+  pvcLosses(): PvcLoss[];
+}
+
+export interface SimulatedWorkspaceSummary {
+  id: string;
+  name: string;
+  owner: string;
+  latestBuildId: string;
+}
+
+export interface SimulatedTemplateSummary {
+  id: string;
+  name: string;
+  readonly activeVersionId: string;
+  originalVersionId: string;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  /** 0 when the connection was dropped without an answer. */
+  status: number;
+}
+
+export interface CoderSimulator {
+  /** http://127.0.0.1:PORT (no trailing slash). */
+  url: string;
+  /** Owner (and so template admin) session token. */
+  token: string;
+  /** A plain member: reads own workspaces; no template update (GET state → 404, PUT state → 403/404). */
+  memberToken: string;
+  orgId: string;
+  template: SimulatedTemplateSummary;
+  workspaces(): SimulatedWorkspaceSummary[];
+  setFaults(f: FaultConfig | undefined): void;
+  cluster: KubeClusterView;
+  /** The Coder UI's "Update and restart" on 2.31.1+: stop on the previous build's version (waits), then start pinned to the active version. */
+  updateAndRestart(workspaceId: string): Promise<{ stopBuildId?: string; startBuildId: string }>;
+  requestLog(): RequestLogEntry[];
+  /** The latest build's state text. */
+  stateOf(workspaceId: string): string;
+  close(): Promise<void>;
+}

@@ -1,0 +1,89 @@
+import { evaluateValue, type Resolver } from './expression';
+import type { TemplateConfig } from './template-config';
+import type { StateResource } from './terraform-state';
+
+export type Transition = 'start' | 'stop' | 'delete';
+
+/** What data "coder_workspace" / "coder_workspace_owner" expose to a template during one build. */
+export interface WorkspaceContext {
+  workspaceId: string;
+  workspaceName: string;
+  ownerId: string;
+  ownerName: string;
+  ownerEmail: string;
+  templateId: string;
+  templateName: string;
+  templateVersionName: string;
+  accessUrl: string;
+  transition: Transition;
+}
+
+export function startCountOf(transition: Transition): number {
+  return transition === 'start' ? 1 : 0;
+}
+
+export function coderWorkspaceAttributes(ctx: WorkspaceContext): Record<string, unknown> {
+  return {
+    access_port: Number(new URL(ctx.accessUrl).port || 80),
+    access_url: ctx.accessUrl,
+    id: ctx.workspaceId,
+    is_prebuild: false,
+    name: ctx.workspaceName,
+    prebuild_count: 0,
+    start_count: startCountOf(ctx.transition),
+    template_id: ctx.templateId,
+    template_name: ctx.templateName,
+    template_version: ctx.templateVersionName,
+    transition: ctx.transition,
+  };
+}
+
+export function coderWorkspaceOwnerAttributes(ctx: WorkspaceContext): Record<string, unknown> {
+  return {
+    email: ctx.ownerEmail,
+    full_name: ctx.ownerName,
+    groups: [],
+    id: ctx.ownerId,
+    login_type: 'password',
+    name: ctx.ownerName,
+    oidc_access_token: '',
+    rbac_roles: [],
+    ssh_private_key: '',
+    ssh_public_key: '',
+  };
+}
+
+function walk(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const step of path) {
+    if (Array.isArray(current) && /^\d+$/.test(step)) current = current[Number(step)];
+    else if (current !== null && typeof current === 'object' && !Array.isArray(current)) current = (current as Record<string, unknown>)[step];
+    else return undefined;
+  }
+  return current;
+}
+
+/**
+ * Resolves references the way a plan sees them: data sources from the workspace, variables from
+ * their defaults, locals, and other resources from the state being built (so a Deployment can
+ * read its PVC's name).
+ */
+export function buildResolver(ctx: WorkspaceContext, config: TemplateConfig, resources: () => readonly StateResource[]): Resolver {
+  const resolve: Resolver = (path) => {
+    const [root, second, third, ...rest] = path;
+    if (root === 'data' && second === 'coder_workspace' && third !== undefined) return walk(coderWorkspaceAttributes(ctx), rest);
+    if (root === 'data' && second === 'coder_workspace_owner' && third !== undefined) return walk(coderWorkspaceOwnerAttributes(ctx), rest);
+    if (root === 'var' && second !== undefined) return walk(config.variables[second], path.slice(2));
+    if (root === 'local' && second !== undefined) {
+      return second in config.locals ? walk(evaluateValue(config.locals[second], resolve), path.slice(2)) : undefined;
+    }
+    if (root === undefined || second === undefined || root === 'data') return undefined;
+    const resource = resources().find((r) => r.mode === 'managed' && r.type === root && r.name === second);
+    if (!resource) return undefined;
+    const keyed = third !== undefined && /^\d+$/.test(third) && resource.instances.some((i) => i.index_key !== undefined);
+    const instance = keyed ? resource.instances.find((i) => i.index_key === Number(third)) : resource.instances.find((i) => i.index_key === undefined);
+    if (!instance) return undefined;
+    return walk(instance.attributes, keyed ? rest : path.slice(2));
+  };
+  return resolve;
+}
