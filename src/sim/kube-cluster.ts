@@ -4,10 +4,8 @@ const PVC_KIND = 'PersistentVolumeClaim';
 
 export class AlreadyExistsError extends Error {
   constructor(readonly object: KubeObject) {
-    super(
-      `${object.kind.toLowerCase()}s "${object.name}" already exists` +
-        (object.namespace ? ` in namespace "${object.namespace}"` : ''),
-    );
+    // The API server's wording (StatusReasonAlreadyExists), which the provider passes through.
+    super(`${object.kind.toLowerCase()}s "${object.name}" already exists`);
     this.name = 'AlreadyExistsError';
   }
 }
