@@ -1,0 +1,26 @@
+import type { BlobRef } from '../adapters/blob-store';
+import { coderStep } from './failures';
+import type { ActivityDeps } from './ports';
+
+export interface BackupStateInput {
+  workspaceId: string;
+  subject: string;
+}
+
+export interface StateBackup {
+  /** The build whose state was saved; the migrated state goes back onto this same build. */
+  buildId: string;
+  buildNumber: number;
+  blob: BlobRef;
+}
+
+/** Saves the latest build's state in the blob store. Content-addressed, so a retry writes nothing new. */
+export function makeBackupState({ coder, blobs }: ActivityDeps) {
+  return async function backupState(input: BackupStateInput): Promise<StateBackup> {
+    const ws = await coderStep('back up state', input.subject, () => coder.workspace(input.workspaceId));
+    const build = ws.latest_build;
+    const state = await coderStep('back up state', input.subject, () => coder.getWorkspaceBuildState(build.id));
+    const blob = await blobs.put(state, { kind: 'state-backup', label: `${input.subject} build #${build.build_number}` });
+    return { buildId: build.id, buildNumber: build.build_number, blob };
+  };
+}

@@ -1,0 +1,43 @@
+import { makeBackupState } from './backup-state';
+import { makeNotify } from './notify';
+import type { ActivityDeps } from './ports';
+import { makePostBuildCheck } from './post-build-check';
+import { makePreflightWorkspace } from './preflight-workspace';
+import { makePushState } from './push-state';
+import { makeRestoreState } from './restore-state';
+import { makeReturnToPrior } from './return-to-prior';
+import { makeRewriteState } from './rewrite-state';
+import { makeStartPinned } from './start-pinned';
+import { makeStopWorkspace } from './stop-workspace';
+import {
+  makePreflightTemplate,
+  makePromoteTemplateVersion,
+  makePushTemplateVersion,
+  makeRewriteTemplateSource,
+} from './template-steps';
+import { makeVerifyMigration } from './verify-migration';
+
+export type { ActivityDeps, CoderApi, Importer, Notification, Notifier } from './ports';
+
+/** Every runbook step as an activity, built from the adapters it needs (tests pass the simulator's). */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    preflightWorkspace: makePreflightWorkspace(deps),
+    stopWorkspace: makeStopWorkspace(deps),
+    backupState: makeBackupState(deps),
+    rewriteState: makeRewriteState(deps),
+    verifyMigration: makeVerifyMigration(deps),
+    pushState: makePushState(deps),
+    startPinned: makeStartPinned(deps),
+    postBuildCheck: makePostBuildCheck(deps),
+    restoreState: makeRestoreState(deps),
+    returnToPrior: makeReturnToPrior(deps),
+    notify: makeNotify(deps),
+    preflightTemplate: makePreflightTemplate(deps),
+    rewriteTemplateSource: makeRewriteTemplateSource(deps),
+    pushTemplateVersion: makePushTemplateVersion(deps),
+    promoteTemplateVersion: makePromoteTemplateVersion(deps),
+  };
+}
+
+export type WsmigrateActivities = ReturnType<typeof createActivities>;

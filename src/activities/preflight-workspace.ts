@@ -1,0 +1,92 @@
+import { sha256Hex } from '../adapters/hash';
+import { describeVersionGate, parseCoderVersion, supportsStatePushNoBuild, updateRestartStopsFirst } from '../domain/coder-version';
+import { summarizeStateMigration } from '../domain/migration-check';
+import { parseStateV4 } from '../domain/state';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureType, coderStep, refuse } from './failures';
+import type { ActivityDeps } from './ports';
+
+export interface WorkspacePreflightInput {
+  owner: string;
+  workspace: string;
+  template: string;
+  targetVersionId: string;
+  strategy: 'rename' | 'import';
+}
+
+export interface WorkspacePreflight {
+  workspaceId: string;
+  subject: string;
+  coderVersion: string;
+  updateRestartStopsFirst: boolean;
+  latestBuild: { id: string; buildNumber: number; transition: 'start' | 'stop' | 'delete'; templateVersionId: string };
+  /** The transition and version to return to if the migration must be undone. */
+  prior: { transition: 'start' | 'stop'; templateVersionId: string };
+  targetVersionName: string;
+  stateSha256: string;
+  renameable: number;
+  needsImport: string[];
+  alreadyMigrated: boolean;
+  onTargetVersion: boolean;
+}
+
+const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
+
+/** Every check that must pass before anything changes; reads only. */
+export function makePreflightWorkspace({ coder }: ActivityDeps) {
+  return async function preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight> {
+    const subject = `${input.owner}/${input.workspace}`;
+    const step = 'preflight';
+    const info = await coderStep(step, subject, () => coder.buildInfo());
+    const version = parseCoderVersion(info.version);
+    if (!supportsStatePushNoBuild(version)) throw refuse(step, subject, describeVersionGate(version));
+
+    const ws = await coderStep(step, subject, () => coder.workspaceByOwnerAndName(input.owner, input.workspace));
+    if (ws.template_name !== input.template) {
+      throw refuse(step, subject, `the workspace uses template '${ws.template_name}', not '${input.template}'; check the template name`);
+    }
+    const latest = ws.latest_build;
+    if (ACTIVE_JOB.has(latest.job.status)) {
+      throw ApplicationFailure.create({
+        message: `preflight: ${subject} has build #${latest.build_number} (${latest.transition}) ${latest.job.status}; waiting for it to finish`,
+        type: FailureType.busy,
+      });
+    }
+    if (latest.transition === 'delete') throw refuse(step, subject, 'the workspace is deleted or being deleted; nothing to migrate');
+
+    const target = await coderStep(step, subject, () => coder.templateVersion(input.targetVersionId));
+    if (target.template_id !== ws.template_id) {
+      throw refuse(step, subject, `template version ${input.targetVersionId} belongs to another template; pass the version migrateTemplate created`);
+    }
+    if (target.job.status !== 'succeeded') {
+      throw refuse(step, subject, `template version ${target.name} did not import successfully (job ${target.job.status}); fix the template first`);
+    }
+
+    // Reading state needs template admin rights: this doubles as the permission check.
+    const state = await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id));
+    const summary = summarizeStateMigration(parseStateV4(state.toString('utf8')).resources);
+    if (summary.needsImport.length > 0 && input.strategy === 'rename') {
+      throw refuse(
+        step,
+        subject,
+        `${summary.needsImport.join(', ')} ${summary.needsImport.length === 1 ? 'is a type' : 'are types'} whose _v1 twin is another implementation, ` +
+          'so a state rename would corrupt it; run with strategy "import" (needs cluster access) or migrate these by hand',
+      );
+    }
+    const priorTransition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'start' : 'stop';
+    return {
+      workspaceId: ws.id,
+      subject,
+      coderVersion: info.version,
+      updateRestartStopsFirst: updateRestartStopsFirst(version),
+      latestBuild: { id: latest.id, buildNumber: latest.build_number, transition: latest.transition, templateVersionId: latest.template_version_id },
+      prior: { transition: priorTransition, templateVersionId: latest.template_version_id },
+      targetVersionName: target.name,
+      stateSha256: sha256Hex(state),
+      renameable: summary.renameable.length,
+      needsImport: summary.needsImport,
+      alreadyMigrated: summary.migrated,
+      onTargetVersion: latest.template_version_id === input.targetVersionId,
+    };
+  };
+}

@@ -1,0 +1,44 @@
+import { sha256Hex } from '../adapters/hash';
+import { coderStep, conflict } from './failures';
+import type { ActivityDeps } from './ports';
+import type { StateBackup } from './backup-state';
+
+export interface PushStateInput {
+  subject: string;
+  workspaceId: string;
+  backup: StateBackup;
+  migratedRef: string;
+  migratedSha256: string;
+}
+
+export interface PushStateResult {
+  pushed: boolean;
+  note: string;
+}
+
+/**
+ * PUTs the migrated state onto the backed-up build, with no build. Safe to repeat: it first reads
+ * what Coder holds, skips when that is already the migrated state, and refuses when it is neither
+ * the backup nor the migration (someone else changed it; a human must look).
+ */
+export function makePushState({ coder, blobs }: ActivityDeps) {
+  return async function pushState(input: PushStateInput): Promise<PushStateResult> {
+    const step = 'push state';
+    const ws = await coderStep(step, input.subject, () => coder.workspace(input.workspaceId));
+    if (ws.latest_build.id !== input.backup.buildId) {
+      throw conflict(step, input.subject, `build #${ws.latest_build.build_number} ran after the backup of build #${input.backup.buildNumber}; not pushing over it`);
+    }
+    const current = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(input.backup.buildId)));
+    if (current === input.migratedSha256) return { pushed: false, note: 'Coder already holds the migrated state (an earlier attempt pushed it)' };
+    if (current !== input.backup.blob.sha256) {
+      throw conflict(step, input.subject, `the state of build #${input.backup.buildNumber} changed since the backup (sha256 ${current.slice(0, 12)}…); not overwriting it`);
+    }
+    const migrated = await blobs.get(input.migratedRef);
+    await coderStep(step, input.subject, () => coder.putWorkspaceBuildState(input.backup.buildId, migrated));
+    const stored = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(input.backup.buildId)));
+    if (stored !== input.migratedSha256) {
+      throw conflict(step, input.subject, 'Coder returned different bytes than were pushed; the compensation will restore the backup');
+    }
+    return { pushed: true, note: `pushed onto build #${input.backup.buildNumber}` };
+  };
+}

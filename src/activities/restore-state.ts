@@ -1,0 +1,45 @@
+import { sha256Hex } from '../adapters/hash';
+import { coderStep, conflict } from './failures';
+import type { ActivityDeps } from './ports';
+import type { StateBackup } from './backup-state';
+
+export interface RestoreStateInput {
+  subject: string;
+  workspaceId: string;
+  backup: StateBackup;
+  /** Builds this migration made; state on any other build since the backup is someone else's and is left alone. */
+  ownBuildIds: string[];
+}
+
+export interface RestoreStateResult {
+  restored: boolean;
+  buildId: string;
+  sha256: string;
+}
+
+/** Compensation: puts the backed-up bytes back on the latest build and checks the hash. Idempotent. */
+export function makeRestoreState({ coder, blobs }: ActivityDeps) {
+  return async function restoreState(input: RestoreStateInput): Promise<RestoreStateResult> {
+    const step = 'restore state';
+    const ws = await coderStep(step, input.subject, () => coder.workspace(input.workspaceId));
+    const latest = ws.latest_build;
+    const known = new Set([input.backup.buildId, ...input.ownBuildIds]);
+    if (!known.has(latest.id)) {
+      throw conflict(
+        step,
+        input.subject,
+        `build #${latest.build_number} was made by ${latest.initiator_name ?? 'someone else'} after the backup; not restoring over it. ` +
+          `The backup is ${input.backup.blob.ref}; restore it by hand with 'wsmigrate state restore' once the workspace is idle`,
+      );
+    }
+    const current = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(latest.id)));
+    if (current === input.backup.blob.sha256) return { restored: false, buildId: latest.id, sha256: current };
+    const bytes = await blobs.get(input.backup.blob.ref);
+    await coderStep(step, input.subject, () => coder.putWorkspaceBuildState(latest.id, bytes));
+    const after = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(latest.id)));
+    if (after !== input.backup.blob.sha256) {
+      throw conflict(step, input.subject, `Coder holds sha256 ${after.slice(0, 12)}… after the restore, not the backup's ${input.backup.blob.sha256.slice(0, 12)}…; retrying`);
+    }
+    return { restored: true, buildId: latest.id, sha256: after };
+  };
+}

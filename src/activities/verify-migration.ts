@@ -1,0 +1,62 @@
+import { sha256Hex } from '../adapters/hash';
+import { parseTemplateFiles } from '../adapters/hcl-parse';
+import { protectedConfigAddresses } from '../domain/hcl/protect-annotations';
+import { leftoverDeprecated } from '../domain/migration-check';
+import { classifyChanges } from '../domain/plan/classify';
+import { planGuardVerdict } from '../domain/plan/guard';
+import { planStructurally } from '../domain/plan/structural-plan';
+import { parseStateV4 } from '../domain/state';
+import { buildTemplateModel } from '../domain/template-model';
+import type { ActivityDeps } from './ports';
+import { loadTemplateSource } from './template-source';
+
+export interface VerifyMigrationInput {
+  subject: string;
+  migratedRef: string;
+  targetVersionId: string;
+}
+
+export interface VerificationResult {
+  verdict: 'allow' | 'needs-approval' | 'deny';
+  summary: string;
+  /** At most 20, each naming an address. */
+  reasons: string[];
+  leftovers: string[];
+  /** What an approver approves: the migrated state, the target version and the planned changes. */
+  planHash: string;
+  plannedChanges: Record<string, number>;
+}
+
+/**
+ * Plans the target version against the migrated state with no provider and no cluster, the way
+ * the start build will, and runs the guard: no protected delete, no leftover deprecated type.
+ */
+export function makeVerifyMigration({ coder, blobs }: ActivityDeps) {
+  return async function verifyMigration(input: VerifyMigrationInput): Promise<VerificationResult> {
+    const stateBytes = await blobs.get(input.migratedRef);
+    const resources = parseStateV4(stateBytes.toString('utf8')).resources;
+    const source = await loadTemplateSource(coder, input.targetVersionId, input.subject);
+    const protectedAddresses = protectedConfigAddresses(source.terraform);
+    const model = buildTemplateModel(await parseTemplateFiles(source.terraform), protectedAddresses);
+    const classified = classifyChanges(planStructurally(model, resources, 'start'));
+    const guard = planGuardVerdict(classified, { transition: 'start', protectedAddresses });
+    const leftovers = leftoverDeprecated(resources);
+    const plannedChanges: Record<string, number> = {};
+    for (const c of classified) plannedChanges[c.kind] = (plannedChanges[c.kind] ?? 0) + 1;
+    const meaningful = classified.filter((c) => c.kind !== 'no-op' && c.kind !== 'read').map((c) => `${c.kind} ${c.address}`).sort();
+    const planHash = `sha256:${sha256Hex(JSON.stringify({ state: sha256Hex(stateBytes), version: input.targetVersionId, changes: meaningful }))}`;
+    const verdict = leftovers.length > 0 ? 'deny' : guard.verdict;
+    const reasons = [
+      ...leftovers.map((a) => `${a} still has a deprecated type after the rewrite`),
+      ...guard.reasons.filter((r) => r.severity !== 'info').map((r) => r.message),
+    ];
+    return {
+      verdict,
+      summary: leftovers.length > 0 ? `${leftovers.length} deprecated instance(s) left after the rewrite` : guard.summary,
+      reasons: reasons.slice(0, 20),
+      leftovers,
+      planHash,
+      plannedChanges,
+    };
+  };
+}

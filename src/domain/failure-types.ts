@@ -1,0 +1,10 @@
+/** Failure types shared by activities (which throw them) and workflows (which must not retry them). */
+export const FailureType = {
+  refused: 'WsmigrateRefused', // a precondition says no: never retry, never proceed
+  conflict: 'WsmigrateStateConflict', // state is neither what we backed up nor what we wrote
+  buildFailed: 'WsmigrateBuildFailed',
+  busy: 'WsmigrateWorkspaceBusy', // a build is running: retry later
+  dataLoss: 'WsmigrateDataLoss',
+} as const;
+
+export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss];

@@ -1,0 +1,10 @@
+export { FINAL_FAILURE_TYPES } from '../domain/failure-types';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** '30m' → 1800000. Inputs are validated by the schema, so a bad string is a programming error. */
+export function durationMs(text: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  if (!m) throw new Error(`not a duration: ${text}`);
+  return Number(m[1]) * UNIT_MS[m[2]];
+}

@@ -1,0 +1,2 @@
+export { migrateWorkspace } from './migrate-workspace';
+export { migrateTemplate } from './migrate-template';

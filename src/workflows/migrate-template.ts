@@ -1,0 +1,106 @@
+import { ApplicationFailure, defineQuery, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { WsmigrateActivities } from '../activities';
+import type { TemplateRewriteResult } from '../activities/template-steps';
+import type { PendingApproval } from '../domain/approval-policy';
+import { migrateTemplateInputSchema, parseInput, type MigrateTemplateInput } from '../domain/migration-input';
+import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
+import { FINAL_FAILURE_TYPES } from './activity-presets';
+import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+
+export type TemplatePhase = 'preflight' | 'rewriting' | 'awaiting-approval' | 'pushing' | 'promoting' | 'done' | 'unchanged' | 'dry-run';
+
+export interface TemplateMigrationStatus {
+  phase: TemplatePhase;
+  pendingApproval?: PendingApproval;
+  approvals: ApprovalReceipt[];
+  report?: Omit<TemplateRewriteResult, 'source'>;
+  newVersionId?: string;
+}
+
+export interface TemplateMigrationResult {
+  outcome: 'promoted' | 'pushed' | 'unchanged' | 'dry-run';
+  /** The version workspaces must be migrated to (the new one, or the active one when nothing changed). */
+  versionId: string;
+  versionName?: string;
+  previousActiveVersionId: string;
+  report: Omit<TemplateRewriteResult, 'source'>;
+}
+
+export const templateStatusQuery = defineQuery<TemplateMigrationStatus>('status');
+
+const quick: ActivityOptions = {
+  startToCloseTimeout: '5m',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+};
+const importWait: ActivityOptions = { ...quick, startToCloseTimeout: '30m', heartbeatTimeout: '2m' };
+
+/**
+ * The template half of the runbook: pull the active version, rewrite it to _v1 types with removed{}
+ * guards, show the report, push a new version, and promote it after approval.
+ */
+export async function migrateTemplate(rawInput: MigrateTemplateInput): Promise<TemplateMigrationResult> {
+  let input;
+  try {
+    input = parseInput(migrateTemplateInputSchema, rawInput);
+  } catch (err) {
+    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
+  }
+  const acts = proxyActivities<WsmigrateActivities>(quick);
+  const slow = proxyActivities<WsmigrateActivities>(importWait);
+  const status: TemplateMigrationStatus = { phase: 'preflight', approvals: [] };
+  const gates = new ApprovalGates(input.approval, workflowInfo().workflowId, (n) => acts.notify(n));
+  setHandler(templateStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
+  const enter = (phase: TemplatePhase) => {
+    status.phase = phase;
+    upsertSearchAttributes([{ key: WsmigratePhase, value: `template-${phase}` }]);
+  };
+  upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
+  const subject = `template ${input.organization}/${input.template}`;
+
+  enter('preflight');
+  const pf = await acts.preflightTemplate({ organization: input.organization, template: input.template });
+  enter('rewriting');
+  const rewrite = await acts.rewriteTemplateSource({ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent });
+  const { source, ...report } = rewrite;
+  status.report = report;
+  const base = { previousActiveVersionId: pf.activeVersionId, report };
+  if (!source) {
+    enter('unchanged');
+    return { outcome: 'unchanged', versionId: pf.activeVersionId, ...base };
+  }
+  if (input.dryRun) {
+    enter('dry-run');
+    return { outcome: 'dry-run', versionId: pf.activeVersionId, ...base };
+  }
+
+  const summary =
+    `${subject}: ${report.renamedCount} reference(s) renamed to _v1, ${report.guards.length} removed{} guard(s) for ${report.protectedResources.join(', ') || 'no protected resources'}` +
+    (report.refused.length ? `; ${report.refused.length} DIFFERENT type(s) left for import: ${report.refused.map((r) => r.type).join(', ')}` : '');
+  enter('awaiting-approval');
+  const pushGate = await gates.request('template-push', `sha256:${source.sha256}`, `Push new version. ${summary}`);
+  if (pushGate === 'rejected' || pushGate === 'timed-out') {
+    throw ApplicationFailure.create({ message: `push of ${subject} ${pushGate}; nothing changed`, type: 'WsmigrateRejected', nonRetryable: true });
+  }
+  enter('pushing');
+  const pushed = await slow.pushTemplateVersion({ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName });
+  status.newVersionId = pushed.versionId;
+  if (input.stopBeforePromote) {
+    enter('done');
+    upsertMemo({ outcome: 'pushed', versionId: pushed.versionId });
+    return { outcome: 'pushed', versionId: pushed.versionId, versionName: pushed.versionName, ...base };
+  }
+  enter('awaiting-approval');
+  const promoteGate = await gates.request('template-promote', `version:${pushed.versionId}`, `Promote ${pushed.versionName} to active. ${summary}`);
+  if (promoteGate === 'rejected' || promoteGate === 'timed-out') {
+    throw ApplicationFailure.create({
+      message: `promotion of ${pushed.versionName} ${promoteGate}; it stays pushed but inactive (version ${pushed.versionId})`,
+      type: 'WsmigrateRejected',
+      nonRetryable: true,
+    });
+  }
+  enter('promoting');
+  await acts.promoteTemplateVersion({ subject, templateId: pf.templateId, versionId: pushed.versionId });
+  enter('done');
+  upsertMemo({ outcome: 'promoted', versionId: pushed.versionId });
+  return { outcome: 'promoted', versionId: pushed.versionId, versionName: pushed.versionName, ...base };
+}

@@ -1,0 +1,247 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  defineQuery,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { WsmigrateActivities } from '../activities';
+import type { StateBackup } from '../activities/backup-state';
+import type { VerificationResult } from '../activities/verify-migration';
+import type { PendingApproval } from '../domain/approval-policy';
+import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
+import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
+import { FINAL_FAILURE_TYPES, durationMs } from './activity-presets';
+import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+
+export type WorkspacePhase =
+  | 'preflight'
+  | 'stopping'
+  | 'backing-up'
+  | 'rewriting'
+  | 'verifying'
+  | 'awaiting-approval'
+  | 'pushing-state'
+  | 'starting'
+  | 'checking'
+  | 'compensating'
+  | 'migrated'
+  | 'already-migrated'
+  | 'dry-run'
+  | 'restored'
+  | 'needs-attention';
+
+export interface WorkspaceMigrationStatus {
+  phase: WorkspacePhase;
+  stepsDone: string[];
+  pendingApproval?: PendingApproval;
+  verdict?: Pick<VerificationResult, 'verdict' | 'summary' | 'reasons' | 'planHash'>;
+  approvals: ApprovalReceipt[];
+  backup?: { ref: string; sha256: string };
+  error?: string;
+}
+
+export interface WorkspaceMigrationResult {
+  outcome: 'migrated' | 'already-migrated' | 'dry-run';
+  workspaceId: string;
+  backup?: { ref: string; sha256: string };
+  migratedSha256?: string;
+  renamedCount: number;
+  startBuildId?: string;
+  verdict?: VerificationResult['verdict'];
+  warnings: string[];
+}
+
+export const workspaceStatusQuery = defineQuery<WorkspaceMigrationStatus>('status');
+
+const quick: ActivityOptions = {
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+};
+// Compensation keeps trying for a long time: giving up on a restore is the worst outcome.
+const compensation: ActivityOptions = {
+  startToCloseTimeout: '5m',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 30, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+};
+
+/**
+ * One workspace, the runbook top to bottom: preflight, stop (option A), back up, rewrite, verify,
+ * approve, push the state with no build, start pinned to the new version, check the volumes.
+ * Any failure or cancel after the backup restores the backed-up state and the prior transition.
+ */
+export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+  const { workflowId } = workflowInfo();
+  const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
+  let input;
+  try {
+    input = parseInput(migrateWorkspaceInputSchema, rawInput);
+  } catch (err) {
+    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
+  }
+  const acts = proxyActivities<WsmigrateActivities>(quick);
+  const comp = proxyActivities<WsmigrateActivities>(compensation);
+  const buildTimeoutMs = durationMs(input.buildTimeout);
+  const builds = proxyActivities<WsmigrateActivities>({
+    startToCloseTimeout: buildTimeoutMs + 5 * 60_000,
+    heartbeatTimeout: '2m',
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+  });
+  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));
+  setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
+  const subject = `${input.owner}/${input.workspace}`;
+  const enter = (phase: WorkspacePhase) => {
+    status.phase = phase;
+    upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
+  };
+  const done = (step: string) => status.stepsDone.push(step);
+  upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
+  enter('preflight');
+
+  const pf = await acts.preflightWorkspace({ ...input, targetVersionId: input.targetVersionId });
+  done('preflight');
+  if (pf.alreadyMigrated && pf.onTargetVersion) {
+    enter('already-migrated');
+    upsertMemo({ outcome: 'already-migrated' });
+    return { outcome: 'already-migrated', workspaceId: pf.workspaceId, renamedCount: 0, warnings: [] };
+  }
+
+  if (input.dryRun) {
+    enter('backing-up');
+    const backup = await acts.backupState({ workspaceId: pf.workspaceId, subject });
+    const rewrite = await acts.rewriteState({ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId });
+    enter('verifying');
+    const verdict = await acts.verifyMigration({ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId });
+    status.verdict = verdict;
+    enter('dry-run');
+    upsertMemo({ outcome: 'dry-run', verdict: verdict.verdict });
+    return {
+      outcome: 'dry-run',
+      workspaceId: pf.workspaceId,
+      backup: { ref: backup.blob.ref, sha256: backup.blob.sha256 },
+      migratedSha256: rewrite.migrated.sha256,
+      renamedCount: rewrite.renamedCount,
+      verdict: verdict.verdict,
+      warnings: verdict.reasons,
+    };
+  }
+
+  const ownBuildIds: string[] = [];
+  let afterBuildNumber = pf.latestBuild.buildNumber;
+  if (input.option === 'A' && pf.prior.transition === 'start') {
+    const stopGate = await gates.request('stop', `stop:${pf.latestBuild.id}`, `Stop ${subject} before migrating (option A)`);
+    if (stopGate === 'rejected' || stopGate === 'timed-out') {
+      throw ApplicationFailure.create({ message: `stop of ${subject} ${stopGate}; nothing changed`, type: 'WsmigrateRejected', nonRetryable: true });
+    }
+    enter('stopping');
+    const stop = await builds.stopWorkspace({ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs });
+    ownBuildIds.push(stop.buildId);
+    afterBuildNumber = stop.buildNumber;
+    done('stop');
+  }
+
+  enter('backing-up');
+  let backup: StateBackup | undefined;
+  try {
+    backup = await acts.backupState({ workspaceId: pf.workspaceId, subject });
+    status.backup = { ref: backup.blob.ref, sha256: backup.blob.sha256 };
+    done('backup');
+
+    enter('rewriting');
+    const rewrite = await acts.rewriteState({ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId });
+    done('rewrite');
+
+    enter('verifying');
+    const verdict = await acts.verifyMigration({ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId });
+    status.verdict = verdict;
+    done('verify');
+    if (verdict.verdict === 'deny') {
+      throw ApplicationFailure.create({ message: `guard denied the migration of ${subject}: ${verdict.summary}; ${verdict.reasons.join('; ')}`, type: 'WsmigrateGuardDenied', nonRetryable: true });
+    }
+
+    enter('awaiting-approval');
+    const summary = `Push the migrated state of ${subject} (${rewrite.renamedCount} instance(s) renamed) and start it on ${pf.targetVersionName}. Guard: ${verdict.summary}`;
+    const applyGate = await gates.request('apply', verdict.planHash, summary, verdict.verdict === 'needs-approval');
+    if (applyGate === 'rejected' || applyGate === 'timed-out') {
+      throw ApplicationFailure.create({ message: `migration of ${subject} ${applyGate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; restoring`, type: 'WsmigrateRejected', nonRetryable: true });
+    }
+
+    enter('pushing-state');
+    if (!rewrite.alreadyMigrated) {
+      await acts.pushState({ subject, workspaceId: pf.workspaceId, backup, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 });
+    }
+    done('push-state');
+
+    const startGate = await gates.request('start', verdict.planHash, `Start ${subject} pinned to ${pf.targetVersionName}`);
+    if (startGate === 'rejected' || startGate === 'timed-out') {
+      throw ApplicationFailure.create({ message: `start of ${subject} ${startGate}; restoring`, type: 'WsmigrateRejected', nonRetryable: true });
+    }
+    enter('starting');
+    const start = await builds.startPinned({ workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs });
+    ownBuildIds.push(start.buildId);
+    done('start');
+
+    enter('checking');
+    const check = await acts.postBuildCheck({ subject, buildId: start.buildId, backupRef: backup.blob.ref });
+    done('post-build-check');
+
+    const warnings = [...check.warnings];
+    if (pf.prior.transition === 'stop') {
+      // It was stopped before we came: leave it stopped, now on the new version (pinned, never the old one).
+      try {
+        await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: { transition: 'stop', templateVersionId: input.targetVersionId }, timeoutMs: buildTimeoutMs });
+      } catch (err) {
+        warnings.push(`migrated, but stopping it again failed: ${(err as Error).message}`);
+      }
+    }
+    enter('migrated');
+    upsertMemo({ outcome: 'migrated', backupSha256: backup.blob.sha256 });
+    await acts.notify({ kind: 'migration-done', workflowId, subject: `Migrated ${subject}`, text: `${rewrite.renamedCount} instance(s) renamed; volumes unchanged.` });
+    return {
+      outcome: 'migrated',
+      workspaceId: pf.workspaceId,
+      backup: status.backup,
+      migratedSha256: rewrite.migrated.sha256,
+      renamedCount: rewrite.renamedCount,
+      startBuildId: start.buildId,
+      verdict: verdict.verdict,
+      warnings,
+    };
+  } catch (err) {
+    status.error = (err as Error).message;
+    const cancelled = isCancellation(err);
+    await CancellationScope.nonCancellable(async () => {
+      enter('compensating');
+      try {
+        if (backup) {
+          await comp.restoreState({ subject, workspaceId: pf.workspaceId, backup, ownBuildIds });
+          done('restore-state');
+        }
+        await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs });
+        done('return-to-prior');
+        enter('restored');
+        upsertMemo({ outcome: 'restored', reason: status.error?.slice(0, 300) ?? '' });
+        await acts.notify({ kind: 'restored', workflowId, subject: `Restored ${subject}`, text: `Migration stopped: ${status.error}. State and transition restored.` });
+      } catch (compErr) {
+        enter('needs-attention');
+        upsertMemo({ outcome: 'needs-attention' });
+        await acts.notify({ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Restore did not finish: ${(compErr as Error).message}` });
+        throw ApplicationFailure.create({
+          message: `${subject}: migration failed (${status.error}) and the restore did not finish: ${(compErr as Error).message}`,
+          type: 'WsmigrateNeedsAttention',
+          nonRetryable: true,
+        });
+      }
+    });
+    if (cancelled) throw err;
+    throw ApplicationFailure.create({
+      message: `${subject}: migration rolled back, state and transition restored. Cause: ${status.error}`,
+      type: 'WsmigrateRolledBack',
+      nonRetryable: true,
+    });
+  }
+}
