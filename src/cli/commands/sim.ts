@@ -1,0 +1,103 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { startSimulator } from '../../sim';
+import { CliError, EXIT, type CliIo } from '../io';
+
+function integer(name: string, min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw)) throw new InvalidArgumentError(`${name} must be a whole number, got "${raw}".`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}, got ${value}.`);
+    return value;
+  };
+}
+
+function coderVersion(raw: string): string {
+  const version = raw.startsWith('v') ? raw : `v${raw}`;
+  if (!/^v\d+\.\d+\.\d+([-+].*)?$/.test(version)) {
+    throw new InvalidArgumentError(`--version must look like v2.31.7 (a Coder release), got "${raw}".`);
+  }
+  return version;
+}
+
+interface SimOptions {
+  workspaces: number;
+  port: number;
+  host: string;
+  version: string;
+  buildLatencyMs: number;
+  seed?: number;
+  stopped?: boolean;
+}
+
+/** Resolves on the first SIGINT or SIGTERM, and stops listening for both. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onInt = (): void => done('SIGINT');
+    const onTerm = (): void => done('SIGTERM');
+    const done = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolve(signal);
+    };
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}
+
+export function registerSimCommands(program: Command, io: CliIo): void {
+  program
+    .command('sim')
+    .summary('run a simulated Coder deployment (API, builds, a fake Kubernetes cluster) for demos and tests')
+    .description(
+      'Starts a local, in-memory Coder deployment that answers the REST API wsmigrate uses: an organization "coder", ' +
+        'a Kubernetes template written with the deprecated kubernetes_* types, and N workspaces whose home volumes ' +
+        'live in a fake cluster. Builds really plan the template\'s Terraform source against each workspace\'s state, ' +
+        'so a wrong build destroys a volume exactly as it would on a real deployment. Runs until Ctrl-C (SIGINT) or SIGTERM.',
+    )
+    .option('--workspaces <n>', 'how many workspaces to seed', integer('--workspaces', 0, 100_000), 3)
+    .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0, 65_535), 3000)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--version <version>', 'Coder version to report; versions before 2.27.10/2.28.7/2.29.2 have no PUT state', coderVersion, 'v2.31.7')
+    .option('--build-latency-ms <ms>', 'time each build phase takes (pending, running)', integer('--build-latency-ms', 0, 600_000), 200)
+    .option('--seed <n>', 'make ids, names and tokens reproducible', integer('--seed', 0, 2 ** 32 - 1))
+    .option('--stopped', 'seed the workspaces stopped instead of running')
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ wsmigrate sim --workspaces 200 --port 3000 --version v2.31.7 --seed 7
+  Then paste the printed "export CODER_URL=… CODER_SESSION_TOKEN=…" line into another shell.
+
+Exit codes:
+  ${EXIT.ok}  stopped by SIGINT/SIGTERM
+  ${EXIT.failure}  the simulator could not start (for example the port is taken)
+  ${EXIT.usage}  a flag has an invalid value`,
+    )
+    .action(async (opts: SimOptions) => {
+      let sim;
+      try {
+        sim = await startSimulator({
+          workspaces: opts.workspaces,
+          port: opts.port,
+          host: opts.host,
+          version: opts.version,
+          buildLatencyMs: opts.buildLatencyMs,
+          workspacesRunning: !opts.stopped,
+          ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        });
+      } catch (err) {
+        throw new CliError(
+          `The Coder simulator could not listen on ${opts.host}:${opts.port}: ${(err as Error).message}. Pick another --port (0 picks a free one).`,
+          EXIT.failure,
+        );
+      }
+      io.out(`Coder simulator ${opts.version} listening on ${sim.url}`);
+      io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}`);
+      io.out(`  admin token:  ${sim.token}`);
+      io.out(`  member token: ${sim.memberToken}`);
+      io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
+      const signal = await untilSignal();
+      await sim.close();
+      io.out(`Coder simulator stopped (${signal}).`);
+    });
+}

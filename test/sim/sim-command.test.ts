@@ -1,0 +1,78 @@
+import { Command, CommanderError } from 'commander';
+import { registerSimCommands } from '../../src/cli/commands/sim';
+import type { CliIo } from '../../src/cli/io';
+
+function collector(): CliIo & { lines: string[]; errors: string[] } {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  return { lines, errors, out: (t) => lines.push(t), err: (t) => errors.push(t) };
+}
+
+function program(io: CliIo): Command {
+  const p = new Command();
+  p.exitOverride();
+  p.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+  registerSimCommands(p, io);
+  return p;
+}
+
+async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('wsmigrate sim', () => {
+  test('starts on a free port, prints the URL, the admin token and an export line, serves the API, and stops on SIGTERM', async () => {
+    const io = collector();
+    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '4', '--seed', '3', '--version', '2.29.2', '--build-latency-ms', '5'], { from: 'user' });
+    await until(() => io.lines.some((l) => l.startsWith('export ')));
+    const exportLine = io.lines.find((l) => l.startsWith('export ')) as string;
+    const m = /^export CODER_URL=(http:\/\/127\.0\.0\.1:\d+) CODER_SESSION_TOKEN=(\S+)$/.exec(exportLine);
+    expect(m).not.toBeNull();
+    const [, url, token] = m as RegExpExecArray;
+    expect(io.lines.join('\n')).toContain(`listening on ${url}`);
+    expect(io.lines.join('\n')).toContain(`admin token:  ${token}`);
+
+    const info = (await (await fetch(`${url}/api/v2/buildinfo`)).json()) as { version: string };
+    expect(info.version).toBe('v2.29.2');
+    const list = (await (await fetch(`${url}/api/v2/workspaces`, { headers: { 'Coder-Session-Token': token as string } })).json()) as { count: number };
+    expect(list.count).toBe(4);
+
+    process.emit('SIGTERM');
+    await run;
+    expect(io.lines[io.lines.length - 1]).toBe('Coder simulator stopped (SIGTERM).');
+    await expect(fetch(`${url}/api/v2/buildinfo`)).rejects.toThrow();
+  });
+
+  test('rejects a bad flag value with a usage error naming the flag', async () => {
+    const io = collector();
+    await expect(program(io).parseAsync(['sim', '--workspaces', 'many'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+    expect(io.errors.join('')).toContain('--workspaces must be a whole number, got "many"');
+  });
+
+  test('--help teaches what it does, an example and the exit codes', async () => {
+    const io = collector();
+    await expect(program(io).parseAsync(['sim', '--help'], { from: 'user' })).rejects.toMatchObject({ code: 'commander.helpDisplayed' });
+    const help = io.lines.join('');
+    expect(help).toContain('Starts a local, in-memory Coder deployment');
+    expect(help).toContain('$ wsmigrate sim --workspaces 200');
+    expect(help).toMatch(/Exit codes:[\s\S]*0\s+stopped by SIGINT\/SIGTERM[\s\S]*2\s+a flag has an invalid value/);
+  });
+
+  test('a taken port fails with exit code 1 and says what to do', async () => {
+    const io = collector();
+    const first = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '0'], { from: 'user' });
+    await until(() => io.lines.some((l) => l.startsWith('export ')));
+    const port = /:(\d+) /.exec(io.lines.find((l) => l.startsWith('export ')) as string)?.[1] as string;
+    const second = collector();
+    await expect(program(second).parseAsync(['sim', '--port', port, '--workspaces', '0'], { from: 'user' })).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringContaining('Pick another --port'),
+    });
+    process.emit('SIGINT');
+    await first;
+  });
+});
