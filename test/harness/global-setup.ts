@@ -1,5 +1,5 @@
+import { startDevServer, type DevServer } from '../../src/adapters/temporal-dev-server';
 import { temporalCliPath } from '../../src/config/tools';
-import { startDevServer, type DevServer } from './dev-server';
 
 /**
  * One real Temporal dev server for the whole test run (never a mock). Test files find it through
@@ -8,7 +8,7 @@ import { startDevServer, type DevServer } from './dev-server';
  */
 export default async function globalSetup(): Promise<void> {
   if (process.env.TEMPORAL_ADDRESS || process.env.WSMIGRATE_UNIT_ONLY === '1') return;
-  const server: DevServer = await startDevServer(temporalCliPath());
+  const server = await startDevServer({ temporalBin: temporalCliPath() });
   process.env.TEMPORAL_ADDRESS = server.address;
   (globalThis as { __wsmigrateDevServer?: DevServer }).__wsmigrateDevServer = server;
 }

@@ -1,6 +1,5 @@
-import { stopDevServer, type DevServer } from './dev-server';
+import type { DevServer } from '../../src/adapters/temporal-dev-server';
 
 export default async function globalTeardown(): Promise<void> {
-  const server = (globalThis as { __wsmigrateDevServer?: DevServer }).__wsmigrateDevServer;
-  if (server) await stopDevServer(server);
+  await (globalThis as { __wsmigrateDevServer?: DevServer }).__wsmigrateDevServer?.stop();
 }

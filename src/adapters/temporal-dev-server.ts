@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { WSMIGRATE_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+
+export interface DevServerOptions {
+  temporalBin: string;
+  /** gRPC port; 0 picks a free one. */
+  port?: number;
+  /** Web UI port; omitted = headless. */
+  uiPort?: number;
+  /** SQLite file; omitted = a file in a fresh temp dir removed on stop. */
+  dbFile?: string;
+  startTimeoutMs?: number;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `temporal server start-dev` on loopback with SQLite and wsmigrate's search attributes, and waits until it answers. */
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const port = opts.port || (await freeLoopbackPort());
+  const tempDir = opts.dbFile ? undefined : mkdtempSync(join(tmpdir(), 'wsmigrate-temporal-'));
+  const dbFile = opts.dbFile ?? join(tempDir as string, 'temporal.db');
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(port),
+    '--db-filename', dbFile,
+    '--log-level', 'error',
+    ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
+    ...WSMIGRATE_SEARCH_ATTRIBUTES.flatMap((sa) => ['--search-attribute', `${sa.name}=Keyword`]),
+  ];
+  const child = spawn(opts.temporalBin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (b: Buffer) => {
+    stderr = (stderr + b.toString()).slice(-4000);
+  });
+  const address = `127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`temporal server start-dev exited with code ${child.exitCode} before answering (is port ${port} in use?):\n${stderr}`);
+    }
+    try {
+      const conn = await Connection.connect({ address, connectTimeout: 1000 });
+      await conn.workflowService.getSystemInfo({});
+      await conn.close();
+      return { address, uiUrl: opts.uiPort ? `http://127.0.0.1:${opts.uiPort}` : undefined, process: child, stop };
+    } catch (err) {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`temporal dev server on ${address} did not answer in time: ${(err as Error).message}\n${stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+}
