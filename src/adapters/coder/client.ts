@@ -80,7 +80,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TEMPLATE_NAME = /^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$/;
 
 const NEEDS = {
-  nothing: 'no permission (the endpoint is public)',
   workspaceRead: 'read access to the workspace (its owner, a template admin or an owner)',
   workspaceUpdate: '`update` on the workspace',
   workspaceDelete: '`delete` on the workspace',
@@ -90,7 +89,7 @@ const NEEDS = {
 };
 
 const STATE_HINTS = {
-  404: 'Coder also answers 404 here when the user lacks template admin rights (`update` on the template), even though the build exists.',
+  404: 'Here Coder answers 404 even for an existing build when that permission is missing.',
 };
 
 const PUT_STATE_HINTS = {
@@ -130,7 +129,7 @@ export class CoderClient {
 
   buildInfo(): Promise<BuildInfo> {
     return this.#http.json(
-      { method: 'GET', path: '/buildinfo', expect: [200], endpoint: { does: 'read the Coder build info', needs: NEEDS.nothing } },
+      { method: 'GET', path: '/buildinfo', expect: [200], endpoint: { does: 'read the Coder build info' } },
       BuildInfoSchema,
     );
   }

@@ -8,8 +8,8 @@ import { CoderResponseSchema } from './schemas';
 export interface Endpoint {
   /** The action in words, completing "could not …" ("get the Terraform state of build b1"). */
   does: string;
-  /** The permission the token's user needs, in words. */
-  needs: string;
+  /** The permission the token's user needs, in words; absent for public endpoints. */
+  needs?: string;
   /** Extra advice for a given HTTP status. */
   hints?: Partial<Record<number, string>>;
 }
@@ -257,19 +257,20 @@ function composeMessage(request: CoderRequest<unknown>, failure: AttemptFailure,
   const { endpoint } = request;
   const call = `${request.method} ${request.path}`;
   const coderSays = failure.coderMessage
-    ? ` Coder says: "${failure.coderMessage}"${failure.detail ? ` (${failure.detail})` : ''}.`
+    ? ` Coder says: "${withoutFinalPeriod(failure.coderMessage)}"${failure.detail ? ` (${withoutFinalPeriod(failure.detail)})` : ''}.`
     : '';
+  const needs = endpoint.needs ?? 'access to the deployment';
   const validations = failure.validations ? ` Invalid fields: ${failure.validations.join('; ')}.` : '';
   const hint = endpoint.hints?.[failure.status] ? ` ${endpoint.hints[failure.status]}` : '';
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   const head = `Could not ${endpoint.does} (${call})`;
   switch (failure.kind) {
     case 'unauthorized':
-      return `${head}: 401 Unauthorized, Coder did not accept the session token (expired, revoked or from another deployment).${coderSays} Log in again or create a new token for a user with ${endpoint.needs}.${hint}`;
+      return `${head}: 401 Unauthorized, Coder did not accept the session token (expired, revoked or from another deployment).${coderSays} Log in again (\`coder login\`) or create a new token (\`coder tokens create\`)${endpoint.needs ? ` for a user with ${endpoint.needs}` : ''}.${hint}`;
     case 'forbidden':
-      return `${head}: 403 Forbidden, the token's user lacks ${endpoint.needs}.${coderSays} Ask a Coder owner to grant it, or run wsmigrate with a token of a user who has it.${hint}`;
+      return `${head}: 403 Forbidden, the call needs ${needs}, which the token's user lacks.${coderSays} Ask a Coder owner to grant it, or run wsmigrate with a token of a user who has it.${hint}`;
     case 'not-found':
-      return `${head}: ${failure.status}, not found or no access (Coder answers 404 when the caller cannot read a thing). Check the name or ID, and that the token's user has ${endpoint.needs}.${coderSays}${hint}`;
+      return `${head}: ${failure.status}, not found or no access (Coder answers 404 when the caller cannot read a thing). Check the name or ID, and that the token's user has ${needs}.${coderSays}${hint}`;
     case 'conflict':
       return `${head}: 409 Conflict.${coderSays}${hint}`;
     case 'rate-limited': {
@@ -285,6 +286,10 @@ function composeMessage(request: CoderRequest<unknown>, failure: AttemptFailure,
     case 'invalid-response':
       return `${head}: ${failure.detailText}. The server at ${origin} does not answer like the Coder API wsmigrate supports; check the URL and the Coder version.${hint}`;
   }
+}
+
+function withoutFinalPeriod(text: string): string {
+  return text.replace(/\.\s*$/, '');
 }
 
 /** Names the first field that failed validation, never its value. */

@@ -1,0 +1,83 @@
+import { CoderClient } from '../../../src/adapters/coder/client';
+import { CoderWaitTimeoutError } from '../../../src/adapters/coder/errors';
+import type { WorkspaceBuild } from '../../../src/adapters/coder/schemas';
+import { fixture } from './coder-fixtures';
+import { FakeCoder, fakeClock } from './fake-coder';
+
+function buildWithJob(status: string) {
+  const build = fixture('workspace-build');
+  build.job.status = status;
+  return build;
+}
+
+describe('waiting for jobs', () => {
+  let coder: FakeCoder;
+  let clock: ReturnType<typeof fakeClock>;
+  let client: CoderClient;
+  const buildId = fixture('workspace-build').id as string;
+
+  beforeEach(async () => {
+    coder = await FakeCoder.start();
+    clock = fakeClock();
+    client = new CoderClient({ url: coder.url, token: 'tok-abcdefghijklmnop', sleep: clock.sleep, now: clock.now });
+  });
+  afterEach(() => coder.close());
+
+  it.each(['succeeded', 'failed', 'canceled'])('waitForBuild returns the build once its job is %s', async (terminal) => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('pending') }, { status: 200, json: buildWithJob('running') }, { status: 200, json: buildWithJob(terminal) });
+    const seen: string[] = [];
+    const build = await client.waitForBuild(buildId, { onPoll: (b: WorkspaceBuild) => seen.push(b.job.status) });
+    expect(build.job.status).toBe(terminal);
+    expect(seen).toEqual(['pending', 'running', terminal]);
+  });
+
+  it('keeps waiting through canceling, which is not finished yet', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('canceling') }, { status: 200, json: buildWithJob('canceled') });
+    expect((await client.waitForBuild(buildId)).job.status).toBe('canceled');
+    expect(coder.received).toHaveLength(2);
+  });
+
+  it('polls from about 500 ms up to at most 5 s between reads', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, ...Array.from({ length: 12 }, () => ({ status: 200, json: buildWithJob('running') })), { status: 200, json: buildWithJob('succeeded') });
+    await client.waitForBuild(buildId);
+    expect(clock.sleeps[0]).toBe(500);
+    expect(Math.max(...clock.sleeps)).toBe(5000);
+    expect(clock.sleeps).toEqual([...clock.sleeps].sort((a, b) => a - b));
+  });
+
+  it('times out with an error that names the build, the workspace and the last job status', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('running') });
+    const wait = client.waitForBuild(buildId, { timeoutMs: 60_000 });
+    await expect(wait).rejects.toBeInstanceOf(CoderWaitTimeoutError);
+    const error = (await wait.catch((e: unknown) => e)) as CoderWaitTimeoutError;
+    expect(error).toMatchObject({ subject: 'workspace build', id: buildId, lastJobStatus: 'running', retryable: true });
+    expect(error.message).toContain('Timed out after 1m');
+    expect(error.message).toContain(`workspace build ${buildId} (alice/dev #8, start)`);
+    expect(error.message).toContain('still "running"');
+    expect(clock.nowMs - Date.parse('2026-07-08T09:00:00Z')).toBe(60_000);
+  });
+
+  it('stops waiting when its signal aborts', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('running') });
+    const controller = new AbortController();
+    const wait = client.waitForBuild(buildId, { signal: controller.signal, onPoll: () => controller.abort(new Error('activity cancelled')) });
+    await expect(wait).rejects.toThrow('activity cancelled');
+    expect(coder.received).toHaveLength(1);
+  });
+
+  it('waitForTemplateVersion returns the version once its import finished', async () => {
+    const version = fixture('template-version');
+    const importing = { ...version, job: { ...version.job, status: 'running' } };
+    coder.on('GET', `/templateversions/${version.id}`, { status: 200, json: importing }, { status: 200, json: version });
+    expect((await client.waitForTemplateVersion(version.id)).job.status).toBe('succeeded');
+  });
+
+  it('waitForTemplateVersion times out naming the version and hinting at provisioners', async () => {
+    const version = fixture('template-version');
+    coder.on('GET', `/templateversions/${version.id}`, { status: 200, json: { ...version, job: { ...version.job, status: 'pending' } } });
+    const error = (await client.waitForTemplateVersion(version.id, { timeoutMs: 10_000 }).catch((e: unknown) => e)) as CoderWaitTimeoutError;
+    expect(error).toBeInstanceOf(CoderWaitTimeoutError);
+    expect(error.message).toContain(`template version ${version.name} (${version.id})`);
+    expect(error.message).toContain('provisioner');
+  });
+});
