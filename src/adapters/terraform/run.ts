@@ -60,7 +60,6 @@ export async function runTerraform(args: readonly string[], opts: TerraformRunOp
 /** The last lines that say something, without the box drawing Terraform puts around diagnostics. */
 function stderrTail(stderr: string): string {
   const lines = stderr
-    // eslint-disable-next-line no-control-regex
     .replace(/\u001b\[[0-9;]*m/g, '')
     .split(/\r?\n/)
     .map((line) => line.replace(/^[╷│╵]\s?/, '').trimEnd())
