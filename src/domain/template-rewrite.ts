@@ -86,6 +86,8 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
     if (edits.length > 0) editsByFile.set(file.path, edits);
   }
 
+  refuseCollisions(model.configFiles, renamedLabelStarts);
+
   const annotated = new Set(annotatedResources(model));
   const protectedResources: TemplateRewriteReport['protectedResources'] = [];
   const newGuards: string[] = [];
@@ -95,7 +97,7 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
       const why = annotated.has(r) ? 'annotation' : isPersistentType(r.type) ? 'persistent-kind' : undefined;
       if (!why) continue;
       protectedResources.push({ file: r.file, line: r.line, address: `${r.type}.${r.name}`, why });
-      if (r.typeStart !== undefined && renamedLabelStarts.get(file.path)?.has(r.typeStart)) {
+      if (renamedLabelStarts.get(file.path)?.has(r.typeStart)) {
         for (const prefix of model.modules.prefixesOf(dirOf(r.file))) newGuards.push(`${prefix}${r.type}.${r.name}`);
       }
     }
@@ -125,6 +127,26 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
 function occurrencesIn(file: ConfigFile, isRewritten: (fromDir: string, callPath: readonly string[]) => boolean): TypeOccurrence[] {
   const moduleIsRewritten = (callPath: readonly string[]): boolean => isRewritten(dirOf(file.path), callPath);
   return file.syntax === 'native' ? typeOccurrencesInHcl(file.parsed, moduleIsRewritten) : typeOccurrencesInJson(file.tree, file.path, moduleIsRewritten);
+}
+
+/** Renaming `T.x` onto a `T_v1.x` that the same module already declares would make Terraform reject the template. */
+function refuseCollisions(configFiles: readonly ConfigFile[], renamedLabelStarts: ReadonlyMap<string, ReadonlySet<number>>): void {
+  const declared = new Map<string, { file: string; line: number }>();
+  const key = (file: string, mode: string, type: string, name: string): string => [dirOf(file), mode, type, name].join('\0');
+  const resources = configFiles.flatMap((f) => f.outline.resources);
+  for (const r of resources) declared.set(key(r.file, r.mode, r.type, r.name), r);
+  for (const r of resources) {
+    if (!renamedLabelStarts.get(r.file)?.has(r.typeStart)) continue;
+    const replacement = lookupDeprecated(r.mode, r.type)?.replacement ?? r.type;
+    const twin = declared.get(key(r.file, r.mode, replacement, r.name));
+    if (twin) {
+      const what = `${r.mode === 'data' ? 'data.' : ''}${r.type}.${r.name}`;
+      throw new TemplateRewriteError(
+        `${r.file}:${r.line}: renaming ${what} would collide with ${r.mode === 'data' ? 'data.' : ''}${replacement}.${r.name} ` +
+          `declared at ${twin.file}:${twin.line}. Rename or remove one of the two blocks, then run the rewrite again.`,
+      );
+    }
+  }
 }
 
 function refusalReason(occ: TypeOccurrence, replacement: string, note: string | undefined): string {
