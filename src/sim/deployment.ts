@@ -252,7 +252,7 @@ export class SimDeployment {
     }
     if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
     if (req.orphan && req.state) throw new ApiError(400, 'You cannot set state and orphan at the same time.');
-    if ((req.state || req.orphan) && !this.canUpdateTemplate(actor)) throw new ApiError(403, 'Only template managers may provide custom state.');
+    if ((req.state || req.orphan) && !this.canUpdateTemplate(actor)) throw new ApiError(403, 'Only template managers may provide custom state');
     const previous = this.latestBuild(ws);
     if (ACTIVE_JOB_STATUSES.has(previous.job.status)) {
       throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);

@@ -28,7 +28,9 @@ export const buildRoutes: Route[] = [
     path: '/workspaces/{workspace}/builds',
     async handle(ctx) {
       const d = ctx.deployment;
-      const ws = d.readableWorkspace(ctx.actor, uuidParam(ctx, 'workspace', 'workspace'));
+      // No read check here: createBuild answers 403 to a member building someone else's workspace.
+      const ws = d.workspaces.get(uuidParam(ctx, 'workspace', 'workspace'));
+      if (!ws) throw notFound();
       const body = await readJson(ctx);
       const transition = body.transition;
       if (typeof transition !== 'string' || !TRANSITIONS.includes(transition as Transition)) {
