@@ -27,6 +27,6 @@ export async function createWsmigrateWorker(opts: WsmigrateWorkerOptions): Promi
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: opts.workflowsPath ?? defaultWorkflowsPath() }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 20,
     // A nondeterminism error fails the workflow loudly instead of retrying the task forever.
-    workflowFailureErrorTypes: ['NondeterminismError'],
+    workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
   });
 }

@@ -1,0 +1,93 @@
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  migrateTemplateInputSchema,
+  migrateWorkspaceInputSchema,
+  parseInput,
+  templateWorkflowId,
+  workspaceWorkflowId,
+  type MigrateTemplateInput,
+  type MigrateWorkspaceInput,
+} from '../domain/migration-input';
+import type { PendingApproval } from '../domain/approval-policy';
+import { approvalSignal, approveUpdate, rejectUpdate, type ApprovalReceipt } from '../workflows/approval-gates';
+import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
+import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
+import { WsmigrateTemplate } from '../workflows/search-attributes';
+
+export interface StartOptions {
+  taskQueue: string;
+}
+
+/** Validates before starting, so bad input never reaches the server; one run per workspace id. */
+export async function startWorkspaceMigration(client: Client, input: MigrateWorkspaceInput, opts: StartOptions): Promise<WorkflowHandle> {
+  const params = parseInput(migrateWorkspaceInputSchema, input);
+  const workflowId = workspaceWorkflowId(params.template, params.owner, params.workspace);
+  try {
+    return await client.workflow.start('migrateWorkspace', {
+      taskQueue: opts.taskQueue,
+      workflowId,
+      args: [input],
+      typedSearchAttributes: [{ key: WsmigrateTemplate, value: params.template }],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new Error(`a migration of ${params.owner}/${params.workspace} is already running (${workflowId}); see 'wsmigrate status ${workflowId}'`);
+    }
+    throw err;
+  }
+}
+
+export async function startTemplateMigration(client: Client, input: MigrateTemplateInput, opts: StartOptions): Promise<WorkflowHandle> {
+  const params = parseInput(migrateTemplateInputSchema, input);
+  const workflowId = templateWorkflowId(params.organization, params.template);
+  try {
+    return await client.workflow.start('migrateTemplate', {
+      taskQueue: opts.taskQueue,
+      workflowId,
+      args: [input],
+      typedSearchAttributes: [{ key: WsmigrateTemplate, value: params.template }],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new Error(`a migration of template ${params.organization}/${params.template} is already running (${workflowId})`);
+    }
+    throw err;
+  }
+}
+
+export type MigrationStatus = WorkspaceMigrationStatus | TemplateMigrationStatus;
+
+export async function migrationStatus(client: Client, workflowId: string): Promise<MigrationStatus> {
+  const handle = client.workflow.getHandle(workflowId);
+  if (workflowId.startsWith('wsmigrate-template/')) return handle.query(templateStatusQuery);
+  return handle.query(workspaceStatusQuery);
+}
+
+export interface DecisionOptions {
+  approver: string;
+  comment?: string;
+  /** Approve only this gate / plan; by default whatever is pending now (read from the status query). */
+  gateId?: string;
+  planHash?: string;
+}
+
+/** Approves or rejects the pending gate through the validated update; the server answers at once. */
+export async function decide(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt> {
+  let pending: PendingApproval | undefined;
+  if (!opts.gateId || !opts.planHash) {
+    pending = (await migrationStatus(client, workflowId)).pendingApproval;
+    if (!pending) throw new Error(`${workflowId} is not waiting for an approval; see 'wsmigrate status ${workflowId}'`);
+  }
+  const payload = {
+    gateId: opts.gateId ?? (pending as PendingApproval).gateId,
+    planHash: opts.planHash ?? (pending as PendingApproval).planHash,
+    approver: opts.approver,
+    ...(opts.comment ? { comment: opts.comment } : {}),
+  };
+  return client.workflow.getHandle(workflowId).executeUpdate(decision === 'approve' ? approveUpdate : rejectUpdate, { args: [payload] });
+}
+
+/** The same decision as a signal (no answer): what `temporal workflow signal --name approval` sends. */
+export async function signalDecision(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: Required<Pick<DecisionOptions, 'gateId' | 'planHash' | 'approver'>> & { comment?: string }): Promise<void> {
+  await client.workflow.getHandle(workflowId).signal(approvalSignal, { ...opts, decision });
+}
