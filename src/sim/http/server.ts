@@ -166,7 +166,11 @@ export class SimHttpServer {
     for (const compiled of ROUTES) {
       const m = compiled.pattern.exec(path);
       if (!m) continue;
-      if (compiled.route.availableIn && !compiled.route.availableIn(version)) continue;
+      if (compiled.route.availableIn && !compiled.route.availableIn(version)) {
+        // A release without this handler: answer as for an unknown route, not 405 for its sibling method.
+        if (compiled.route.method === method) throw routeNotFound();
+        continue;
+      }
       pathMatched = true;
       if (compiled.route.method !== method) continue;
       const params = Object.fromEntries(compiled.names.map((name, i) => [name, decodeURIComponent(m[i + 1] ?? '')]));
