@@ -57,12 +57,16 @@ export async function runTerraform(args: readonly string[], opts: TerraformRunOp
   return { stdout: result.stdout, stderr: result.stderr };
 }
 
-/** The last lines that say something, without the box drawing Terraform puts around diagnostics. */
+/**
+ * What Terraform said went wrong: from its first "Error:" line on (warnings before it, such as a
+ * missing CLI config file, are noise here), else the last lines; box drawing and colour removed.
+ */
 function stderrTail(stderr: string): string {
   const lines = stderr
     .replace(/\u001b\[[0-9;]*m/g, '')
     .split(/\r?\n/)
     .map((line) => line.replace(/^[╷│╵]\s?/, '').trimEnd())
     .filter((line) => line.trim() !== '');
-  return lines.slice(-STDERR_TAIL_LINES).join('\n');
+  const firstError = lines.findIndex((line) => line.startsWith('Error:'));
+  return firstError >= 0 ? lines.slice(firstError, firstError + STDERR_TAIL_LINES).join('\n') : lines.slice(-STDERR_TAIL_LINES).join('\n');
 }

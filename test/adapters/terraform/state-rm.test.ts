@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TerraformCommandError } from '../../../src/adapters/terraform/run';
+import { stateList } from '../../../src/adapters/terraform/state-list';
+import { stateRm } from '../../../src/adapters/terraform/state-rm';
+
+const fixture = (name: string): string => readFileSync(join(__dirname, '../../fixtures/state', name), 'utf8');
+
+async function failure(work: Promise<unknown>): Promise<TerraformCommandError> {
+  try {
+    await work;
+  } catch (e) {
+    if (e instanceof TerraformCommandError) return e;
+    throw e;
+  }
+  throw new Error('expected a TerraformCommandError');
+}
+
+describe('terraform state rm (real Terraform)', () => {
+  it('forgets the given instances, bumps the serial, keeps the lineage and leaves the input alone', async () => {
+    const input = fixture('count.tfstate');
+    const output = await stateRm(input, ['kubernetes_deployment.main[0]', 'kubernetes_persistent_volume_claim.home[0]']);
+    expect(await stateList(output)).toEqual(['data.coder_workspace.me', 'coder_agent.main']);
+    const before = JSON.parse(input);
+    const after = JSON.parse(output);
+    expect(after.serial).toBe(before.serial + 1);
+    expect(after.lineage).toBe(before.lineage);
+    expect(input).toBe(fixture('count.tfstate'));
+  });
+
+  it('forgets the deposed object of an instance with it', async () => {
+    const output = await stateRm(fixture('deposed-tainted.tfstate'), ['kubernetes_deployment.main[0]']);
+    const deployment = JSON.parse(output).resources.find((r: { type: string }) => r.type === 'kubernetes_deployment');
+    expect(deployment.instances.map((i: { index_key: number; deposed?: string }) => [i.index_key, i.deposed])).toEqual([[1, undefined]]);
+  });
+
+  it('removes module and for_each instances addressed with their keys', async () => {
+    const output = await stateRm(fixture('modules.tfstate'), ['module.storage["k"].module.inner.kubernetes_persistent_volume_claim.home', 'module.workspace[1]']);
+    expect(await stateList(output)).toEqual(['kubernetes_namespace.ns', 'module.kubernetes_secret.kubernetes_secret.kubernetes_secret']);
+  });
+
+  it('fails naming the subcommand and the address when nothing matches', async () => {
+    const error = await failure(stateRm(fixture('count.tfstate'), ['kubernetes_deployment.missing']));
+    expect(error.subcommand).toBe('state rm');
+    // Warnings before the error (a missing CLI config file, for one) are left out.
+    expect(error.message).toMatch(/^terraform state rm of kubernetes_deployment\.missing failed \(exit 1\): Error: Invalid target address\n/);
+  });
+
+  it('reports a state Terraform cannot read without echoing its content', async () => {
+    const error = await failure(stateList(fixture('bad-json.tfstate')));
+    expect(error.message).toMatch(/^terraform state list of the state file failed \(exit 1\): [\s\S]*could not be parsed as JSON/);
+    expect(error.message).not.toMatch(/secret-token|coder-alice/);
+  });
+});
