@@ -71,6 +71,22 @@ function denyMessage(change: ClassifiedChange, transition: Transition): string {
   }
 }
 
+function whyDeleted(change: ClassifiedChange, transition: Transition): string {
+  if (transition === 'delete') return 'destroyed by the workspace delete';
+  if (change.deposed) return 'an object left over from an earlier replacement';
+  switch (change.reason) {
+    case 'delete_because_count_index':
+    case 'delete_because_each_key':
+      return transition === 'stop' ? 'normal in a stop, where counts follow start_count' : 'its count or for_each no longer includes this instance';
+    case 'delete_because_no_resource_config':
+      return 'the template has no block for it';
+    case 'delete_because_no_module':
+      return 'the template no longer calls its module';
+    default:
+      return 'not protected';
+  }
+}
+
 function reasonFor(change: ClassifiedChange, isProtected: boolean, transition: Transition): GuardReason | undefined {
   const at = (severity: GuardReason['severity'], message: string): GuardReason => ({
     address: change.address,
@@ -103,12 +119,7 @@ function reasonFor(change: ClassifiedChange, isProtected: boolean, transition: T
   if (change.kind === 'replace') {
     return at('approval', `${change.address} would be replaced (destroyed, then created)${reasonSuffix(change)}`);
   }
-  const normal: Record<Transition, string> = {
-    stop: 'normal in a stop: its count follows start_count',
-    start: 'the template no longer has this instance',
-    delete: 'destroyed by the workspace delete',
-  };
-  return at('info', `${change.address} is deleted${reasonSuffix(change)}: ${normal[transition]}`);
+  return at('info', `${change.address} is deleted${reasonSuffix(change)}: ${whyDeleted(change, transition)}`);
 }
 
 function listAddresses(reasons: readonly GuardReason[]): string {

@@ -153,6 +153,14 @@ describe('classifyChanges edge cases', () => {
     expect(changes.map((x) => x.kind)).toEqual(['replace', 'create', 'forget']);
   });
 
+  it('never pairs a deposed object with a twin create', () => {
+    const changes = classifyChanges([
+      c('kubernetes_pod.p', 'kubernetes_pod', 'p', ['delete'], { deposed: '0badcafe' }),
+      c('kubernetes_pod_v1.p', 'kubernetes_pod_v1', 'p', ['create']),
+    ]);
+    expect(changes.map((x) => x.kind)).toEqual(['delete', 'create']);
+  });
+
   it('does not change its input', () => {
     const input = [c('kubernetes_pod.p', 'kubernetes_pod', 'p', ['delete']), c('kubernetes_pod_v1.p', 'kubernetes_pod_v1', 'p', ['create'])];
     const copy = structuredClone(input);

@@ -88,15 +88,26 @@ describe('unprotected resources', () => {
     ]);
   });
 
-  it('a plain delete is information: in a stop it is the start_count gate at work', () => {
+  it('a plain delete of an unprotected resource is information', () => {
     const verdict = planGuardVerdict(classified('show/rename-new-to-old.json'), { transition: 'stop', protectPersistentKinds: false });
     // With kind protection off, the PVC rename only needs approval and the deployment delete is info.
     expect(verdict.reasons.map((r) => [r.address, r.severity])).toEqual([
       ['kubernetes_deployment_v1.main[0]', 'info'],
       ['kubernetes_persistent_volume_claim_v1.home', 'approval'],
     ]);
-    expect(verdict.reasons[0].message).toContain('start_count');
+    expect(verdict.reasons[0].message).toContain('the template has no block for it');
     expect(planGuardVerdict(classified('show/removed-delete.json'), { transition: 'start' }).verdict).toBe('allow');
+  });
+
+  it('says why an unprotected instance goes, by Terraform reason and transition', () => {
+    const gated = classifyChanges([
+      planned('kubernetes_deployment.main[0]', 'kubernetes_deployment', 'main', ['delete'], { index: 0, reason: 'delete_because_count_index' }),
+    ]);
+    const stop = planGuardVerdict(gated, { transition: 'stop' });
+    expect(stop.verdict).toBe('allow');
+    expect(stop.reasons[0]).toMatchObject({ severity: 'info', message: expect.stringContaining('normal in a stop, where counts follow start_count') });
+    expect(planGuardVerdict(gated, { transition: 'start' }).reasons[0].message).toContain('no longer includes this instance');
+    expect(planGuardVerdict(gated, { transition: 'delete' }).reasons[0].message).toContain('destroyed by the workspace delete');
   });
 
   it('creates, updates, reads and no-ops say nothing', () => {
