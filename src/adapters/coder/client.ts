@@ -94,6 +94,7 @@ const STATE_HINTS = {
 
 const PUT_STATE_HINTS = {
   404: 'Coder answers 404 when the build does not exist, when the user lacks template admin rights (`update` on the template), or when the server predates `PUT /workspacebuilds/{id}/state` (added in Coder 2.27.10, 2.28.7 and 2.29.2): check the version with buildinfo.',
+  409: 'A build of this workspace is still active: wait for it to finish (waitForBuild), then put the state again.',
   405: 'This Coder predates `PUT /workspacebuilds/{id}/state` (added in 2.27.10, 2.28.7 and 2.29.2): upgrade Coder first.',
 };
 
