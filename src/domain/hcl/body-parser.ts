@@ -46,7 +46,7 @@ export function parseBody(tokens: readonly Token[], file: string): HclItem[] {
   }
   function unexpected(t: Token | undefined, expected: string): never {
     const line = t?.line ?? tokens[tokens.length - 1]?.line ?? 1;
-    const found = t ? `\`${t.text.slice(0, 20)}\`` : 'the end of the file';
+    const found = t ? `\`${brief(t.text)}\`` : 'the end of the file';
     throw new HclSyntaxError(file, line, `expected ${expected} but found ${found}.`);
   }
 
@@ -100,7 +100,7 @@ export function parseBody(tokens: readonly Token[], file: string): HclItem[] {
           out.push({ kind: 'block', type: t, labels, headerIndex, body });
           break;
         } else {
-          unexpected(l, `\`=\` or a block body after \`${t.text}\``);
+          unexpected(l, `\`=\` or a block body after \`${brief(t.text)}\``);
         }
       }
     }
@@ -122,6 +122,11 @@ export function parseBody(tokens: readonly Token[], file: string): HclItem[] {
     }
     return j;
   }
+}
+
+/** Errors quote at most a short token, never a run of file contents. */
+function brief(text: string): string {
+  return text.length > 24 ? `${text.slice(0, 24)}…` : text;
 }
 
 /** Blocks of `type` directly in `items`. */

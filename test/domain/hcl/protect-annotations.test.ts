@@ -1,0 +1,93 @@
+import { findProtectAnnotations, protectedConfigAddresses } from '../../../src/domain/hcl/protect-annotations';
+
+const file = (path: string, lines: string[]) => ({ path, content: lines.join('\n') + '\n' });
+
+describe('findProtectAnnotations', () => {
+  test('finds `#` and `//` annotations on the line directly above a resource header', () => {
+    const files = [
+      file('main.tf', [
+        '# wsmigrate:protect',
+        'resource "kubernetes_secret" "ssh" {}',
+        '',
+        '  // wsmigrate:protect keeps the cache between restarts',
+        'resource "kubernetes_config_map" "cache" {}',
+        '',
+        'resource "kubernetes_pod" "plain" {}',
+      ]),
+    ];
+    expect(findProtectAnnotations(files)).toEqual([
+      { file: 'main.tf', line: 2, address: 'kubernetes_secret.ssh' },
+      { file: 'main.tf', line: 5, address: 'kubernetes_config_map.cache' },
+    ]);
+  });
+
+  test('a blank line between the comment and the block does not count', () => {
+    const files = [file('main.tf', ['# wsmigrate:protect', '', 'resource "kubernetes_secret" "ssh" {}'])];
+    expect(findProtectAnnotations(files)).toEqual([]);
+  });
+
+  test('only the line directly above counts, not an earlier comment line', () => {
+    const files = [file('main.tf', ['# wsmigrate:protect', '# the ssh keys', 'resource "kubernetes_secret" "ssh" {}'])];
+    expect(findProtectAnnotations(files)).toEqual([]);
+  });
+
+  test('a trailing comment on a line of code, a longer word, or a block comment does not count', () => {
+    const files = [
+      file('main.tf', [
+        'locals {} # wsmigrate:protect',
+        'resource "kubernetes_secret" "a" {}',
+        '# wsmigrate:protected',
+        'resource "kubernetes_secret" "b" {}',
+        '/* wsmigrate:protect */',
+        'resource "kubernetes_secret" "c" {}',
+        '# wsmigrate:protect',
+        'data "kubernetes_secret" "d" {}',
+      ]),
+    ];
+    expect(findProtectAnnotations(files)).toEqual([]);
+  });
+
+  test('works with CRLF line endings and a BOM', () => {
+    const files = [{ path: 'main.tf', content: '\uFEFF# wsmigrate:protect\r\nresource "kubernetes_secret" "ssh" {}\r\n' }];
+    expect(findProtectAnnotations(files)).toEqual([{ file: 'main.tf', line: 2, address: 'kubernetes_secret.ssh' }]);
+  });
+
+  test('ignores files Terraform does not read as configuration', () => {
+    const lines = ['# wsmigrate:protect', 'resource "kubernetes_secret" "ssh" {}'];
+    expect(findProtectAnnotations([file('notes.tpl', lines), file('main.tftest.hcl', ['run "x" {}'])])).toEqual([]);
+  });
+});
+
+describe('protectedConfigAddresses', () => {
+  test('lists persistent kinds under either name and annotated resources, sorted', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_persistent_volume_claim" "home" {}',
+        'resource "kubernetes_persistent_volume_v1" "pv" {}',
+        'resource "kubernetes_deployment" "main" {}',
+        '// wsmigrate:protect',
+        'resource "kubernetes_secret_v1" "ssh" {}',
+        'data "kubernetes_persistent_volume_claim" "existing" {}',
+      ]),
+      { path: 'extra.tf.json', content: '{"resource": {"kubernetes_persistent_volume": {"data": {}}}}' },
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_persistent_volume.data',
+      'kubernetes_persistent_volume_claim.home',
+      'kubernetes_persistent_volume_v1.pv',
+      'kubernetes_secret_v1.ssh',
+    ]);
+  });
+
+  test('prefixes resources of local modules with every call that reaches them', () => {
+    const files = [
+      file('main.tf', ['module "a" {', '  source = "./modules/vol"', '}', 'module "b" {', '  source = "./modules/vol"', '}']),
+      file('modules/vol/main.tf', ['resource "kubernetes_persistent_volume_claim" "data" {}']),
+      file('examples/unused/main.tf', ['resource "kubernetes_persistent_volume_claim" "orphan" {}']),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'module.a.kubernetes_persistent_volume_claim.data',
+      'module.b.kubernetes_persistent_volume_claim.data',
+    ]);
+  });
+});
