@@ -17,7 +17,7 @@ export async function readTar(archive: Buffer): Promise<ArchiveFile[]> {
   const done = new Promise<void>((resolve, reject) => {
     ex.on('entry', (header, stream, next) => {
       const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('data', (c: unknown) => chunks.push(c as Buffer));
       stream.on('end', () => {
         if (header.type === 'file') {
           const path = header.name.replace(/^\.\//, '');
@@ -44,7 +44,7 @@ export async function writeTar(files: ArchiveFile[]): Promise<Buffer> {
   const p = pack();
   const chunks: Buffer[] = [];
   const collected = new Promise<Buffer>((resolve, reject) => {
-    p.on('data', (c: Buffer) => chunks.push(c));
+    p.on('data', (c: unknown) => chunks.push(c as Buffer));
     p.on('end', () => resolve(Buffer.concat(chunks)));
     p.on('error', reject);
   });

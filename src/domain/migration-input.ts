@@ -36,6 +36,8 @@ export const migrateWorkspaceInputSchema = z.object({
   dryRun: z.boolean().default(false),
   /** How long one Coder build may take before the step fails. */
   buildTimeout: duration.default('30m'),
+  /** A build step that stops heartbeating this long (a dead worker) is retried on another worker. */
+  heartbeatTimeout: duration.default('2m'),
 });
 
 export type MigrateWorkspaceInput = z.input<typeof migrateWorkspaceInputSchema>;

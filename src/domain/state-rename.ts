@@ -54,9 +54,16 @@ export interface RenameProblem {
   message: string;
 }
 
-/** The state was not changed; each problem names the address and what to do about it. */
+/**
+ * The state was not changed; each problem names the address and what to do about it.
+ * kind 'refused': the state is fine but holds what a rename must not touch (DIFFERENT types,
+ * collisions); 'invalid-state': the text is not a readable v4 state.
+ */
 export class StateRenameError extends Error {
-  constructor(readonly problems: RenameProblem[]) {
+  constructor(
+    readonly problems: RenameProblem[],
+    readonly kind: 'refused' | 'invalid-state' = 'refused',
+  ) {
     super(
       problems.length === 1 && problems[0].address === undefined
         ? `Cannot rename the state: ${problems[0].message}`
@@ -86,7 +93,7 @@ export function renameStateTypes(stateText: string, opts: RenameOptions = {}): {
   try {
     read = readStateV4(stateText, PATTERNS);
   } catch (e) {
-    if (e instanceof StateFormatError) throw new StateRenameError([{ message: e.message }]);
+    if (e instanceof StateFormatError) throw new StateRenameError([{ message: e.message }], 'invalid-state');
     throw e;
   }
   const { state } = read.parsed;
@@ -105,7 +112,7 @@ export function renameStateTypes(stateText: string, opts: RenameOptions = {}): {
     if (opts.skipDifferent) {
       for (const address of instanceAddresses(resource)) refused.push({ address, type: resource.type, reason });
     } else {
-      problems.push({ address: formatResourceAddress(resource), message: `${reason}, or rename with skipDifferent to leave it for that strategy.` });
+      problems.push({ address: formatResourceAddress(resource), message: `${reason}; or rename the rest with skipDifferent (--skip-different) and leave this one in place.` });
     }
   });
   problems.push(...findCollisions(state.resources, renames));
@@ -160,10 +167,10 @@ export function renameStateTypes(stateText: string, opts: RenameOptions = {}): {
   };
   if (splices.length === 0) return { stateText, report };
 
-  if (!serialSpan) throw new StateRenameError([{ message: 'the state has no "serial" field; Terraform always writes one.' }]);
+  if (!serialSpan) throw new StateRenameError([{ message: 'the state has no "serial" field; Terraform always writes one.' }], 'invalid-state');
   const serialText = stateText.slice(serialSpan.start, serialSpan.end);
   if (!/^(0|[1-9][0-9]*)$/.test(serialText)) {
-    throw new StateRenameError([{ message: '"serial" is not a whole number; a Terraform state serial is an unsigned integer.' }]);
+    throw new StateRenameError([{ message: '"serial" is not a whole number; a Terraform state serial is an unsigned integer.' }], 'invalid-state');
   }
   // BigInt: a serial is a uint64 and must not be rounded on its way up.
   const nextSerial = (BigInt(serialText) + 1n).toString();

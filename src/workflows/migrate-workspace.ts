@@ -10,6 +10,7 @@ import {
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import type { StateBackup } from '../activities/backup-state';
 import type { VerificationResult } from '../activities/verify-migration';
@@ -88,7 +89,7 @@ export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise
   const buildTimeoutMs = durationMs(input.buildTimeout);
   const builds = proxyActivities<WsmigrateActivities>({
     startToCloseTimeout: buildTimeoutMs + 5 * 60_000,
-    heartbeatTimeout: '2m',
+    heartbeatTimeout: input.heartbeatTimeout as Duration,
     retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
   });
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));

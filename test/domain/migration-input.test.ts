@@ -11,7 +11,7 @@ const valid = { owner: 'alice', workspace: 'dev', template: 'k8s-dev', targetVer
 describe('migrateWorkspace input', () => {
   it('fills the safe defaults: option A, rename, destructive approvals, no dry run', () => {
     const p = parseInput(migrateWorkspaceInputSchema, valid);
-    expect(p).toMatchObject({ option: 'A', strategy: 'rename', dryRun: false, buildTimeout: '30m' });
+    expect(p).toMatchObject({ option: 'A', strategy: 'rename', dryRun: false, buildTimeout: '30m', heartbeatTimeout: '2m' });
     expect(p.approval).toEqual({ policy: 'destructive', approvers: [], timeout: '4h' });
   });
 

@@ -229,6 +229,7 @@ describe('renameStateTypes on each fixture shape', () => {
 describe('renameStateTypes refusals', () => {
   it('refuses DIFFERENT types, naming each and the import strategy', () => {
     const error = renameError(fixture('different-type.tfstate'));
+    expect(error.kind).toBe('refused');
     expect(error.problems.map((p) => p.address)).toEqual(['kubernetes_cron_job.backup', 'kubernetes_ingress.web']);
     expect(error.message).toContain('kubernetes_cron_job.backup: kubernetes_cron_job and kubernetes_cron_job_v1 are different implementations');
     expect(error.message).toContain('needs strategy import');
@@ -236,6 +237,7 @@ describe('renameStateTypes refusals', () => {
 
   it('refuses a rename onto a _v1 twin already in state, naming both, without quoting state content', () => {
     const error = renameError(fixture('collision.tfstate'));
+    expect(error.kind).toBe('refused');
     expect(error.problems).toEqual([{ address: 'kubernetes_deployment.main', message: expect.stringContaining('collide with kubernetes_deployment_v1.main') }]);
     expect(error.message).not.toMatch(/secret-token|coder\/col/);
   });
@@ -253,6 +255,7 @@ describe('renameStateTypes refusals', () => {
     ['bad-json.tfstate', /not valid JSON: line 6, column 3/],
   ])('refuses %s with a message that says what and where', (name, message) => {
     const error = renameError(fixture(name));
+    expect(error.kind).toBe('invalid-state');
     expect(error.problems).toHaveLength(1);
     expect(error.message).toMatch(message);
   });

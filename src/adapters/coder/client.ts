@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { CoderWaitTimeoutError, isCoderApiError } from './errors';
 import { pollUntil, type PollOptions } from './poll-until';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-delay';
@@ -343,6 +344,20 @@ export class CoderClient {
         endpoint: { does: `get template version ${id}`, needs: NEEDS.templateRead },
       },
       TemplateVersionSchema,
+    );
+  }
+
+  /** Every version of a template (archived ones too), so a retried push can find the version it made. */
+  templateVersions(templateId: string): Promise<TemplateVersion[]> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/templates/${seg(templateId)}/versions`,
+        query: { include_archived: true },
+        expect: [200],
+        endpoint: { does: `list versions of template ${templateId}`, needs: NEEDS.templateRead },
+      },
+      z.array(TemplateVersionSchema),
     );
   }
 

@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { connectClient } from '../../client/temporal-client';
+import { decide, migrationStatus } from '../../client/migrations';
+import { loadConfig } from '../../config/env';
+import type { CliIo } from '../io';
+
+async function withClient<T>(fn: (c: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>): Promise<T> {
+  const { client, connection } = await connectClient(loadConfig());
+  try {
+    return await fn(client);
+  } finally {
+    await connection.close();
+  }
+}
+
+export function registerApprovalCommands(program: Command, io: CliIo): void {
+  program
+    .command('status')
+    .description('show a migration: phase, steps done, the guard verdict and any pending approval')
+    .argument('<workflow-id>', 'e.g. wsmigrate/k8s-dev/alice/dev')
+    .option('--json', 'print JSON', false)
+    .action(async (id: string, o) => {
+      const s = await withClient((c) => migrationStatus(c, id));
+      if (o.json) return io.out(JSON.stringify(s, null, 2));
+      io.out(`${id}: ${s.phase}`);
+      if ('stepsDone' in s) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
+      if ('verdict' in s && s.verdict) io.out(`  guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
+      if (s.pendingApproval) {
+        io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
+        io.out(`    ${s.pendingApproval.summary}`);
+        io.out(`    plan ${s.pendingApproval.planHash}`);
+      }
+      if ('error' in s && s.error) io.out(`  error: ${s.error}`);
+    });
+
+  for (const decision of ['approve', 'reject'] as const) {
+    program
+      .command(decision)
+      .description(`${decision} the step a migration is waiting on (validated: approver list, gate and plan hash must match)`)
+      .argument('<workflow-id>', 'e.g. wsmigrate/k8s-dev/alice/dev')
+      .requiredOption('--approver <name>', 'who decides (must be in the run\'s approver list, when it has one)')
+      .option('--gate <id>', 'only if this gate is pending (default: the pending one)')
+      .option('--plan <hash>', 'only if this plan hash is pending (default: the pending one)')
+      .option('--comment <text>', 'recorded in the workflow history')
+      .addHelpText('after', `\nThe same decision can be sent as a signal:\n  temporal workflow signal --workflow-id <id> --name approval --input '{"gateId":"apply","planHash":"sha256:…","approver":"alice","decision":"${decision}"}'`)
+      .action(async (id: string, o) => {
+        const r = await withClient((c) => decide(c, id, decision, { approver: o.approver, gateId: o.gate, planHash: o.plan, comment: o.comment }));
+        io.out(`${r.decision === 'approve' ? 'approved' : 'rejected'} '${r.gateId}' of ${id} as ${r.approver}`);
+      });
+  }
+}

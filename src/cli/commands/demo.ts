@@ -1,0 +1,151 @@
+import type { Command } from 'commander';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { Notification } from '../../activities/ports';
+import { createFileBlobStore } from '../../adapters/blob-store';
+import { CoderClient } from '../../adapters/coder';
+import { startDevServer } from '../../adapters/temporal-dev-server';
+import { decide, startTemplateMigration, startWorkspaceMigration } from '../../client/migrations';
+import { temporalCliPath } from '../../config/tools';
+import { startSimulator } from '../../sim';
+import { createWsmigrateWorker } from '../../worker/create-worker';
+import { ensureSearchAttributes } from '../../worker/ensure-search-attributes';
+import { installRuntime } from '../../worker/run-worker';
+import { loadConfig } from '../../config/env';
+import type { WorkspaceMigrationResult } from '../../workflows/migrate-workspace';
+import type { TemplateMigrationResult } from '../../workflows/migrate-template';
+import type { CliIo } from '../io';
+
+interface DemoOptions {
+  workspaces: string;
+  port: string;
+  uiPort: string;
+  simPort: string;
+  dir: string;
+  exitWhenDone: boolean;
+  concurrency: string;
+}
+
+/**
+ * The whole product on one machine: a Temporal dev server with its Web UI, the Coder simulator and
+ * a worker; then the template is migrated, one canary workspace waits for (and gets) an approval,
+ * and the rest follow, each checked for an unchanged PVC uid.
+ */
+async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
+  const dir = resolve(o.dir);
+  mkdirSync(dir, { recursive: true });
+  installRuntime({ ...loadConfig({ WSMIGRATE_LOG_LEVEL: 'warn', WSMIGRATE_METRICS_PORT: '0' }) });
+  io.out('starting the Temporal dev server (SQLite, Web UI) …');
+  const server = await startDevServer({ temporalBin: temporalCliPath(), port: Number(o.port), uiPort: Number(o.uiPort), dbFile: join(dir, 'temporal.db') });
+  const sim = await startSimulator({ workspaces: Number(o.workspaces), port: Number(o.simPort), buildLatencyMs: 150 });
+  const cleanup: (() => Promise<unknown>)[] = [() => server.stop(), () => sim.close()];
+  try {
+    io.out(`Temporal Web UI:  ${server.uiUrl}`);
+    io.out(`Temporal gRPC:    ${server.address}`);
+    io.out(`Coder simulator:  ${sim.url}  (${o.workspaces} workspaces on template '${sim.template.name}')`);
+    const connection = await Connection.connect({ address: server.address });
+    cleanup.unshift(() => connection.close());
+    await ensureSearchAttributes(connection, 'default');
+    const client = new Client({ connection, namespace: 'default' });
+    const native = await NativeConnection.connect({ address: server.address });
+    const taskQueue = 'wsmigrate-demo';
+    const notes: Notification[] = [];
+    const worker = await createWsmigrateWorker({
+      connection: native,
+      namespace: 'default',
+      taskQueue,
+      activities: createActivities({
+        coder: new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-demo' }),
+        blobs: createFileBlobStore({ dir: join(dir, 'blobs') }),
+        notifier: { notify: async (n) => void notes.push(n) },
+      }),
+    });
+    const running = worker.run();
+    cleanup.unshift(async () => {
+      worker.shutdown();
+      await running;
+      await native.close();
+    });
+    io.out(`worker polling task queue '${taskQueue}'\n`);
+
+    io.out(`1. migrateTemplate coder/${sim.template.name}: rewrite to _v1 types + removed{} guards, push, promote`);
+    const tHandle = await startTemplateMigration(client, { organization: 'coder', template: sim.template.name, approval: { policy: 'none' } }, { taskQueue });
+    const t = (await tHandle.result()) as TemplateMigrationResult;
+    io.out(`   ${t.outcome}: version ${t.versionName} (${t.versionId}); ${t.report.renamedCount} references renamed; guards for ${t.report.guards.join(', ')}`);
+
+    const workspaces = sim.workspaces();
+    const pvcBefore = new Map(workspaces.map((w) => [w.name, sim.cluster.objects().find((x) => x.kind === 'PersistentVolumeClaim' && x.name.includes(w.id))?.uid]));
+    const [canary, ...rest] = workspaces;
+    const input = (w: (typeof workspaces)[number], option: 'A' | 'B', policy: 'destructive' | 'none') => ({
+      owner: w.owner,
+      workspace: w.name,
+      template: sim.template.name,
+      targetVersionId: t.versionId,
+      option,
+      approval: { policy, approvers: ['demo-sre'] },
+    });
+    io.out(`\n2. canary ${canary.owner}/${canary.name} (option A, approval required)`);
+    const cHandle = await startWorkspaceMigration(client, input(canary, 'A', 'destructive'), { taskQueue });
+    for (;;) {
+      const pending = notes.find((n) => n.kind === 'approval-requested' && n.workflowId === cHandle.workflowId);
+      if (pending) {
+        io.out(`   waiting for approval: ${pending.text}`);
+        io.out(`   (the demo approves as demo-sre; by hand: wsmigrate approve ${cHandle.workflowId} --approver demo-sre)`);
+        await decide(client, cHandle.workflowId, 'approve', { approver: 'demo-sre', comment: 'demo canary looks right' });
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const results: [string, WorkspaceMigrationResult | Error][] = [[`${canary.owner}/${canary.name}`, (await cHandle.result()) as WorkspaceMigrationResult]];
+
+    io.out(`\n3. the other ${rest.length} workspaces, ${o.concurrency} at a time, options A and B alternating, no approval`);
+    const queue = rest.map((w, i) => () => startWorkspaceMigration(client, input(w, i % 2 ? 'B' : 'A', 'none'), { taskQueue }).then((h) => h.result()));
+    const workers = Array.from({ length: Number(o.concurrency) }, async () => {
+      for (let job = queue.shift(), i = 0; job; job = queue.shift(), i++) {
+        const w = rest[rest.length - queue.length - 1];
+        try {
+          results.push([`${w.owner}/${w.name}`, (await job()) as WorkspaceMigrationResult]);
+        } catch (err) {
+          results.push([`${w.owner}/${w.name}`, err as Error]);
+        }
+      }
+    });
+    await Promise.all(workers);
+
+    io.out('\nworkspace                         outcome    PVC uid kept');
+    for (const w of workspaces) {
+      const r = results.find(([name]) => name === `${w.owner}/${w.name}`)?.[1];
+      const after = sim.cluster.objects().find((x) => x.kind === 'PersistentVolumeClaim' && x.name.includes(w.id))?.uid;
+      const outcome = r instanceof Error ? `failed: ${r.message}` : r?.outcome ?? '?';
+      io.out(`${`${w.owner}/${w.name}`.padEnd(33)} ${outcome.padEnd(10)} ${pvcBefore.get(w.name) === after ? 'yes' : 'NO'}`);
+    }
+    io.out(`\nPVCs lost: ${sim.cluster.pvcLosses().length}`);
+    io.out(`Browse every step, approval and compensation in the Web UI: ${server.uiUrl}`);
+    if (o.exitWhenDone) return;
+    io.out('Running until Ctrl-C (the simulator keeps answering at ' + sim.url + ').');
+    await new Promise<void>((r) => {
+      process.once('SIGINT', r);
+      process.once('SIGTERM', r);
+    });
+  } finally {
+    for (const c of cleanup) await c().catch(() => undefined);
+  }
+}
+
+export function registerDemoCommands(program: Command, io: CliIo): void {
+  program
+    .command('demo')
+    .description('run everything locally: Temporal dev server + Web UI, the Coder simulator, a worker, and a full migration of a small fleet')
+    .option('--workspaces <n>', 'simulated workspaces', '6')
+    .option('--port <port>', 'Temporal gRPC port', '7233')
+    .option('--ui-port <port>', 'Temporal Web UI port', '8233')
+    .option('--sim-port <port>', 'Coder simulator port (0 = any free port)', '0')
+    .option('--concurrency <n>', 'workspaces migrated at once after the canary', '3')
+    .option('--dir <path>', 'where the demo keeps its Temporal database and state backups', '.wsmigrate/demo')
+    .option('--exit-when-done', 'stop everything after the migration instead of waiting for Ctrl-C', false)
+    .addHelpText('after', '\nThen open http://127.0.0.1:8233 to see each workflow, its history, approvals and search attributes.')
+    .action((o: DemoOptions) => runDemo(io, o));
+}

@@ -1,0 +1,91 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { connectClient } from '../../client/temporal-client';
+import { startTemplateMigration, startWorkspaceMigration } from '../../client/migrations';
+import { loadConfig } from '../../config/env';
+import { InputError } from '../../domain/migration-input';
+import { CliError, EXIT, type CliIo } from '../io';
+
+function approvalOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--approval <policy>', 'which steps wait for a human: none | destructive | all').choices(['none', 'destructive', 'all']).default('destructive'))
+    .option('--approver <name...>', 'who may approve (default: anyone; WSMIGRATE_APPROVERS sets a default list)')
+    .option('--approval-timeout <duration>', 'wait this long (e.g. 30m, 4h), escalate once, wait again, then abort and restore', '4h')
+    .option('--escalate-to <who>', 'who the escalation notification names');
+}
+
+async function start(io: CliIo, what: 'workspace' | 'template', input: Record<string, unknown>, wait: boolean): Promise<void> {
+  const cfg = loadConfig();
+  const { client, connection } = await connectClient(cfg);
+  try {
+    const handle = what === 'workspace'
+      ? await startWorkspaceMigration(client, input as never, { taskQueue: cfg.taskQueue })
+      : await startTemplateMigration(client, input as never, { taskQueue: cfg.taskQueue });
+    io.out(`started ${handle.workflowId}`);
+    io.out(`  status:  wsmigrate status ${handle.workflowId}`);
+    io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
+    if (wait) io.out(JSON.stringify(await handle.result(), null, 2));
+  } catch (err) {
+    if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+    throw err;
+  } finally {
+    await connection.close();
+  }
+}
+
+export function registerMigrateCommands(program: Command, io: CliIo): void {
+  const migrate = program.command('migrate').description('start durable migrations on the worker (needs a running `wsmigrate worker`)');
+
+  approvalOptions(
+    migrate
+      .command('template')
+      .description('rewrite a template to _v1 types (with removed{} guards for volumes), push it as a new version and promote it after approval')
+      .requiredOption('--org <organization>', 'Coder organization name')
+      .argument('<template>', 'template name')
+      .option('--no-promote', 'push the new version but leave the active one in place')
+      .option('--rename-different', 'also rename types whose _v1 twin is another implementation (you fix their bodies by hand)', false)
+      .option('--dry-run', 'report what would change; push nothing', false)
+      .option('--wait', 'wait for the result and print it', false),
+  )
+    .addHelpText('after', '\nExample:\n  wsmigrate migrate template --org coder k8s-dev --approver alice\n\nPrints the workflow id; the new version id in its result is what `migrate workspace --version` takes.')
+    .action(async (template: string, o) => {
+      await start(io, 'template', {
+        organization: o.org,
+        template,
+        stopBeforePromote: !o.promote,
+        renameDifferent: o.renameDifferent,
+        dryRun: o.dryRun,
+        approval: { policy: o.approval, approvers: o.approver ?? loadConfig().approvers, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
+      }, o.wait);
+    });
+
+  approvalOptions(
+    migrate
+      .command('workspace')
+      .description("migrate one workspace's state to the _v1 types, then start it pinned to the new template version")
+      .argument('<owner/workspace>', 'the workspace, as owner/name')
+      .requiredOption('--template <name>', 'the template the workspace uses')
+      .requiredOption('--version <id>', 'the template version (UUID) with the _v1 types, from `migrate template`')
+      .addOption(new Option('--option <A|B>', 'A: stop first (safe default); B: stay running, start pinned to the new version').choices(['A', 'B']).default('A'))
+      .addOption(new Option('--strategy <s>', 'rename: offline lossless state rewrite; import: terraform import (needs cluster access)').choices(['rename', 'import']).default('rename'))
+      .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
+      .option('--dry-run', 'read, rewrite and verify; change nothing', false)
+      .option('--wait', 'wait for the result and print it', false),
+  )
+    .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c…\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.')
+    .action(async (target: string, o) => {
+      const [owner, workspace, extra] = target.split('/');
+      if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
+      await start(io, 'workspace', {
+        owner,
+        workspace,
+        template: o.template,
+        targetVersionId: o.version,
+        option: o.option,
+        strategy: o.strategy,
+        dryRun: o.dryRun,
+        buildTimeout: o.buildTimeout,
+        approval: { policy: o.approval, approvers: o.approver ?? loadConfig().approvers, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
+      }, o.wait);
+    });
+}

@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/env';
+import { activityDepsFromConfig } from '../../worker/activity-deps';
+import { runWorker } from '../../worker/run-worker';
+import type { CliIo } from '../io';
+
+export function registerWorkerCommands(program: Command, io: CliIo): void {
+  program
+    .command('worker')
+    .description('run the wsmigrate worker: executes migrations from the task queue against Coder (needs CODER_URL and CODER_SESSION_TOKEN)')
+    .addHelpText('after', '\nConfiguration comes from the environment; see `wsmigrate config`. Stops cleanly on SIGINT/SIGTERM.')
+    .action(async () => {
+      const cfg = loadConfig();
+      const abort = new AbortController();
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => abort.abort());
+      await runWorker(cfg, activityDepsFromConfig(cfg), { signal: abort.signal, log: (l) => io.err(l) });
+    });
+
+  program
+    .command('config')
+    .description('print the configuration wsmigrate reads from the environment (secrets redacted) and exit non-zero when it is invalid')
+    .action(async () => {
+      const { describeConfig } = await import('../../config/env');
+      io.out(describeConfig(loadConfig()));
+    });
+}

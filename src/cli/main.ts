@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/env';
+import { registerApprovalCommands } from './commands/approvals';
+import { registerDemoCommands } from './commands/demo';
+import { registerMigrateCommands } from './commands/migrate';
+import { registerPlanCommands } from './commands/plan';
+import { registerSimCommands } from './commands/sim';
+import { registerWorkerCommands } from './commands/worker';
+import { CliError, EXIT, processIo, type CliIo } from './io';
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('wsmigrate')
+    .description(
+      "Migrates Coder workspaces' Terraform state from deprecated kubernetes_* types to their _v1 twins,\n" +
+        'durably (Temporal), with backups, approvals, compensation, and a guard that never lets a build destroy a volume.',
+    )
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      '\nTypical run:\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev        # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id>\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
+    );
+  for (const register of [registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerDemoCommands, registerPlanCommands, registerSimCommands]) {
+    register(program, io);
+  }
+  return program;
+}
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const program = buildProgram(io).exitOverride();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (err instanceof CliError) {
+      io.err(`wsmigrate: ${err.message}`);
+      return err.exitCode;
+    }
+    if (err instanceof ConfigError) {
+      io.err(`wsmigrate: ${err.message}`);
+      return EXIT.usage;
+    }
+    io.err(`wsmigrate: ${(err as Error).message}`);
+    return EXIT.failure;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
