@@ -1,6 +1,6 @@
 import { identityFromAttributes, identityFromConfig, type Plan, type PlannedChange } from './build-plan';
 import { tfLine, type LogLine } from './build-log';
-import { evaluateValue, hasUnresolved, type Resolver } from './expression';
+import { evaluateStrict, evaluateValue, type Resolver } from './expression';
 import { kubeKindOf } from './kube-kinds';
 import { AlreadyExistsError, type KubeCluster } from './kube-cluster';
 import type { ConfigResource, TemplateConfig } from './template-config';
@@ -226,8 +226,11 @@ export function applyPlan(input: ApplyInput): ApplyOutcome {
     let uid: string | undefined;
     if (kubeKindOf(resource.type)) {
       if (!identity) {
-        const metadata = evaluateValue((resource.body.metadata as unknown[] | undefined)?.[0] ?? {}, resolve);
-        const detail = hasUnresolved(metadata) ? 'its metadata name or namespace cannot be evaluated by the simulator' : 'it has no metadata name';
+        const metadata = ((resource.body.metadata as unknown[] | undefined)?.[0] ?? {}) as Record<string, unknown>;
+        const { unresolved } = evaluateStrict([metadata.name, metadata.namespace], resolve);
+        const detail = unresolved.length
+          ? `its metadata name or namespace uses ${unresolved.map((e) => `\${${e}}`).join(', ')}, which the simulator cannot evaluate`
+          : 'it has no metadata name';
         const message = `${change.address} (${resource.file}): ${detail}.`;
         logs.push(tfLine(stage, `Error: ${message}`, 'error'));
         return finish(message);

@@ -1,4 +1,4 @@
-import { evaluateValue, hasUnresolved, type Resolver } from './expression';
+import { evaluateStrict, evaluateValue, type Resolver } from './expression';
 import { kubeKindOf } from './kube-kinds';
 import type { ConfigResource, TemplateConfig } from './template-config';
 import { instanceAddress, type StateInstance, type StateResource, type TerraformStateV4 } from './terraform-state';
@@ -65,8 +65,11 @@ export function identityFromAttributes(type: string, attributes: Record<string, 
 export function identityFromConfig(type: string, body: Record<string, unknown>, resolve: Resolver): ObjectIdentity | undefined {
   const kind = kubeKindOf(type);
   if (!kind) return undefined;
-  const metadata = evaluateValue((body.metadata as unknown[] | undefined)?.[0] ?? {}, resolve) as Record<string, unknown>;
-  if (hasUnresolved(metadata.name) || hasUnresolved(metadata.namespace) || typeof metadata.name !== 'string') return undefined;
+  const raw = ((body.metadata as unknown[] | undefined)?.[0] ?? {}) as Record<string, unknown>;
+  const name = evaluateStrict(raw.name, resolve);
+  const ns = evaluateStrict(raw.namespace, resolve);
+  if (name.unresolved.length || ns.unresolved.length || typeof name.value !== 'string') return undefined;
+  const metadata = { name: name.value, namespace: ns.value };
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : 'default';
   return { kind: kind.kind, namespace: kind.clusterScoped ? '' : namespace, name: metadata.name };
 }

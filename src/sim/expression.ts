@@ -78,35 +78,44 @@ function splitTemplate(text: string): { literal?: string; expr?: string; raw: st
   return parts;
 }
 
-/** Evaluates one hcl2json value; unresolvable interpolations stay as their `${…}` text. */
-export function evaluateValue(value: unknown, resolve: Resolver): unknown {
+function evaluate(value: unknown, resolve: Resolver, unresolved: string[]): unknown {
   if (typeof value === 'string') {
     const parts = splitTemplate(value);
     if (parts.length === 1 && parts[0]?.expr !== undefined) {
       const result = evaluateExpression(parts[0].expr, resolve);
-      return result === UNRESOLVED ? value : result;
+      if (result !== UNRESOLVED) return result;
+      unresolved.push(parts[0].expr.trim());
+      return value;
     }
     return parts
       .map((p) => {
         if (p.literal !== undefined) return p.literal;
         const result = evaluateExpression(p.expr as string, resolve);
-        return result === UNRESOLVED || (typeof result === 'object' && result !== null) ? p.raw : String(result);
+        if (result === UNRESOLVED || (typeof result === 'object' && result !== null)) {
+          unresolved.push((p.expr as string).trim());
+          return p.raw;
+        }
+        return String(result);
       })
       .join('');
   }
-  if (Array.isArray(value)) return value.map((v) => evaluateValue(v, resolve));
+  if (Array.isArray(value)) return value.map((v) => evaluate(v, resolve, unresolved));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, evaluateValue(v, resolve)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, evaluate(v, resolve, unresolved)]));
   }
   return value;
 }
 
-/** True when a value (or anything inside it) still holds an interpolation the evaluator could not resolve. */
-export function hasUnresolved(value: unknown): boolean {
-  if (typeof value === 'string') return /(^|[^$])\$\{/.test(value);
-  if (Array.isArray(value)) return value.some(hasUnresolved);
-  if (value !== null && typeof value === 'object') return Object.values(value).some(hasUnresolved);
-  return false;
+/** Evaluates one hcl2json value; unresolvable interpolations stay as their `${…}` text. */
+export function evaluateValue(value: unknown, resolve: Resolver): unknown {
+  return evaluate(value, resolve, []);
+}
+
+/** Like evaluateValue, and also lists the expressions it could not resolve (`$${…}` escapes are not among them). */
+export function evaluateStrict(value: unknown, resolve: Resolver): { value: unknown; unresolved: string[] } {
+  const unresolved: string[] = [];
+  const result = evaluate(value, resolve, unresolved);
+  return { value: result, unresolved };
 }
 
 /** The `TYPE.NAME` addresses a value refers to, e.g. for ordering creates after what they depend on. */
