@@ -131,6 +131,9 @@ export function buildJson(d: SimDeployment, build: BuildRecord): Json {
     reason: build.reason,
     resources,
     status: workspaceStatus(build),
+    // The template sets no default TTL, so coderd leaves both unset (NullTime → null).
+    deadline: null,
+    max_deadline: null,
     daily_cost: 0,
     matched_provisioners: { count: 1, available: 1, most_recently_seen: build.updatedAt },
     template_version_preset_id: null,
