@@ -70,11 +70,12 @@ export function findTypeReferences(tokens: readonly Token[], from: number, to: n
     }
     if (t.kind === 'interpOpen' || t.kind === 'directiveOpen') {
       const frame: Frame = { closer: '}', vars: [], pendingQuestions: 0 };
-      const word = at(k + 1);
+      const wordAt = isPunct(at(k + 1), '~') ? k + 2 : k + 1;
+      const word = at(wordAt);
       if (t.kind === 'directiveOpen' && word?.kind === 'ident' && word.text === 'for') {
         frame.forState = 'vars';
         frame.directiveFor = true;
-        k++;
+        k = wordAt;
       } else if (t.kind === 'directiveOpen' && word?.kind === 'ident' && word.text === 'endfor') {
         directiveScopes.pop();
       }

@@ -1,0 +1,160 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { readTemplateDir, writeTemplateFiles } from '../../adapters/template-dir';
+import { DEFAULT_GUARD_FILE_NAME } from '../../domain/hcl/guard-blocks';
+import { HclSyntaxError, rewriteTemplate, TemplateRewriteError, type TemplateFile, type TemplateRewriteReport } from '../../domain/template-rewrite';
+import { CliError, EXIT, type CliIo } from '../io';
+
+const REWRITE_HELP = `
+What it does:
+  Renames every deprecated hashicorp/kubernetes type in the template's .tf, .tf.json, .tftest.hcl
+  and .tfmock.hcl files to its versioned twin (kubernetes_deployment -> kubernetes_deployment_v1,
+  kubernetes_daemonset -> kubernetes_daemon_set_v1, ...): block labels, references, depends_on,
+  moved/import/removed addresses, interpolations in strings and heredocs. Everything else stays
+  byte for byte: comments, plain strings, formatting, line endings. Other files (.tfvars, .tpl,
+  scripts, READMEs) are never touched.
+
+  For each protected resource it renames, it adds a removed { lifecycle { destroy = false } } block
+  on the OLD address to ${DEFAULT_GUARD_FILE_NAME}, so a workspace whose state was not migrated yet
+  forgets the old volume and fails its build instead of destroying the volume.
+  Protected: PVCs and PVs, and any resource whose header has, on the line directly above it,
+    # wsmigrate:protect        (or  // wsmigrate:protect)
+  A blank line between that comment and the resource block does NOT count.
+
+  DIFFERENT pairs (ingress, cron_job, hpa, pdb, csr, webhooks, csi_driver) are other
+  implementations: they are refused and left alone (rewrite them by hand, import their state),
+  unless --rename-different.
+
+Examples:
+  wsmigrate template rewrite ./k8s-template            # report and diff, change nothing
+  wsmigrate template rewrite ./k8s-template --check    # same, exit 4 if a rewrite is pending (CI)
+  wsmigrate template rewrite ./k8s-template --write    # rewrite in place, add the guard file
+
+Exit codes:
+  ${EXIT.ok}  nothing to change (or, without --check, the report was printed; with --write, written)
+  ${EXIT.denied}  DIFFERENT types were refused and left as they are (takes precedence over 4)
+  ${EXIT.changesPending}  --check only: the template still needs rewriting
+  ${EXIT.failure}  the template cannot be read or parsed; the message names file:line
+  ${EXIT.usage}  bad usage (for example --check together with --write)`;
+
+interface RewriteOptions {
+  check?: boolean;
+  write?: boolean;
+  json?: boolean;
+  renameDifferent?: boolean;
+  guardFile: string;
+}
+
+interface ChangedLine {
+  file: string;
+  line: number;
+  old: string;
+  new: string;
+}
+
+export function registerTemplateCommands(program: Command, io: CliIo): void {
+  const template = program.command('template').description("Offline tools for a Coder template's Terraform source");
+  template
+    .command('rewrite')
+    .description('Rename deprecated kubernetes_* types to their _v1 twins in a template folder, and add guard blocks')
+    .argument('<dir>', 'template folder (the one holding main.tf)')
+    .option('--check', 'report only; exit 4 when the template still needs rewriting')
+    .option('--write', 'rewrite the changed files in place and write the guard file')
+    .option('--json', 'print the report as JSON')
+    .option('--rename-different', 'also rename DIFFERENT pairs (their state must then be imported, not renamed)')
+    .option('--guard-file <name>', 'file name for the removed{} guard blocks, in the template root', DEFAULT_GUARD_FILE_NAME)
+    .addHelpText('after', REWRITE_HELP)
+    .action(async (dir: string, opts: RewriteOptions) => runRewrite(dir, opts, io));
+}
+
+async function runRewrite(dir: string, opts: RewriteOptions, io: CliIo): Promise<void> {
+  if (opts.check && opts.write) throw new CliError('--check and --write exclude each other: --check only reports, --write changes files.', EXIT.usage);
+
+  let input: TemplateFile[];
+  try {
+    input = await readTemplateDir(dir);
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT.failure);
+  }
+  if (!input.some((f) => f.path.endsWith('.tf') || f.path.endsWith('.tf.json'))) {
+    throw new CliError(`${dir}: no .tf or .tf.json files here. Pass the template's root folder.`, EXIT.failure);
+  }
+
+  let result: ReturnType<typeof rewriteTemplate>;
+  try {
+    result = rewriteTemplate(input, { renameDifferent: opts.renameDifferent, guardFileName: opts.guardFile });
+  } catch (error) {
+    if (error instanceof HclSyntaxError) throw new CliError(`${join(dir, error.file)}${error.message.slice(error.file.length)} Fix the file (terraform validate shows the same problem), then run again.`, EXIT.failure);
+    if (error instanceof TemplateRewriteError) throw new CliError(`${dir}: ${error.message}`, EXIT.failure);
+    throw error;
+  }
+  const { files, report } = result;
+  const changed = files.filter((f) => report.changedFiles.includes(f.path));
+  const diff = changedLines(input, changed, opts.guardFile);
+  const written = opts.write ? await writeTemplateFiles(dir, changed, true) : [];
+
+  if (opts.json) {
+    io.out(JSON.stringify({ dir, mode: opts.write ? 'write' : opts.check ? 'check' : 'report', report, diff, written }, null, 2));
+  } else {
+    io.out(renderText(dir, report, diff, opts, written, files.find((f) => f.path === opts.guardFile)));
+  }
+
+  if (report.refused.length > 0) {
+    throw new CliError(
+      `${report.refused.length} occurrence(s) of DIFFERENT types were refused and left as they are (${[...new Set(report.refused.map((r) => r.type))].join(', ')}): ` +
+        'rewrite those blocks by hand and import their state, or pass --rename-different.',
+      EXIT.denied,
+    );
+  }
+  if (opts.check && !report.unchanged) {
+    throw new CliError(`${report.changedFiles.length} file(s) still need rewriting: run wsmigrate template rewrite ${dir} --write`, EXIT.changesPending);
+  }
+}
+
+/** Old and new text of every line a rename touched (renames never add or remove lines). */
+function changedLines(input: readonly TemplateFile[], changed: readonly TemplateFile[], guardFile: string): ChangedLine[] {
+  const out: ChangedLine[] = [];
+  for (const file of changed) {
+    if (file.path === guardFile) continue;
+    const before = input.find((f) => f.path === file.path)?.content.split('\n') ?? [];
+    const after = file.content.split('\n');
+    after.forEach((line, i) => {
+      if (line !== before[i]) out.push({ file: file.path, line: i + 1, old: (before[i] ?? '').replace(/\r$/, ''), new: line.replace(/\r$/, '') });
+    });
+  }
+  return out;
+}
+
+function renderText(dir: string, report: TemplateRewriteReport, diff: ChangedLine[], opts: RewriteOptions, written: string[], guardFile: TemplateFile | undefined): string {
+  const lines: string[] = [];
+  const sourceFiles = report.changedFiles.filter((f) => f !== opts.guardFile);
+  lines.push(
+    `Template ${dir}: ${report.renamed.length} rename(s) on ${diff.length} line(s) in ${sourceFiles.length} file(s), ` +
+      `${report.refused.length} refused, ${report.protectedResources.length} protected resource(s), ${report.guards.length} guard(s).`,
+  );
+  if (report.unchanged && report.refused.length === 0) lines.push('Nothing to change: the template uses only versioned types.');
+
+  if (diff.length > 0) {
+    lines.push('', 'Changes (file:line, - old, + new):');
+    for (const d of diff) lines.push(`${d.file}:${d.line}`, `  - ${d.old.trim()}`, `  + ${d.new.trim()}`);
+  }
+  if (report.changedFiles.includes(opts.guardFile) && guardFile) {
+    lines.push('', `${opts.guardFile}: removed { lifecycle { destroy = false } } guards on the old addresses:`);
+    for (const g of report.guards) lines.push(`  ${g.from}`);
+  }
+  if (report.refused.length > 0) {
+    lines.push('', 'Refused (DIFFERENT types, left as they are):');
+    for (const r of report.refused) lines.push(`${r.file}:${r.line}  ${r.type}: ${r.reason}`);
+  }
+  if (report.protectedResources.length > 0) {
+    lines.push('', 'Protected resources (never destroyed outside a workspace delete):');
+    for (const p of report.protectedResources) lines.push(`${p.file}:${p.line}  ${p.address}  (${p.why === 'annotation' ? '# wsmigrate:protect' : 'persistent kind'})`);
+  }
+  lines.push('');
+  if (opts.write) {
+    lines.push(written.length > 0 ? `Wrote ${written.join(', ')}.` : 'Wrote nothing: the files already match.');
+  } else if (!report.unchanged) {
+    lines.push(`Dry run: nothing written. Apply with: wsmigrate template rewrite ${dir} --write`);
+  }
+  return lines.join('\n');
+}
