@@ -125,7 +125,9 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
 }
 
 function occurrencesIn(file: ConfigFile, isRewritten: (fromDir: string, callPath: readonly string[]) => boolean): TypeOccurrence[] {
-  const moduleIsRewritten = (callPath: readonly string[]): boolean => isRewritten(dirOf(file.path), callPath);
+  // `terraform test` runs test and mock files against the root module, wherever the files sit.
+  const fromDir = file.syntax === 'native' && file.parsed.dialect !== 'config' ? '' : dirOf(file.path);
+  const moduleIsRewritten = (callPath: readonly string[]): boolean => isRewritten(fromDir, callPath);
   return file.syntax === 'native' ? typeOccurrencesInHcl(file.parsed, moduleIsRewritten) : typeOccurrencesInJson(file.tree, file.path, moduleIsRewritten);
 }
 

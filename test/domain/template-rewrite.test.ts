@@ -241,3 +241,24 @@ describe('syntax errors', () => {
     expect(rewrite('main.tf', `locals {\n  ${secret} )\n}\n`)).toThrow(/^main\.tf:2: expected `=` or a block body after `tokenvalue0123456789abcd…`/);
   });
 });
+
+describe('override files and tests', () => {
+  test('an override block is renamed with its primary block but is not a second declaration', () => {
+    const { files, report } = rewriteTemplate([
+      { path: 'main.tf', content: 'resource "kubernetes_persistent_volume_claim" "home" {}\n' },
+      { path: 'main_override.tf', content: 'resource "kubernetes_persistent_volume_claim" "home" {\n  wait_until_bound = true\n}\n' },
+    ]);
+    expect(contentOf(files, 'main_override.tf')).toContain('resource "kubernetes_persistent_volume_claim_v1" "home"');
+    expect(report.protectedResources).toEqual([{ file: 'main.tf', line: 1, address: 'kubernetes_persistent_volume_claim.home', why: 'persistent-kind' }]);
+    expect(report.guards).toEqual([{ from: 'kubernetes_persistent_volume_claim.home' }]);
+  });
+
+  test('module addresses in a test file under tests/ resolve from the root module', () => {
+    const { files } = rewriteTemplate([
+      { path: 'main.tf', content: 'module "cache" {\n  source = "./modules/cache"\n}\n' },
+      { path: 'modules/cache/main.tf', content: 'resource "kubernetes_config_map" "c" {}\n' },
+      { path: 'tests/cache.tftest.hcl', content: 'override_resource {\n  target = module.cache.kubernetes_config_map.c\n}\n' },
+    ]);
+    expect(contentOf(files, 'tests/cache.tftest.hcl')).toContain('target = module.cache.kubernetes_config_map_v1.c');
+  });
+});

@@ -30,10 +30,10 @@ export function buildTemplateModel(files: readonly TemplateFile[]): TemplateMode
     }
     if (kind.syntax === 'native') {
       const parsed = parseHclFile(file.path, file.content, kind.dialect);
-      configFiles.push({ path: file.path, syntax: 'native', parsed, outline: outlineHcl(parsed) });
+      configFiles.push({ path: file.path, syntax: 'native', parsed, outline: declarationsOnly(file.path, outlineHcl(parsed)) });
     } else {
       const tree = parseJsonTree(file.content, file.path);
-      configFiles.push({ path: file.path, syntax: 'json', tree, outline: outlineJson(tree, file.path) });
+      configFiles.push({ path: file.path, syntax: 'json', tree, outline: declarationsOnly(file.path, outlineJson(tree, file.path)) });
     }
   }
   const configDirs = new Set(configFiles.filter((f) => isConfiguration(f)).map((f) => dirOf(f.path)));
@@ -42,6 +42,13 @@ export function buildTemplateModel(files: readonly TemplateFile[]): TemplateMode
     configDirs,
   );
   return { configFiles, guardFiles, modules };
+}
+
+/** Blocks in override files only patch blocks declared elsewhere: they declare nothing new. */
+function declarationsOnly(path: string, outline: ConfigOutline): ConfigOutline {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const isOverride = /^(override|.*_override)\.tf(\.json)?$/.test(name);
+  return isOverride ? { ...outline, resources: [] } : outline;
 }
 
 function isConfiguration(f: ConfigFile): boolean {
