@@ -1,4 +1,5 @@
 import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim';
 import { api, pushTemplateVersion, startBuild, waitForBuild, fixtureSource, type BuildJson } from './helpers';
 
 interface LogJson {
@@ -160,6 +161,20 @@ describe('simulator: workspace builds', () => {
 
     const retried = await startBuild(sim, ws?.id as string, { transition: 'stop' });
     expect(retried.job.status).toBe('succeeded');
+  });
+
+  test('a version that renames the namespace replaces the PVC: the log says "must be replaced" and the loss is recorded', async () => {
+    const ws = sim.workspaces()[0];
+    const moved = await pushTemplateVersion(sim, K8S_TEMPLATE_MAIN_TF.replace('default     = "coder"', 'default     = "workspaces"'));
+    const before = sim.cluster.pvc('coder', `coder-${ws?.id}-home`);
+    const start = await startBuild(sim, ws?.id as string, { transition: 'start', template_version_id: moved.id });
+    expect(start.job.status).toBe('succeeded');
+    const text = (await api<LogJson[]>(sim, 'GET', `/workspacebuilds/${start.id}/logs`)).body.map((l) => l.output).join('\n');
+    expect(text).toContain('# kubernetes_persistent_volume_claim.home must be replaced');
+    expect(text).toContain('Plan: 2 to add, 0 to change, 2 to destroy.');
+    expect(sim.cluster.pvc('coder', `coder-${ws?.id}-home`)).toBeUndefined();
+    expect(sim.cluster.pvc('workspaces', `coder-${ws?.id}-home`)?.data).toBe('');
+    expect(sim.cluster.pvcLosses()).toEqual([expect.objectContaining({ workspace: ws?.id, namespace: 'coder', oldUid: before?.uid, buildId: start.id })]);
   });
 
   test('updateAndRestart skips the stop when the workspace is not running', async () => {
