@@ -13,6 +13,7 @@ const EXPLANATION = [
   '# with the versioned _v1 type. In a workspace whose Terraform state has not been migrated yet, these',
   '# blocks make Terraform forget the old object instead of destroying it: the build then fails',
   '# creating the _v1 twin (AlreadyExists) and the data survives, instead of the volume being deleted.',
+  '# removed blocks need Terraform 1.7 or later.',
   '#',
   '# wsmigrate keeps the `from` addresses on the old types and never rewrites this file; a later run',
   '# only adds blocks. Delete this file once every workspace of this template has been migrated.',
