@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiError, notFound } from './api-error';
 import { applyPlan } from './build-apply';
 import { renderPlan, stageLine, tfLine, type LogLine } from './build-log';
-import { PlanError, planBuild } from './build-plan';
+import { planBuild } from './build-plan';
 import { KubeCluster } from './kube-cluster';
 import {
   ACTIVE_JOB_STATUSES,
@@ -290,7 +290,7 @@ export class SimDeployment {
   }
 
   /** Seeds a build that already happened (no waiting), for the deployment's initial history. */
-  async seedBuild(ws: WorkspaceRecord, versionId: string, transition: Transition, initiator: User, pvcData: string): Promise<BuildRecord> {
+  seedBuild(ws: WorkspaceRecord, versionId: string, transition: Transition, initiator: User, pvcData: string): BuildRecord {
     const previousId = ws.buildIds[ws.buildIds.length - 1];
     const previous = previousId ? this.builds.get(previousId) : undefined;
     const version = this.versions.get(versionId);
@@ -403,7 +403,8 @@ export class SimDeployment {
       build.resources = this.resourcesOf(build);
       this.completeBuild(build, ws, outcome.error);
     } catch (err) {
-      const message = err instanceof PlanError || err instanceof Error ? err.message : String(err);
+      // PlanError and state-load errors carry messages written for the operator; anything else is a simulator bug, shown as is.
+      const message = err instanceof Error ? err.message : String(err);
       this.log(build.job, [tfLine('Planning infrastructure', `Error: ${message}`, 'error')]);
       this.completeBuild(build, ws, message);
     }

@@ -106,8 +106,8 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
     };
     d.workspaces.set(ws.id, ws);
     const homeData = `home of ${owner.username}`;
-    await d.seedBuild(ws, versionId, 'start', owner, homeData);
-    if (!opts.workspacesRunning) await d.seedBuild(ws, versionId, 'stop', owner, homeData);
+    d.seedBuild(ws, versionId, 'start', owner, homeData);
+    if (!opts.workspacesRunning) d.seedBuild(ws, versionId, 'stop', owner, homeData);
   }
   return { deployment: d, admin, member: members[0] as User, template, originalVersionId: versionId };
 }

@@ -12,7 +12,7 @@ export interface Reply {
 
 export interface RouteContext {
   deployment: SimDeployment;
-  /** Undefined only on routes that need no token. */
+  /** The caller; routes marked `public` (buildinfo) must not read it, as no token was checked. */
   actor: User;
   params: Record<string, string>;
   query: URLSearchParams;

@@ -6,6 +6,7 @@ import type { SimRandom } from '../random';
 import type { FaultConfig, RequestLogEntry } from '../types';
 import { buildInfoRoute } from './buildinfo-route';
 import { buildRoutes } from './build-routes';
+import { fileRoutes } from './file-routes';
 import type { Reply, Route, RouteContext } from './route';
 import { templateRoutes } from './template-routes';
 import { workspaceRoutes } from './workspace-routes';
@@ -28,7 +29,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes].map(compile);
+const ROUTES = [buildInfoRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;
