@@ -9,6 +9,8 @@ export interface RestoreStateInput {
   backup: StateBackup;
   /** Builds this migration made; state on any other build since the backup is someone else's and is left alone. */
   ownBuildIds: string[];
+  /** The pinned start this migration makes: a failed attempt never reports its id, so it is known by its shape. */
+  ownStart?: { templateVersionId: string };
 }
 
 export interface RestoreStateResult {
@@ -24,7 +26,12 @@ export function makeRestoreState({ coder, blobs }: ActivityDeps) {
     const ws = await coderStep(step, input.subject, () => coder.workspace(input.workspaceId));
     const latest = ws.latest_build;
     const known = new Set([input.backup.buildId, ...input.ownBuildIds]);
-    if (!known.has(latest.id)) {
+    const isOwnStart =
+      input.ownStart !== undefined &&
+      latest.build_number > input.backup.buildNumber &&
+      latest.transition === 'start' &&
+      latest.template_version_id === input.ownStart.templateVersionId;
+    if (!known.has(latest.id) && !isOwnStart) {
       throw conflict(
         step,
         input.subject,

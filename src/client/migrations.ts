@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
   migrateTemplateInputSchema,
   migrateWorkspaceInputSchema,
@@ -84,7 +84,13 @@ export async function decide(client: Client, workflowId: string, decision: 'appr
     approver: opts.approver,
     ...(opts.comment ? { comment: opts.comment } : {}),
   };
-  return client.workflow.getHandle(workflowId).executeUpdate(decision === 'approve' ? approveUpdate : rejectUpdate, { args: [payload] });
+  try {
+    return await client.workflow.getHandle(workflowId).executeUpdate(decision === 'approve' ? approveUpdate : rejectUpdate, { args: [payload] });
+  } catch (err) {
+    // The validator's reason ("'mallory' is not an approver …") is in the cause; say it plainly.
+    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(`${decision} refused: ${err.cause.message}`);
+    throw err;
+  }
 }
 
 /** The same decision as a signal (no answer): what `temporal workflow signal --name approval` sends. */

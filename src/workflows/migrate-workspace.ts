@@ -58,6 +58,12 @@ export interface WorkspaceMigrationResult {
   warnings: string[];
 }
 
+/** An activity's own message, not the wrapper's 'Activity task failed'. */
+function failureMessage(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string } };
+  return e?.cause?.message ?? e?.message ?? String(err);
+}
+
 export const workspaceStatusQuery = defineQuery<WorkspaceMigrationStatus>('status');
 
 const quick: ActivityOptions = {
@@ -213,13 +219,13 @@ export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise
       warnings,
     };
   } catch (err) {
-    status.error = (err as Error).message;
+    status.error = failureMessage(err);
     const cancelled = isCancellation(err);
     await CancellationScope.nonCancellable(async () => {
       enter('compensating');
       try {
         if (backup) {
-          await comp.restoreState({ subject, workspaceId: pf.workspaceId, backup, ownBuildIds });
+          await comp.restoreState({ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId } });
           done('restore-state');
         }
         await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs });
@@ -230,9 +236,9 @@ export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise
       } catch (compErr) {
         enter('needs-attention');
         upsertMemo({ outcome: 'needs-attention' });
-        await acts.notify({ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Restore did not finish: ${(compErr as Error).message}` });
+        await acts.notify({ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Restore did not finish: ${failureMessage(compErr)}` });
         throw ApplicationFailure.create({
-          message: `${subject}: migration failed (${status.error}) and the restore did not finish: ${(compErr as Error).message}`,
+          message: `${subject}: migration failed (${status.error}) and the restore did not finish: ${failureMessage(compErr)}`,
           type: 'WsmigrateNeedsAttention',
           nonRetryable: true,
         });
