@@ -27,6 +27,8 @@ export class JsonSyntaxError extends Error {
     readonly offset: number,
     readonly line: number,
     readonly column: number,
+    /** False for problems JSON.parse does not see (a duplicated key). */
+    readonly syntaxOnly = true,
   ) {
     super(`line ${line}, column ${column}: ${problem}`);
     this.name = 'JsonSyntaxError';
@@ -59,14 +61,36 @@ const enum Ch {
 type Interest = 'skip' | 'descend' | 'record';
 
 /**
- * Scans the whole text (so any syntax error is found, with its line and column) and returns the
- * spans of the values whose paths match one of `patterns`, in text order. Objects on the way to a
- * pattern are also checked for duplicate keys, since a duplicated key there would make the
- * recorded span disagree with what JSON.parse keeps.
+ * Parses the text and returns the spans of the values whose paths match one of `patterns`, in
+ * text order. Objects on the way to a pattern are checked for duplicate keys, since a duplicated
+ * key there would make a recorded span disagree with the value JSON.parse keeps.
+ *
+ * The spans come from a quick pass that skips uninteresting values without checking them, and
+ * JSON.parse checks the whole text; only when something is wrong does a second, checking pass run
+ * to say where (JSON.parse's own message quotes the text, which may hold secrets).
  */
+export function parseJsonWithSpans(text: string, patterns: readonly JsonPathPattern[]): { value: unknown; spans: JsonTokenSpan[] } {
+  let spans: JsonTokenSpan[] | undefined;
+  try {
+    spans = new Scanner(text, patterns, false).run();
+  } catch (e) {
+    // A duplicated key is wrong even in valid JSON; anything else is left for the checks below.
+    if (!(e instanceof JsonSyntaxError) || !e.syntaxOnly) throw e;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+    scanJsonSpans(text, patterns);
+    throw new JsonSyntaxError('the text is not valid JSON', 0, 1, 1);
+  }
+  return { value, spans: spans ?? scanJsonSpans(text, patterns) };
+}
+
+/** Checks the whole text and returns the spans; throws JsonSyntaxError at the first error. */
 export function scanJsonSpans(text: string, patterns: readonly JsonPathPattern[]): JsonTokenSpan[] {
-  const scanner = new Scanner(text, patterns);
-  return scanner.run();
+  return new Scanner(text, patterns, true).run();
 }
 
 /** 1-based line and column of an offset (columns count UTF-16 units, like most editors). */
@@ -90,6 +114,8 @@ class Scanner {
   constructor(
     private readonly text: string,
     private readonly patterns: readonly JsonPathPattern[],
+    /** False: skip values off the patterns without checking them (JSON.parse checks them). */
+    private readonly checking: boolean,
   ) {}
 
   run(): JsonTokenSpan[] {
@@ -127,6 +153,10 @@ class Scanner {
   }
 
   private value(interest: Interest): void {
+    if (interest === 'skip' && !this.checking) {
+      this.skipUnchecked();
+      return;
+    }
     const start = this.pos;
     const c = this.text.charCodeAt(this.pos);
     let kind: JsonTokenSpan['kind'];
@@ -168,7 +198,7 @@ class Scanner {
       this.string();
       const key = watched ? (JSON.parse(this.text.slice(keyStart, this.pos)) as string) : '';
       if (seen) {
-        if (seen.has(key)) this.fail(`the key "${key}" appears twice in one object`, keyStart);
+        if (seen.has(key)) this.fail(`the key "${key}" appears twice in one object`, keyStart, false);
         seen.add(key);
       }
       this.skipWhitespace();
@@ -298,8 +328,65 @@ class Scanner {
     this.pos = i;
   }
 
-  private fail(problem: string, at = this.pos): never {
+  private fail(problem: string, at = this.pos, syntaxOnly = true): never {
     const { line, column } = lineAndColumn(this.text, at);
-    throw new JsonSyntaxError(problem, at, line, column);
+    throw new JsonSyntaxError(problem, at, line, column, syntaxOnly);
+  }
+
+  /**
+   * Moves past one value looking only at brackets and quotes, strings skipped with indexOf: most
+   * of a state is attribute blobs nobody here reads.
+   */
+  private skipUnchecked(): void {
+    const text = this.text;
+    const c = text.charCodeAt(this.pos);
+    if (c === Ch.Quote) {
+      this.pos = this.endOfString(this.pos);
+      return;
+    }
+    if (c === Ch.LBrace || c === Ch.LBracket) {
+      // A native regex search for the next bracket or quote is faster here than a charCodeAt loop.
+      const structural = /["{}[\]]/g;
+      structural.lastIndex = this.pos;
+      let depth = 0;
+      for (;;) {
+        const m = structural.exec(text);
+        if (!m) {
+          this.pos = text.length;
+          return;
+        }
+        const d = text.charCodeAt(m.index);
+        if (d === Ch.Quote) {
+          structural.lastIndex = this.endOfString(m.index);
+          continue;
+        }
+        depth += d === Ch.LBrace || d === Ch.LBracket ? 1 : -1;
+        if (depth === 0) {
+          this.pos = m.index + 1;
+          return;
+        }
+      }
+    }
+    // A number or literal: up to the next delimiter.
+    let i = this.pos;
+    while (i < text.length) {
+      const d = text.charCodeAt(i);
+      if (d === Ch.Comma || d === Ch.RBrace || d === Ch.RBracket || d === Ch.Space || d === Ch.Lf || d === Ch.Cr || d === Ch.Tab) break;
+      i++;
+    }
+    this.pos = i === this.pos ? i + 1 : i;
+  }
+
+  /** Offset just past the closing quote of the string opening at `open` (text length if unclosed). */
+  private endOfString(open: number): number {
+    const text = this.text;
+    let i = text.indexOf('"', open + 1);
+    while (i >= 0) {
+      let backslashes = 0;
+      while (text.charCodeAt(i - 1 - backslashes) === Ch.Backslash) backslashes++;
+      if (backslashes % 2 === 0) return i + 1;
+      i = text.indexOf('"', i + 1);
+    }
+    return text.length;
   }
 }

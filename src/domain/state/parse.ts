@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { IndexKey, ResourceMode } from './address';
-import { JsonSyntaxError, scanJsonSpans, type JsonPathPattern, type JsonTokenSpan } from './json-spans';
+import { JsonSyntaxError, parseJsonWithSpans, type JsonPathPattern, type JsonTokenSpan } from './json-spans';
 import { StateV4Schema, type StateV4 } from './schema';
 
 /** The structural view of a state resource that other modules read (import plans, plan checks). */
@@ -43,13 +43,13 @@ export function readStateV4(
   patterns: readonly JsonPathPattern[],
 ): { parsed: ParsedState; spans: JsonTokenSpan[] } {
   let spans: JsonTokenSpan[];
+  let document: unknown;
   try {
-    spans = scanJsonSpans(text, patterns);
+    ({ value: document, spans } = parseJsonWithSpans(text, patterns));
   } catch (e) {
     if (e instanceof JsonSyntaxError) throw new StateFormatError(`The state is not valid JSON: ${e.message}.`);
     throw e;
   }
-  const document: unknown = JSON.parse(text);
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new StateFormatError('The state is not a JSON object; a Terraform state file is an object with "version": 4.');
   }

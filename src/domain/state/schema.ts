@@ -11,12 +11,15 @@ import { z } from 'zod';
 
 export const StateIndexKeySchema = z.union([z.number(), z.string()]);
 
+/** Any JSON object, checked without walking its members: attribute blobs are most of a state's bytes. */
+const jsonObject = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected a JSON object');
+
 export const StateInstanceV4Schema = z.looseObject({
   index_key: StateIndexKeySchema.optional(),
   status: z.string().optional(),
   deposed: z.string().optional(),
   schema_version: z.number().int().nonnegative().optional(),
-  attributes: z.record(z.string(), z.unknown()).nullish(),
+  attributes: jsonObject.nullish(),
   attributes_flat: z.record(z.string(), z.string()).nullish(),
   sensitive_attributes: z.array(z.unknown()).nullish(),
   identity_schema_version: z.number().int().nonnegative().optional(),
@@ -55,7 +58,7 @@ export const StateV4Schema = z.looseObject({
   // A uint64: zod's int() stops at 2^53, and the exact value is taken from the text when it matters.
   serial: z.number().nonnegative().refine(Number.isInteger, 'expected a whole number'),
   lineage: z.string(),
-  outputs: z.record(z.string(), z.unknown()).nullish(),
+  outputs: jsonObject.nullish(),
   resources: z.array(StateResourceV4Schema),
   check_results: z.array(CheckResultV4Schema).nullish(),
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ANY_INDEX, JsonSyntaxError, scanJsonSpans } from '../../../src/domain/state/json-spans';
+import { ANY_INDEX, JsonSyntaxError, parseJsonWithSpans, scanJsonSpans } from '../../../src/domain/state/json-spans';
 
 describe('scanJsonSpans', () => {
   it('records the raw token of each matching value, quotes included, in text order', () => {
@@ -71,5 +71,28 @@ describe('scanJsonSpans', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('parseJsonWithSpans gives the same spans as the checking scan, and the parsed value', () => {
+    const pattern = [['a', ANY_INDEX, 't'], ['n']] as const;
+    fc.assert(
+      fc.property(
+        fc.record({ a: fc.array(fc.record({ t: fc.jsonValue(), u: fc.jsonValue() }, { requiredKeys: [] }), { maxLength: 4 }), n: fc.jsonValue(), z: fc.jsonValue() }, { requiredKeys: [] }),
+        fc.constantFrom(0, 2, '\t'),
+        (doc, indent) => {
+          const text = JSON.stringify(doc, null, indent);
+          const { value, spans } = parseJsonWithSpans(text, pattern);
+          expect(value).toEqual(JSON.parse(text));
+          expect(spans).toEqual(scanJsonSpans(text, pattern));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('parseJsonWithSpans locates errors inside values it skips, and duplicate keys where it looks', () => {
+    expect(() => parseJsonWithSpans('{"a": [{"t": "x"}],\n "blob": {"deep": [1, 2,]}}', [['a', ANY_INDEX, 't']])).toThrow(/^line 2, column 25: expected a value/);
+    expect(() => parseJsonWithSpans('{"a": [{"t": "x", "t": "y"}]}', [['a', ANY_INDEX, 't']])).toThrow(/"t" appears twice/);
+    expect(() => parseJsonWithSpans('{"a": "unterminated', [['a']])).toThrow(JsonSyntaxError);
   });
 });
