@@ -187,10 +187,12 @@ function renamableOrDifferent(mode: ResourceMode, type: string): TypeMapping | u
 
 function differentReason(mapping: TypeMapping): string {
   const why = mapping.note ? ` (${mapping.note})` : '';
-  return (
-    `${mapping.deprecated} and ${mapping.replacement} are different implementations${why}, so renaming the type would corrupt the state; ` +
-    'needs strategy import (terraform state rm + terraform import, see `wsmigrate state import-plan`)'
-  );
+  const different = `${mapping.deprecated} and ${mapping.replacement} are different implementations${why}, so renaming the type would corrupt the state`;
+  if (mapping.mode === 'data') {
+    // Nothing to import: Terraform reads a data source again on the next plan and drops the stale entry.
+    return `${different}; as a data source it needs no state change: leave it, Terraform re-reads it with the rewritten template`;
+  }
+  return `${different}; needs strategy import (terraform state rm + terraform import, see \`wsmigrate state import-plan\`)`;
 }
 
 /** A dependency or check address that names a SAME deprecated type, re-encoded with the new type. */

@@ -223,6 +223,7 @@ describe('renameStateTypes on each fixture shape', () => {
     expect(report.alreadyMigrated).toBe(false);
     expect(report.serial).toEqual({ from: 3, to: 3 });
     expect(report.refused).toEqual([expect.objectContaining({ address: 'data.kubernetes_ingress.i', type: 'kubernetes_ingress' })]);
+    expect(report.refused[0].reason).toMatch(/as a data source it needs no state change/);
   });
 });
 
