@@ -1,3 +1,4 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 export { FINAL_FAILURE_TYPES } from '../domain/failure-types';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -7,4 +8,15 @@ export function durationMs(text: string): number {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
   if (!m) throw new Error(`not a duration: ${text}`);
   return Number(m[1]) * UNIT_MS[m[2]];
+}
+
+/**
+ * An activity's failure reaches the workflow wrapped ("Activity task failed"); operators need the
+ * activity's own words ("preflight refused for alice/dev: …"), so the workflow fails with those.
+ */
+export function withActivityMessage(err: unknown): unknown {
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
+    return ApplicationFailure.create({ message: err.cause.message, type: err.cause.type ?? undefined, nonRetryable: true });
+  }
+  return err;
 }

@@ -4,7 +4,7 @@ import type { TemplateRewriteResult } from '../activities/template-steps';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateTemplateInputSchema, parseInput, type MigrateTemplateInput } from '../domain/migration-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
-import { FINAL_FAILURE_TYPES } from './activity-presets';
+import { FINAL_FAILURE_TYPES, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 
 export type TemplatePhase = 'preflight' | 'rewriting' | 'awaiting-approval' | 'pushing' | 'promoting' | 'done' | 'unchanged' | 'dry-run';
@@ -39,6 +39,14 @@ const importWait: ActivityOptions = { ...quick, startToCloseTimeout: '30m', hear
  * guards, show the report, push a new version, and promote it after approval.
  */
 export async function migrateTemplate(rawInput: MigrateTemplateInput): Promise<TemplateMigrationResult> {
+  try {
+    return await migrateTemplateSteps(rawInput);
+  } catch (err) {
+    throw withActivityMessage(err);
+  }
+}
+
+async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<TemplateMigrationResult> {
   let input;
   try {
     input = parseInput(migrateTemplateInputSchema, rawInput);

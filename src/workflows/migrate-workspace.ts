@@ -17,7 +17,7 @@ import type { VerificationResult } from '../activities/verify-migration';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
-import { FINAL_FAILURE_TYPES, durationMs } from './activity-presets';
+import { FINAL_FAILURE_TYPES, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 
 export type WorkspacePhase =
@@ -82,6 +82,14 @@ const compensation: ActivityOptions = {
  * Any failure or cancel after the backup restores the backed-up state and the prior transition.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+  try {
+    return await migrateWorkspaceSteps(rawInput);
+  } catch (err) {
+    throw withActivityMessage(err);
+  }
+}
+
+async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
   let input;

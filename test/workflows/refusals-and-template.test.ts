@@ -1,0 +1,117 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { readTar } from '../../src/adapters/template-tar';
+import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/workflows/migrate-template';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+async function failureOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    return (err as WorkflowFailedError).cause?.message ?? '';
+  }
+  throw new Error('expected the workflow to fail');
+}
+
+describe('migrateTemplate', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('stops before promoting when asked, then a second run with approval promotes the same version (no duplicate)', async () => {
+    const original = env.sim.template.activeVersionId;
+    const first = (await (
+      await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, stopBeforePromote: true, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })
+    ).result()) as TemplateMigrationResult;
+    expect(first.outcome).toBe('pushed');
+    expect(env.sim.template.activeVersionId).toBe(original);
+
+    const version = await env.coder.templateVersion(first.versionId);
+    const files = await readTar(await env.coder.downloadFile(version.job.file_id));
+    const main = files.find((f) => f.path === 'main.tf')!.bytes.toString();
+    expect(main).toMatch(/resource "kubernetes_persistent_volume_claim_v1" "home"/);
+    expect(main).toMatch(/resource "kubernetes_deployment_v1" "main"/);
+    expect(main).not.toMatch(/"kubernetes_deployment" "main"/);
+    const guards = files.find((f) => f.path === 'wsmigrate_guards.tf')!.bytes.toString();
+    expect(guards).toMatch(/removed\s*\{\s*from\s*=\s*kubernetes_persistent_volume_claim\.home\s*lifecycle\s*\{\s*destroy\s*=\s*false/);
+    expect(first.report.guards).toEqual(['kubernetes_persistent_volume_claim.home']);
+
+    const handle = await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'destructive', approvers: ['alice'] } }, { taskQueue: env.taskQueue });
+    await waitFor(async () => ((await migrationStatus(env.t.client, handle.workflowId)) as TemplateMigrationStatus).pendingApproval?.gateId === 'template-promote');
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'alice' });
+    const second = (await handle.result()) as TemplateMigrationResult;
+    expect(second).toMatchObject({ outcome: 'promoted', versionId: first.versionId });
+    expect(env.sim.template.activeVersionId).toBe(first.versionId);
+    const versions = await env.coder.templateVersions(env.sim.template.id);
+    expect(versions.filter((v) => v.name === first.versionName)).toHaveLength(1);
+  });
+
+  it('reports nothing to do on an already-migrated template', async () => {
+    const r = (await (await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result()) as TemplateMigrationResult;
+    expect(r.outcome).toBe('unchanged');
+  });
+
+  it('refuses a workspace whose state holds a DIFFERENT type, naming it, before changing anything', async () => {
+    const ws = env.sim.workspaces()[0];
+    const state = JSON.parse(env.sim.stateOf(ws.id));
+    state.resources.push({
+      mode: 'managed',
+      type: 'kubernetes_ingress',
+      name: 'web',
+      provider: 'provider["registry.terraform.io/hashicorp/kubernetes"]',
+      instances: [{ schema_version: 1, attributes: { id: 'coder/web' }, sensitive_attributes: [] }],
+    });
+    state.serial += 1;
+    await env.coder.putWorkspaceBuildState((await env.coder.workspace(ws.id)).latest_build.id, Buffer.from(JSON.stringify(state)));
+    const before = env.sim.requestLog().length;
+    const msg = await failureOf(
+      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
+    );
+    expect(msg).toMatch(/kubernetes_ingress\.web is a type whose _v1 twin is another implementation/);
+    expect(msg).toMatch(/strategy "import"/);
+    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it('refuses the import strategy clearly when the worker has no importer configured', async () => {
+    const ws = env.sim.workspaces()[0];
+    const msg = await failureOf(
+      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, strategy: 'import', option: 'B', approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
+    );
+    expect(msg).toMatch(/kubernetes_ingress\.web need terraform import, but this worker has no importer configured/);
+    expect(msg).toMatch(/rolled back/);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+});
+
+describe('a Coder too old for PUT state', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1, version: 'v2.27.3+abc1234' });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('is refused in preflight, before any change, with the versions that would work', async () => {
+    const ws = env.sim.workspaces()[0];
+    const before = env.sim.requestLog().length;
+    const msg = await failureOf(
+      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
+    );
+    expect(msg).toMatch(/preflight refused/);
+    expect(msg).toMatch(/2\.27\.10/);
+    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(await failureOf((await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result())).toMatch(/2\.27\.10/);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
