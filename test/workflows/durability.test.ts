@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -45,7 +45,6 @@ describe('durability and invariants', () => {
     const tmp = await env.startWorker();
     targetVersionId = (await env.migrateTemplate()).versionId;
     await tmp.stop();
-    Runtime.instance(); // created by the harness; our own worker below logs through it
     for (const m of ['log', 'info', 'warn', 'error'] as const) {
       jest.spyOn(console, m).mockImplementation((...args: unknown[]) => void consoleLines.push(args.map(String).join(' ')));
     }
