@@ -1,41 +1,13 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import { runCommand, type CliRun } from '../harness/cli';
 import { registerTemplateCommands } from '../../src/cli/commands/template';
-import { CliError, EXIT, type CliIo } from '../../src/cli/io';
+import { EXIT } from '../../src/cli/io';
 
 const TEMPLATES = join(__dirname, '..', 'fixtures', 'hcl', 'templates');
 
-interface Run {
-  out: string;
-  err: string;
-  exitCode: number;
-}
-
-async function run(...args: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (t) => out.push(t), err: (t) => err.push(t) };
-  const program = new Command();
-  program.exitOverride();
-  program.configureOutput({ writeOut: (t) => out.push(t), writeErr: (t) => err.push(t) });
-  registerTemplateCommands(program, io);
-  let exitCode: number = EXIT.ok;
-  try {
-    await program.parseAsync(args, { from: 'user' });
-  } catch (error) {
-    if (error instanceof CliError) {
-      exitCode = error.exitCode;
-      err.push(error.message);
-    } else if (error instanceof Error && 'exitCode' in error) {
-      exitCode = (error as { exitCode: number }).exitCode;
-    } else {
-      throw error;
-    }
-  }
-  return { out: out.join('\n'), err: err.join('\n'), exitCode };
-}
+const run = (...args: string[]): Promise<CliRun> => runCommand(registerTemplateCommands, ...args);
 
 let work: string;
 const copyOf = (name: string): string => {
