@@ -1,6 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { createHash } from 'node:crypto';
-import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide, migrationStatus, signalDecision, startWorkspaceMigration } from '../../src/client/migrations';
+import { WsmigratePendingApproval } from '../../src/workflows/search-attributes';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -143,6 +144,23 @@ describe('migrateWorkspace on the simulator', () => {
     const build = await latestBuild(5);
     expect(build.template_version_id).toBe(originalVersionId);
     expect(puts.length).toBeGreaterThan(0); // earlier tests pushed; this one added none (checked via stepsDone)
+  });
+
+  it('approves by signal (as `temporal workflow signal` would), ignoring an invalid one, with the pending gate in a search attribute', async () => {
+    const uid = pvcUid(7);
+    const handle = await startWorkspaceMigration(env.t.client, input(7, { approval: { policy: 'destructive', approvers: ['alice'] } }), { taskQueue: env.taskQueue });
+    await waitFor(async () => ((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval !== undefined);
+    const pending = ((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval!;
+    await waitFor(async () => (await handle.describe()).typedSearchAttributes.get(WsmigratePendingApproval) === 'apply');
+    await signalDecision(env.t.client, handle.workflowId, 'approve', { gateId: 'apply', planHash: pending.planHash, approver: 'mallory' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId).toBe('apply');
+    await signalDecision(env.t.client, handle.workflowId, 'approve', { gateId: 'apply', planHash: pending.planHash, approver: 'alice' });
+    expect(((await handle.result()) as WorkspaceMigrationResult).outcome).toBe('migrated');
+    const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
+    expect(status.approvals).toEqual([expect.objectContaining({ gateId: 'apply', decision: 'approve', approver: 'alice' })]);
+    expect((await handle.describe()).typedSearchAttributes.get(WsmigratePendingApproval)).toBe('none');
+    expect(pvcUid(7)).toBe(uid);
   });
 
   it('refuses bad input at once, naming the field', async () => {
