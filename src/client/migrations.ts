@@ -18,41 +18,32 @@ export interface StartOptions {
   taskQueue: string;
 }
 
-/** Validates before starting, so bad input never reaches the server; one run per workspace id. */
-export async function startWorkspaceMigration(client: Client, input: MigrateWorkspaceInput, opts: StartOptions): Promise<WorkflowHandle> {
-  const params = parseInput(migrateWorkspaceInputSchema, input);
-  const workflowId = workspaceWorkflowId(params.template, params.owner, params.workspace);
+/** Starts a workflow under its business id, tagged with its template; a second start of a running one says so. */
+async function startTagged(client: Client, workflowType: string, workflowId: string, template: string, what: string, input: unknown, opts: StartOptions): Promise<WorkflowHandle> {
   try {
-    return await client.workflow.start('migrateWorkspace', {
+    return await client.workflow.start(workflowType, {
       taskQueue: opts.taskQueue,
       workflowId,
       args: [input],
-      typedSearchAttributes: [{ key: WsmigrateTemplate, value: params.template }],
+      typedSearchAttributes: [{ key: WsmigrateTemplate, value: template }],
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new Error(`a migration of ${params.owner}/${params.workspace} is already running (${workflowId}); see 'wsmigrate status ${workflowId}'`);
+      throw new Error(`a migration of ${what} is already running (${workflowId}); see 'wsmigrate status ${workflowId}'`);
     }
     throw err;
   }
 }
 
+/** Validates before starting, so bad input never reaches the server; one run per workspace id. */
+export async function startWorkspaceMigration(client: Client, input: MigrateWorkspaceInput, opts: StartOptions): Promise<WorkflowHandle> {
+  const p = parseInput(migrateWorkspaceInputSchema, input);
+  return startTagged(client, 'migrateWorkspace', workspaceWorkflowId(p.template, p.owner, p.workspace), p.template, `${p.owner}/${p.workspace}`, input, opts);
+}
+
 export async function startTemplateMigration(client: Client, input: MigrateTemplateInput, opts: StartOptions): Promise<WorkflowHandle> {
-  const params = parseInput(migrateTemplateInputSchema, input);
-  const workflowId = templateWorkflowId(params.organization, params.template);
-  try {
-    return await client.workflow.start('migrateTemplate', {
-      taskQueue: opts.taskQueue,
-      workflowId,
-      args: [input],
-      typedSearchAttributes: [{ key: WsmigrateTemplate, value: params.template }],
-    });
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new Error(`a migration of template ${params.organization}/${params.template} is already running (${workflowId})`);
-    }
-    throw err;
-  }
+  const p = parseInput(migrateTemplateInputSchema, input);
+  return startTagged(client, 'migrateTemplate', templateWorkflowId(p.organization, p.template), p.template, `template ${p.organization}/${p.template}`, input, opts);
 }
 
 export type MigrationStatus = WorkspaceMigrationStatus | TemplateMigrationStatus;
