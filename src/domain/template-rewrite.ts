@@ -4,7 +4,7 @@ import { typeOccurrencesInJson } from './hcl/json-occurrences';
 import { dirOf } from './hcl/module-tree';
 import { typeOccurrencesInHcl } from './hcl/native-occurrences';
 import { annotatedResources } from './hcl/protect-annotations';
-import { buildTemplateModel, type ConfigFile } from './hcl/template-model';
+import { readTemplateConfig, type ConfigFile } from './hcl/template-config';
 import type { TemplateFile } from './hcl/template-file';
 import type { TypeOccurrence } from './hcl/type-references';
 
@@ -60,7 +60,7 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
   const guardFileName = opts.guardFileName ?? DEFAULT_GUARD_FILE_NAME;
   checkGuardFileName(guardFileName, files);
 
-  const model = buildTemplateModel(files);
+  const model = readTemplateConfig(files);
   const renamed: RenamedToken[] = [];
   const refused = new Map<string, TemplateRewriteReport['refused'][number]>();
   const editsByFile = new Map<string, Edit[]>();

@@ -2,7 +2,7 @@ import { isPersistentType } from '../type-map';
 import type { ResourceDeclaration } from './config-outline';
 import type { Token } from './lexer';
 import { dirOf } from './module-tree';
-import { buildTemplateModel, type TemplateModel } from './template-model';
+import { readTemplateConfig, type TemplateConfig } from './template-config';
 import type { TemplateFile } from './template-file';
 
 const ANNOTATION = /^(#|\/\/)\s*wsmigrate:protect(\s|$)/;
@@ -14,7 +14,7 @@ const ANNOTATION = /^(#|\/\/)\s*wsmigrate:protect(\s|$)/;
  * line; `address` is `T.name` within the file's own module.
  */
 export function findProtectAnnotations(files: TemplateFile[]): { file: string; line: number; address: string }[] {
-  return annotatedResources(buildTemplateModel(files)).map((r) => ({ file: r.file, line: r.line, address: `${r.type}.${r.name}` }));
+  return annotatedResources(readTemplateConfig(files)).map((r) => ({ file: r.file, line: r.line, address: `${r.type}.${r.name}` }));
 }
 
 /**
@@ -23,7 +23,7 @@ export function findProtectAnnotations(files: TemplateFile[]): { file: string; l
  * under either name) and annotated resources. Sorted, without duplicates.
  */
 export function protectedConfigAddresses(files: TemplateFile[]): string[] {
-  const model = buildTemplateModel(files);
+  const model = readTemplateConfig(files);
   const annotated = new Set(annotatedResources(model));
   const addresses = model.configFiles
     .flatMap((f) => f.outline.resources)
@@ -33,7 +33,7 @@ export function protectedConfigAddresses(files: TemplateFile[]): string[] {
 }
 
 /** The managed resource declarations of `model` that carry a protect annotation. */
-export function annotatedResources(model: TemplateModel): ResourceDeclaration[] {
+export function annotatedResources(model: TemplateConfig): ResourceDeclaration[] {
   return model.configFiles.flatMap((f) =>
     f.syntax === 'native'
       ? f.outline.resources.filter((r) => r.mode === 'managed' && r.headerIndex !== undefined && hasAnnotationAbove(f.parsed.tokens, r.headerIndex))

@@ -10,7 +10,7 @@ export type ConfigFile =
   | { readonly path: string; readonly syntax: 'native'; readonly parsed: ParsedHcl; readonly outline: ConfigOutline }
   | { readonly path: string; readonly syntax: 'json'; readonly tree: JsonNode; readonly outline: ConfigOutline };
 
-export interface TemplateModel {
+export interface TemplateConfig {
   /** Terraform files, in input order; guard files and pass-through files are not among them. */
   readonly configFiles: readonly ConfigFile[];
   /** Paths of files that carry the guard header. */
@@ -18,7 +18,7 @@ export interface TemplateModel {
   readonly modules: ModuleTree;
 }
 
-export function buildTemplateModel(files: readonly TemplateFile[]): TemplateModel {
+export function readTemplateConfig(files: readonly TemplateFile[]): TemplateConfig {
   const configFiles: ConfigFile[] = [];
   const guardFiles: string[] = [];
   for (const file of files) {
