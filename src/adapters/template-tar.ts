@@ -19,7 +19,7 @@ export async function readTar(archive: Buffer): Promise<ArchiveFile[]> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: unknown) => chunks.push(c as Buffer));
       stream.on('end', () => {
-        if (header.type === 'file') {
+        if (header.type === 'file' || header.type === 'contiguous-file') {
           const path = header.name.replace(/^\.\//, '');
           if (path.split('/').includes('..') || path.startsWith('/')) {
             reject(new Error(`template archive has an unsafe path '${header.name}'; refusing to read it`));
