@@ -16,17 +16,19 @@ import {
   makeRewriteTemplateSource,
 } from './template-steps';
 import { makeVerifyMigration } from './verify-migration';
+import { cachedTemplateSourceLoader } from './template-source';
 
 export type { ActivityDeps, CoderApi, Importer, Notification, Notifier } from './ports';
 
 /** Every runbook step as an activity, built from the adapters it needs (tests pass the simulator's). */
 export function createActivities(deps: ActivityDeps) {
+  const templateSources = cachedTemplateSourceLoader(deps.coder);
   return {
     preflightWorkspace: makePreflightWorkspace(deps),
     stopWorkspace: makeStopWorkspace(deps),
     backupState: makeBackupState(deps),
-    rewriteState: makeRewriteState(deps),
-    verifyMigration: makeVerifyMigration(deps),
+    rewriteState: makeRewriteState(deps, templateSources),
+    verifyMigration: makeVerifyMigration(deps, templateSources),
     pushState: makePushState(deps),
     startPinned: makeStartPinned(deps),
     postBuildCheck: makePostBuildCheck(deps),
@@ -34,7 +36,7 @@ export function createActivities(deps: ActivityDeps) {
     returnToPrior: makeReturnToPrior(deps),
     notify: makeNotify(deps),
     preflightTemplate: makePreflightTemplate(deps),
-    rewriteTemplateSource: makeRewriteTemplateSource(deps),
+    rewriteTemplateSource: makeRewriteTemplateSource(deps, templateSources),
     pushTemplateVersion: makePushTemplateVersion(deps),
     promoteTemplateVersion: makePromoteTemplateVersion(deps),
   };

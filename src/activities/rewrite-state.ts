@@ -3,7 +3,7 @@ import { planImports } from '../domain/import-plan';
 import { renameStateTypes, StateRenameError, type AddressChange } from '../domain/state-rename';
 import { refuse } from './failures';
 import type { ActivityDeps } from './ports';
-import { loadTemplateSource } from './template-source';
+import type { LoadTemplateSource } from './template-source';
 
 export interface RewriteStateInput {
   subject: string;
@@ -24,7 +24,7 @@ export interface RewriteStateResult {
 const REPORT_LIMIT = 50;
 
 /** Rewrites the backed-up state offline (rename), or re-creates DIFFERENT types by import, and stores the result. */
-export function makeRewriteState(deps: ActivityDeps) {
+export function makeRewriteState(deps: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
   return async function rewriteState(input: RewriteStateInput): Promise<RewriteStateResult> {
     const step = 'rewrite state';
     const text = (await deps.blobs.get(input.backupRef)).toString('utf8');
@@ -52,7 +52,7 @@ export function makeRewriteState(deps: ActivityDeps) {
             `${steps.map((s) => s.oldAddress).join(', ')} need terraform import, but this worker has no importer configured (it needs Terraform, the provider and cluster credentials)`,
           );
         }
-        const templateFiles = await loadTemplateSource(deps.coder, input.targetVersionId, input.subject);
+        const templateFiles = await loadTemplateSource(input.targetVersionId, input.subject);
         finalText = await deps.importer.importInstances({ stateText: renamedText, steps, templateFiles: templateFiles.terraform });
         imported = steps.map((s) => `${s.oldAddress} -> ${s.newAddress}`);
         alreadyMigrated = false;

@@ -6,7 +6,7 @@ import { sha256Hex } from '../adapters/hash';
 import type { BlobRef } from '../adapters/blob-store';
 import { coderStep, refuse } from './failures';
 import type { ActivityDeps } from './ports';
-import { loadTemplateSource } from './template-source';
+import type { LoadTemplateSource } from './template-source';
 
 export interface TemplatePreflight {
   organizationId: string;
@@ -39,13 +39,13 @@ export interface TemplateRewriteResult {
 }
 
 /** Pulls the active version's source, rewrites it (with guard blocks) and stores the new archive. */
-export function makeRewriteTemplateSource(deps: ActivityDeps) {
+export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
   return async function rewriteTemplateSource(input: {
     subject: string;
     versionId: string;
     renameDifferent: boolean;
   }): Promise<TemplateRewriteResult> {
-    const source = await loadTemplateSource(deps.coder, input.versionId, input.subject);
+    const source = await loadTemplateSource(input.versionId, input.subject);
     const { files, report } = rewriteTemplate(source.terraform, { renameDifferent: input.renameDifferent });
     const rewritten = new Map(files.map((f) => [f.path, f.content]));
     const archive = source.archive.map((f) =>

@@ -8,7 +8,7 @@ import { planStructurally } from '../domain/plan/structural-plan';
 import { parseStateV4 } from '../domain/state';
 import { buildTemplateModel } from '../domain/template-model';
 import type { ActivityDeps } from './ports';
-import { loadTemplateSource } from './template-source';
+import type { LoadTemplateSource } from './template-source';
 
 export interface VerifyMigrationInput {
   subject: string;
@@ -31,11 +31,11 @@ export interface VerificationResult {
  * Plans the target version against the migrated state with no provider and no cluster, the way
  * the start build will, and runs the guard: no protected delete, no leftover deprecated type.
  */
-export function makeVerifyMigration({ coder, blobs }: ActivityDeps) {
+export function makeVerifyMigration({ blobs }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
   return async function verifyMigration(input: VerifyMigrationInput): Promise<VerificationResult> {
     const stateBytes = await blobs.get(input.migratedRef);
     const resources = parseStateV4(stateBytes.toString('utf8')).resources;
-    const source = await loadTemplateSource(coder, input.targetVersionId, input.subject);
+    const source = await loadTemplateSource(input.targetVersionId, input.subject);
     const protectedAddresses = protectedConfigAddresses(source.terraform);
     const model = buildTemplateModel(await parseTemplateFiles(source.terraform), protectedAddresses);
     const classified = classifyChanges(planStructurally(model, resources, 'start'));
