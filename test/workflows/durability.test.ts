@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 const root = join(__dirname, '..', '..');
@@ -25,13 +26,6 @@ function spawnWorker(env: MigrationEnv, output: string[]): Promise<ChildProcess>
   });
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('durability and invariants', () => {
   let env: MigrationEnv;

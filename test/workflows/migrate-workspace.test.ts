@@ -4,6 +4,7 @@ import { decide, migrationStatus, signalDecision, startWorkspaceMigration } from
 import { WsmigratePendingApproval } from '../../src/workflows/search-attributes';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import { waitFor, failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -177,22 +178,3 @@ describe('migrateWorkspace on the simulator', () => {
     expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
   });
 });
-
-/** The workflow's own failure message (Temporal wraps it in WorkflowFailedError.cause). */
-async function failureOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    return (err as WorkflowFailedError).cause?.message ?? '';
-  }
-  throw new Error('expected the workflow to fail');
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

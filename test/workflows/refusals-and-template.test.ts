@@ -1,18 +1,9 @@
-import { WorkflowFailedError } from '@temporalio/client';
 import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { readTar } from '../../src/adapters/template-tar';
 import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/workflows/migrate-template';
+import { waitFor, failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
-async function failureOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    return (err as WorkflowFailedError).cause?.message ?? '';
-  }
-  throw new Error('expected the workflow to fail');
-}
 
 describe('migrateTemplate', () => {
   let env: MigrationEnv;
@@ -107,11 +98,3 @@ describe('a Coder too old for PUT state', () => {
     expect(await failureOf((await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result())).toMatch(/2\.27\.10/);
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
