@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowFailedError } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { Notification } from '../../activities/ports';
@@ -77,18 +77,26 @@ async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
     io.out(`   ${t.outcome}: version ${t.versionName} (${t.versionId}); ${t.report.renamedCount} references renamed; guards for ${t.report.guards.join(', ')}`);
 
     const workspaces = sim.workspaces();
-    const pvcBefore = new Map(workspaces.map((w) => [w.name, sim.cluster.objects().find((x) => x.kind === 'PersistentVolumeClaim' && x.name.includes(w.id))?.uid]));
+    const pvcUid = (w: (typeof workspaces)[number]) => sim.cluster.objects().find((x) => x.kind === 'PersistentVolumeClaim' && x.name.includes(w.id))?.uid;
+    const pvcBefore = new Map(workspaces.map((w) => [w.id, pvcUid(w)]));
+    const migrate = async (w: (typeof workspaces)[number], option: 'A' | 'B', policy: 'destructive' | 'none') =>
+      startWorkspaceMigration(
+        client,
+        { owner: w.owner, workspace: w.name, template: sim.template.name, targetVersionId: t.versionId, option, approval: { policy, approvers: ['demo-sre'] } },
+        { taskQueue },
+      );
+    const outcomes = new Map<string, string>();
+    const record = async (w: (typeof workspaces)[number], result: Promise<unknown>) => {
+      try {
+        outcomes.set(w.id, ((await result) as WorkspaceMigrationResult).outcome);
+      } catch (err) {
+        outcomes.set(w.id, `failed: ${(err as WorkflowFailedError).cause?.message ?? (err as Error).message}`);
+      }
+    };
+
     const [canary, ...rest] = workspaces;
-    const input = (w: (typeof workspaces)[number], option: 'A' | 'B', policy: 'destructive' | 'none') => ({
-      owner: w.owner,
-      workspace: w.name,
-      template: sim.template.name,
-      targetVersionId: t.versionId,
-      option,
-      approval: { policy, approvers: ['demo-sre'] },
-    });
     io.out(`\n2. canary ${canary.owner}/${canary.name} (option A, approval required)`);
-    const cHandle = await startWorkspaceMigration(client, input(canary, 'A', 'destructive'), { taskQueue });
+    const cHandle = await migrate(canary, 'A', 'destructive');
     for (;;) {
       const pending = notes.find((n) => n.kind === 'approval-requested' && n.workflowId === cHandle.workflowId);
       if (pending) {
@@ -99,28 +107,20 @@ async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
-    const results: [string, WorkspaceMigrationResult | Error][] = [[`${canary.owner}/${canary.name}`, (await cHandle.result()) as WorkspaceMigrationResult]];
+    await record(canary, cHandle.result());
 
     io.out(`\n3. the other ${rest.length} workspaces, ${o.concurrency} at a time, options A and B alternating, no approval`);
-    const queue = rest.map((w, i) => () => startWorkspaceMigration(client, input(w, i % 2 ? 'B' : 'A', 'none'), { taskQueue }).then((h) => h.result()));
-    const workers = Array.from({ length: Number(o.concurrency) }, async () => {
-      for (let job = queue.shift(), i = 0; job; job = queue.shift(), i++) {
-        const w = rest[rest.length - queue.length - 1];
-        try {
-          results.push([`${w.owner}/${w.name}`, (await job()) as WorkspaceMigrationResult]);
-        } catch (err) {
-          results.push([`${w.owner}/${w.name}`, err as Error]);
-        }
+    const queue = rest.map((w, i) => ({ w, option: i % 2 ? ('B' as const) : ('A' as const) }));
+    const lanes = Array.from({ length: Number(o.concurrency) }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        await record(next.w, migrate(next.w, next.option, 'none').then((h) => h.result()));
       }
     });
-    await Promise.all(workers);
+    await Promise.all(lanes);
 
     io.out('\nworkspace                         outcome    PVC uid kept');
     for (const w of workspaces) {
-      const r = results.find(([name]) => name === `${w.owner}/${w.name}`)?.[1];
-      const after = sim.cluster.objects().find((x) => x.kind === 'PersistentVolumeClaim' && x.name.includes(w.id))?.uid;
-      const outcome = r instanceof Error ? `failed: ${r.message}` : r?.outcome ?? '?';
-      io.out(`${`${w.owner}/${w.name}`.padEnd(33)} ${outcome.padEnd(10)} ${pvcBefore.get(w.name) === after ? 'yes' : 'NO'}`);
+      io.out(`${`${w.owner}/${w.name}`.padEnd(33)} ${(outcomes.get(w.id) ?? '?').padEnd(10)} ${pvcBefore.get(w.id) === pvcUid(w) ? 'yes' : 'NO'}`);
     }
     io.out(`\nPVCs lost: ${sim.cluster.pvcLosses().length}`);
     io.out(`Browse every step, approval and compensation in the Web UI: ${server.uiUrl}`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/env';
+import { describeConfig, loadConfig } from '../../config/env';
 import { activityDepsFromConfig } from '../../worker/activity-deps';
 import { runWorker } from '../../worker/run-worker';
 import type { CliIo } from '../io';
@@ -19,8 +19,5 @@ export function registerWorkerCommands(program: Command, io: CliIo): void {
   program
     .command('config')
     .description('print the configuration wsmigrate reads from the environment (secrets redacted) and exit non-zero when it is invalid')
-    .action(async () => {
-      const { describeConfig } = await import('../../config/env');
-      io.out(describeConfig(loadConfig()));
-    });
+    .action(() => io.out(describeConfig(loadConfig())));
 }
