@@ -36,7 +36,7 @@ export function makeRestoreState({ coder, blobs }: ActivityDeps) {
         step,
         input.subject,
         `build #${latest.build_number} was made by ${latest.initiator_name ?? 'someone else'} after the backup; not restoring over it. ` +
-          `The backup is ${input.backup.blob.ref}; restore it by hand with 'wsmigrate state restore' once the workspace is idle`,
+          `Once the workspace is idle, restore the backup with: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes`,
       );
     }
     const current = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(latest.id)));

@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { BlobNotFoundError, BlobUnreadableError, createFileBlobStore } from '../../adapters/blob-store';
+import { CoderClient } from '../../adapters/coder';
+import { applyRestore, planRestore, RestoreRefused } from '../../client/restore-backup';
+import { encryptionKeyBytes, loadConfig, requireCoder } from '../../config/env';
+import { StateFormatError } from '../../domain/state';
+import { CliError, EXIT, type CliIo } from '../io';
+
+const HELP = `
+Puts a state backup taken by wsmigrate back onto a workspace's latest build, with no build
+(PUT /workspacebuilds/{id}/state). Use it when a migration ended 'needs-attention': its status
+shows the backup ref.
+
+Without --yes it only shows what it would do. It refuses a backup whose hash does not verify, a
+state from another workspace (different lineage) and a workspace with a build in progress.
+After writing, it reads the state back and compares hashes.
+
+Needs CODER_URL, CODER_SESSION_TOKEN (template admin), and the WSMIGRATE_BLOB_DIR and
+WSMIGRATE_ENCRYPTION_KEY the worker used.
+
+Example:
+  wsmigrate state restore alice/dev --backup sha256:5548a8… --yes
+
+Exit codes: 0 restored or already restored, 1 failure, 2 usage, 3 refused, 4 would restore (no --yes).`;
+
+export function registerStateRestoreCommand(program: Command, io: CliIo): void {
+  const state = program.commands.find((c) => c.name() === 'state') ?? program.command('state');
+  state
+    .command('restore')
+    .description("put a wsmigrate state backup back onto a workspace (no build), after checking it is that workspace's")
+    .argument('<owner/workspace>', 'the workspace, as owner/name')
+    .requiredOption('--backup <ref>', 'the backup ref, sha256:<hex>, from `wsmigrate status`')
+    .option('--yes', 'write it; without this only show what would happen', false)
+    .addHelpText('after', HELP)
+    .action(async (target: string, o: { backup: string; yes: boolean }) => {
+      const [owner, workspace, extra] = target.split('/');
+      if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
+      const cfg = loadConfig();
+      const c = requireCoder(cfg);
+      const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
+      const blobs = createFileBlobStore({ dir: cfg.blobDir, encryptionKey: encryptionKeyBytes(cfg) });
+      let plan;
+      try {
+        plan = await planRestore(coder, blobs, owner, workspace, o.backup);
+      } catch (err) {
+        if (err instanceof RestoreRefused || err instanceof StateFormatError) throw new CliError(`restore refused: ${err.message}`, EXIT.denied);
+        if (err instanceof BlobNotFoundError || err instanceof BlobUnreadableError) throw new CliError(err.message, EXIT.failure);
+        throw err;
+      }
+      if (plan.alreadyRestored) {
+        io.out(`${plan.workspace} already holds backup ${plan.backupRef} on build #${plan.buildNumber}; nothing to do`);
+        return;
+      }
+      if (!o.yes) {
+        io.out(`would put backup ${plan.backupRef} onto ${plan.workspace} build #${plan.buildNumber} (now sha256 ${plan.currentSha256.slice(0, 12)}…); run again with --yes`);
+        throw new CliError('nothing written (no --yes)', EXIT.changesPending);
+      }
+      await applyRestore(coder, plan);
+      io.out(`restored ${plan.backupRef} onto ${plan.workspace} build #${plan.buildNumber}; hash verified`);
+    });
+}
