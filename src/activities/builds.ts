@@ -1,8 +1,8 @@
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import type { CoderApi } from './ports';
 import { FailureType, coderStep, conflict } from './failures';
+import { heartbeatIfInActivity } from './heartbeat';
 
 export interface BuildRequest {
   workspaceId: string;
@@ -13,14 +13,6 @@ export interface BuildRequest {
   /** Builds numbered above this one were made by this migration (or an earlier attempt of this step). */
   afterBuildNumber: number;
   timeoutMs: number;
-}
-
-function heartbeatIfInActivity(details?: unknown): void {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    // called outside an activity (unit tests): nothing to heartbeat
-  }
 }
 
 /**

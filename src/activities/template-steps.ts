@@ -4,6 +4,7 @@ import { describeVersionGate, parseCoderVersion, supportsStatePushNoBuild } from
 import { writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
 import type { BlobRef } from '../adapters/blob-store';
+import { heartbeatIfInActivity } from './heartbeat';
 import { coderStep, refuse } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
@@ -100,7 +101,7 @@ export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
       );
       versionId = created.id;
     }
-    const done = await coderStep(step, input.subject, () => coder.waitForTemplateVersion(versionId as string));
+    const done = await coderStep(step, input.subject, () => coder.waitForTemplateVersion(versionId as string, { onPoll: (v) => heartbeatIfInActivity({ versionId: v.id, status: v.job.status }) }));
     if (done.job.status !== 'succeeded') {
       throw refuse(step, input.subject, `the new version ${input.versionName} failed to import (${done.job.status}: ${done.job.error ?? 'no error text'}); the active version is unchanged`);
     }

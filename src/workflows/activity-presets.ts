@@ -1,5 +1,13 @@
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-export { FINAL_FAILURE_TYPES } from '../domain/failure-types';
+import { ActivityFailure, ApplicationFailure, type ActivityOptions } from '@temporalio/common';
+import { FINAL_FAILURE_TYPES } from '../domain/failure-types';
+
+export { FINAL_FAILURE_TYPES };
+
+/** A short Coder call or local step: retried with backoff, except for failures no retry can fix. */
+export const QUICK_STEP: ActivityOptions = {
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+};
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

@@ -4,7 +4,7 @@ import type { TemplateRewriteResult } from '../activities/template-steps';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateTemplateInputSchema, parseInput, type MigrateTemplateInput } from '../domain/migration-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
-import { FINAL_FAILURE_TYPES, withActivityMessage } from './activity-presets';
+import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 
 export type TemplatePhase = 'preflight' | 'rewriting' | 'awaiting-approval' | 'pushing' | 'promoting' | 'done' | 'unchanged' | 'dry-run';
@@ -28,10 +28,8 @@ export interface TemplateMigrationResult {
 
 export const templateStatusQuery = defineQuery<TemplateMigrationStatus>('status');
 
-const quick: ActivityOptions = {
-  startToCloseTimeout: '5m',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
-};
+// Template archives can be large: a little longer than a workspace's quick steps.
+const quick: ActivityOptions = { ...QUICK_STEP, startToCloseTimeout: '5m' };
 const importWait: ActivityOptions = { ...quick, startToCloseTimeout: '30m', heartbeatTimeout: '2m' };
 
 /**

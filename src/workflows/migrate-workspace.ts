@@ -17,7 +17,7 @@ import type { VerificationResult } from '../activities/verify-migration';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
-import { FINAL_FAILURE_TYPES, durationMs, withActivityMessage } from './activity-presets';
+import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 
 export type WorkspacePhase =
@@ -66,10 +66,6 @@ function failureMessage(err: unknown): string {
 
 export const workspaceStatusQuery = defineQuery<WorkspaceMigrationStatus>('status');
 
-const quick: ActivityOptions = {
-  startToCloseTimeout: '2m',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
-};
 // Compensation keeps trying for a long time: giving up on a restore is the worst outcome.
 const compensation: ActivityOptions = {
   startToCloseTimeout: '5m',
@@ -98,7 +94,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   } catch (err) {
     throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
   }
-  const acts = proxyActivities<WsmigrateActivities>(quick);
+  const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const comp = proxyActivities<WsmigrateActivities>(compensation);
   const buildTimeoutMs = durationMs(input.buildTimeout);
   const builds = proxyActivities<WsmigrateActivities>({
@@ -117,7 +113,13 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
   enter('preflight');
 
-  const pf = await acts.preflightWorkspace({ ...input, targetVersionId: input.targetVersionId });
+  const pf = await acts.preflightWorkspace({
+    owner: input.owner,
+    workspace: input.workspace,
+    template: input.template,
+    targetVersionId: input.targetVersionId,
+    strategy: input.strategy,
+  });
   done('preflight');
   if (pf.alreadyMigrated && pf.onTargetVersion) {
     enter('already-migrated');
