@@ -1,7 +1,7 @@
-import { sha256Hex } from '../adapters/hash';
 import { coderStep, conflict } from './failures';
 import type { ActivityDeps } from './ports';
 import type { StateBackup } from './backup-state';
+import { putStateAndReadBack, stateSha256 } from './state-io';
 
 export interface PushStateInput {
   subject: string;
@@ -28,14 +28,13 @@ export function makePushState({ coder, blobs }: ActivityDeps) {
     if (ws.latest_build.id !== input.backup.buildId) {
       throw conflict(step, input.subject, `build #${ws.latest_build.build_number} ran after the backup of build #${input.backup.buildNumber}; not pushing over it`);
     }
-    const current = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(input.backup.buildId)));
+    const current = await coderStep(step, input.subject, () => stateSha256(coder, input.backup.buildId));
     if (current === input.migratedSha256) return { pushed: false, note: 'Coder already holds the migrated state (an earlier attempt pushed it)' };
     if (current !== input.backup.blob.sha256) {
       throw conflict(step, input.subject, `the state of build #${input.backup.buildNumber} changed since the backup (sha256 ${current.slice(0, 12)}…); not overwriting it`);
     }
     const migrated = await blobs.get(input.migratedRef);
-    await coderStep(step, input.subject, () => coder.putWorkspaceBuildState(input.backup.buildId, migrated));
-    const stored = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(input.backup.buildId)));
+    const stored = await coderStep(step, input.subject, () => putStateAndReadBack(coder, input.backup.buildId, migrated));
     if (stored !== input.migratedSha256) {
       throw conflict(step, input.subject, 'Coder returned different bytes than were pushed; the compensation will restore the backup');
     }

@@ -1,7 +1,7 @@
-import { sha256Hex } from '../adapters/hash';
 import { coderStep, conflict } from './failures';
 import type { ActivityDeps } from './ports';
 import type { StateBackup } from './backup-state';
+import { putStateAndReadBack, stateSha256 } from './state-io';
 
 export interface RestoreStateInput {
   subject: string;
@@ -39,11 +39,10 @@ export function makeRestoreState({ coder, blobs }: ActivityDeps) {
           `Once the workspace is idle, restore the backup with: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes`,
       );
     }
-    const current = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(latest.id)));
+    const current = await coderStep(step, input.subject, () => stateSha256(coder, latest.id));
     if (current === input.backup.blob.sha256) return { restored: false, buildId: latest.id, sha256: current };
     const bytes = await blobs.get(input.backup.blob.ref);
-    await coderStep(step, input.subject, () => coder.putWorkspaceBuildState(latest.id, bytes));
-    const after = sha256Hex(await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(latest.id)));
+    const after = await coderStep(step, input.subject, () => putStateAndReadBack(coder, latest.id, bytes));
     if (after !== input.backup.blob.sha256) {
       throw conflict(step, input.subject, `Coder holds sha256 ${after.slice(0, 12)}… after the restore, not the backup's ${input.backup.blob.sha256.slice(0, 12)}…; retrying`);
     }

@@ -1,4 +1,5 @@
 import type { CoderApi } from '../activities/ports';
+import { putStateAndReadBack } from '../activities/state-io';
 import type { BlobStore } from '../adapters/blob-store';
 import { sha256Hex } from '../adapters/hash';
 import { parseStateV4 } from '../domain/state';
@@ -52,8 +53,7 @@ export async function planRestore(coder: CoderApi, blobs: BlobStore, owner: stri
 
 /** Writes the backup and reads it back; throws when Coder holds other bytes afterwards. */
 export async function applyRestore(coder: CoderApi, plan: RestorePlan & { bytes: Buffer }): Promise<void> {
-  await coder.putWorkspaceBuildState(plan.buildId, plan.bytes);
-  const after = sha256Hex(await coder.getWorkspaceBuildState(plan.buildId));
+  const after = await putStateAndReadBack(coder, plan.buildId, plan.bytes);
   if (after !== sha256Hex(plan.bytes)) {
     throw new Error(`Coder holds sha256 ${after.slice(0, 12)}… on build #${plan.buildNumber} after the restore, not the backup; run this again`);
   }
