@@ -27,14 +27,32 @@ export type CoderApi = Pick<
   | 'promoteTemplateVersion'
 >;
 
+export type NotificationKind =
+  | 'approval-requested'
+  | 'approval-escalated'
+  | 'approval-timed-out'
+  | 'approval-closed'
+  | 'migration-failed'
+  | 'migration-done'
+  | 'restored'
+  | 'replacements-detected'
+  | 'fleet-canary-done'
+  | 'fleet-budget-hit'
+  | 'fleet-paused'
+  | 'fleet-done';
+
 export interface Notification {
-  kind: 'approval-requested' | 'approval-escalated' | 'approval-timed-out' | 'migration-failed' | 'migration-done' | 'restored';
+  kind: NotificationKind;
   workflowId: string;
   subject: string;
   text: string;
   gateId?: string;
   planHash?: string;
   escalateTo?: string;
+  /** On approval-closed: who decided, how, and what. */
+  decision?: { approver: string; decision: 'approve' | 'reject'; channel: 'cli' | 'signal' | 'slack' | 'ui'; reason?: string };
+  /** On fleet events: counts by outcome, for the message body. */
+  counts?: Record<string, number>;
 }
 
 /** Where humans hear about approvals and outcomes (log, webhook, chat). */
