@@ -40,7 +40,11 @@ function snapshot(b: WorkspaceBuild): BuildSnapshot {
  * Reads the workspace's recent builds, each one's state, and the logs of builds where a protected
  * entry went missing, then classifies. Reads only; state bytes stay in this function.
  */
-export async function readWorkspaceHealth(coder: CoderApi, ws: Pick<Workspace, 'id' | 'latest_build'>, opts: HealthReadOptions = {}): Promise<WorkspaceHealth> {
+export async function readWorkspaceHealth(
+  coder: Pick<CoderApi, 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs'>,
+  ws: Pick<Workspace, 'id' | 'latest_build'>,
+  opts: HealthReadOptions = {},
+): Promise<WorkspaceHealth> {
   if (ACTIVE.has(ws.latest_build.job.status)) return assessWorkspaceHealth({ builds: [snapshot(ws.latest_build)] });
   const listed = await coder.workspaceBuilds(ws.id, { limit: opts.depth ?? DEFAULT_HEALTH_DEPTH });
   const builds: BuildSnapshot[] = [];
