@@ -1,5 +1,6 @@
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import { startWorkspaceRecovery } from '../../src/client/recovery';
+import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
 import type { WorkspaceRecoveryResult } from '../../src/workflows/recover-workspace';
@@ -115,6 +116,33 @@ describe('recovery of damaged workspaces', () => {
     const message = await failureOf(handle.result());
     expect(message).toMatch(new RegExp(`kubernetes_persistent_volume_claim_v1.home destroyed by build #${downgrade.build_number}`));
     expect(message).toMatch(/Not migrated/);
+  });
+
+  it('the reverse stray, guarded: an old version that forgets the _v1 PVC fails its build; the workspace is detected and recovered with the same PVC', async () => {
+    const migrated = await (await startWorkspaceMigration(env.t.client, input(5, { option: 'B' }), { taskQueue: env.taskQueue })).result();
+    expect(migrated).toMatchObject({ outcome: 'migrated' });
+    const before = pvc(5);
+    // The old source with a guard for the other direction, as a template admin might add while the fleet moves.
+    const guardedOld = `${K8S_TEMPLATE_MAIN_TF}\nremoved {\n  from = kubernetes_persistent_volume_claim_v1.home\n  lifecycle {\n    destroy = false\n  }\n}\n`;
+    const file = await env.coder.uploadFile(await packTar([{ name: 'main.tf', content: guardedOld }]));
+    const template = await env.coder.template(env.sim.template.id);
+    const version = await env.coder.waitForTemplateVersion(
+      (await env.coder.createTemplateVersion(template.organization_id, { template_id: template.id, file_id: file.hash, name: 'old-guarded' })).id,
+    );
+    expect(version.job.status).toBe('succeeded');
+    const downgrade = await build(5, { transition: 'start', template_version_id: version.id });
+    expect(downgrade.job.status).toBe('failed');
+    expect(pvc(5)?.uid).toBe(before?.uid);
+    expect(pvcEntries(env.sim.stateOf(ws(5).id))).toEqual([]);
+
+    const handle = await startWorkspaceMigration(env.t.client, input(5), { taskQueue: env.taskQueue });
+    await approveWhenAsked(handle.workflowId, 'recover');
+    const result = (await handle.result()) as WorkspaceRecoveryResult;
+    expect(result.outcome).toBe('migrated');
+    expect(result.recovery.losses.join()).toMatch(new RegExp(`kubernetes_persistent_volume_claim_v1.home forgotten by build #${downgrade.build_number}`));
+    expect(await latestBuild(5)).toMatchObject({ transition: 'start', template_version_id: targetVersionId, status: 'running' });
+    expect(pvc(5)?.uid).toBe(before?.uid);
+    expect(pvcEntries(env.sim.stateOf(ws(5).id))[0].instances[0].attributes.metadata?.[0]?.uid).toBe(before?.uid);
   });
 
   it('wsmigrate recover: a rejected recovery changes nothing; an approved one brings the workspace back', async () => {
