@@ -151,6 +151,11 @@ describe('recovery of damaged workspaces', () => {
     expect((await env.coder.waitForBuild(startBuildId)).job.status).toBe('failed');
     const damagedState = env.sim.stateOf(ws(3).id);
 
+    const dry = (await (await startWorkspaceMigration(env.t.client, input(3, { dryRun: true }), { taskQueue: env.taskQueue })).result()) as WorkspaceRecoveryResult;
+    expect(dry.outcome).toBe('dry-run');
+    expect(dry.warnings[0]).toMatch(/^damaged: .*forgotten by build .*a recovery would start from build #\d+/);
+    expect(env.sim.stateOf(ws(3).id)).toBe(damagedState);
+
     const first = await startWorkspaceRecovery(env.t.client, input(3), { taskQueue: env.taskQueue });
     await waitFor(async () => ((await migrationStatus(env.t.client, first.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId === 'recover', 120_000);
     await decide(env.t.client, first.workflowId, 'reject', { approver: 'sre' });
