@@ -1,9 +1,12 @@
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { registerRecoverCommand } from '../../src/cli/commands/recover';
+import { EXIT } from '../../src/cli/io';
 import { startWorkspaceRecovery } from '../../src/client/recovery';
 import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
 import type { WorkspaceRecoveryResult } from '../../src/workflows/recover-workspace';
+import { runCommand } from '../harness/cli';
 import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -163,11 +166,28 @@ describe('recovery of damaged workspaces', () => {
     expect(env.sim.stateOf(ws(3).id)).toBe(damagedState);
     expect((await latestBuild(3)).id).toBe(startBuildId);
 
-    const second = await startWorkspaceRecovery(env.t.client, input(3), { taskQueue: env.taskQueue });
-    await approveWhenAsked(second.workflowId, 'recover');
-    expect(await second.result()).toMatchObject({ outcome: 'migrated' });
+    // The second attempt through the CLI, as an SRE would run it.
+    const saved = { ...process.env };
+    let cli;
+    try {
+      Object.assign(process.env, { WSMIGRATE_TASK_QUEUE: env.taskQueue });
+      delete process.env.WSMIGRATE_ENCRYPTION_KEY;
+      cli = await runCommand(registerRecoverCommand, 'recover', `${ws(3).owner}/${ws(3).name}`, '--template', env.sim.template.name, '--version', targetVersionId);
+    } finally {
+      process.env = saved;
+    }
+    expect(cli.exitCode).toBe(EXIT.ok);
+    const workflowId = /started (\S+)/.exec(cli.out)?.[1] ?? '';
+    expect(workflowId).toBe(first.workflowId);
+    await approveWhenAsked(workflowId, 'recover');
+    expect(await env.t.client.workflow.getHandle(workflowId).result()).toMatchObject({ outcome: 'migrated' });
     expect(await latestBuild(3)).toMatchObject({ transition: 'start', template_version_id: targetVersionId, status: 'running' });
     expect(pvc(3)?.uid).toBe(before?.uid);
+  });
+
+  it('wsmigrate recover: a target that is not owner/workspace is a usage error', async () => {
+    const r = await runCommand(registerRecoverCommand, 'recover', 'alice', '--template', 't', '--version', targetVersionId);
+    expect(r).toMatchObject({ exitCode: EXIT.usage, err: expect.stringMatching(/'alice' is not owner\/workspace/) });
   });
 
   it('wsmigrate recover refuses a workspace that is not damaged', async () => {
