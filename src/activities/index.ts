@@ -1,4 +1,7 @@
+import { makeAssessHealth } from './assess-health';
+import { makeBackupForRecovery } from './backup-for-recovery';
 import { makeBackupState } from './backup-state';
+import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
@@ -39,6 +42,9 @@ export function createActivities(deps: ActivityDeps) {
     rewriteTemplateSource: makeRewriteTemplateSource(deps, templateSources),
     pushTemplateVersion: makePushTemplateVersion(deps),
     promoteTemplateVersion: makePromoteTemplateVersion(deps),
+    assessHealth: makeAssessHealth(deps, templateSources),
+    backupForRecovery: makeBackupForRecovery(deps),
+    checkProtectedKept: makeCheckProtectedKept(deps, templateSources),
   };
 }
 

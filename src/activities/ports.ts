@@ -11,6 +11,7 @@ export type CoderApi = Pick<
   | 'workspace'
   | 'workspacesOfTemplate'
   | 'workspaceBuild'
+  | 'workspaceBuilds'
   | 'workspaceBuildLogs'
   | 'createWorkspaceBuild'
   | 'waitForBuild'

@@ -5,12 +5,15 @@
 export type ApprovalPolicy = 'none' | 'destructive' | 'all';
 
 /** A gate is a point in a workflow where it may stop and ask a human. */
-export type GateId = 'stop' | 'apply' | 'start' | 'template-push' | 'template-promote' | 'canary';
+export type GateId = 'stop' | 'apply' | 'start' | 'template-push' | 'template-promote' | 'canary' | 'recover';
 
 const DESTRUCTIVE_GATES: ReadonlySet<GateId> = new Set(['apply', 'template-promote', 'canary']);
+/** Out of the ordinary (putting an older build's state back on a damaged workspace): a human decides, whatever the policy. */
+const ALWAYS_ASKED: ReadonlySet<GateId> = new Set(['recover']);
 
 /** `destructive` asks before steps that change state or what users get; `all` asks before every change. */
 export function gateRequiresApproval(policy: ApprovalPolicy, gate: GateId): boolean {
+  if (ALWAYS_ASKED.has(gate)) return true;
   if (policy === 'none') return false;
   if (policy === 'all') return true;
   return DESTRUCTIVE_GATES.has(gate);

@@ -17,6 +17,7 @@ import type { VerificationResult } from '../activities/verify-migration';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
+import { recoverDamagedWorkspace } from './recover-workspace';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 
@@ -121,7 +122,13 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     strategy: input.strategy,
   });
   done('preflight');
-  if (pf.alreadyMigrated && pf.onTargetVersion) {
+  // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
+  const health = await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId });
+  if (health.health === 'damaged') return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
+  if (health.health === 'busy' || health.health === 'unreadable') {
+    throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? 'WsmigrateWorkspaceBusy' : 'WsmigrateRefused' });
+  }
+  if (health.health === 'migrated') {
     enter('already-migrated');
     upsertMemo({ outcome: 'already-migrated' });
     return { outcome: 'already-migrated', workspaceId: pf.workspaceId, renamedCount: 0, warnings: [] };

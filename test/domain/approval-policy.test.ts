@@ -22,6 +22,9 @@ describe('gateRequiresApproval', () => {
     expect(gateRequiresApproval('destructive', 'start')).toBe(false);
     expect(gateRequiresApproval('destructive', 'template-push')).toBe(false);
   });
+  it('always asks before a recovery, whatever the policy', () => {
+    for (const policy of ['none', 'destructive', 'all'] as const) expect(gateRequiresApproval(policy, 'recover')).toBe(true);
+  });
   it('asks before every gate under policy all', () => {
     expect(gateRequiresApproval('all', 'stop')).toBe(true);
     expect(gateRequiresApproval('all', 'start')).toBe(true);

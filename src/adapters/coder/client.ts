@@ -11,6 +11,7 @@ import {
   TemplateVersionSchema,
   UploadResponseSchema,
   WorkspaceBuildSchema,
+  WorkspaceBuildsSchema,
   WorkspaceSchema,
   WorkspacesResponseSchema,
   type BuildInfo,
@@ -196,6 +197,25 @@ export class CoderClient {
         endpoint: { does: `get workspace build ${id}`, needs: NEEDS.workspaceRead },
       },
       WorkspaceBuildSchema,
+    );
+  }
+
+  /**
+   * The workspace's builds, newest first (Coder orders them by build number, descending), at most
+   * `limit` of them. Each one's state stays readable with getWorkspaceBuildState.
+   */
+  async workspaceBuilds(workspaceId: string, opts: { limit?: number; offset?: number } = {}): Promise<WorkspaceBuild[]> {
+    const limit = opts.limit ?? 25;
+    if (!Number.isInteger(limit) || limit < 1) throw new Error(`limit must be a positive integer, got ${limit}.`);
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/workspaces/${seg(workspaceId)}/builds`,
+        query: { limit, offset: opts.offset },
+        expect: [200],
+        endpoint: { does: `list the builds of workspace ${workspaceId}`, needs: NEEDS.workspaceRead },
+      },
+      WorkspaceBuildsSchema,
     );
   }
 

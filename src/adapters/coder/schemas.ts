@@ -94,6 +94,8 @@ export const WorkspaceBuildSchema = z.looseObject({
 });
 export type WorkspaceBuild = z.infer<typeof WorkspaceBuildSchema>;
 
+export const WorkspaceBuildsSchema = list(WorkspaceBuildSchema);
+
 export const WorkspaceSchema = z.looseObject({
   id,
   name: z.string().min(1),

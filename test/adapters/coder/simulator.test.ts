@@ -56,6 +56,24 @@ describe('CoderClient against the Coder simulator', () => {
     expect((await client.workspaceBuild(summary!.latestBuildId)).workspace_id).toBe(summary!.id);
   });
 
+  it("lists a workspace's builds newest first, paged, and reads the state of an older build", async () => {
+    const [summary] = sim.workspaces();
+    const first = await client.workspaceBuild(summary!.latestBuildId);
+    const stop = await client.createWorkspaceBuild(summary!.id, { transition: 'stop' });
+    await client.waitForBuild(stop.id);
+    const builds = await client.workspaceBuilds(summary!.id);
+    expect(builds.map((b) => b.build_number)).toEqual(Array.from({ length: first.build_number + 1 }, (_, i) => first.build_number + 1 - i));
+    expect(builds[0]!.id).toBe(stop.id);
+    expect((await client.workspaceBuilds(summary!.id, { limit: 1 })).map((b) => b.id)).toEqual([stop.id]);
+    expect((await client.workspaceBuilds(summary!.id, { limit: 1, offset: 1 })).map((b) => b.id)).toEqual([first.id]);
+    const older = JSON.parse((await client.getWorkspaceBuildState(first.id)).toString('utf8'));
+    const latest = JSON.parse((await client.getWorkspaceBuildState(stop.id)).toString('utf8'));
+    // The start's state still holds the deployment the stop removed: each build keeps its own state.
+    expect(older.resources.some((r: { type: string }) => r.type === 'kubernetes_deployment')).toBe(true);
+    expect(latest.resources.some((r: { type: string }) => r.type === 'kubernetes_deployment')).toBe(false);
+    await expect(client.workspaceBuilds(summary!.id, { limit: 0 })).rejects.toThrow(/limit must be a positive integer/);
+  });
+
   it('finds the template by organization id or name, and its active version and source archive', async () => {
     const byId = await client.templateByName(sim.orgId, sim.template.name);
     const byName = await client.templateByName('coder', sim.template.name);

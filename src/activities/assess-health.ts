@@ -1,0 +1,23 @@
+import type { WorkspaceHealth } from '../domain/workspace-health';
+import { coderStep } from './failures';
+import type { ActivityDeps } from './ports';
+import { readWorkspaceHealth, templateProtection } from './read-workspace-health';
+import type { LoadTemplateSource } from './template-source';
+
+export interface AssessHealthInput {
+  workspaceId: string;
+  subject: string;
+  /** The _v1 version: its annotations say what is protected, and only it counts as migrated. */
+  targetVersionId: string;
+}
+
+/** Classifies the workspace from its recent builds and states (reads only); no state bytes leave the activity. */
+export function makeAssessHealth(deps: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
+  return async function assessHealth(input: AssessHealthInput): Promise<WorkspaceHealth> {
+    const step = 'health check';
+    const source = await loadTemplateSource(input.targetVersionId, input.subject);
+    const { annotatedAddresses } = templateProtection(source.terraform);
+    const ws = await coderStep(step, input.subject, () => deps.coder.workspace(input.workspaceId));
+    return coderStep(step, input.subject, () => readWorkspaceHealth(deps.coder, ws, { annotatedAddresses, v1VersionIds: [input.targetVersionId] }));
+  };
+}

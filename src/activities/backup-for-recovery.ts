@@ -1,0 +1,37 @@
+import { coderStep, conflict } from './failures';
+import type { ActivityDeps } from './ports';
+import type { StateBackup } from './backup-state';
+
+export interface BackupForRecoveryInput {
+  workspaceId: string;
+  subject: string;
+  /** The build the health check saw as latest: anything newer means someone built meanwhile. */
+  latestBuildId: string;
+  /** The build whose state holds every protected object (or, for a destroyed object, last held it). */
+  goodBuildId: string;
+}
+
+export interface RecoveryBackups {
+  /** The damaged state as Coder holds it now, on the latest build; the recovered state goes onto this build. */
+  current: StateBackup;
+  good: StateBackup;
+}
+
+/** Saves both the current (damaged) state and the good build's state in the blob store. Content-addressed: a retry writes nothing new. */
+export function makeBackupForRecovery({ coder, blobs }: ActivityDeps) {
+  return async function backupForRecovery(input: BackupForRecoveryInput): Promise<RecoveryBackups> {
+    const step = 'back up for recovery';
+    const ws = await coderStep(step, input.subject, () => coder.workspace(input.workspaceId));
+    const latest = ws.latest_build;
+    if (latest.id !== input.latestBuildId) {
+      throw conflict(step, input.subject, `build #${latest.build_number} ran after the health check; run the recovery again once the workspace is idle`);
+    }
+    const save = async (buildId: string, what: string): Promise<StateBackup> => {
+      const build = await coderStep(step, input.subject, () => coder.workspaceBuild(buildId));
+      const bytes = await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(buildId));
+      const blob = await blobs.put(bytes, { kind: 'state-backup', label: `${input.subject} build #${build.build_number} (${what})` });
+      return { buildId, buildNumber: build.build_number, blob };
+    };
+    return { current: await save(latest.id, 'damaged, before recovery'), good: await save(input.goodBuildId, 'last good state') };
+  };
+}

@@ -1,0 +1,76 @@
+import type { Workspace, WorkspaceBuild } from '../adapters/coder';
+import { protectedConfigAddresses } from '../domain/hcl/protect-annotations';
+import { readTemplateConfig } from '../domain/hcl/template-config';
+import { lookupDeprecated } from '../domain/type-map';
+import {
+  assessWorkspaceHealth,
+  buildsToCheckForDeletes,
+  destroyedAddressesInLog,
+  type BuildSnapshot,
+  type WorkspaceHealth,
+} from '../domain/workspace-health';
+import type { TemplateFile } from '../domain/template-rewrite';
+import type { CoderApi } from './ports';
+
+/** How many recent builds the health check reads; a loss older than this is out of sight. */
+export const DEFAULT_HEALTH_DEPTH = 10;
+
+export interface HealthReadOptions {
+  depth?: number;
+  /** Config addresses marked `# wsmigrate:protect` in the template (PVCs and PVs are always protected). */
+  annotatedAddresses?: readonly string[];
+  /** Template versions whose source uses the _v1 types. */
+  v1VersionIds?: readonly string[];
+}
+
+const ACTIVE = new Set(['pending', 'running', 'canceling']);
+
+function snapshot(b: WorkspaceBuild): BuildSnapshot {
+  return {
+    id: b.id,
+    number: b.build_number,
+    transition: b.transition,
+    jobStatus: b.job.status,
+    templateVersionId: b.template_version_id,
+    at: b.job.completed_at ?? b.job.created_at,
+  };
+}
+
+/**
+ * Reads the workspace's recent builds, each one's state, and the logs of builds where a protected
+ * entry went missing, then classifies. Reads only; state bytes stay in this function.
+ */
+export async function readWorkspaceHealth(
+  coder: Pick<CoderApi, 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs'>,
+  ws: Pick<Workspace, 'id' | 'latest_build'>,
+  opts: HealthReadOptions = {},
+): Promise<WorkspaceHealth> {
+  if (ACTIVE.has(ws.latest_build.job.status)) return assessWorkspaceHealth({ builds: [snapshot(ws.latest_build)] });
+  const listed = await coder.workspaceBuilds(ws.id, { limit: opts.depth ?? DEFAULT_HEALTH_DEPTH });
+  const builds: BuildSnapshot[] = [];
+  for (const b of listed) {
+    const s = snapshot(b);
+    try {
+      s.state = { text: (await coder.getWorkspaceBuildState(b.id)).toString('utf8') };
+    } catch (err) {
+      s.state = { error: `the state of build #${b.build_number} could not be read: ${(err as Error).message}` };
+    }
+    builds.push(s);
+  }
+  const annotatedAddresses = opts.annotatedAddresses ?? [];
+  const destroyedByBuild = new Map<number, string[]>();
+  for (const number of buildsToCheckForDeletes(builds, annotatedAddresses)) {
+    const build = builds.find((b) => b.number === number);
+    if (!build) continue;
+    const logs = await coder.workspaceBuildLogs(build.id);
+    destroyedByBuild.set(number, destroyedAddressesInLog(logs.map((l) => l.output)));
+  }
+  return assessWorkspaceHealth({ builds, annotatedAddresses, destroyedByBuild, ...(opts.v1VersionIds ? { v1VersionIds: opts.v1VersionIds } : {}) });
+}
+
+/** What a template version's source says about protection: its annotated resources, and whether it uses only _v1 types. */
+export function templateProtection(files: TemplateFile[]): { annotatedAddresses: string[]; usesV1Types: boolean } {
+  const model = readTemplateConfig(files);
+  const deprecated = model.configFiles.flatMap((f) => f.outline.resources).some((r) => r.mode === 'managed' && lookupDeprecated('managed', r.type) !== undefined);
+  return { annotatedAddresses: protectedConfigAddresses(files), usesV1Types: !deprecated };
+}

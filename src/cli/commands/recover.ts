@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/env';
+import { InputError } from '../../domain/migration-input';
+import { CliError, EXIT, type CliIo } from '../io';
+
+const HELP = `
+Brings back a workspace that 'wsmigrate scan' reports damaged (a failed build, or a state that
+forgot its volume, e.g. after a user pressed Update during the migration):
+  1. reads its recent builds and picks the newest one whose state still holds every protected
+     object (PVCs, PVs, resources marked # wsmigrate:protect) with its uid;
+  2. backs up the current state and that good state;
+  3. rewrites the good state to the _v1 types and verifies it against --version (the guard must
+     show every protected object kept, no delete);
+  4. ALWAYS waits for an approval (gate 'recover'), whatever the policy;
+  5. pushes it with no build, starts the workspace pinned to --version, and checks every
+     protected object has the uid it had in the good state.
+An object that was really destroyed (deleted, or now another uid) cannot come back from state:
+the run ends needs-attention, naming the object, the build that destroyed it and when, and the
+backups. 'wsmigrate migrate workspace' does the same when it finds a damaged workspace.
+
+Example:
+  wsmigrate recover alice/dev --template k8s-dev --version 4b1c… --approver you
+  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you`;
+
+export function registerRecoverCommand(program: Command, io: CliIo): void {
+  program
+    .command('recover')
+    .description('recover a damaged workspace from its newest good build (always asks for approval); needs a running `wsmigrate worker`')
+    .argument('<owner/workspace>', 'the workspace, as owner/name')
+    .requiredOption('--template <name>', 'the template the workspace uses')
+    .requiredOption('--version <id>', 'the template version (UUID) with the _v1 types, from `migrate template`')
+    .option('--approver <name...>', 'who may approve (default: anyone; WSMIGRATE_APPROVERS sets a default list)')
+    .option('--approval-timeout <duration>', 'wait this long (e.g. 30m, 4h), escalate once, wait again, then abort', '4h')
+    .option('--escalate-to <who>', 'who the escalation notification names')
+    .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
+    .option('--dry-run', 'back up, rewrite and verify; change nothing', false)
+    .option('--wait', 'wait for the result and print it', false)
+    .addHelpText('after', HELP)
+    .action(async (target: string, o) => {
+      const [owner, workspace, extra] = target.split('/');
+      if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
+      const cfg = loadConfig();
+      const { connectClient } = await import('../../client/temporal-client');
+      const { startWorkspaceRecovery } = await import('../../client/recovery');
+      const { client, connection } = await connectClient(cfg);
+      try {
+        const handle = await startWorkspaceRecovery(
+          client,
+          {
+            owner,
+            workspace,
+            template: o.template,
+            targetVersionId: o.version,
+            dryRun: o.dryRun,
+            buildTimeout: o.buildTimeout,
+            approval: { policy: 'all', approvers: o.approver ?? cfg.approvers, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
+          },
+          { taskQueue: cfg.taskQueue },
+        );
+        io.out(`started ${handle.workflowId}`);
+        io.out(`  status:  wsmigrate status ${handle.workflowId}`);
+        io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
+        if (o.wait) io.out(JSON.stringify(await handle.result(), null, 2));
+      } catch (err) {
+        if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+        throw err;
+      } finally {
+        await connection.close();
+      }
+    });
+}

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { CoderClient } from '../../adapters/coder';
+import { formatScanReport, scanFleet } from '../../client/fleet-scan';
+import { loadConfig, requireCoder } from '../../config/env';
+import { CliError, EXIT, type CliIo } from '../io';
+
+const HELP = `
+Reads every workspace of a template and classifies it from its recent builds and their states:
+  unmigrated  deprecated kubernetes_* types still in its state
+  migrated    latest build succeeded on a _v1 version, every protected object present
+  damaged     the latest build failed, or a build lost a protected object (PVC, PV, or a resource
+              marked # wsmigrate:protect): "forgotten" (the state lost the entry, the object is
+              still there: 'wsmigrate recover' brings it back) or "destroyed" (deleted, or a new
+              uid: its data is gone; restore it from your storage backups)
+  busy        a build is running
+  unreadable  its state cannot be read or parsed (the row says why)
+
+It only reads (GET): run it before and after each batch. Talks to Coder directly (CODER_URL,
+CODER_SESSION_TOKEN of a template admin: reading state needs it); no Temporal needed.
+
+Examples:
+  wsmigrate scan --template k8s-dev
+  wsmigrate scan --template k8s-dev --org coder --json | jq '.workspaces[] | select(.health=="damaged")'
+
+Exit codes: 0 nothing damaged or unreadable, 1 failure, 2 usage, 4 something is damaged or unreadable.`;
+
+export function registerScanCommand(program: Command, io: CliIo): void {
+  program
+    .command('scan')
+    .description("read-only fleet report: each workspace's health (unmigrated, migrated, damaged, busy, unreadable)")
+    .requiredOption('--template <name>', 'the template whose workspaces to read')
+    .option('--org <organization>', 'only workspaces in this organization')
+    .option('--json', 'print {"counts": {...}, "workspaces": [...]} for scripts', false)
+    .addOption(new Option('--concurrency <n>', 'workspaces read at a time').default('8').argParser(positiveInt('--concurrency')))
+    .addOption(new Option('--depth <n>', 'recent builds read per workspace (a loss older than this is not seen)').default('10').argParser(positiveInt('--depth')))
+    .addHelpText('after', HELP)
+    .action(async (o: { template: string; org?: string; json: boolean; concurrency: number | string; depth: number | string }) => {
+      const c = requireCoder(loadConfig());
+      const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
+      const tty = process.stderr.isTTY === true;
+      const report = await scanFleet(coder, {
+        template: o.template,
+        ...(o.org ? { organization: o.org } : {}),
+        concurrency: Number(o.concurrency),
+        depth: Number(o.depth),
+        ...(tty ? { onProgress: (done: number, total: number) => process.stderr.write(`\rscanned ${done}/${total}${done === total ? '\n' : ''}`) } : {}),
+      });
+      if (o.json) io.out(JSON.stringify(report, null, 2));
+      else for (const line of formatScanReport(report)) io.out(line);
+      const bad = report.counts.damaged + report.counts.unreadable;
+      if (bad > 0) {
+        throw new CliError(`${report.counts.damaged} damaged and ${report.counts.unreadable} unreadable workspace(s); see 'wsmigrate recover --help'`, EXIT.changesPending);
+      }
+    });
+}
+
+function positiveInt(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new CliError(`${flag} must be a positive integer, got '${value}'`, EXIT.usage);
+    return n;
+  };
+}

@@ -1,0 +1,225 @@
+import { ApplicationFailure, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import type { WsmigrateActivities } from '../activities';
+import type { RecoveryBackups } from '../activities/backup-for-recovery';
+import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
+import { describeLoss, type ProtectedLoss, type WorkspaceHealth } from '../domain/workspace-health';
+import { ApprovalGates } from './approval-gates';
+import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
+import { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from './migrate-workspace';
+import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+
+type Activities = ReturnType<typeof proxyActivities<WsmigrateActivities>>;
+
+/** What a migration run hands to the recovery: its activities, gates and status, so both report the same way. */
+export interface RecoveryContext {
+  input: MigrateWorkspaceParams;
+  workspaceId: string;
+  subject: string;
+  health: WorkspaceHealth;
+  acts: Activities;
+  builds: Activities;
+  gates: ApprovalGates;
+  status: WorkspaceMigrationStatus;
+  enter(phase: WorkspacePhase): void;
+  done(step: string): void;
+}
+
+export interface WorkspaceRecoveryResult extends WorkspaceMigrationResult {
+  recovery: { fromBuild: number; damagedBuild: number; losses: string[]; damagedBackup: { ref: string; sha256: string } };
+}
+
+function needsAttention(ctx: RecoveryContext, message: string): ApplicationFailure {
+  ctx.enter('needs-attention');
+  upsertMemo({ outcome: 'needs-attention' });
+  return ApplicationFailure.create({ message, type: 'WsmigrateNeedsAttention', nonRetryable: true });
+}
+
+function failureMessage(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string } };
+  return e?.cause?.message ?? e?.message ?? String(err);
+}
+
+const backupList = (b: RecoveryBackups) =>
+  `backups: current state of build #${b.current.buildNumber} ${b.current.blob.ref}, state of build #${b.good.buildNumber} ${b.good.blob.ref}`;
+
+/**
+ * A damaged workspace (a failed build, or a state that lost a protected object): back up the
+ * current state and the newest good one, rewrite the good one to _v1, verify it, ask a human
+ * (always), push it with no build, start pinned and check every protected object kept its uid.
+ * A destroyed object cannot come back from state: that ends needs-attention, naming the loss.
+ */
+export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<WorkspaceRecoveryResult | WorkspaceMigrationResult> {
+  const { input, subject, health, acts, builds, gates, status, enter, done } = ctx;
+  const { workflowId } = workflowInfo();
+  const latest = health.latest;
+  if (!latest) throw needsAttention(ctx, `${subject}: damaged but no build was read; run 'wsmigrate scan' and look at it by hand`);
+  const destroyed = health.losses.filter((l) => l.kind === 'destroyed');
+
+  enter('backing-up');
+  const goodBuild = destroyed.length > 0 ? destroyed[0].heldIn : health.recoverFrom;
+  if (!goodBuild) {
+    throw needsAttention(ctx, `${subject}: damaged (${health.reason}) and no recent build's state holds every protected object; nothing was changed`);
+  }
+  const backups = await acts.backupForRecovery({ workspaceId: ctx.workspaceId, subject, latestBuildId: latest.id, goodBuildId: goodBuild.id });
+  status.backup = { ref: backups.current.blob.ref, sha256: backups.current.blob.sha256 };
+  done('backup');
+
+  if (destroyed.length > 0) {
+    const lost = destroyed.map((l: ProtectedLoss) => `${l.address} destroyed by build #${l.build.number} at ${l.build.at}`).join('; ');
+    await acts.notify({ kind: 'migration-failed', workflowId, subject: `Data lost: ${subject}`, text: `${lost}. ${backupList(backups)}` });
+    throw needsAttention(
+      ctx,
+      `${subject}: ${destroyed.map(describeLoss).join('; ')}. Nothing in Terraform state can bring that data back: restore it from your storage backups. ` +
+        `Not migrated. ${backupList(backups)}`,
+    );
+  }
+
+  enter('rewriting');
+  const rewrite = await acts.rewriteState({ subject, backupRef: backups.good.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId });
+  done('rewrite');
+  enter('verifying');
+  const verdict = await acts.verifyMigration({ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId });
+  status.verdict = verdict;
+  done('verify');
+  if (verdict.verdict === 'deny') {
+    throw ApplicationFailure.create({
+      message: `guard denied the recovery of ${subject} from build #${goodBuild.number}: ${verdict.summary}; ${verdict.reasons.join('; ')}. Nothing was changed; ${backupList(backups)}`,
+      type: 'WsmigrateGuardDenied',
+      nonRetryable: true,
+    });
+  }
+  const recovery = {
+    fromBuild: goodBuild.number,
+    damagedBuild: latest.number,
+    losses: health.losses.map(describeLoss).slice(0, 20),
+    damagedBackup: { ref: backups.current.blob.ref, sha256: backups.current.blob.sha256 },
+  };
+  if (input.dryRun) {
+    enter('dry-run');
+    upsertMemo({ outcome: 'dry-run', verdict: verdict.verdict });
+    return {
+      outcome: 'dry-run',
+      workspaceId: ctx.workspaceId,
+      backup: status.backup,
+      migratedSha256: rewrite.migrated.sha256,
+      renamedCount: rewrite.renamedCount,
+      verdict: verdict.verdict,
+      warnings: [`damaged: ${health.reason}; a recovery would start from build #${goodBuild.number}`, ...verdict.reasons],
+      recovery,
+    };
+  }
+
+  enter('awaiting-approval');
+  const summary =
+    `Recover ${subject}: ${health.reason}. Put the state of build #${goodBuild.number} (rewritten to _v1) onto build #${latest.number} with no build, ` +
+    `then start pinned to the target version. Guard: ${verdict.summary}. ${backupList(backups)}`;
+  const gate = await gates.request('recover', verdict.planHash, summary, true);
+  if (gate === 'rejected' || gate === 'timed-out') {
+    throw ApplicationFailure.create({
+      message: `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; nothing was changed. ${backupList(backups)}`,
+      type: 'WsmigrateRejected',
+      nonRetryable: true,
+    });
+  }
+
+  try {
+    enter('pushing-state');
+    await acts.pushState({ subject, workspaceId: ctx.workspaceId, backup: backups.current, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 });
+    done('push-state');
+    enter('starting');
+    const start = await builds.startPinned({
+      workspaceId: ctx.workspaceId,
+      subject,
+      templateVersionId: input.targetVersionId,
+      afterBuildNumber: backups.current.buildNumber,
+      timeoutMs: durationMs(input.buildTimeout),
+    });
+    done('start');
+    enter('checking');
+    const check = await acts.checkProtectedKept({ subject, buildId: start.buildId, referenceRef: backups.good.blob.ref, targetVersionId: input.targetVersionId });
+    done('protected-check');
+    enter('migrated');
+    upsertMemo({ outcome: 'migrated', recoveredFromBuild: goodBuild.number, backupSha256: backups.current.blob.sha256 });
+    await acts.notify({
+      kind: 'migration-done',
+      workflowId,
+      subject: `Recovered ${subject}`,
+      text: `Recovered from build #${goodBuild.number}; ${check.checked.length} protected object(s) kept their uid.`,
+    });
+    return {
+      outcome: 'migrated',
+      workspaceId: ctx.workspaceId,
+      backup: status.backup,
+      migratedSha256: rewrite.migrated.sha256,
+      renamedCount: rewrite.renamedCount,
+      startBuildId: start.buildId,
+      verdict: verdict.verdict,
+      warnings: [],
+      recovery,
+    };
+  } catch (err) {
+    status.error = failureMessage(err);
+    await acts.notify({ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Recovery failed: ${status.error}` });
+    throw needsAttention(
+      ctx,
+      `${subject}: recovery from build #${goodBuild.number} failed: ${status.error}. ${backupList(backups)}. ` +
+        `Once the workspace is idle, put a backup back with: wsmigrate state restore ${subject} --backup <ref> --yes`,
+    );
+  }
+}
+
+/**
+ * `wsmigrate recover OWNER/WS`: the same recovery on request, under the workspace's migration id
+ * (so it never runs beside a migration of the same workspace). A healthy workspace is left alone.
+ */
+export async function recoverWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+  try {
+    return await recoverWorkspaceSteps(rawInput);
+  } catch (err) {
+    throw withActivityMessage(err);
+  }
+}
+
+async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+  const { workflowId } = workflowInfo();
+  let input: MigrateWorkspaceParams;
+  try {
+    input = parseInput(migrateWorkspaceInputSchema, rawInput);
+  } catch (err) {
+    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
+  }
+  const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
+  const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
+  const builds = proxyActivities<WsmigrateActivities>({
+    startToCloseTimeout: durationMs(input.buildTimeout) + 5 * 60_000,
+    heartbeatTimeout: input.heartbeatTimeout as Duration,
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+  });
+  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));
+  setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
+  const subject = `${input.owner}/${input.workspace}`;
+  const enter = (phase: WorkspacePhase) => {
+    status.phase = phase;
+    upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
+  };
+  const done = (step: string) => status.stepsDone.push(step);
+  upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
+  enter('preflight');
+  const pf = await acts.preflightWorkspace({ owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy });
+  const health = await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId });
+  done('preflight');
+  if (health.health === 'migrated') {
+    enter('already-migrated');
+    upsertMemo({ outcome: 'already-migrated' });
+    return { outcome: 'already-migrated', workspaceId: pf.workspaceId, renamedCount: 0, warnings: [] };
+  }
+  if (health.health !== 'damaged') {
+    throw ApplicationFailure.create({
+      message: `recover refused for ${subject}: it is ${health.health} (${health.reason}), not damaged; ${health.health === 'unmigrated' ? "use 'wsmigrate migrate workspace'" : 'nothing was changed'}`,
+      type: 'WsmigrateRefused',
+      nonRetryable: true,
+    });
+  }
+  return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
+}

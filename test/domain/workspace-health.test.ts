@@ -1,0 +1,229 @@
+import {
+  assessWorkspaceHealth,
+  buildsToCheckForDeletes,
+  destroyedAddressesInLog,
+  findProtectedLosses,
+  protectedIdentities,
+  type BuildSnapshot,
+  type JobStatus,
+} from '../../src/domain/workspace-health';
+
+type Res = { module?: string; type: string; name: string; uid?: string; index?: number | string; mode?: 'managed' | 'data' };
+
+const state = (resources: Res[]): string =>
+  JSON.stringify({
+    version: 4,
+    terraform_version: '1.9.0',
+    serial: 1,
+    lineage: 'l-1',
+    outputs: {},
+    resources: resources.map((r) => ({
+      ...(r.module ? { module: r.module } : {}),
+      mode: r.mode ?? 'managed',
+      type: r.type,
+      name: r.name,
+      provider: 'provider["registry.terraform.io/hashicorp/kubernetes"]',
+      instances: [{ ...(r.index !== undefined ? { index_key: r.index } : {}), schema_version: 0, attributes: { id: `coder/${r.name}`, metadata: r.uid ? [{ uid: r.uid }] : [] } }],
+    })),
+  });
+
+const PVC = 'kubernetes_persistent_volume_claim';
+const PVC1 = 'kubernetes_persistent_volume_claim_v1';
+const DEP = 'kubernetes_deployment';
+const DEP1 = 'kubernetes_deployment_v1';
+const OLD = '00000000-0000-4000-8000-000000000001';
+const NEW = '00000000-0000-4000-8000-000000000002';
+
+let n = 0;
+/** Builds given oldest first (as they happened); the health check takes them newest first. */
+function history(...builds: [BuildSnapshot['transition'], JobStatus, Res[] | { error: string } | undefined, string?][]): BuildSnapshot[] {
+  n = 0;
+  return builds
+    .map(([transition, jobStatus, s, version]) => {
+      n++;
+      return {
+        id: `b${n}`,
+        number: n,
+        transition,
+        jobStatus,
+        templateVersionId: version ?? OLD,
+        at: `2026-11-30T10:0${n}:00Z`,
+        ...(s === undefined ? {} : { state: Array.isArray(s) ? { text: state(s) } : s }),
+      };
+    })
+    .reverse();
+}
+
+const home = (type = PVC, uid = 'uid-1'): Res => ({ type, name: 'home', uid });
+const dep = (type = DEP): Res => ({ type, name: 'main', index: 0 });
+
+describe('protectedIdentities', () => {
+  it('keys PVCs by their versioned type so old and migrated states compare, and skips other kinds', () => {
+    const ids = protectedIdentities(JSON.parse(state([home(PVC, 'u'), dep()])).resources);
+    expect(ids).toEqual([{ key: `${PVC1}.home`, address: `${PVC}.home`, id: 'coder/home', uid: 'u' }]);
+  });
+
+  it('includes annotated resources (either type name, module keys ignored) and PVs', () => {
+    const parsed = JSON.parse(
+      state([
+        { type: 'kubernetes_secret', name: 'creds', uid: 's1' },
+        { module: 'module.app[0]', type: 'kubernetes_config_map_v1', name: 'cfg', uid: 'c1' },
+        { type: 'kubernetes_persistent_volume', name: 'pv', uid: 'p1' },
+        { type: 'kubernetes_service', name: 'web', uid: 'w1' },
+      ]),
+    ).resources;
+    const keys = protectedIdentities(parsed, ['kubernetes_secret_v1.creds', 'module.app.kubernetes_config_map.cfg']).map((p) => p.key);
+    expect(keys).toEqual(['kubernetes_secret_v1.creds', 'module.app[0].kubernetes_config_map_v1.cfg', 'kubernetes_persistent_volume_v1.pv']);
+  });
+});
+
+describe('assessWorkspaceHealth', () => {
+  it('unmigrated: deprecated types in the latest state, nothing lost', () => {
+    const h = assessWorkspaceHealth({ builds: history(['start', 'succeeded', [home(), dep()]], ['stop', 'succeeded', [home()]]) });
+    expect(h).toMatchObject({ health: 'unmigrated', deprecatedLeft: 1, losses: [] });
+  });
+
+  it('migrated: the latest build succeeded on a _v1 version and holds every protected object', () => {
+    const h = assessWorkspaceHealth({
+      builds: history(['stop', 'succeeded', [home()]], ['start', 'succeeded', [home(PVC1), dep(DEP1)], NEW]),
+      v1VersionIds: [NEW],
+    });
+    expect(h).toMatchObject({ health: 'migrated', losses: [], deprecatedLeft: 0 });
+  });
+
+  it('a migrated state on a version without _v1 types is not migrated (pushed, start still pending)', () => {
+    const h = assessWorkspaceHealth({ builds: history(['stop', 'succeeded', [home(PVC1)]]), v1VersionIds: [NEW] });
+    expect(h.health).toBe('unmigrated');
+    expect(h.reason).toMatch(/start it pinned/);
+  });
+
+  it('damaged, forgotten: a guarded Update of an unmigrated workspace failed and its state lost the PVC', () => {
+    const builds = history(['start', 'succeeded', [home(), dep()]], ['stop', 'succeeded', [home()]], ['start', 'failed', [], NEW]);
+    const h = assessWorkspaceHealth({ builds, v1VersionIds: [NEW] });
+    expect(h.health).toBe('damaged');
+    expect(h.losses).toEqual([
+      {
+        address: `${PVC}.home`,
+        key: `${PVC1}.home`,
+        kind: 'forgotten',
+        build: { id: 'b3', number: 3, at: '2026-11-30T10:03:00Z' },
+        heldIn: { id: 'b2', number: 2 },
+        before: { id: 'coder/home', uid: 'uid-1' },
+      },
+    ]);
+    expect(h.recoverFrom).toEqual({ id: 'b2', number: 2 });
+    expect(h.reason).toMatch(/forgotten by build #3 .* last held by build #2/);
+  });
+
+  it('damaged, destroyed: the log of the build that lost the entry shows a delete', () => {
+    const builds = history(['stop', 'succeeded', [home(PVC1)]], ['stop', 'succeeded', []]);
+    const h = assessWorkspaceHealth({ builds, destroyedByBuild: new Map([[2, [`${PVC1}.home`]]]) });
+    expect(h.health).toBe('damaged');
+    expect(h.losses[0]).toMatchObject({ kind: 'destroyed', build: { number: 2 } });
+    expect(h.recoverFrom).toBeUndefined();
+  });
+
+  it('damaged, destroyed: a later state holds the object with a new uid (the KB option A with a plain start)', () => {
+    const builds = history(['stop', 'succeeded', [home(PVC1, 'uid-1')]], ['start', 'succeeded', [home(PVC, 'uid-2'), dep()]]);
+    const h = assessWorkspaceHealth({ builds, v1VersionIds: [NEW] });
+    expect(h.health).toBe('damaged');
+    expect(h.losses).toEqual([expect.objectContaining({ kind: 'destroyed', build: expect.objectContaining({ number: 2 }), before: expect.objectContaining({ uid: 'uid-1' }), after: expect.objectContaining({ uid: 'uid-2' }) })]);
+    expect(h.recoverFrom).toBeUndefined();
+    expect(h.reason).toMatch(/destroyed by build #2 \(uid uid-1 is now uid-2\)/);
+  });
+
+  it('a loss stays a loss when later builds keep the new object', () => {
+    const builds = history(['start', 'succeeded', [home(PVC1, 'a')]], ['start', 'succeeded', [home(PVC, 'b')]], ['stop', 'succeeded', [home(PVC, 'b')]]);
+    const { losses } = findProtectedLosses(builds);
+    expect(losses).toHaveLength(1);
+    expect(losses[0]).toMatchObject({ kind: 'destroyed', build: { number: 2 } });
+  });
+
+  it('a forgotten entry that went missing and came back with a new uid was destroyed where it went missing', () => {
+    const builds = history(['stop', 'succeeded', [home(PVC, 'a')]], ['start', 'failed', []], ['start', 'succeeded', [home(PVC1, 'b')]]);
+    const { losses } = findProtectedLosses(builds);
+    expect(losses).toEqual([expect.objectContaining({ kind: 'destroyed', build: expect.objectContaining({ number: 2 }) })]);
+  });
+
+  it('a forgotten entry put back with the same uid (a recovery) is healthy again', () => {
+    const builds = history(['stop', 'succeeded', [home(PVC, 'a')]], ['start', 'failed', []], ['start', 'succeeded', [home(PVC1, 'a'), dep(DEP1)], NEW]);
+    expect(assessWorkspaceHealth({ builds, v1VersionIds: [NEW] })).toMatchObject({ health: 'migrated', losses: [] });
+  });
+
+  it('damaged when the latest build failed, even with nothing lost; recovery starts from its own state', () => {
+    const builds = history(['start', 'succeeded', [home()]], ['start', 'failed', [home()]]);
+    const h = assessWorkspaceHealth({ builds });
+    expect(h).toMatchObject({ health: 'damaged', losses: [], recoverFrom: { number: 2 } });
+    expect(h.reason).toMatch(/latest build #2 \(start\) failed/);
+  });
+
+  it('a canceled latest build counts as damaged too (it may have stopped halfway)', () => {
+    expect(assessWorkspaceHealth({ builds: history(['start', 'succeeded', [home()]], ['start', 'canceled', [home()]]) }).health).toBe('damaged');
+  });
+
+  it('only a successful build sets the reference: a failed build that briefly held an object does not', () => {
+    const builds = history(['start', 'succeeded', []], ['start', 'failed', [home()]], ['start', 'succeeded', []]);
+    expect(findProtectedLosses(builds).losses).toEqual([]);
+  });
+
+  it('an annotated resource lost is damage too', () => {
+    const secret: Res = { type: 'kubernetes_secret', name: 'creds', uid: 's1' };
+    const builds = history(['start', 'succeeded', [home(), secret]], ['start', 'failed', [home()]]);
+    const h = assessWorkspaceHealth({ builds, annotatedAddresses: ['kubernetes_secret.creds'] });
+    expect(h.losses.map((l) => l.address)).toEqual(['kubernetes_secret.creds']);
+    expect(assessWorkspaceHealth({ builds }).losses).toEqual([]);
+  });
+
+  it('picks the newest build that holds every protected object, skipping ones that lost any', () => {
+    const builds = history(
+      ['start', 'succeeded', [home(), { type: PVC, name: 'data', uid: 'd' }]],
+      ['stop', 'succeeded', [home(), { type: PVC, name: 'data', uid: 'd' }]],
+      ['start', 'failed', [home()]],
+      ['start', 'failed', []],
+    );
+    expect(assessWorkspaceHealth({ builds }).recoverFrom).toEqual({ id: 'b2', number: 2 });
+  });
+
+  it('busy while a build is pending, running or canceling', () => {
+    for (const s of ['pending', 'running', 'canceling'] as JobStatus[]) {
+      const h = assessWorkspaceHealth({ builds: history(['start', 'succeeded', [home()]], ['stop', s, undefined]) });
+      expect(h).toMatchObject({ health: 'busy', reason: `build #2 (stop) is ${s}` });
+    }
+  });
+
+  it('unreadable: says why (read error, not a state, not read, no builds)', () => {
+    expect(assessWorkspaceHealth({ builds: history(['start', 'succeeded', { error: 'GET state answered 404' }]) })).toMatchObject({ health: 'unreadable', reason: 'GET state answered 404' });
+    const garbage = history(['start', 'succeeded', [home()]]);
+    garbage[0].state = { text: '{"version": 3}' };
+    expect(assessWorkspaceHealth({ builds: garbage }).reason).toMatch(/build #1 is not a Terraform state: .*format version 3/);
+    expect(assessWorkspaceHealth({ builds: history(['start', 'succeeded', undefined]) }).reason).toMatch(/was not read/);
+    expect(assessWorkspaceHealth({ builds: [] })).toMatchObject({ health: 'unreadable', reason: 'the workspace has no builds' });
+  });
+
+  it('an unreadable older state is skipped, not fatal', () => {
+    const builds = history(['start', 'succeeded', { error: 'boom' }], ['start', 'succeeded', [home()]]);
+    expect(assessWorkspaceHealth({ builds }).health).toBe('unmigrated');
+  });
+
+  it('without the _v1 version list the latest state alone decides', () => {
+    expect(assessWorkspaceHealth({ builds: history(['start', 'succeeded', [home(PVC1)], NEW]) }).health).toBe('migrated');
+  });
+});
+
+describe('reading build logs for deletes', () => {
+  it('asks only for the builds where an entry went missing', () => {
+    const builds = history(['start', 'succeeded', [home()]], ['start', 'succeeded', [home(PVC, 'x')]], ['stop', 'failed', []]);
+    expect(buildsToCheckForDeletes(builds)).toEqual([3]);
+  });
+
+  it('finds Terraform destroy lines, with modules and keys', () => {
+    expect(
+      destroyedAddressesInLog([
+        'kubernetes_persistent_volume_claim_v1.home: Destroying... [id=coder/x]',
+        'module.a[0].kubernetes_secret.s["k"]: Destruction complete after 0s',
+        '  # kubernetes_deployment.main will be destroyed',
+        'kubernetes_persistent_volume_claim.home: Removing from state (destroy = false)...',
+      ]),
+    ).toEqual(['kubernetes_persistent_volume_claim_v1.home', 'module.a[0].kubernetes_secret.s["k"]']);
+  });
+});

@@ -1,0 +1,197 @@
+import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { registerRecoverCommand } from '../../src/cli/commands/recover';
+import { EXIT } from '../../src/cli/io';
+import { startWorkspaceRecovery } from '../../src/client/recovery';
+import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
+import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
+import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceRecoveryResult } from '../../src/workflows/recover-workspace';
+import { runCommand } from '../harness/cli';
+import { failureOf, waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+type State = { resources: { mode: string; type: string; name: string; instances: { attributes: { metadata?: { uid?: string }[] } }[] }[] };
+const pvcEntries = (text: string) =>
+  (JSON.parse(text) as State).resources.filter((r) => r.mode === 'managed' && r.type.startsWith('kubernetes_persistent_volume_claim'));
+
+/**
+ * Workspaces hit by a stray build while the fleet migrates: recovered from their last good state,
+ * or reported lost with the build that destroyed the volume. Real dev server, simulator, real Terraform-shaped states.
+ */
+describe('recovery of damaged workspaces', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  let originalVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 6 });
+    await env.startWorker();
+    originalVersionId = env.sim.template.activeVersionId;
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  const ws = (i: number) => env.sim.workspaces()[i];
+  const pvc = (i: number) => env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws(i).id));
+  const input = (i: number, extra: Partial<MigrateWorkspaceInput> = {}): MigrateWorkspaceInput => ({
+    owner: ws(i).owner,
+    workspace: ws(i).name,
+    template: env.sim.template.name,
+    targetVersionId,
+    approval: { policy: 'none' },
+    ...extra,
+  });
+  const latestBuild = async (i: number) => (await env.coder.workspace(ws(i).id)).latest_build;
+  const build = async (i: number, body: { transition: 'start' | 'stop'; template_version_id?: string }) =>
+    env.coder.waitForBuild((await env.coder.createWorkspaceBuild(ws(i).id, body)).id);
+  const approveWhenAsked = async (workflowId: string, gateId: string) => {
+    await waitFor(async () => ((await migrationStatus(env.t.client, workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId === gateId, 120_000);
+    return decide(env.t.client, workflowId, 'approve', { approver: 'sre' });
+  };
+
+  it('the issue: a user presses Update on an unmigrated workspace, the guarded build fails and forgets the PVC; migrate workspace recovers it', async () => {
+    const before = pvc(0);
+    expect(before).toBeDefined();
+    const { startBuildId } = await env.sim.updateAndRestart(ws(0).id);
+    const failed = await env.coder.waitForBuild(startBuildId);
+    expect(failed.job.status).toBe('failed');
+    expect(failed.job.error).toMatch(/already exists/);
+    expect(pvcEntries(env.sim.stateOf(ws(0).id))).toEqual([]); // the bug's precondition: the state forgot the PVC
+
+    // Policy none, yet the recovery waits for a human.
+    const handle = await startWorkspaceMigration(env.t.client, input(0), { taskQueue: env.taskQueue });
+    const receipt = await approveWhenAsked(handle.workflowId, 'recover');
+    expect(receipt.gateId).toBe('recover');
+    const result = (await handle.result()) as WorkspaceRecoveryResult;
+    expect(result.outcome).toBe('migrated');
+    expect(result.recovery.fromBuild).toBe(failed.build_number - 1);
+    expect(result.recovery.losses.join()).toMatch(new RegExp(`forgotten by build #${failed.build_number}`));
+
+    const latest = await latestBuild(0);
+    expect(latest).toMatchObject({ transition: 'start', template_version_id: targetVersionId, status: 'running' });
+    expect(pvc(0)?.uid).toBe(before?.uid);
+    const entries = pvcEntries(env.sim.stateOf(ws(0).id));
+    expect(entries.map((e) => e.type)).toEqual(['kubernetes_persistent_volume_claim_v1']);
+    expect(entries[0].instances[0].attributes.metadata?.[0]?.uid).toBe(before?.uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+    // Both states were backed up: the damaged one and the good one.
+    expect((await env.blobs.get(result.recovery.damagedBackup.ref)).length).toBeGreaterThan(0);
+
+    // And now it is healthy: a second run is a no-op.
+    const again = await (await startWorkspaceMigration(env.t.client, input(0), { taskQueue: env.taskQueue })).result();
+    expect(again).toMatchObject({ outcome: 'already-migrated' });
+  });
+
+  it('a PVC really destroyed (the KB option A by hand: migrated state pushed, then a plain start) is reported lost with its build, never migrated', async () => {
+    const before = pvc(1);
+    await build(1, { transition: 'stop' });
+    const stopped = await latestBuild(1);
+    const text = (await env.coder.getWorkspaceBuildState(stopped.id)).toString('utf8');
+    const byHand = JSON.parse(text) as State & { serial: number };
+    for (const r of byHand.resources) r.type = r.type.replace(/^kubernetes_persistent_volume_claim$/, 'kubernetes_persistent_volume_claim_v1');
+    byHand.serial += 1;
+    await env.coder.putWorkspaceBuildState(stopped.id, Buffer.from(JSON.stringify(byHand)));
+    const plain = await build(1, { transition: 'start' }); // no version: Coder reuses the old one
+    expect(plain.template_version_id).toBe(originalVersionId);
+    expect(pvc(1)?.uid).not.toBe(before?.uid);
+
+    const handle = await startWorkspaceMigration(env.t.client, input(1), { taskQueue: env.taskQueue });
+    const message = await failureOf(handle.result());
+    expect(message).toContain(`${ws(1).owner}/${ws(1).name}`);
+    expect(message).toMatch(new RegExp(`kubernetes_persistent_volume_claim_v1.home destroyed by build #${plain.build_number} \\(uid ${before?.uid} is now ${pvc(1)?.uid}\\) at 20`));
+    expect(message).toMatch(/backups: current state of build #\d+ sha256:[0-9a-f]{64}, state of build #\d+ sha256:[0-9a-f]{64}/);
+    expect(message).not.toMatch(/already-migrated/);
+    const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
+    expect(status.phase).toBe('needs-attention');
+    expect(status.stepsDone).not.toContain('push-state');
+    expect((await latestBuild(1)).id).toBe(plain.id); // nothing built
+  });
+
+  it('the reverse stray: a migrated workspace started pinned to the old version loses its PVC; the loss is reported with the build number', async () => {
+    const migrated = await (await startWorkspaceMigration(env.t.client, input(2, { option: 'B' }), { taskQueue: env.taskQueue })).result();
+    expect(migrated).toMatchObject({ outcome: 'migrated' });
+    const before = pvc(2);
+    const downgrade = await build(2, { transition: 'start', template_version_id: originalVersionId });
+    expect(downgrade.job.status).toBe('succeeded');
+    expect(pvc(2)?.uid).not.toBe(before?.uid);
+
+    const handle = await startWorkspaceRecovery(env.t.client, input(2), { taskQueue: env.taskQueue });
+    const message = await failureOf(handle.result());
+    expect(message).toMatch(new RegExp(`kubernetes_persistent_volume_claim_v1.home destroyed by build #${downgrade.build_number}`));
+    expect(message).toMatch(/Not migrated/);
+  });
+
+  it('the reverse stray, guarded: an old version that forgets the _v1 PVC fails its build; the workspace is detected and recovered with the same PVC', async () => {
+    const migrated = await (await startWorkspaceMigration(env.t.client, input(5, { option: 'B' }), { taskQueue: env.taskQueue })).result();
+    expect(migrated).toMatchObject({ outcome: 'migrated' });
+    const before = pvc(5);
+    // The old source with a guard for the other direction, as a template admin might add while the fleet moves.
+    const guardedOld = `${K8S_TEMPLATE_MAIN_TF}\nremoved {\n  from = kubernetes_persistent_volume_claim_v1.home\n  lifecycle {\n    destroy = false\n  }\n}\n`;
+    const file = await env.coder.uploadFile(await packTar([{ name: 'main.tf', content: guardedOld }]));
+    const template = await env.coder.template(env.sim.template.id);
+    const version = await env.coder.waitForTemplateVersion(
+      (await env.coder.createTemplateVersion(template.organization_id, { template_id: template.id, file_id: file.hash, name: 'old-guarded' })).id,
+    );
+    expect(version.job.status).toBe('succeeded');
+    const downgrade = await build(5, { transition: 'start', template_version_id: version.id });
+    expect(downgrade.job.status).toBe('failed');
+    expect(pvc(5)?.uid).toBe(before?.uid);
+    expect(pvcEntries(env.sim.stateOf(ws(5).id))).toEqual([]);
+
+    const handle = await startWorkspaceMigration(env.t.client, input(5), { taskQueue: env.taskQueue });
+    await approveWhenAsked(handle.workflowId, 'recover');
+    const result = (await handle.result()) as WorkspaceRecoveryResult;
+    expect(result.outcome).toBe('migrated');
+    expect(result.recovery.losses.join()).toMatch(new RegExp(`kubernetes_persistent_volume_claim_v1.home forgotten by build #${downgrade.build_number}`));
+    expect(await latestBuild(5)).toMatchObject({ transition: 'start', template_version_id: targetVersionId, status: 'running' });
+    expect(pvc(5)?.uid).toBe(before?.uid);
+    expect(pvcEntries(env.sim.stateOf(ws(5).id))[0].instances[0].attributes.metadata?.[0]?.uid).toBe(before?.uid);
+  });
+
+  it('wsmigrate recover: a rejected recovery changes nothing; an approved one brings the workspace back', async () => {
+    const before = pvc(3);
+    const { startBuildId } = await env.sim.updateAndRestart(ws(3).id);
+    expect((await env.coder.waitForBuild(startBuildId)).job.status).toBe('failed');
+    const damagedState = env.sim.stateOf(ws(3).id);
+
+    const dry = (await (await startWorkspaceMigration(env.t.client, input(3, { dryRun: true }), { taskQueue: env.taskQueue })).result()) as WorkspaceRecoveryResult;
+    expect(dry.outcome).toBe('dry-run');
+    expect(dry.warnings[0]).toMatch(/^damaged: .*forgotten by build .*a recovery would start from build #\d+/);
+    expect(env.sim.stateOf(ws(3).id)).toBe(damagedState);
+
+    const first = await startWorkspaceRecovery(env.t.client, input(3), { taskQueue: env.taskQueue });
+    await waitFor(async () => ((await migrationStatus(env.t.client, first.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId === 'recover', 120_000);
+    await decide(env.t.client, first.workflowId, 'reject', { approver: 'sre' });
+    expect(await failureOf(first.result())).toMatch(/recovery of .* was rejected; nothing was changed/);
+    expect(env.sim.stateOf(ws(3).id)).toBe(damagedState);
+    expect((await latestBuild(3)).id).toBe(startBuildId);
+
+    // The second attempt through the CLI, as an SRE would run it.
+    const saved = { ...process.env };
+    let cli;
+    try {
+      Object.assign(process.env, { WSMIGRATE_TASK_QUEUE: env.taskQueue });
+      delete process.env.WSMIGRATE_ENCRYPTION_KEY;
+      cli = await runCommand(registerRecoverCommand, 'recover', `${ws(3).owner}/${ws(3).name}`, '--template', env.sim.template.name, '--version', targetVersionId);
+    } finally {
+      process.env = saved;
+    }
+    expect(cli.exitCode).toBe(EXIT.ok);
+    const workflowId = /started (\S+)/.exec(cli.out)?.[1] ?? '';
+    expect(workflowId).toBe(first.workflowId);
+    await approveWhenAsked(workflowId, 'recover');
+    expect(await env.t.client.workflow.getHandle(workflowId).result()).toMatchObject({ outcome: 'migrated' });
+    expect(await latestBuild(3)).toMatchObject({ transition: 'start', template_version_id: targetVersionId, status: 'running' });
+    expect(pvc(3)?.uid).toBe(before?.uid);
+  });
+
+  it('wsmigrate recover: a target that is not owner/workspace is a usage error', async () => {
+    const r = await runCommand(registerRecoverCommand, 'recover', 'alice', '--template', 't', '--version', targetVersionId);
+    expect(r).toMatchObject({ exitCode: EXIT.usage, err: expect.stringMatching(/'alice' is not owner\/workspace/) });
+  });
+
+  it('wsmigrate recover refuses a workspace that is not damaged', async () => {
+    const handle = await startWorkspaceRecovery(env.t.client, input(4), { taskQueue: env.taskQueue });
+    expect(await failureOf(handle.result())).toMatch(/recover refused for .*: it is unmigrated .*use 'wsmigrate migrate workspace'/);
+  });
+});
