@@ -8,8 +8,9 @@ import {
   type MigrateTemplateInput,
   type MigrateWorkspaceInput,
 } from '../domain/migration-input';
-import type { PendingApproval } from '../domain/approval-policy';
-import { approvalSignal, approveUpdate, rejectUpdate, type ApprovalReceipt } from '../workflows/approval-gates';
+import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy';
+import { approvalSignal, approveUpdate, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../workflows/approval-gates';
+import { pendingApproval } from './approvals';
 import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
 import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
 import { WsmigrateTemplate } from '../workflows/search-attributes';
@@ -57,6 +58,9 @@ export async function migrationStatus(client: Client, workflowId: string): Promi
 export interface DecisionOptions {
   approver: string;
   comment?: string;
+  /** How the decision arrived (recorded in the receipt); `cli` by default. */
+  channel?: ApprovalChannel;
+  slackUserId?: string;
   /** Approve only this gate / plan; by default whatever is pending now (read from the status query). */
   gateId?: string;
   planHash?: string;
@@ -66,13 +70,15 @@ export interface DecisionOptions {
 export async function decide(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt> {
   let pending: PendingApproval | undefined;
   if (!opts.gateId || !opts.planHash) {
-    pending = (await migrationStatus(client, workflowId)).pendingApproval;
+    pending = await pendingApproval(client, workflowId);
     if (!pending) throw new Error(`${workflowId} is not waiting for an approval; see 'wsmigrate status ${workflowId}'`);
   }
-  const payload = {
+  const payload: DecisionPayload = {
     gateId: opts.gateId ?? (pending as PendingApproval).gateId,
     planHash: opts.planHash ?? (pending as PendingApproval).planHash,
     approver: opts.approver,
+    channel: opts.channel ?? 'cli',
+    ...(opts.slackUserId ? { slackUserId: opts.slackUserId } : {}),
     ...(opts.comment ? { comment: opts.comment } : {}),
   };
   try {

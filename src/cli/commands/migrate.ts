@@ -9,9 +9,14 @@ import { CliError, EXIT, type CliIo } from '../io';
 function approvalOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--approval <policy>', 'which steps wait for a human: none | destructive | all').choices(['none', 'destructive', 'all']).default('destructive'))
-    .option('--approver <name...>', 'who may approve (default: anyone; WSMIGRATE_APPROVERS sets a default list)')
+    .option('--approver <name...>', 'who may approve (default: WSMIGRATE_APPROVERS); required when a gate asks for approval')
+    .option('--any-approver', 'accept any approver name (anyone who can reach Temporal); recorded in the memo', false)
     .option('--approval-timeout <duration>', 'wait this long (e.g. 30m, 4h), escalate once, wait again, then abort and restore', '4h')
     .option('--escalate-to <who>', 'who the escalation notification names');
+}
+
+function approvalInput(o: { approval: string; approver?: string[]; anyApprover: boolean; approvalTimeout: string; escalateTo?: string }) {
+  return { policy: o.approval, approvers: o.approver ?? [...loadConfig().approvers], anyApprover: o.anyApprover, timeout: o.approvalTimeout, escalateTo: o.escalateTo };
 }
 
 async function start(io: CliIo, what: 'workspace' | 'template', input: Record<string, unknown>, wait: boolean): Promise<void> {
@@ -55,7 +60,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
         stopBeforePromote: !o.promote,
         renameDifferent: o.renameDifferent,
         dryRun: o.dryRun,
-        approval: { policy: o.approval, approvers: o.approver ?? loadConfig().approvers, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
+        approval: approvalInput(o),
       }, o.wait);
     });
 
@@ -85,7 +90,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
         strategy: o.strategy,
         dryRun: o.dryRun,
         buildTimeout: o.buildTimeout,
-        approval: { policy: o.approval, approvers: o.approver ?? loadConfig().approvers, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
+        approval: approvalInput(o),
       }, o.wait);
     });
 }
