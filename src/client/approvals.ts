@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import type { PendingApproval } from '../domain/approval-policy';
-import { pendingApprovalQuery } from '../workflows/approval-gates';
+import type { ApprovalReceipt } from '../workflows/approval-gates';
+import { decide, migrationStatus, pendingApproval, type DecisionOptions, type MigrationStatus } from './migrations';
 import { WsmigratePendingApproval } from '../workflows/search-attributes';
 
-/** The gate a workflow (workspace, template or fleet) is waiting on, or undefined. */
-export async function pendingApproval(client: Client, workflowId: string): Promise<PendingApproval | undefined> {
-  return (await client.workflow.getHandle(workflowId).query(pendingApprovalQuery)) ?? undefined;
-}
+export { pendingApproval };
+export type { MigrationStatus };
 
 export interface WaitingMigration {
   workflowId: string;
@@ -24,4 +24,36 @@ export async function waitingForApproval(client: Client, limit = 50): Promise<Wa
     if (waiting.length >= limit) break;
   }
   return waiting;
+}
+
+/** The workflow id names no migration this namespace knows. */
+export class MigrationNotFoundError extends Error {
+  constructor(readonly workflowId: string) {
+    super(`no migration '${workflowId}' in this Temporal namespace; list waiting ones with 'wsmigrate approvals' or '/wsmigrate approvals'`);
+    this.name = 'MigrationNotFoundError';
+  }
+}
+
+/** What the chat bridge needs from Temporal, and nothing more: read the gate, decide, read a status, list waiting runs. */
+export interface ApprovalGateway {
+  pending(workflowId: string): Promise<PendingApproval | undefined>;
+  decide(workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt>;
+  status(workflowId: string): Promise<MigrationStatus>;
+  waiting(): Promise<WaitingMigration[]>;
+}
+
+function notFound(workflowId: string) {
+  return (err: unknown): never => {
+    if (err instanceof WorkflowNotFoundError) throw new MigrationNotFoundError(workflowId);
+    throw err;
+  };
+}
+
+export function approvalGateway(client: Client): ApprovalGateway {
+  return {
+    pending: (id) => pendingApproval(client, id).catch(notFound(id)),
+    decide: (id, decision, opts) => decide(client, id, decision, opts).catch(notFound(id)),
+    status: (id) => migrationStatus(client, id).catch(notFound(id)),
+    waiting: () => waitingForApproval(client),
+  };
 }

@@ -9,8 +9,7 @@ import {
   type MigrateWorkspaceInput,
 } from '../domain/migration-input';
 import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy';
-import { approvalSignal, approveUpdate, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../workflows/approval-gates';
-import { pendingApproval } from './approvals';
+import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../workflows/approval-gates';
 import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
 import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
 import { WsmigrateTemplate } from '../workflows/search-attributes';
@@ -53,6 +52,11 @@ export async function migrationStatus(client: Client, workflowId: string): Promi
   const handle = client.workflow.getHandle(workflowId);
   if (workflowId.startsWith('wsmigrate-template/')) return handle.query(templateStatusQuery);
   return handle.query(workspaceStatusQuery);
+}
+
+/** The gate a workflow (workspace, template or fleet: any that uses ApprovalGates) is waiting on, or undefined. */
+export async function pendingApproval(client: Client, workflowId: string): Promise<PendingApproval | undefined> {
+  return (await client.workflow.getHandle(workflowId).query(pendingApprovalQuery)) ?? undefined;
 }
 
 export interface DecisionOptions {

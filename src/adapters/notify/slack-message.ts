@@ -1,29 +1,5 @@
 import type { Notification } from '../../activities/ports';
-
-export const APPROVE_ACTION = 'wsmigrate_approve';
-export const REJECT_ACTION = 'wsmigrate_reject';
-
-/** What a button carries back: exactly the workflow, gate and plan the human saw. */
-export interface ButtonValue {
-  workflowId: string;
-  gateId: string;
-  planHash: string;
-}
-
-export function encodeButtonValue(v: ButtonValue): string {
-  return JSON.stringify({ w: v.workflowId, g: v.gateId, p: v.planHash });
-}
-
-export function decodeButtonValue(raw: unknown): ButtonValue | undefined {
-  if (typeof raw !== 'string' || raw.length > 2000) return undefined;
-  try {
-    const v = JSON.parse(raw) as { w?: unknown; g?: unknown; p?: unknown };
-    if (typeof v.w === 'string' && typeof v.g === 'string' && typeof v.p === 'string') return { workflowId: v.w, gateId: v.g, planHash: v.p };
-  } catch {
-    // fall through
-  }
-  return undefined;
-}
+import { APPROVE_ACTION, REJECT_ACTION, encodeButtonValue } from '../../domain/approval-button';
 
 /** Slack mrkdwn treats &, < and > as markup; summaries come from templates and workspace names. */
 function escape(text: string): string {
