@@ -161,6 +161,24 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
     await waitFor(() => /Rejected\* `apply` by \*alice\* \(via slack\)/.test(slack.messages.get(message.ts)?.blocks[0]?.text?.text ?? ''), 30_000);
   });
 
+  it('an unanswered gate edits its message when it escalates and again when it times out; --any-approver is in the memo', async () => {
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws(2).owner, workspace: ws(2).name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'destructive', anyApprover: true, timeout: '3s', escalateTo: 'oncall-lead' } },
+      { taskQueue: env.taskQueue },
+    );
+    handles.push(handle);
+    const { message } = await postedFor(handle.workflowId);
+    await waitFor(() => /Approval overdue[\s\S]*Escalated to oncall-lead/.test(slack.messages.get(message.ts)?.blocks[0]?.text?.text ?? ''), 60_000);
+    expect(slack.messages.get(message.ts)!.blocks.some((b) => b.type === 'actions')).toBe(true);
+    expect(await failureOf(handle.result())).toMatch(/timed out waiting for approval/);
+    await waitFor(() => /Approval timed out/.test(slack.messages.get(message.ts)?.blocks[0]?.text?.text ?? ''), 30_000);
+    expect(slack.messages.get(message.ts)!.blocks.some((b) => b.type === 'actions')).toBe(false);
+    // One message for the whole gate: edited in place, never re-posted.
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && JSON.stringify(c.body).includes(handle.workflowId) && /Approval/.test(String(c.body.text)))).toHaveLength(1);
+    expect((await handle.describe()).memo).toMatchObject({ approvers: 'any (started with --any-approver)' });
+  });
+
   it('the webhook got every gate event signed; no signing secret, bot token or webhook secret is in any log line, webhook body or history', async () => {
     const kinds = hookHits.map((h) => JSON.parse(h.body).kind as string);
     expect(kinds).toEqual(expect.arrayContaining(['approval-requested', 'approval-closed', 'migration-done', 'restored']));

@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { connectClient } from '../../client/temporal-client';
 import { startTemplateMigration, startWorkspaceMigration } from '../../client/migrations';
 import { loadConfig } from '../../config/env';
-import { InputError } from '../../domain/migration-input';
+import { InputError, migrateTemplateInputSchema, migrateWorkspaceInputSchema, parseInput } from '../../domain/migration-input';
 import { CliError, EXIT, type CliIo } from '../io';
 
 function approvalOptions(cmd: Command): Command {
@@ -21,6 +21,13 @@ function approvalInput(o: { approval: string; approver?: string[]; anyApprover: 
 
 async function start(io: CliIo, what: 'workspace' | 'template', input: Record<string, unknown>, wait: boolean): Promise<void> {
   const cfg = loadConfig();
+  // Refuse bad input (e.g. approvals with no approver) before connecting to anything.
+  try {
+    parseInput(what === 'workspace' ? migrateWorkspaceInputSchema : migrateTemplateInputSchema, input);
+  } catch (err) {
+    if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+    throw err;
+  }
   const { client, connection } = await connectClient(cfg);
   try {
     const handle = what === 'workspace'
