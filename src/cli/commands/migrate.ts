@@ -84,7 +84,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
       .option('--dry-run', 'read, rewrite and verify; change nothing', false)
       .option('--wait', 'wait for the result and print it', false),
   )
-    .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c…\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.')
+    .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c… --approver alice\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.')
     .action(async (target: string, o) => {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
