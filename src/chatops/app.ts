@@ -5,7 +5,7 @@ import { APPROVE_ACTION, REJECT_ACTION, decodeButtonValue } from '../domain/appr
 import type { Decision } from '../domain/approval-policy';
 import type { ApprovalReceipt } from '../workflows/approval-gates';
 import { SignedSlackReceiver, type HttpReply } from './signed-receiver';
-import { ChatRefusal, decideFromSlack } from './slack-decision';
+import { ChatRefusal, decideFromSlack, type SlackDecisionRequest } from './slack-decision';
 import { SLASH_USAGE, parseSlashCommand } from './slash-command';
 import { describeStatus, describeWaiting } from './status-text';
 
@@ -62,13 +62,22 @@ export async function startChatops(opts: ChatopsOptions): Promise<Chatops> {
     ...(opts.slackApiUrl ? { clientOptions: { slackApiUrl: opts.slackApiUrl } } : {}),
   });
 
+  // The audit line of every decision chatops sends; refusals are logged by the receiver.
+  const decide = async (req: SlackDecisionRequest): Promise<ApprovalReceipt> => {
+    const r = await decideFromSlack(opts.gateway, opts.slackApprovers, req);
+    opts.log(
+      JSON.stringify({ at: new Date().toISOString(), component: 'chatops', msg: 'decision sent', workflowId: req.workflowId, gateId: r.gateId, planHash: r.planHash, decision: r.decision, approver: r.approver, slackUserId: req.slackUserId }),
+    );
+    return r;
+  };
+
   const onButton = (decision: Decision) =>
     app.action(decision === 'approve' ? APPROVE_ACTION : REJECT_ACTION, async ({ ack, body, action, context, respond }) => {
       const reply = context.httpReply as HttpReply;
       const text = await answer(reply, ack as never, async () => {
         const value = decodeButtonValue((action as { value?: unknown }).value);
         if (!value) throw new ChatRefusal(403, 'this button does not carry a wsmigrate workflow id, gate and plan hash');
-        const receipt = await decideFromSlack(opts.gateway, opts.slackApprovers, {
+        const receipt = await decide({
           slackUserId: body.user.id,
           workflowId: value.workflowId,
           decision,
@@ -102,7 +111,7 @@ export async function startChatops(opts: ChatopsOptions): Promise<Chatops> {
           }
         case 'approve':
         case 'reject': {
-          const receipt = await decideFromSlack(opts.gateway, opts.slackApprovers, {
+          const receipt = await decide({
             slackUserId: command.user_id,
             workflowId: cmd.workflowId,
             decision: cmd.kind,

@@ -160,6 +160,22 @@ describe('wsmigrate chatops (signed Slack requests, a recording gateway in place
     expect((await send(url, commandRequest(SECRET, { userId: 'UALICE', text: 'approvals', responseUrl: slack.responseUrl('c') }))).body.text).toBe('Nothing is waiting for an approval.');
   });
 
+  it('writes an audit line for each decision it sends', async () => {
+    await send(url, click());
+    const audit = logs.filter((l) => l.includes('"msg":"decision sent"')).map((l) => JSON.parse(l));
+    expect(audit.at(-1)).toMatchObject({ workflowId: WF, gateId: 'apply', planHash: 'sha256:plan-1', decision: 'approve', approver: 'alice', slackUserId: 'UALICE' });
+  });
+
+  it('when Temporal cannot be reached, answers 500 with the reason and decides nothing', async () => {
+    rec.gateway.pending = async () => {
+      throw new Error('14 UNAVAILABLE: connection refused');
+    };
+    const r = await send(url, click());
+    expect(r.status).toBe(500);
+    expect(r.body.text).toMatch(/could not handle this: 14 UNAVAILABLE: connection refused/);
+    expect(rec.calls.filter((c) => c.op === 'decide')).toEqual([]);
+  });
+
   it('answers a health probe, and 404 elsewhere; logs carry no secret and no request body', async () => {
     expect((await fetch(`http://127.0.0.1:${chatops.port}/healthz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${chatops.port}/other`, { method: 'POST', body: '' })).status).toBe(404);
