@@ -66,5 +66,5 @@ export function slackMessage(n: Notification): { text: string; blocks: Block[] }
     });
   }
   const text = n.kind === 'approval-closed' && n.decision ? `${n.decision.decision === 'approve' ? 'Approved' : 'Rejected'} by ${n.decision.approver}: ${n.subject}` : n.subject;
-  return { text, blocks };
+  return { text: escape(text), blocks };
 }
