@@ -50,7 +50,15 @@ export interface Notification {
   planHash?: string;
   escalateTo?: string;
   /** On approval-closed: who decided, how, and what. */
-  decision?: { approver: string; decision: 'approve' | 'reject'; channel: 'cli' | 'signal' | 'slack' | 'ui'; reason?: string };
+  decision?: {
+    approver: string;
+    decision: 'approve' | 'reject';
+    channel: 'cli' | 'signal' | 'slack' | 'ui';
+    reason?: string;
+    /** The rest of the receipt, so the history holds it for every channel (a signal has no update result). */
+    slackUserId?: string;
+    at?: string;
+  };
   /** On fleet events: counts by outcome, for the message body. */
   counts?: Record<string, number>;
   /** Messages posted when the gate opened, so a chat backend edits them in place when it escalates or closes. */

@@ -154,7 +154,7 @@ export class ApprovalGates {
         kind: 'approval-closed',
         subject: `${verb}: ${gateId} by ${d.approver} (${d.channel})`,
         text: summary,
-        decision: { approver: d.approver, decision: d.decision, channel: d.channel, ...(d.comment ? { reason: d.comment } : {}) },
+        decision: { approver: d.approver, decision: d.decision, channel: d.channel, at: d.at, ...(d.slackUserId ? { slackUserId: d.slackUserId } : {}), ...(d.comment ? { reason: d.comment } : {}) },
       },
       refs,
     );

@@ -162,6 +162,9 @@ describe('migrateWorkspace on the simulator', () => {
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
     expect(status.approvals).toEqual([expect.objectContaining({ gateId: 'apply', decision: 'approve', approver: 'alice', channel: 'signal', planHash: pending.planHash })]);
     expect((await handle.describe()).typedSearchAttributes.get(WsmigratePendingApproval)).toBe('none');
+    // The gate's closing notification (an activity input, so in the history) carries the signal's receipt.
+    const closed = env.notes.find((n) => n.workflowId === handle.workflowId && n.kind === 'approval-closed');
+    expect(closed).toMatchObject({ gateId: 'apply', planHash: pending.planHash, decision: { approver: 'alice', decision: 'approve', channel: 'signal', at: expect.any(String) } });
     expect(pvcUid(7)).toBe(uid);
   });
 
