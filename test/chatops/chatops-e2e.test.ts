@@ -9,6 +9,8 @@ import { migrationStatus, startWorkspaceMigration } from '../../src/client/migra
 import { loadConfig } from '../../src/config/env';
 import { APPROVE_ACTION, REJECT_ACTION, decodeButtonValue, type ButtonValue } from '../../src/domain/approval-button';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import { registerApprovalCommands } from '../../src/cli/commands/approvals';
+import { runCommand } from '../harness/cli';
 import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { clickRequest, commandRequest, send, startFakeSlack, type FakeSlack, type PostedMessage } from './fake-slack';
@@ -150,6 +152,9 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
     const { message, raw } = await postedFor(handle.workflowId);
     const listed = await send(url, commandRequest(SIGNING, { userId: 'UBOB', text: 'approvals', responseUrl: slack.responseUrl('list') }));
     expect(listed.body.text).toContain(handle.workflowId);
+    // The CLI lists the same (it and chatops share the client door).
+    const cli = await runCommand(registerApprovalCommands, 'approvals');
+    expect(cli.out).toMatch(new RegExp(`${handle.workflowId}: 'apply' since [\\s\\S]*approvers: alice`));
 
     expect((await click('UALICE', REJECT_ACTION, raw)).status).toBe(200);
     expect(await failureOf(handle.result())).toMatch(/was rejected; restoring/);

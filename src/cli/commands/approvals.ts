@@ -33,6 +33,22 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       if ('error' in s && s.error) io.out(`  error: ${s.error}`);
     });
 
+  program
+    .command('approvals')
+    .description('list the running migrations that wait for a human now, with gate, plan hash and summary')
+    .option('--json', 'print JSON', false)
+    .action(async (o: { json: boolean }) => {
+      const { waitingForApproval } = await import('../../client/approvals');
+      const waiting = await withClient((c) => waitingForApproval(c));
+      if (o.json) return io.out(JSON.stringify(waiting, null, 2));
+      if (waiting.length === 0) return io.out('nothing is waiting for an approval');
+      for (const w of waiting) {
+        io.out(`${w.workflowId}: '${w.pending.gateId}' since ${w.pending.requestedAt}${w.pending.escalated ? ' (escalated)' : ''}`);
+        io.out(`    ${w.pending.summary}`);
+        io.out(`    plan ${w.pending.planHash}; approvers: ${w.pending.anyApprover ? 'any' : (w.pending.approvers ?? []).join(', ') || '-'}`);
+      }
+    });
+
   for (const decision of ['approve', 'reject'] as const) {
     program
       .command(decision)
