@@ -17,11 +17,18 @@ export interface WaitingMigration {
 export async function waitingForApproval(client: Client, limit = 50): Promise<WaitingMigration[]> {
   const query = `ExecutionStatus = 'Running' AND ${WsmigratePendingApproval.name} IS NOT NULL AND ${WsmigratePendingApproval.name} != 'none'`;
   const waiting: WaitingMigration[] = [];
-  for await (const wf of client.workflow.list({ query })) {
-    // The attribute lags the workflow by a moment; the query is the truth.
-    const pending = await pendingApproval(client, wf.workflowId).catch(() => undefined);
-    if (pending) waiting.push({ workflowId: wf.workflowId, pending });
-    if (waiting.length >= limit) break;
+  try {
+    for await (const wf of client.workflow.list({ query })) {
+      // The attribute lags the workflow by a moment; the query is the truth.
+      const pending = await pendingApproval(client, wf.workflowId).catch(() => undefined);
+      if (pending) waiting.push({ workflowId: wf.workflowId, pending });
+      if (waiting.length >= limit) break;
+    }
+  } catch (err) {
+    const cause = (err as { cause?: { details?: string; message?: string } }).cause;
+    throw new Error(
+      `could not list waiting migrations (${cause?.details ?? cause?.message ?? (err as Error).message}); the worker registers the ${WsmigratePendingApproval.name} search attribute when it starts: is one running against this namespace?`,
+    );
   }
   return waiting;
 }
