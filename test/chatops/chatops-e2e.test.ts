@@ -176,11 +176,13 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
     const { message } = await postedFor(handle.workflowId);
     await waitFor(() => /Approval overdue[\s\S]*Escalated to oncall-lead/.test(slack.messages.get(message.ts)?.blocks[0]?.text?.text ?? ''), 60_000);
     expect(slack.messages.get(message.ts)!.blocks.some((b) => b.type === 'actions')).toBe(true);
+    // The edit is silent, so the escalation is also a reply in the thread, broadcast to the channel.
+    await waitFor(() => slack.calls.some((c) => c.method === 'chat.postMessage' && c.body.thread_ts === message.ts && c.body.reply_broadcast === 'true' && /escalated to oncall-lead/.test(String(c.body.text))), 30_000);
     expect(await failureOf(handle.result())).toMatch(/timed out waiting for approval/);
     await waitFor(() => /Approval timed out/.test(slack.messages.get(message.ts)?.blocks[0]?.text?.text ?? ''), 30_000);
     expect(slack.messages.get(message.ts)!.blocks.some((b) => b.type === 'actions')).toBe(false);
     // One message for the whole gate: edited in place, never re-posted.
-    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && JSON.stringify(c.body).includes(handle.workflowId) && /Approval/.test(String(c.body.text)))).toHaveLength(1);
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && !c.body.thread_ts && JSON.stringify(c.body).includes(handle.workflowId) && /Approval/.test(String(c.body.text)))).toHaveLength(1);
     expect((await handle.describe()).memo).toMatchObject({ approvers: 'any (started with --any-approver)' });
   });
 

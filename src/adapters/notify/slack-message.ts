@@ -65,6 +65,11 @@ export function slackMessage(n: Notification): { text: string; blocks: Block[] }
       ],
     });
   }
-  const text = n.kind === 'approval-closed' && n.decision ? `${n.decision.decision === 'approve' ? 'Approved' : 'Rejected'} by ${n.decision.approver}: ${n.subject}` : n.subject;
+  const text =
+    n.kind === 'approval-closed' && n.decision
+      ? `${n.decision.decision === 'approve' ? 'Approved' : 'Rejected'} by ${n.decision.approver}: ${n.subject}`
+      : n.kind === 'approval-escalated' && n.escalateTo
+        ? `${n.subject} (escalated to ${n.escalateTo})`
+        : n.subject;
   return { text: escape(text), blocks };
 }
