@@ -65,7 +65,7 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
       WSMIGRATE_WEBHOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hooks/wsmigrate`,
       WSMIGRATE_WEBHOOK_SECRET: HOOK_SECRET,
     });
-    env = await createMigrationEnv({ workspaces: 3 });
+    env = await createMigrationEnv({ workspaces: 4 });
     await env.startWorker({ notifier: notifierFromConfig(cfg, { write: (l) => logs.push(l) }).notifier });
     originalVersionId = env.sim.template.activeVersionId;
     targetVersionId = (await env.migrateTemplate()).versionId;
@@ -184,6 +184,25 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
     // One message for the whole gate: edited in place, never re-posted.
     expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && !c.body.thread_ts && JSON.stringify(c.body).includes(handle.workflowId) && /Approval/.test(String(c.body.text)))).toHaveLength(1);
     expect((await handle.describe()).memo).toMatchObject({ approvers: 'any (started with --any-approver)' });
+  });
+
+  it('with Slack down, a migration still completes; the failed delivery is logged after its retries', async () => {
+    slack.failNext(10_000, 503);
+    try {
+      const handle = await startWorkspaceMigration(
+        env.t.client,
+        { owner: ws(3).owner, workspace: ws(3).name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'none' } },
+        { taskQueue: env.taskQueue },
+      );
+      handles.push(handle);
+      expect(((await handle.result()) as WorkspaceMigrationResult).outcome).toBe('migrated');
+      const failed = logs.filter((l) => l.includes('"notification not delivered"') && l.includes(handle.workflowId)).map((l) => JSON.parse(l));
+      expect(failed).toEqual([expect.objectContaining({ backend: 'slack', notification: 'migration-done', error: expect.stringMatching(/Slack refused the message/) })]);
+      // The other backends still got it.
+      expect(hookHits.some((h) => JSON.parse(h.body).kind === 'migration-done' && JSON.parse(h.body).workflowId === handle.workflowId)).toBe(true);
+    } finally {
+      slack.failNext(0);
+    }
   });
 
   it('the webhook got every gate event signed; no signing secret, bot token or webhook secret is in any log line, webhook body or history', async () => {
