@@ -13,7 +13,7 @@ import {
 import type { MessageRef, Notification } from '../activities/ports';
 import { WsmigratePendingApproval } from './search-attributes';
 
-/** What a caller sends to decide; `channel` defaults to `cli` (update) or `signal` (signal). */
+/** What a caller sends to decide; `channel` defaults to `cli` for the update; a signal is always recorded as `signal`. */
 export type DecisionPayload = Omit<ApprovalInput, 'decision'>;
 
 /** Approve or reject the pending gate; validated before it is accepted (approver, gate id, plan hash). */
@@ -74,7 +74,8 @@ export class ApprovalGates {
         log.warn('approval signal ignored', { reason: why });
         return;
       }
-      this.record(input, 'signal');
+      // A signal cannot prove where it came from, so it is recorded as a signal whatever it claims.
+      this.record({ ...input, channel: 'signal', slackUserId: undefined }, 'signal');
     });
     setHandler(pendingApprovalQuery, () => this.pending ?? null);
     if (rule.anyApprover && rule.approvers.length === 0) {

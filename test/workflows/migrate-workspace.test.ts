@@ -157,10 +157,13 @@ describe('migrateWorkspace on the simulator', () => {
     await signalDecision(env.t.client, handle.workflowId, 'approve', { gateId: 'apply', planHash: pending.planHash, approver: 'mallory' });
     await new Promise((r) => setTimeout(r, 500));
     expect(((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId).toBe('apply');
-    await signalDecision(env.t.client, handle.workflowId, 'approve', { gateId: 'apply', planHash: pending.planHash, approver: 'alice' });
+    // A signal claiming to come from Slack is still recorded as a signal: only chatops' update can say 'slack'.
+    const claimsSlack = { gateId: 'apply', planHash: pending.planHash, approver: 'alice', channel: 'slack', slackUserId: 'UFAKE' } as Parameters<typeof signalDecision>[3];
+    await signalDecision(env.t.client, handle.workflowId, 'approve', claimsSlack);
     expect(((await handle.result()) as WorkspaceMigrationResult).outcome).toBe('migrated');
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
     expect(status.approvals).toEqual([expect.objectContaining({ gateId: 'apply', decision: 'approve', approver: 'alice', channel: 'signal', planHash: pending.planHash })]);
+    expect(status.approvals[0].slackUserId).toBeUndefined();
     expect((await handle.describe()).typedSearchAttributes.get(WsmigratePendingApproval)).toBe('none');
     // The gate's closing notification (an activity input, so in the history) carries the signal's receipt.
     const closed = env.notes.find((n) => n.workflowId === handle.workflowId && n.kind === 'approval-closed');
