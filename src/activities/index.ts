@@ -21,7 +21,7 @@ import {
 import { makeVerifyMigration } from './verify-migration';
 import { cachedTemplateSourceLoader } from './template-source';
 
-export type { ActivityDeps, CoderApi, Importer, Notification, Notifier } from './ports';
+export type { ActivityDeps, CoderApi, Importer, MessageRef, Notification, Notifier, NotifyOutcome } from './ports';
 
 /** Every runbook step as an activity, built from the adapters it needs (tests pass the simulator's). */
 export function createActivities(deps: ActivityDeps) {

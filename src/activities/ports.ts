@@ -51,14 +51,36 @@ export interface Notification {
   planHash?: string;
   escalateTo?: string;
   /** On approval-closed: who decided, how, and what. */
-  decision?: { approver: string; decision: 'approve' | 'reject'; channel: 'cli' | 'signal' | 'slack' | 'ui'; reason?: string };
+  decision?: {
+    approver: string;
+    decision: 'approve' | 'reject';
+    channel: 'cli' | 'signal' | 'slack' | 'ui';
+    reason?: string;
+    /** The rest of the receipt, so the history holds it for every channel (a signal has no update result). */
+    slackUserId?: string;
+    at?: string;
+  };
   /** On fleet events: counts by outcome, for the message body. */
   counts?: Record<string, number>;
+  /** Messages posted when the gate opened, so a chat backend edits them in place when it escalates or closes. */
+  messageRefs?: MessageRef[];
+}
+
+/** Where a backend posted a message it may edit later (a Slack channel and message ts); never a credential. */
+export interface MessageRef {
+  backend: string;
+  channel: string;
+  ts: string;
+}
+
+/** What a delivery produced that a later notification needs (e.g. the posted message to update). */
+export interface NotifyOutcome {
+  messageRefs?: MessageRef[];
 }
 
 /** Where humans hear about approvals and outcomes (log, webhook, chat). */
 export interface Notifier {
-  notify(n: Notification): Promise<void>;
+  notify(n: Notification): Promise<void | NotifyOutcome>;
 }
 
 /**

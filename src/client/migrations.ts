@@ -8,8 +8,8 @@ import {
   type MigrateTemplateInput,
   type MigrateWorkspaceInput,
 } from '../domain/migration-input';
-import type { PendingApproval } from '../domain/approval-policy';
-import { approvalSignal, approveUpdate, rejectUpdate, type ApprovalReceipt } from '../workflows/approval-gates';
+import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy';
+import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../workflows/approval-gates';
 import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
 import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
 import { WsmigrateTemplate } from '../workflows/search-attributes';
@@ -54,9 +54,17 @@ export async function migrationStatus(client: Client, workflowId: string): Promi
   return handle.query(workspaceStatusQuery);
 }
 
+/** The gate a workflow (workspace, template or fleet: any that uses ApprovalGates) is waiting on, or undefined. */
+export async function pendingApproval(client: Client, workflowId: string): Promise<PendingApproval | undefined> {
+  return (await client.workflow.getHandle(workflowId).query(pendingApprovalQuery)) ?? undefined;
+}
+
 export interface DecisionOptions {
   approver: string;
   comment?: string;
+  /** How the decision arrived (recorded in the receipt); `cli` by default. */
+  channel?: ApprovalChannel;
+  slackUserId?: string;
   /** Approve only this gate / plan; by default whatever is pending now (read from the status query). */
   gateId?: string;
   planHash?: string;
@@ -66,13 +74,15 @@ export interface DecisionOptions {
 export async function decide(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt> {
   let pending: PendingApproval | undefined;
   if (!opts.gateId || !opts.planHash) {
-    pending = (await migrationStatus(client, workflowId)).pendingApproval;
+    pending = await pendingApproval(client, workflowId);
     if (!pending) throw new Error(`${workflowId} is not waiting for an approval; see 'wsmigrate status ${workflowId}'`);
   }
-  const payload = {
+  const payload: DecisionPayload = {
     gateId: opts.gateId ?? (pending as PendingApproval).gateId,
     planHash: opts.planHash ?? (pending as PendingApproval).planHash,
     approver: opts.approver,
+    channel: opts.channel ?? 'cli',
+    ...(opts.slackUserId ? { slackUserId: opts.slackUserId } : {}),
     ...(opts.comment ? { comment: opts.comment } : {}),
   };
   try {

@@ -24,6 +24,20 @@ export interface WsmigrateConfig {
   readonly logLevel: LogLevel;
   readonly approvers: readonly string[];
   readonly uiPort: number;
+  /** Who `wsmigrate approve/reject` decide as when --approver is not given. */
+  readonly approver?: string;
+  /** Chat and notifications (see README "Approvals from Slack"). */
+  readonly slackSigningSecret?: Secret;
+  readonly slackBotToken?: Secret;
+  readonly slackChannel?: string;
+  /** Normalized href of the Slack Web API, e.g. 'https://slack.com/api/'; tests point it at a fake. */
+  readonly slackApiUrl?: string;
+  readonly chatopsPort: number;
+  /** Slack user id → approver name. */
+  readonly slackApprovers: Readonly<Record<string, string>>;
+  /** A Secret: webhook URLs often carry a token in their path. */
+  readonly webhookUrl?: Secret;
+  readonly webhookSecret?: Secret;
   /** Names of the variables that were unset and took their default. */
   readonly defaulted: readonly string[];
 }
@@ -53,6 +67,7 @@ export const DEFAULTS = {
   WSMIGRATE_METRICS_PORT: 9464,
   WSMIGRATE_LOG_LEVEL: 'info' as LogLevel,
   WSMIGRATE_UI_PORT: 8233,
+  WSMIGRATE_CHATOPS_PORT: 3100,
 } as const;
 
 /** Echoes a non-secret value back in an error, short and quoted so blanks and odd characters show. */
@@ -217,6 +232,82 @@ function approvers() {
     });
 }
 
+/** A secret credential: any non-blank value without spaces; never echoed. */
+function secretValue(variable: string, hint: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      if (/\s/.test(raw)) return fail(ctx, `${variable} must not contain spaces or newlines; ${hint}`);
+      return Secret.of(raw);
+    });
+}
+
+function httpUrl(variable: string, example: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        return fail(ctx, `${variable} must be an absolute http(s) URL (it does not parse as a URL); e.g. ${variable}=${example}`);
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') return fail(ctx, `${variable} must use http:// or https://; e.g. ${variable}=${example}`);
+      if (url.username || url.password) return fail(ctx, `${variable} must not contain a user name or password; e.g. ${variable}=${example}`);
+      return url.href;
+    });
+}
+
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+
+/** 'U0123ABCD=alice,U0456EFGH=bob' → { U0123ABCD: 'alice', U0456EFGH: 'bob' }. */
+function slackApprovers() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): Record<string, string> => {
+      if (raw === undefined) return {};
+      const map: Record<string, string> = {};
+      for (const pair of raw.split(',').map((p) => p.trim()).filter((p) => p.length > 0)) {
+        const [id, approver, extra] = pair.split('=').map((p) => p.trim());
+        if (!id || !approver || extra !== undefined || !SLACK_USER_ID.test(id) || /\s/.test(approver)) {
+          return fail(
+            ctx,
+            `WSMIGRATE_SLACK_APPROVERS must be comma-separated SlackUserId=approver pairs (got ${shown(pair)}); e.g. WSMIGRATE_SLACK_APPROVERS=U0123ABCD=alice,U0456EFGH=bob (the user id is in the Slack profile, "Copy member ID")`,
+          );
+        }
+        map[id] = approver;
+      }
+      return map;
+    });
+}
+
+function approverName() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      if (/[\s,]/.test(raw)) return fail(ctx, `WSMIGRATE_APPROVER must be one name without spaces or commas (got ${shown(raw)}); e.g. WSMIGRATE_APPROVER=alice`);
+      return raw;
+    });
+}
+
+function slackChannel() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      if (/\s/.test(raw)) return fail(ctx, `SLACK_CHANNEL must be a channel id or #name without spaces (got ${shown(raw)}); e.g. SLACK_CHANNEL=C0123ABCD`);
+      return raw;
+    });
+}
+
 const envSchema = z.object({
   TEMPORAL_ADDRESS: temporalAddress(),
   TEMPORAL_NAMESPACE: name('TEMPORAL_NAMESPACE', DEFAULTS.TEMPORAL_NAMESPACE, 'default'),
@@ -229,6 +320,15 @@ const envSchema = z.object({
   WSMIGRATE_LOG_LEVEL: logLevel(),
   WSMIGRATE_APPROVERS: approvers(),
   WSMIGRATE_UI_PORT: port('WSMIGRATE_UI_PORT', DEFAULTS.WSMIGRATE_UI_PORT, 1, ''),
+  WSMIGRATE_APPROVER: approverName(),
+  SLACK_SIGNING_SECRET: secretValue('SLACK_SIGNING_SECRET', "copy it from your Slack app's Basic Information page"),
+  SLACK_BOT_TOKEN: secretValue('SLACK_BOT_TOKEN', "use the Bot User OAuth Token (xoxb-…) from your Slack app's OAuth & Permissions page"),
+  SLACK_CHANNEL: slackChannel(),
+  SLACK_API_URL: httpUrl('SLACK_API_URL', 'https://slack.com/api/'),
+  WSMIGRATE_CHATOPS_PORT: port('WSMIGRATE_CHATOPS_PORT', DEFAULTS.WSMIGRATE_CHATOPS_PORT, 1, ''),
+  WSMIGRATE_SLACK_APPROVERS: slackApprovers(),
+  WSMIGRATE_WEBHOOK_URL: httpUrl('WSMIGRATE_WEBHOOK_URL', 'https://hooks.example.com/wsmigrate'),
+  WSMIGRATE_WEBHOOK_SECRET: secretValue('WSMIGRATE_WEBHOOK_SECRET', 'generate one with: openssl rand -hex 32'),
 });
 
 type EnvName = keyof typeof envSchema.shape;
@@ -268,6 +368,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     logLevel: v.WSMIGRATE_LOG_LEVEL,
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
+    approver: v.WSMIGRATE_APPROVER,
+    slackSigningSecret: v.SLACK_SIGNING_SECRET,
+    slackBotToken: v.SLACK_BOT_TOKEN,
+    slackChannel: v.SLACK_CHANNEL,
+    slackApiUrl: v.SLACK_API_URL,
+    chatopsPort: v.WSMIGRATE_CHATOPS_PORT,
+    slackApprovers: v.WSMIGRATE_SLACK_APPROVERS,
+    webhookUrl: v.WSMIGRATE_WEBHOOK_URL ? Secret.of(v.WSMIGRATE_WEBHOOK_URL) : undefined,
+    webhookSecret: v.WSMIGRATE_WEBHOOK_SECRET,
     defaulted: defaulted.filter((k) => k in DEFAULTS),
   };
 }
@@ -315,6 +424,15 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['WSMIGRATE_LOG_LEVEL', `${cfg.logLevel}${isDefault('WSMIGRATE_LOG_LEVEL')}`],
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
+    ['WSMIGRATE_APPROVER', cfg.approver ?? '(not set)'],
+    ['SLACK_SIGNING_SECRET', cfg.slackSigningSecret ? `${cfg.slackSigningSecret} (set)` : '(not set)'],
+    ['SLACK_BOT_TOKEN', cfg.slackBotToken ? `${cfg.slackBotToken} (set)` : '(not set)'],
+    ['SLACK_CHANNEL', cfg.slackChannel ?? '(not set: no Slack notifications)'],
+    ['SLACK_API_URL', cfg.slackApiUrl ?? '(not set: https://slack.com/api/)'],
+    ['WSMIGRATE_CHATOPS_PORT', `${cfg.chatopsPort}${isDefault('WSMIGRATE_CHATOPS_PORT')}`],
+    ['WSMIGRATE_SLACK_APPROVERS', Object.keys(cfg.slackApprovers).length > 0 ? Object.entries(cfg.slackApprovers).map(([id, n]) => `${id}=${n}`).join(', ') : '(none)'],
+    ['WSMIGRATE_WEBHOOK_URL', cfg.webhookUrl ? `${new URL(cfg.webhookUrl.reveal()).origin}/${cfg.webhookUrl}` : '(not set)'],
+    ['WSMIGRATE_WEBHOOK_SECRET', cfg.webhookSecret ? `${cfg.webhookSecret} (set)` : '(not set)'],
   ];
   const width = Math.max(...rows.map(([key]) => key.length));
   return rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');

@@ -26,9 +26,16 @@ export interface PendingApproval {
   summary: string;
   requestedAt: string;
   escalated: boolean;
+  /** Who may decide, so a chat bridge can refuse a non-approver before anything reaches the workflow. */
+  approvers?: string[];
+  anyApprover?: boolean;
 }
 
 export type Decision = 'approve' | 'reject';
+
+/** How a decision arrived; `slack` is authenticated by Slack's request signature, the others by access to Temporal. */
+export type ApprovalChannel = 'cli' | 'signal' | 'slack' | 'ui';
+export const APPROVAL_CHANNELS: readonly ApprovalChannel[] = ['cli', 'signal', 'slack', 'ui'];
 
 export interface ApprovalInput {
   gateId: string;
@@ -36,19 +43,38 @@ export interface ApprovalInput {
   approver: string;
   decision: Decision;
   comment?: string;
+  /** Defaults to `cli` for the update and `signal` for the signal. */
+  channel?: ApprovalChannel;
+  /** The Slack user who clicked, when the channel is `slack`. */
+  slackUserId?: string;
+}
+
+/** Who may decide at a run's gates. */
+export interface ApproverRule {
+  approvers: readonly string[];
+  /** Only an explicit operator choice opens the gates to any name. */
+  anyApprover?: boolean;
 }
 
 /** Why an approval is refused, or undefined when it is valid for the pending gate. */
 export function approvalRefusal(
   pending: PendingApproval | undefined,
   input: ApprovalInput,
-  approvers: readonly string[],
+  rule: ApproverRule,
 ): string | undefined {
+  const { approvers, anyApprover = false } = rule;
   if (!input || typeof input !== 'object') return 'approval payload missing: send {gateId, planHash, approver, decision}';
   if (!pending) return `nothing is waiting for approval (gate '${input.gateId}' is not pending)`;
   if (typeof input.approver !== 'string' || input.approver.trim() === '') return 'approver is required';
   if (input.decision !== 'approve' && input.decision !== 'reject') {
     return `decision must be 'approve' or 'reject' (got '${String(input.decision)}')`;
+  }
+  if (input.channel !== undefined && !APPROVAL_CHANNELS.includes(input.channel)) {
+    return `channel must be one of ${APPROVAL_CHANNELS.join(', ')} (got '${String(input.channel)}')`;
+  }
+  if (approvers.length === 0 && !anyApprover && input.decision === 'approve') {
+    // Rejecting is always safe (it restores), so only approving needs a named approver.
+    return 'this run names no approver and was not started with --any-approver, so no one can approve it; reject it, or restart it with --approver';
   }
   if (approvers.length > 0 && !approvers.includes(input.approver)) {
     return `'${input.approver}' is not an approver for this run (allowed: ${approvers.join(', ')})`;

@@ -13,15 +13,26 @@ const name = (what: string) =>
     .max(128, `${what} is too long`)
     .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, `${what} may hold letters, digits, '-', '_' and '.'`);
 
+export const NO_APPROVERS_MESSAGE =
+  "this run asks for approvals but names no approver: pass --approver <name> (repeatable) or set WSMIGRATE_APPROVERS=alice,bob; or pass --any-approver to let anyone who can reach Temporal approve (recorded in the workflow's memo)";
+
 export const approvalSettingsSchema = z
   .object({
     policy: z.enum(['none', 'destructive', 'all']).default('destructive'),
     approvers: z.array(z.string().min(1)).default([]),
+    /** The operator's explicit choice to accept any approver name when the list is empty. */
+    anyApprover: z.boolean().default(false),
     /** How long a gate waits before it escalates once; after a second wait it aborts. Never proceeds by itself. */
     timeout: duration.default('4h'),
     escalateTo: z.string().optional(),
   })
-  .prefault({});
+  .prefault({})
+  .superRefine((s, ctx) => {
+    // Refused at start, not at the gate: an unanswerable gate would only be found hours later.
+    if (s.policy !== 'none' && s.approvers.length === 0 && !s.anyApprover) {
+      ctx.addIssue({ code: 'custom', path: ['approvers'], message: NO_APPROVERS_MESSAGE });
+    }
+  });
 
 export const migrateWorkspaceInputSchema = z.object({
   owner: name('owner'),

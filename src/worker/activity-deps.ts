@@ -1,7 +1,7 @@
 import type { ActivityDeps } from '../activities';
 import { CoderClient } from '../adapters/coder';
 import { createFileBlobStore } from '../adapters/blob-store';
-import { createLogNotifier } from '../adapters/log-notifier';
+import { notifierFromConfig } from '../adapters/notify/from-config';
 import { encryptionKeyBytes, requireCoder, type WsmigrateConfig } from '../config/env';
 
 /** The production adapters for the activities, from configuration. Tests build their own with the simulator. */
@@ -13,7 +13,7 @@ export function activityDepsFromConfig(cfg: WsmigrateConfig, overrides: Partial<
   return {
     coder,
     blobs: overrides.blobs ?? createFileBlobStore({ dir: cfg.blobDir, encryptionKey: encryptionKeyBytes(cfg) }),
-    notifier: overrides.notifier ?? createLogNotifier(),
+    notifier: overrides.notifier ?? notifierFromConfig(cfg).notifier,
     ...(overrides.importer ? { importer: overrides.importer } : {}),
   };
 }

@@ -1,27 +1,37 @@
 import type { Duration } from '@temporalio/common';
-import { condition, defineSignal, defineUpdate, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, defineUpdate, log, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   approvalRefusal,
   gateRequiresApproval,
+  type ApprovalChannel,
   type ApprovalInput,
   type ApprovalPolicy,
   type Decision,
   type GateId,
   type PendingApproval,
 } from '../domain/approval-policy';
-import type { Notification } from '../activities/ports';
+import type { MessageRef, Notification } from '../activities/ports';
 import { WsmigratePendingApproval } from './search-attributes';
 
+/** What a caller sends to decide; `channel` defaults to `cli` for the update; a signal is always recorded as `signal`. */
+export type DecisionPayload = Omit<ApprovalInput, 'decision'>;
+
 /** Approve or reject the pending gate; validated before it is accepted (approver, gate id, plan hash). */
-export const approveUpdate = defineUpdate<ApprovalReceipt, [Omit<ApprovalInput, 'decision'>]>('approve');
-export const rejectUpdate = defineUpdate<ApprovalReceipt, [Omit<ApprovalInput, 'decision'>]>('reject');
+export const approveUpdate = defineUpdate<ApprovalReceipt, [DecisionPayload]>('approve');
+export const rejectUpdate = defineUpdate<ApprovalReceipt, [DecisionPayload]>('reject');
 /** The same decision as a signal, for `temporal workflow signal` and the Web UI; invalid ones are ignored and logged. */
 export const approvalSignal = defineSignal<[ApprovalInput]>('approval');
+/** The gate waiting now, in any workflow that uses ApprovalGates (workspace, template, fleet): what chat bridges read. */
+export const pendingApprovalQuery = defineQuery<PendingApproval | null>('pendingApproval');
 
+/** The record of one decision, kept in the workflow's status and history. */
 export interface ApprovalReceipt {
   gateId: string;
+  planHash: string;
   decision: Decision;
   approver: string;
+  channel: ApprovalChannel;
+  slackUserId?: string;
   comment?: string;
   at: string;
 }
@@ -29,6 +39,8 @@ export interface ApprovalReceipt {
 export interface ApprovalSettings {
   policy: ApprovalPolicy;
   approvers: string[];
+  /** The operator chose, at start, to accept any approver name (the list is empty). */
+  anyApprover?: boolean;
   timeout: string;
   escalateTo?: string;
 }
@@ -49,31 +61,41 @@ export class ApprovalGates {
     private readonly workflowId: string,
     private readonly notify: (n: Notification) => Promise<unknown>,
   ) {
-    const validate = (decision: Decision) => (input: Omit<ApprovalInput, 'decision'>) => {
-      const why = approvalRefusal(this.pending, { ...input, decision }, settings.approvers);
+    const rule = { approvers: settings.approvers, anyApprover: settings.anyApprover ?? false };
+    const validate = (decision: Decision) => (input: DecisionPayload) => {
+      const why = approvalRefusal(this.pending, { ...input, decision }, rule);
       if (why) throw new Error(why);
     };
-    setHandler(approveUpdate, (input) => this.record({ ...input, decision: 'approve' }), { validator: validate('approve') });
-    setHandler(rejectUpdate, (input) => this.record({ ...input, decision: 'reject' }), { validator: validate('reject') });
+    setHandler(approveUpdate, (input) => this.record({ ...input, decision: 'approve' }, 'cli'), { validator: validate('approve') });
+    setHandler(rejectUpdate, (input) => this.record({ ...input, decision: 'reject' }, 'cli'), { validator: validate('reject') });
     setHandler(approvalSignal, (input) => {
-      const why = approvalRefusal(this.pending, input, settings.approvers);
+      const why = approvalRefusal(this.pending, input, rule);
       if (why) {
         log.warn('approval signal ignored', { reason: why });
         return;
       }
-      this.record(input);
+      // A signal cannot prove where it came from, so it is recorded as a signal whatever it claims.
+      this.record({ ...input, channel: 'signal', slackUserId: undefined }, 'signal');
     });
+    setHandler(pendingApprovalQuery, () => this.pending ?? null);
+    if (rule.anyApprover && rule.approvers.length === 0) {
+      upsertMemo({ approvers: 'any (started with --any-approver)' });
+    }
   }
 
-  private decision(): Decision | undefined {
-    return this.decided?.decision;
+  /** A method, not the field, so TypeScript does not keep the `undefined` it narrowed to before the wait. */
+  private decisionMade(): ApprovalReceipt | undefined {
+    return this.decided;
   }
 
-  private record(input: ApprovalInput): ApprovalReceipt {
+  private record(input: ApprovalInput, defaultChannel: ApprovalChannel): ApprovalReceipt {
     const receipt: ApprovalReceipt = {
       gateId: input.gateId,
+      planHash: input.planHash,
       decision: input.decision,
       approver: input.approver,
+      channel: input.channel ?? defaultChannel,
+      ...(input.slackUserId ? { slackUserId: String(input.slackUserId).slice(0, 64) } : {}),
       ...(input.comment ? { comment: input.comment.slice(0, 500) } : {}),
       at: new Date().toISOString(),
     };
@@ -82,32 +104,61 @@ export class ApprovalGates {
     return receipt;
   }
 
+  /** Notifies, and keeps any message a backend posted so the next notification of this gate edits it. */
+  private async tell(n: Notification, refs: MessageRef[]): Promise<MessageRef[]> {
+    const result = (await this.notify(refs.length ? { ...n, messageRefs: refs } : n)) as { messageRefs?: MessageRef[] } | undefined;
+    return result?.messageRefs?.length ? result.messageRefs : refs;
+  }
+
   /** Asks for approval when the policy (or the guard, with `force`) says so, and waits. */
   async request(gateId: GateId, planHash: string, summary: string, force = false): Promise<GateResult> {
     if (!force && !gateRequiresApproval(this.settings.policy, gateId)) return 'not-required';
     this.decided = undefined;
-    this.pending = { gateId, planHash, summary, requestedAt: new Date().toISOString(), escalated: false };
+    this.pending = {
+      gateId,
+      planHash,
+      summary,
+      requestedAt: new Date().toISOString(),
+      escalated: false,
+      approvers: [...this.settings.approvers],
+      anyApprover: this.settings.anyApprover ?? false,
+    };
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: gateId }]);
     const base = { workflowId: this.workflowId, gateId, planHash };
-    await this.notify({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary });
+    let refs = await this.tell({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary }, []);
     let answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
     if (!answered) {
       this.pending.escalated = true;
-      await this.notify({
-        ...base,
-        kind: 'approval-escalated',
-        subject: `Approval overdue: ${gateId}`,
-        text: `No decision within ${this.settings.timeout}. ${summary}`,
-        escalateTo: this.settings.escalateTo,
-      });
+      refs = await this.tell(
+        {
+          ...base,
+          kind: 'approval-escalated',
+          subject: `Approval overdue: ${gateId}`,
+          text: `No decision within ${this.settings.timeout}. ${summary}`,
+          escalateTo: this.settings.escalateTo,
+        },
+        refs,
+      );
       answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
     }
     this.pending = undefined;
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
-    if (!answered) {
-      await this.notify({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: 'Aborting and restoring; nothing proceeds without a human.' });
+    const d = this.decisionMade();
+    if (!answered || !d) {
+      await this.tell({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: `Aborting and restoring; nothing proceeds without a human. ${summary}` }, refs);
       return 'timed-out';
     }
-    return this.decision() === 'approve' ? 'approved' : 'rejected';
+    const verb = d.decision === 'approve' ? 'Approved' : 'Rejected';
+    await this.tell(
+      {
+        ...base,
+        kind: 'approval-closed',
+        subject: `${verb}: ${gateId} by ${d.approver} (${d.channel})`,
+        text: summary,
+        decision: { approver: d.approver, decision: d.decision, channel: d.channel, at: d.at, ...(d.slackUserId ? { slackUserId: d.slackUserId } : {}), ...(d.comment ? { reason: d.comment } : {}) },
+      },
+      refs,
+    );
+    return d.decision === 'approve' ? 'approved' : 'rejected';
   }
 }

@@ -64,6 +64,7 @@ describe('loadConfig defaults', () => {
         WSMIGRATE_LOG_LEVEL: 'DEBUG',
         WSMIGRATE_APPROVERS: ' alice, bob,,alice ',
         WSMIGRATE_UI_PORT: '18233',
+        WSMIGRATE_CHATOPS_PORT: '3100',
       },
       CWD,
     );
@@ -183,10 +184,12 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(11);
+    expect(lines).toHaveLength(20);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR',
       'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
+      'WSMIGRATE_APPROVER', 'SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'SLACK_CHANNEL', 'SLACK_API_URL', 'WSMIGRATE_CHATOPS_PORT',
+      'WSMIGRATE_SLACK_APPROVERS', 'WSMIGRATE_WEBHOOK_URL', 'WSMIGRATE_WEBHOOK_SECRET',
     ]);
     expect(text).toMatch(/^TEMPORAL_ADDRESS\s+127\.0\.0\.1:7233 \(default\)$/m);
     expect(text).toMatch(/^CODER_SESSION_TOKEN\s+\[redacted\] \(set\)$/m);
@@ -239,5 +242,46 @@ describe('requireCoder', () => {
     }
     expect(message).toMatch(/^Invalid configuration: CODER_SESSION_TOKEN is not set/);
     expect(message).not.toContain('CODER_URL is not set');
+  });
+});
+
+describe('chat and notification settings', () => {
+  const SIGNING = 'f00dfeedf00dfeedf00dfeedf00dfeed';
+  const BOT = 'xoxb-1111-2222-SuperSecretBotToken';
+  const HOOK = 'whsec-SuperSecretWebhookKey';
+
+  it('reads the Slack, chatops and webhook variables, defaulting the chatops port to 3100', () => {
+    expect(loadConfig({}, CWD)).toMatchObject({ chatopsPort: 3100, slackApprovers: {} });
+    const cfg = loadConfig(
+      {
+        WSMIGRATE_APPROVER: 'alice',
+        SLACK_SIGNING_SECRET: SIGNING,
+        SLACK_BOT_TOKEN: BOT,
+        SLACK_CHANNEL: 'C0123ABCD',
+        SLACK_API_URL: 'http://127.0.0.1:9999/api/',
+        WSMIGRATE_CHATOPS_PORT: '3200',
+        WSMIGRATE_SLACK_APPROVERS: 'U0123ABCD=alice, W0456EFGH=bob',
+        WSMIGRATE_WEBHOOK_URL: 'https://hooks.example.com/wsmigrate/T0KEN',
+        WSMIGRATE_WEBHOOK_SECRET: HOOK,
+      },
+      CWD,
+    );
+    expect(cfg).toMatchObject({ approver: 'alice', slackChannel: 'C0123ABCD', slackApiUrl: 'http://127.0.0.1:9999/api/', chatopsPort: 3200, slackApprovers: { U0123ABCD: 'alice', W0456EFGH: 'bob' } });
+    expect(cfg.slackSigningSecret?.reveal()).toBe(SIGNING);
+    expect(cfg.slackBotToken?.reveal()).toBe(BOT);
+    expect(cfg.webhookSecret?.reveal()).toBe(HOOK);
+    const text = `${describeConfig(cfg)}\n${JSON.stringify(cfg)}\n${inspect(cfg, { depth: 5 })}`;
+    for (const leak of [SIGNING, BOT, HOOK, 'T0KEN']) expect(text).not.toContain(leak);
+    expect(describeConfig(cfg)).toMatch(/^WSMIGRATE_SLACK_APPROVERS\s+U0123ABCD=alice, W0456EFGH=bob$/m);
+  });
+
+  it('names the bad variable and shows the expected form', () => {
+    expect(configError({ WSMIGRATE_SLACK_APPROVERS: 'alice' }).message).toMatch(/WSMIGRATE_SLACK_APPROVERS must be comma-separated SlackUserId=approver pairs.*U0123ABCD=alice/);
+    expect(configError({ WSMIGRATE_CHATOPS_PORT: 'http' }).message).toMatch(/WSMIGRATE_CHATOPS_PORT must be an integer/);
+    expect(configError({ SLACK_API_URL: 'slack' }).message).toMatch(/SLACK_API_URL must be an absolute http\(s\) URL/);
+    expect(configError({ WSMIGRATE_APPROVER: 'alice,bob' }).message).toMatch(/WSMIGRATE_APPROVER must be one name/);
+    const bad = configError({ SLACK_BOT_TOKEN: `${BOT} extra` }).message;
+    expect(bad).toMatch(/SLACK_BOT_TOKEN must not contain spaces/);
+    expect(bad).not.toContain(BOT);
   });
 });

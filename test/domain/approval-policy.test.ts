@@ -32,25 +32,35 @@ describe('gateRequiresApproval', () => {
 });
 
 describe('approvalRefusal', () => {
+  const any = { approvers: [], anyApprover: true };
   const ok = { gateId: 'apply', planHash: 'sha256:aaa', approver: 'alice', decision: 'approve' as const };
 
   it('accepts a matching approval from an allowed approver', () => {
-    expect(approvalRefusal(pending, ok, ['alice', 'bob'])).toBeUndefined();
-    expect(approvalRefusal(pending, { ...ok, decision: 'reject' }, [])).toBeUndefined();
+    expect(approvalRefusal(pending, ok, { approvers: ['alice', 'bob'] })).toBeUndefined();
+    expect(approvalRefusal(pending, { ...ok, decision: 'reject' }, any)).toBeUndefined();
   });
   it('refuses when nothing is pending', () => {
-    expect(approvalRefusal(undefined, ok, [])).toMatch(/nothing is waiting/);
+    expect(approvalRefusal(undefined, ok, any)).toMatch(/nothing is waiting/);
   });
   it('refuses approvers outside the allow-list and names them', () => {
-    expect(approvalRefusal(pending, { ...ok, approver: 'mallory' }, ['alice'])).toMatch(/'mallory' is not an approver.*alice/);
+    expect(approvalRefusal(pending, { ...ok, approver: 'mallory' }, { approvers: ['alice'] })).toMatch(/'mallory' is not an approver.*alice/);
   });
   it('refuses another gate or a stale plan hash', () => {
-    expect(approvalRefusal(pending, { ...ok, gateId: 'start' }, [])).toMatch(/not the pending gate 'apply'/);
-    expect(approvalRefusal(pending, { ...ok, planHash: 'sha256:old' }, [])).toMatch(/does not match the pending plan/);
+    expect(approvalRefusal(pending, { ...ok, gateId: 'start' }, any)).toMatch(/not the pending gate 'apply'/);
+    expect(approvalRefusal(pending, { ...ok, planHash: 'sha256:old' }, any)).toMatch(/does not match the pending plan/);
   });
   it('refuses malformed payloads with what to send', () => {
-    expect(approvalRefusal(pending, { ...ok, approver: ' ' }, [])).toMatch(/approver is required/);
-    expect(approvalRefusal(pending, { ...ok, decision: 'maybe' as never }, [])).toMatch(/'approve' or 'reject'/);
-    expect(approvalRefusal(pending, undefined as never, [])).toMatch(/payload missing/);
+    expect(approvalRefusal(pending, { ...ok, approver: ' ' }, any)).toMatch(/approver is required/);
+    expect(approvalRefusal(pending, { ...ok, decision: 'maybe' as never }, any)).toMatch(/'approve' or 'reject'/);
+    expect(approvalRefusal(pending, undefined as never, any)).toMatch(/payload missing/);
+  });
+  it('with no approver list, refuses every approval unless the run was started with --any-approver; a rejection stays possible', () => {
+    expect(approvalRefusal(pending, ok, { approvers: [] })).toMatch(/names no approver.*--any-approver/);
+    expect(approvalRefusal(pending, { ...ok, decision: 'reject' }, { approvers: [] })).toBeUndefined();
+    expect(approvalRefusal(pending, ok, { approvers: [], anyApprover: true })).toBeUndefined();
+  });
+  it('refuses an unknown channel and accepts the known ones', () => {
+    expect(approvalRefusal(pending, { ...ok, channel: 'email' as never }, any)).toMatch(/channel must be one of cli, signal, slack, ui/);
+    expect(approvalRefusal(pending, { ...ok, channel: 'slack', slackUserId: 'U1' }, any)).toBeUndefined();
   });
 });

@@ -10,9 +10,17 @@ const valid = { owner: 'alice', workspace: 'dev', template: 'k8s-dev', targetVer
 
 describe('migrateWorkspace input', () => {
   it('fills the safe defaults: option A, rename, destructive approvals, no dry run', () => {
-    const p = parseInput(migrateWorkspaceInputSchema, valid);
+    const p = parseInput(migrateWorkspaceInputSchema, { ...valid, approval: { approvers: ['alice'] } });
     expect(p).toMatchObject({ option: 'A', strategy: 'rename', dryRun: false, buildTimeout: '30m', heartbeatTimeout: '2m' });
-    expect(p.approval).toEqual({ policy: 'destructive', approvers: [], timeout: '4h' });
+    expect(p.approval).toEqual({ policy: 'destructive', approvers: ['alice'], anyApprover: false, timeout: '4h' });
+  });
+
+  it('refuses approvals with no approver named, saying how to name one, unless --any-approver was chosen', () => {
+    expect(() => parseInput(migrateWorkspaceInputSchema, valid)).toThrow(/approval\.approvers: .*--approver.*WSMIGRATE_APPROVERS.*--any-approver/);
+    expect(() => parseInput(migrateWorkspaceInputSchema, { ...valid, approval: { policy: 'all', approvers: [] } })).toThrow(/--approver/);
+    expect(parseInput(migrateWorkspaceInputSchema, { ...valid, approval: { anyApprover: true } }).approval).toMatchObject({ approvers: [], anyApprover: true });
+    // No gate asks under policy none, so no approver is needed.
+    expect(parseInput(migrateWorkspaceInputSchema, { ...valid, approval: { policy: 'none' } }).approval.policy).toBe('none');
   });
 
   it('names every bad field in one error', () => {
@@ -40,7 +48,7 @@ describe('migrateWorkspace input', () => {
 
 describe('migrateTemplate input', () => {
   it('defaults to promoting after approval', () => {
-    const p = parseInput(migrateTemplateInputSchema, { organization: 'coder', template: 'k8s-dev' });
+    const p = parseInput(migrateTemplateInputSchema, { organization: 'coder', template: 'k8s-dev', approval: { approvers: ['alice'] } });
     expect(p).toMatchObject({ stopBeforePromote: false, dryRun: false, renameDifferent: false });
     expect(p.approval.policy).toBe('destructive');
   });

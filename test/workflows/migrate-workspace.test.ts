@@ -123,7 +123,7 @@ describe('migrateWorkspace on the simulator', () => {
     await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'mallory' })).rejects.toThrow(/'mallory' is not an approver/);
     await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'alice', planHash: 'sha256:stale', gateId: 'apply' })).rejects.toThrow(/does not match the pending plan/);
     const receipt = await decide(env.t.client, handle.workflowId, 'reject', { approver: 'alice', comment: 'not today' });
-    expect(receipt).toMatchObject({ decision: 'reject', gateId: 'apply', approver: 'alice' });
+    expect(receipt).toMatchObject({ decision: 'reject', gateId: 'apply', approver: 'alice', channel: 'cli' });
     expect(await failureOf(handle.result())).toMatch(/was rejected; restoring/);
     expect(typesIn(env.sim.stateOf(ws(4).id))).toEqual(typesIn(before));
     expect(await latestBuild(4)).toMatchObject({ transition: 'start', template_version_id: originalVersionId });
@@ -132,8 +132,9 @@ describe('migrateWorkspace on the simulator', () => {
   });
 
   it('an approval timeout escalates once, then aborts and restores; it never proceeds', async () => {
-    const handle = await startWorkspaceMigration(env.t.client, input(5, { option: 'B', approval: { policy: 'destructive', timeout: '2s', escalateTo: 'oncall-lead' } }), { taskQueue: env.taskQueue });
+    const handle = await startWorkspaceMigration(env.t.client, input(5, { option: 'B', approval: { policy: 'destructive', anyApprover: true, timeout: '2s', escalateTo: 'oncall-lead' } }), { taskQueue: env.taskQueue });
     expect(await failureOf(handle.result())).toMatch(/timed out waiting for approval/);
+    expect(await (await handle.describe()).memo).toMatchObject({ approvers: 'any (started with --any-approver)' });
     const kinds = env.notes.filter((n) => n.workflowId === handle.workflowId).map((n) => n.kind);
     expect(kinds).toEqual(expect.arrayContaining(['approval-requested', 'approval-escalated', 'approval-timed-out', 'restored']));
     expect(env.notes.find((n) => n.workflowId === handle.workflowId && n.kind === 'approval-escalated')?.escalateTo).toBe('oncall-lead');
@@ -156,12 +157,24 @@ describe('migrateWorkspace on the simulator', () => {
     await signalDecision(env.t.client, handle.workflowId, 'approve', { gateId: 'apply', planHash: pending.planHash, approver: 'mallory' });
     await new Promise((r) => setTimeout(r, 500));
     expect(((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId).toBe('apply');
-    await signalDecision(env.t.client, handle.workflowId, 'approve', { gateId: 'apply', planHash: pending.planHash, approver: 'alice' });
+    // A signal claiming to come from Slack is still recorded as a signal: only chatops' update can say 'slack'.
+    const claimsSlack = { gateId: 'apply', planHash: pending.planHash, approver: 'alice', channel: 'slack', slackUserId: 'UFAKE' } as Parameters<typeof signalDecision>[3];
+    await signalDecision(env.t.client, handle.workflowId, 'approve', claimsSlack);
     expect(((await handle.result()) as WorkspaceMigrationResult).outcome).toBe('migrated');
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
-    expect(status.approvals).toEqual([expect.objectContaining({ gateId: 'apply', decision: 'approve', approver: 'alice' })]);
+    expect(status.approvals).toEqual([expect.objectContaining({ gateId: 'apply', decision: 'approve', approver: 'alice', channel: 'signal', planHash: pending.planHash })]);
+    expect(status.approvals[0].slackUserId).toBeUndefined();
     expect((await handle.describe()).typedSearchAttributes.get(WsmigratePendingApproval)).toBe('none');
+    // The gate's closing notification (an activity input, so in the history) carries the signal's receipt.
+    const closed = env.notes.find((n) => n.workflowId === handle.workflowId && n.kind === 'approval-closed');
+    expect(closed).toMatchObject({ gateId: 'apply', planHash: pending.planHash, decision: { approver: 'alice', decision: 'approve', channel: 'signal', at: expect.any(String) } });
     expect(pvcUid(7)).toBe(uid);
+  });
+
+  it('refuses at start a run whose gates would ask for approval with no approver named', async () => {
+    await expect(startWorkspaceMigration(env.t.client, input(6, { approval: { policy: 'destructive' } }), { taskQueue: env.taskQueue })).rejects.toThrow(
+      /approval\.approvers: .*--approver.*WSMIGRATE_APPROVERS.*--any-approver/,
+    );
   });
 
   it('refuses bad input at once, naming the field', async () => {

@@ -3,19 +3,31 @@ import { Option } from 'commander';
 import { connectClient } from '../../client/temporal-client';
 import { startTemplateMigration, startWorkspaceMigration } from '../../client/migrations';
 import { loadConfig } from '../../config/env';
-import { InputError } from '../../domain/migration-input';
+import { InputError, migrateTemplateInputSchema, migrateWorkspaceInputSchema, parseInput } from '../../domain/migration-input';
 import { CliError, EXIT, type CliIo } from '../io';
 
 function approvalOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--approval <policy>', 'which steps wait for a human: none | destructive | all').choices(['none', 'destructive', 'all']).default('destructive'))
-    .option('--approver <name...>', 'who may approve (default: anyone; WSMIGRATE_APPROVERS sets a default list)')
+    .option('--approver <name...>', 'who may approve (default: WSMIGRATE_APPROVERS); required when a gate asks for approval')
+    .option('--any-approver', 'accept any approver name (anyone who can reach Temporal); recorded in the memo', false)
     .option('--approval-timeout <duration>', 'wait this long (e.g. 30m, 4h), escalate once, wait again, then abort and restore', '4h')
     .option('--escalate-to <who>', 'who the escalation notification names');
 }
 
+function approvalInput(o: { approval: string; approver?: string[]; anyApprover: boolean; approvalTimeout: string; escalateTo?: string }) {
+  return { policy: o.approval, approvers: o.approver ?? [...loadConfig().approvers], anyApprover: o.anyApprover, timeout: o.approvalTimeout, escalateTo: o.escalateTo };
+}
+
 async function start(io: CliIo, what: 'workspace' | 'template', input: Record<string, unknown>, wait: boolean): Promise<void> {
   const cfg = loadConfig();
+  // Refuse bad input (e.g. approvals with no approver) before connecting to anything.
+  try {
+    parseInput(what === 'workspace' ? migrateWorkspaceInputSchema : migrateTemplateInputSchema, input);
+  } catch (err) {
+    if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+    throw err;
+  }
   const { client, connection } = await connectClient(cfg);
   try {
     const handle = what === 'workspace'
@@ -55,7 +67,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
         stopBeforePromote: !o.promote,
         renameDifferent: o.renameDifferent,
         dryRun: o.dryRun,
-        approval: { policy: o.approval, approvers: o.approver ?? loadConfig().approvers, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
+        approval: approvalInput(o),
       }, o.wait);
     });
 
@@ -72,7 +84,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
       .option('--dry-run', 'read, rewrite and verify; change nothing', false)
       .option('--wait', 'wait for the result and print it', false),
   )
-    .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c…\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.')
+    .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c… --approver alice\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.')
     .action(async (target: string, o) => {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
@@ -85,7 +97,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
         strategy: o.strategy,
         dryRun: o.dryRun,
         buildTimeout: o.buildTimeout,
-        approval: { policy: o.approval, approvers: o.approver ?? loadConfig().approvers, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
+        approval: approvalInput(o),
       }, o.wait);
     });
 }
