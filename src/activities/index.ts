@@ -1,4 +1,5 @@
 import { makeBackupState } from './backup-state';
+import { meterActivities } from './metered';
 import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
@@ -18,12 +19,12 @@ import {
 import { makeVerifyMigration } from './verify-migration';
 import { cachedTemplateSourceLoader } from './template-source';
 
-export type { ActivityDeps, CoderApi, Importer, Notification, Notifier } from './ports';
+export type { ActivityDeps, CoderApi, Importer, MigrationMetrics, Notification, Notifier } from './ports';
 
 /** Every runbook step as an activity, built from the adapters it needs (tests pass the simulator's). */
 export function createActivities(deps: ActivityDeps) {
   const templateSources = cachedTemplateSourceLoader(deps.coder);
-  return {
+  const activities = {
     preflightWorkspace: makePreflightWorkspace(deps),
     stopWorkspace: makeStopWorkspace(deps),
     backupState: makeBackupState(deps),
@@ -40,6 +41,7 @@ export function createActivities(deps: ActivityDeps) {
     pushTemplateVersion: makePushTemplateVersion(deps),
     promoteTemplateVersion: makePromoteTemplateVersion(deps),
   };
+  return deps.metrics ? meterActivities(activities, deps.metrics) : activities;
 }
 
 export type WsmigrateActivities = ReturnType<typeof createActivities>;

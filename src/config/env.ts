@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { encryptionKeyId, KEY_BYTES } from '../adapters/crypto';
@@ -21,6 +22,8 @@ export interface WsmigrateConfig {
   readonly encryptionKeyId?: string;
   /** 0 disables the Prometheus endpoint. */
   readonly metricsPort: number;
+  /** Address the metrics/health endpoint binds to: loopback on a laptop, 0.0.0.0 in a container. */
+  readonly metricsHost: string;
   readonly logLevel: LogLevel;
   readonly approvers: readonly string[];
   readonly uiPort: number;
@@ -51,6 +54,7 @@ export const DEFAULTS = {
   WSMIGRATE_TASK_QUEUE: 'wsmigrate',
   WSMIGRATE_BLOB_DIR: '.wsmigrate/blobs',
   WSMIGRATE_METRICS_PORT: 9464,
+  WSMIGRATE_METRICS_HOST: '127.0.0.1',
   WSMIGRATE_LOG_LEVEL: 'info' as LogLevel,
   WSMIGRATE_UI_PORT: 8233,
 } as const;
@@ -185,6 +189,24 @@ function port(variable: string, fallback: number, min: 0 | 1, purpose: string) {
     });
 }
 
+const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/;
+
+function bindHost() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return DEFAULTS.WSMIGRATE_METRICS_HOST;
+      if (isIP(raw) === 0 && !(HOSTNAME.test(raw) && !/^[\d.]+$/.test(raw))) {
+        return fail(
+          ctx,
+          `WSMIGRATE_METRICS_HOST must be an address to bind to, without a port (got ${shown(raw)}); e.g. WSMIGRATE_METRICS_HOST=0.0.0.0 in a container, 127.0.0.1 on a laptop`,
+        );
+      }
+      return raw;
+    });
+}
+
 function logLevel() {
   return z
     .string()
@@ -226,6 +248,7 @@ const envSchema = z.object({
   WSMIGRATE_BLOB_DIR: z.string().optional(),
   WSMIGRATE_ENCRYPTION_KEY: encryptionKey(),
   WSMIGRATE_METRICS_PORT: port('WSMIGRATE_METRICS_PORT', DEFAULTS.WSMIGRATE_METRICS_PORT, 0, ', or 0 to disable metrics'),
+  WSMIGRATE_METRICS_HOST: bindHost(),
   WSMIGRATE_LOG_LEVEL: logLevel(),
   WSMIGRATE_APPROVERS: approvers(),
   WSMIGRATE_UI_PORT: port('WSMIGRATE_UI_PORT', DEFAULTS.WSMIGRATE_UI_PORT, 1, ''),
@@ -265,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     encryptionKey: key ? Secret.of(key.toString('hex')) : undefined,
     encryptionKeyId: key ? encryptionKeyId(key) : undefined,
     metricsPort: v.WSMIGRATE_METRICS_PORT,
+    metricsHost: v.WSMIGRATE_METRICS_HOST,
     logLevel: v.WSMIGRATE_LOG_LEVEL,
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
@@ -312,6 +336,7 @@ export function describeConfig(cfg: WsmigrateConfig): string {
       'WSMIGRATE_METRICS_PORT',
       cfg.metricsPort === 0 ? '0 (metrics disabled)' : `${cfg.metricsPort}${isDefault('WSMIGRATE_METRICS_PORT')}`,
     ],
+    ['WSMIGRATE_METRICS_HOST', `${cfg.metricsHost}${isDefault('WSMIGRATE_METRICS_HOST')}`],
     ['WSMIGRATE_LOG_LEVEL', `${cfg.logLevel}${isDefault('WSMIGRATE_LOG_LEVEL')}`],
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],

@@ -88,7 +88,7 @@ export class ApprovalGates {
     this.decided = undefined;
     this.pending = { gateId, planHash, summary, requestedAt: new Date().toISOString(), escalated: false };
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: gateId }]);
-    const base = { workflowId: this.workflowId, gateId, planHash };
+    const base = { workflowId: this.workflowId, gateId, planHash, requestedAt: this.pending.requestedAt };
     await this.notify({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary });
     let answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
     if (!answered) {
@@ -104,6 +104,11 @@ export class ApprovalGates {
     }
     this.pending = undefined;
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
+    const decided = this.decided as ApprovalReceipt | undefined; // set by a handler while we waited
+    if (answered && decided) {
+      const decision = { approver: decided.approver, decision: decided.decision, channel: 'cli' as const, ...(decided.comment ? { reason: decided.comment } : {}) };
+      await this.notify({ ...base, kind: 'approval-closed', subject: `Approval ${decided.decision}d: ${gateId}`, text: `${decided.approver} ${decided.decision}d ${gateId}`, decision });
+    }
     if (!answered) {
       await this.notify({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: 'Aborting and restoring; nothing proceeds without a human.' });
       return 'timed-out';
