@@ -1,5 +1,6 @@
 import { decide, startWorkspaceMigration } from '../../src/client/migrations';
 import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import { dashboardQueries, exportedNames, metricNamesIn } from '../deploy/dashboard-queries';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { freePort, spawnCliWorker, type CliWorker } from './fixtures/cli-worker';
@@ -73,5 +74,10 @@ describe('the worker process serves /metrics, /healthz and /readyz', () => {
     // The Temporal runtime's own metrics come on the same endpoint.
     expect(text).toMatch(/^temporal_\w+/m);
     expect(text).toMatch(/^wsmigrate_process_cpu_seconds_total /m);
+
+    // Every query of the Grafana dashboard names a metric this running worker exports.
+    const exported = exportedNames(text);
+    const missing = dashboardQueries().flatMap((q) => metricNamesIn(q.expr).filter((n) => !exported.has(n)).map((n) => `${q.panel}: ${n}`));
+    expect({ missing, temporal: missing.length ? [...exported].filter((n) => n.startsWith('temporal_')) : [] }).toEqual({ missing: [], temporal: [] });
   }, 180_000);
 });
