@@ -10,6 +10,7 @@ import { makeReturnToPrior } from './return-to-prior';
 import { makeRewriteState } from './rewrite-state';
 import { makeStartPinned } from './start-pinned';
 import { makeStopWorkspace } from './stop-workspace';
+import { makeTrackBuildChanges } from './track-build-changes';
 import {
   makePreflightTemplate,
   makePromoteTemplateVersion,
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     restoreState: makeRestoreState(deps),
     returnToPrior: makeReturnToPrior(deps),
     notify: makeNotify(deps),
+    trackBuildChanges: makeTrackBuildChanges(deps, templateSources),
     preflightTemplate: makePreflightTemplate(deps),
     rewriteTemplateSource: makeRewriteTemplateSource(deps, templateSources),
     pushTemplateVersion: makePushTemplateVersion(deps),

@@ -16,7 +16,9 @@ import type { StateBackup } from '../activities/backup-state';
 import type { VerificationResult } from '../activities/verify-migration';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
+import type { TrackedBuild } from '../activities/track-build-changes';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
+import { BuildWatch, isNeedsAttention } from './build-watch';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 
@@ -45,6 +47,8 @@ export interface WorkspaceMigrationStatus {
   approvals: ApprovalReceipt[];
   backup?: { ref: string; sha256: string };
   error?: string;
+  /** Builds this run triggered that replaced, destroyed or type-rename-deleted something (seed 003). */
+  buildChanges?: TrackedBuild[];
 }
 
 export interface WorkspaceMigrationResult {
@@ -56,6 +60,7 @@ export interface WorkspaceMigrationResult {
   startBuildId?: string;
   verdict?: VerificationResult['verdict'];
   warnings: string[];
+  buildChanges?: TrackedBuild[];
 }
 
 /** An activity's own message, not the wrapper's 'Activity task failed'. */
@@ -110,6 +115,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
   };
   const done = (step: string) => status.stepsDone.push(step);
+  const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'));
+  status.buildChanges = watch.tracked;
   upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
   enter('preflight');
 
@@ -157,6 +164,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     enter('stopping');
     const stop = await builds.stopWorkspace({ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs });
     ownBuildIds.push(stop.buildId);
+    await watch.after(stop.buildId);
     afterBuildNumber = stop.buildNumber;
     done('stop');
   }
@@ -200,6 +208,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     enter('starting');
     const start = await builds.startPinned({ workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs });
     ownBuildIds.push(start.buildId);
+    await watch.after(start.buildId);
     done('start');
 
     enter('checking');
@@ -209,11 +218,10 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     const warnings = [...check.warnings];
     if (pf.prior.transition === 'stop') {
       // It was stopped before we came: leave it stopped, now on the new version (pinned, never the old one).
-      try {
-        await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: { transition: 'stop', templateVersionId: input.targetVersionId }, timeoutMs: buildTimeoutMs });
-      } catch (err) {
-        warnings.push(`migrated, but stopping it again failed: ${(err as Error).message}`);
-      }
+      const stopAgain = await builds
+        .returnToPrior({ workspaceId: pf.workspaceId, subject, prior: { transition: 'stop', templateVersionId: input.targetVersionId }, timeoutMs: buildTimeoutMs })
+        .catch((err: Error) => void warnings.push(`migrated, but stopping it again failed: ${err.message}`));
+      await watch.after(stopAgain?.buildId);
     }
     enter('migrated');
     upsertMemo({ outcome: 'migrated', backupSha256: backup.blob.sha256 });
@@ -227,8 +235,10 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       startBuildId: start.buildId,
       verdict: verdict.verdict,
       warnings,
+      buildChanges: watch.tracked,
     };
   } catch (err) {
+    if (isNeedsAttention(err)) throw err;
     status.error = failureMessage(err);
     const cancelled = isCancellation(err);
     await CancellationScope.nonCancellable(async () => {
@@ -238,7 +248,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
           await comp.restoreState({ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId } });
           done('restore-state');
         }
-        await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs });
+        const back = await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs });
+        await watch.after(back.buildId);
         done('return-to-prior');
         enter('restored');
         upsertMemo({ outcome: 'restored', reason: status.error?.slice(0, 300) ?? '' });
