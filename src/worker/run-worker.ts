@@ -1,7 +1,9 @@
 import { Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel as TemporalLogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type LogLevel as TemporalLogLevel } from '@temporalio/worker';
+import type { Logger } from 'pino';
 import { createServer } from 'node:net';
 import { createActivities, type ActivityDeps } from '../activities';
+import { PinoTemporalLogger } from '../adapters/logging/temporal-logger';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../adapters/metrics/http-endpoint';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics';
 import { ReadinessProbe } from '../adapters/metrics/readiness';
@@ -19,13 +21,17 @@ let runtimeInstalled = false;
  * Installs the Temporal runtime once per process: logger level and, when given, the address of the
  * runtime's own Prometheus exporter (loopback; the worker's endpoint serves it with ours).
  */
-export function installRuntime(cfg: WsmigrateConfig, temporalMetricsAddress?: string): boolean {
+export function installRuntime(cfg: WsmigrateConfig, temporalMetricsAddress?: string, logger?: Logger): boolean {
   if (runtimeInstalled) return false;
   runtimeInstalled = true;
   try {
     Runtime.install({
-      logger: new DefaultLogger(LEVELS[cfg.logLevel]),
-      ...(temporalMetricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: temporalMetricsAddress } } } } : {}),
+      logger: logger ? new PinoTemporalLogger(logger) : new DefaultLogger(LEVELS[cfg.logLevel]),
+      telemetryOptions: {
+        // The Rust core's own warnings go through the same logger, as JSON lines like the rest.
+        ...(logger ? { logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} } } : {}),
+        ...(temporalMetricsAddress ? { metrics: { prometheus: { bindAddress: temporalMetricsAddress } } } : {}),
+      },
     });
     return true;
   } catch {
@@ -51,13 +57,15 @@ export interface RunWorkerOptions {
   log?: (l: string) => void;
   /** The metrics the activities and the Coder client record into; created here when absent. */
   metrics?: PrometheusMetrics;
+  /** The process's structured logger; Temporal's logger is routed into it. */
+  logger?: Logger;
 }
 
 /** Connects, registers search attributes, serves metrics and probes, and runs the worker until `signal` aborts. */
 export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: RunWorkerOptions = {}): Promise<void> {
   const temporalMetricsAddress = cfg.metricsPort > 0 ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
-  const ownRuntime = installRuntime(cfg, temporalMetricsAddress);
-  const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const ownRuntime = installRuntime(cfg, temporalMetricsAddress, opts.logger);
+  const log = opts.log ?? (opts.logger ? (l: string) => opts.logger?.info(l) : (l: string) => process.stderr.write(`${l}\n`));
   log(`wsmigrate worker starting\n${describeConfig(cfg)}`);
   const admin = await Connection.connect({ address: cfg.temporalAddress });
   let endpoint: MetricsEndpoint | undefined;

@@ -12,11 +12,14 @@ export function registerWorkerCommands(program: Command, io: CliIo): void {
       const { activityDepsFromConfig } = await import('../../worker/activity-deps');
       const { runWorker } = await import('../../worker/run-worker');
       const { PrometheusMetrics } = await import('../../adapters/metrics/prometheus-metrics');
+      const { processLogger } = await import('../process-logger');
+      const { createPinoNotifier } = await import('../../adapters/logging/log-notifier');
+      const logger = processLogger(cfg, 'worker');
       const metrics = new PrometheusMetrics();
       const abort = new AbortController();
       for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => abort.abort());
-      const deps = activityDepsFromConfig(cfg, { metrics }, { observeCoderCall: metrics.observeCoderCall });
-      await runWorker(cfg, deps, { signal: abort.signal, log: (l) => io.err(l), metrics });
+      const deps = activityDepsFromConfig(cfg, { metrics, notifier: createPinoNotifier(logger) }, { observeCoderCall: metrics.observeCoderCall });
+      await runWorker(cfg, deps, { signal: abort.signal, metrics, logger });
     });
 
   program
