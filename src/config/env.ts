@@ -27,6 +27,8 @@ export interface WsmigrateConfig {
   readonly logLevel: LogLevel;
   readonly approvers: readonly string[];
   readonly uiPort: number;
+  /** Bearer token the codec server requires, when set. */
+  readonly codecToken?: Secret;
   /** Names of the variables that were unset and took their default. */
   readonly defaulted: readonly string[];
 }
@@ -207,6 +209,19 @@ function bindHost() {
     });
 }
 
+function codecToken() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      if (raw.length < 16 || /\s/.test(raw)) {
+        return fail(ctx, 'WSMIGRATE_CODEC_TOKEN must be at least 16 characters without spaces; generate one with: openssl rand -hex 24');
+      }
+      return Secret.of(raw);
+    });
+}
+
 function logLevel() {
   return z
     .string()
@@ -252,6 +267,7 @@ const envSchema = z.object({
   WSMIGRATE_LOG_LEVEL: logLevel(),
   WSMIGRATE_APPROVERS: approvers(),
   WSMIGRATE_UI_PORT: port('WSMIGRATE_UI_PORT', DEFAULTS.WSMIGRATE_UI_PORT, 1, ''),
+  WSMIGRATE_CODEC_TOKEN: codecToken(),
 });
 
 type EnvName = keyof typeof envSchema.shape;
@@ -292,6 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     logLevel: v.WSMIGRATE_LOG_LEVEL,
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
+    codecToken: v.WSMIGRATE_CODEC_TOKEN,
     defaulted: defaulted.filter((k) => k in DEFAULTS),
   };
 }
@@ -340,6 +357,7 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['WSMIGRATE_LOG_LEVEL', `${cfg.logLevel}${isDefault('WSMIGRATE_LOG_LEVEL')}`],
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
+    ['WSMIGRATE_CODEC_TOKEN', cfg.codecToken ? `${cfg.codecToken} (set)` : '(not set: the codec server asks for no token)'],
   ];
   const width = Math.max(...rows.map(([key]) => key.length));
   return rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');

@@ -125,6 +125,7 @@ describe('loadConfig rejects each bad variable by name, with what is expected an
     ['WSMIGRATE_UI_PORT', '0', /WSMIGRATE_UI_PORT must be an integer from 1 to 65535 \(got "0"\)/],
     ['WSMIGRATE_METRICS_HOST', '0.0.0.0:9464', /WSMIGRATE_METRICS_HOST must be an address to bind to, without a port \(got "0\.0\.0\.0:9464"\); e\.g\. WSMIGRATE_METRICS_HOST=0\.0\.0\.0/],
     ['WSMIGRATE_METRICS_HOST', '300.1.1.1', /WSMIGRATE_METRICS_HOST must be an address/],
+    ['WSMIGRATE_CODEC_TOKEN', 'short', /WSMIGRATE_CODEC_TOKEN must be at least 16 characters .*openssl rand -hex 24/],
   ];
 
   it('binds metrics to loopback by default and to what WSMIGRATE_METRICS_HOST says', () => {
@@ -194,10 +195,10 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(12);
+    expect(lines).toHaveLength(13);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR',
-      'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
+      'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT', 'WSMIGRATE_CODEC_TOKEN',
     ]);
     expect(text).toMatch(/^TEMPORAL_ADDRESS\s+127\.0\.0\.1:7233 \(default\)$/m);
     expect(text).toMatch(/^CODER_SESSION_TOKEN\s+\[redacted\] \(set\)$/m);
