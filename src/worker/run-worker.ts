@@ -1,4 +1,3 @@
-import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type LogLevel as TemporalLogLevel } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createServer } from 'node:net';
@@ -8,6 +7,7 @@ import { startMetricsEndpoint, type MetricsEndpoint } from '../adapters/metrics/
 import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics';
 import { ReadinessProbe } from '../adapters/metrics/readiness';
 import { visibilityCounts } from '../adapters/metrics/visibility-gauges';
+import { connectTemporal, temporalConnectionOptions } from '../client/temporal-client';
 import { describeConfig, encryptionKeyBytes, type WsmigrateConfig } from '../config/env';
 import { createWsmigrateWorker } from './create-worker';
 import { createDataConverter } from './data-converter';
@@ -67,7 +67,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
   const ownRuntime = installRuntime(cfg, temporalMetricsAddress, opts.logger);
   const log = opts.log ?? (opts.logger ? (l: string) => opts.logger?.info(l) : (l: string) => process.stderr.write(`${l}\n`));
   log(`wsmigrate worker starting\n${describeConfig(cfg)}`);
-  const admin = await Connection.connect({ address: cfg.temporalAddress });
+  const admin = await connectTemporal(cfg);
   let endpoint: MetricsEndpoint | undefined;
   let probe: ReadinessProbe | undefined;
   let connection: NativeConnection | undefined;
@@ -90,7 +90,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       });
       log(`wsmigrate worker serves /metrics, /healthz and /readyz on ${endpoint.url}`);
     }
-    connection = await NativeConnection.connect({ address: cfg.temporalAddress });
+    connection = await NativeConnection.connect(temporalConnectionOptions(cfg));
     const worker = await createWsmigrateWorker({
       connection,
       namespace: cfg.temporalNamespace,
