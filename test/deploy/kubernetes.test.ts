@@ -32,8 +32,8 @@ const docs: (Doc & { file: string })[] = files
   .flatMap((file) => parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map((d) => ({ ...(d.toJS() as Doc), file })));
 const kustomization = parseAllDocuments(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'))[0].toJS() as { resources: string[]; namespace: string; images: { name: string; newName: string }[] };
 const byKind = (kind: string) => docs.filter((d) => d.kind === kind);
-const deployment = (name: string) => byKind('Deployment').find((d) => d.metadata.name === name) as Deployment;
-const configMap = byKind('ConfigMap')[0] as Doc & { data: Record<string, string> };
+const deployment = (name: string) => byKind('Deployment').find((d) => d.metadata.name === name) as unknown as Deployment;
+const configMap = byKind('ConfigMap')[0] as unknown as Doc & { data: Record<string, string> };
 const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
 
 /** Variables that hold secrets: only ever from a Secret, never a value in the repository. */
@@ -64,7 +64,7 @@ describe('Kubernetes manifests (deploy/kubernetes, kustomize)', () => {
   it('carries no secret value: no Secret object, secret variables only through secretKeyRef, none in the ConfigMap', () => {
     expect(byKind('Secret')).toEqual([]);
     for (const name of SECRET_VARS) expect(configMap.data).not.toHaveProperty(name);
-    for (const d of byKind('Deployment') as Deployment[]) {
+    for (const d of byKind('Deployment') as unknown as Deployment[]) {
       for (const c of d.spec.template.spec.containers) {
         for (const e of c.env ?? []) {
           if (SECRET_VARS.includes(e.name) || /TOKEN|SECRET|PASSWORD|_KEY$/.test(e.name)) {
@@ -112,11 +112,11 @@ describe('Kubernetes manifests (deploy/kubernetes, kustomize)', () => {
   });
 
   it('serves metrics and chatops through Services that select the right pods and named ports', () => {
-    const metrics = byKind('Service').find((s) => s.metadata.name === 'wsmigrate-worker-metrics') as Service;
+    const metrics = byKind('Service').find((s) => s.metadata.name === 'wsmigrate-worker-metrics') as unknown as Service;
     expect(metrics.spec.selector).toEqual(deployment('wsmigrate-worker').spec.selector.matchLabels);
     expect(metrics.spec.ports).toEqual([expect.objectContaining({ name: 'metrics', targetPort: 'metrics' })]);
     const chat = deployment('wsmigrate-chatops');
-    const chatSvc = byKind('Service').find((s) => s.metadata.name === 'wsmigrate-chatops') as Service;
+    const chatSvc = byKind('Service').find((s) => s.metadata.name === 'wsmigrate-chatops') as unknown as Service;
     expect(chatSvc.spec.selector).toEqual(chat.spec.selector.matchLabels);
     const chatC = chat.spec.template.spec.containers[0];
     expect(chatC.args).toEqual(['chatops']);
