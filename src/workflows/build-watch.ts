@@ -1,4 +1,4 @@
-import { ApplicationFailure, upsertMemo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, upsertMemo } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import type { TrackedBuild } from '../activities/track-build-changes';
 
@@ -23,7 +23,8 @@ export class BuildWatch {
   ) {}
 
   async after(buildId: string | undefined): Promise<void> {
-    if (!buildId) return;
+    // Runs started by a worker without this step replay without it (no nondeterminism on upgrade).
+    if (!buildId || !patched('wsmigrate-build-watch')) return;
     const seen = await this.acts.trackBuildChanges({ ...this.ctx, buildId });
     if (seen.changeCount > 0) this.tracked.push(seen);
     if (seen.protectedDestroyed.length === 0) return;
