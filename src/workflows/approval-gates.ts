@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { condition, defineSignal, defineUpdate, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, defineSignal, defineUpdate, log, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   approvalRefusal,
   gateRequiresApproval,
@@ -105,7 +105,8 @@ export class ApprovalGates {
     this.pending = undefined;
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
     const decided = this.decided as ApprovalReceipt | undefined; // set by a handler while we waited
-    if (answered && decided) {
+    // patched: runs that passed a gate under older code replay without this notification.
+    if (answered && decided && patched('wsmigrate-approval-closed')) {
       const decision = { approver: decided.approver, decision: decided.decision, channel: 'cli' as const, ...(decided.comment ? { reason: decided.comment } : {}) };
       await this.notify({ ...base, kind: 'approval-closed', subject: `Approval ${decided.decision}d: ${gateId}`, text: `${decided.approver} ${decided.decision}d ${gateId}`, decision });
     }
