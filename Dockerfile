@@ -18,7 +18,8 @@ COPY --from=build /app/data ./data
 COPY package.json ./
 RUN useradd --system --uid 10001 --home /var/lib/wsmigrate wsmigrate && mkdir -p /var/lib/wsmigrate/blobs && chown -R wsmigrate /var/lib/wsmigrate
 USER wsmigrate
-ENV WSMIGRATE_BLOB_DIR=/var/lib/wsmigrate/blobs NODE_ENV=production
+# In a container the metrics/health port must listen beyond loopback, or the published port reaches nothing.
+ENV WSMIGRATE_BLOB_DIR=/var/lib/wsmigrate/blobs WSMIGRATE_METRICS_HOST=0.0.0.0 NODE_ENV=production
 EXPOSE 9464
 ENTRYPOINT ["node", "dist/cli/main.js"]
 CMD ["worker"]

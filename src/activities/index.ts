@@ -2,6 +2,7 @@ import { makeAssessHealth } from './assess-health';
 import { makeBackupForRecovery } from './backup-for-recovery';
 import { makeBackupState } from './backup-state';
 import { makeCheckProtectedKept } from './check-protected-kept';
+import { meterActivities } from './metered';
 import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
@@ -12,6 +13,7 @@ import { makeReturnToPrior } from './return-to-prior';
 import { makeRewriteState } from './rewrite-state';
 import { makeStartPinned } from './start-pinned';
 import { makeStopWorkspace } from './stop-workspace';
+import { makeTrackBuildChanges } from './track-build-changes';
 import {
   makePreflightTemplate,
   makePromoteTemplateVersion,
@@ -21,12 +23,12 @@ import {
 import { makeVerifyMigration } from './verify-migration';
 import { cachedTemplateSourceLoader } from './template-source';
 
-export type { ActivityDeps, CoderApi, Importer, MessageRef, Notification, Notifier, NotifyOutcome } from './ports';
+export type { ActivityDeps, CoderApi, Importer, MessageRef, MigrationMetrics, Notification, Notifier, NotifyOutcome } from './ports';
 
 /** Every runbook step as an activity, built from the adapters it needs (tests pass the simulator's). */
 export function createActivities(deps: ActivityDeps) {
   const templateSources = cachedTemplateSourceLoader(deps.coder);
-  return {
+  const activities = {
     preflightWorkspace: makePreflightWorkspace(deps),
     stopWorkspace: makeStopWorkspace(deps),
     backupState: makeBackupState(deps),
@@ -38,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     restoreState: makeRestoreState(deps),
     returnToPrior: makeReturnToPrior(deps),
     notify: makeNotify(deps),
+    trackBuildChanges: makeTrackBuildChanges(deps, templateSources),
     preflightTemplate: makePreflightTemplate(deps),
     rewriteTemplateSource: makeRewriteTemplateSource(deps, templateSources),
     pushTemplateVersion: makePushTemplateVersion(deps),
@@ -46,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     backupForRecovery: makeBackupForRecovery(deps),
     checkProtectedKept: makeCheckProtectedKept(deps, templateSources),
   };
+  return deps.metrics ? meterActivities(activities, deps.metrics) : activities;
 }
 
 export type WsmigrateActivities = ReturnType<typeof createActivities>;

@@ -60,6 +60,8 @@ export interface Notification {
     slackUserId?: string;
     at?: string;
   };
+  /** On approval events: when the gate opened (workflow time), for the time-to-decision metric. */
+  requestedAt?: string;
   /** On fleet events: counts by outcome, for the message body. */
   counts?: Record<string, number>;
   /** Messages posted when the gate opened, so a chat backend edits them in place when it escalates or closes. */
@@ -91,9 +93,25 @@ export interface Importer {
   importInstances(input: { stateText: string; steps: ImportStep[]; templateFiles: TemplateFile[] }): Promise<string>;
 }
 
+/** Change kinds wsmigrate watches for in the builds it triggers (seed 003: resource replacements). */
+export type ObservedChangeKind = 'replace' | 'destroy' | 'type-rename-delete';
+
+/**
+ * What activities count for Prometheus (workflows cannot: they replay). The worker passes the
+ * prom-client implementation; tests may pass nothing.
+ */
+export interface MigrationMetrics {
+  workspaceFinished(outcome: 'migrated' | 'restored' | 'needs-attention'): void;
+  approvalDecided(gate: string, decision: 'approve' | 'reject' | 'timed-out', seconds: number): void;
+  resourceChangeSeen(kind: ObservedChangeKind, template: string, resourceType: string): void;
+  deleteBlocked(step: string): void;
+  damagedWorkspaceFound(reason: string): void;
+}
+
 export interface ActivityDeps {
   coder: CoderApi;
   blobs: BlobStore;
   notifier: Notifier;
   importer?: Importer;
+  metrics?: MigrationMetrics;
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { encryptionKeyId, KEY_BYTES } from '../adapters/crypto';
@@ -21,6 +23,8 @@ export interface WsmigrateConfig {
   readonly encryptionKeyId?: string;
   /** 0 disables the Prometheus endpoint. */
   readonly metricsPort: number;
+  /** Address the metrics/health endpoint binds to: loopback on a laptop, 0.0.0.0 in a container. */
+  readonly metricsHost: string;
   readonly logLevel: LogLevel;
   readonly approvers: readonly string[];
   readonly uiPort: number;
@@ -38,8 +42,25 @@ export interface WsmigrateConfig {
   /** A Secret: webhook URLs often carry a token in their path. */
   readonly webhookUrl?: Secret;
   readonly webhookSecret?: Secret;
+  /** Bearer token the codec server requires, when set. */
+  readonly codecToken?: Secret;
+  /** Undefined: plain TCP (the dev server). */
+  readonly temporalTls?: TemporalTls;
+  readonly temporalApiKey?: Secret;
   /** Names of the variables that were unset and took their default. */
   readonly defaulted: readonly string[];
+}
+
+/** How to reach a Temporal cluster that is not a local dev server: TLS, mTLS, or a Temporal Cloud API key. */
+export interface TemporalTls {
+  /** PEM of the CA that signed the server's certificate; absent: the system's roots. */
+  readonly caPem?: Buffer;
+  /** Client certificate (PEM) and its key, for mTLS. */
+  readonly clientCertPem?: Buffer;
+  readonly clientKeyPem?: Secret;
+  readonly serverName?: string;
+  /** Where each came from, for `wsmigrate config`. */
+  readonly paths: { ca?: string; cert?: string; key?: string };
 }
 
 export interface CoderConnection {
@@ -65,6 +86,7 @@ export const DEFAULTS = {
   WSMIGRATE_TASK_QUEUE: 'wsmigrate',
   WSMIGRATE_BLOB_DIR: '.wsmigrate/blobs',
   WSMIGRATE_METRICS_PORT: 9464,
+  WSMIGRATE_METRICS_HOST: '127.0.0.1',
   WSMIGRATE_LOG_LEVEL: 'info' as LogLevel,
   WSMIGRATE_UI_PORT: 8233,
   WSMIGRATE_CHATOPS_PORT: 3100,
@@ -200,6 +222,37 @@ function port(variable: string, fallback: number, min: 0 | 1, purpose: string) {
     });
 }
 
+const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/;
+
+function bindHost() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return DEFAULTS.WSMIGRATE_METRICS_HOST;
+      if (isIP(raw) === 0 && !(HOSTNAME.test(raw) && !/^[\d.]+$/.test(raw))) {
+        return fail(
+          ctx,
+          `WSMIGRATE_METRICS_HOST must be an address to bind to, without a port (got ${shown(raw)}); e.g. WSMIGRATE_METRICS_HOST=0.0.0.0 in a container, 127.0.0.1 on a laptop`,
+        );
+      }
+      return raw;
+    });
+}
+
+function codecToken() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      if (raw.length < 16 || /\s/.test(raw)) {
+        return fail(ctx, 'WSMIGRATE_CODEC_TOKEN must be at least 16 characters without spaces; generate one with: openssl rand -hex 24');
+      }
+      return Secret.of(raw);
+    });
+}
+
 function logLevel() {
   return z
     .string()
@@ -317,6 +370,7 @@ const envSchema = z.object({
   WSMIGRATE_BLOB_DIR: z.string().optional(),
   WSMIGRATE_ENCRYPTION_KEY: encryptionKey(),
   WSMIGRATE_METRICS_PORT: port('WSMIGRATE_METRICS_PORT', DEFAULTS.WSMIGRATE_METRICS_PORT, 0, ', or 0 to disable metrics'),
+  WSMIGRATE_METRICS_HOST: bindHost(),
   WSMIGRATE_LOG_LEVEL: logLevel(),
   WSMIGRATE_APPROVERS: approvers(),
   WSMIGRATE_UI_PORT: port('WSMIGRATE_UI_PORT', DEFAULTS.WSMIGRATE_UI_PORT, 1, ''),
@@ -329,6 +383,13 @@ const envSchema = z.object({
   WSMIGRATE_SLACK_APPROVERS: slackApprovers(),
   WSMIGRATE_WEBHOOK_URL: httpUrl('WSMIGRATE_WEBHOOK_URL', 'https://hooks.example.com/wsmigrate'),
   WSMIGRATE_WEBHOOK_SECRET: secretValue('WSMIGRATE_WEBHOOK_SECRET', 'generate one with: openssl rand -hex 32'),
+  WSMIGRATE_CODEC_TOKEN: codecToken(),
+  TEMPORAL_TLS: z.string().optional(),
+  TEMPORAL_TLS_CA: z.string().optional(),
+  TEMPORAL_TLS_CERT: z.string().optional(),
+  TEMPORAL_TLS_KEY: z.string().optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
+  TEMPORAL_API_KEY: z.string().optional(),
 });
 
 type EnvName = keyof typeof envSchema.shape;
@@ -353,6 +414,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     throw new ConfigError(parsed.error.issues.map((issue) => (issue.code === 'custom' ? issue.message : `${String(issue.path[0])}: ${issue.message}`)));
   }
   const v = parsed.data;
+  const tls = temporalTlsFrom(v, cwd);
+  if (tls.problems.length > 0) throw new ConfigError(tls.problems);
   const blobDir = v.WSMIGRATE_BLOB_DIR ?? DEFAULTS.WSMIGRATE_BLOB_DIR;
   const key = v.WSMIGRATE_ENCRYPTION_KEY;
   return {
@@ -365,6 +428,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     encryptionKey: key ? Secret.of(key.toString('hex')) : undefined,
     encryptionKeyId: key ? encryptionKeyId(key) : undefined,
     metricsPort: v.WSMIGRATE_METRICS_PORT,
+    metricsHost: v.WSMIGRATE_METRICS_HOST,
     logLevel: v.WSMIGRATE_LOG_LEVEL,
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
@@ -377,7 +441,72 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     slackApprovers: v.WSMIGRATE_SLACK_APPROVERS,
     webhookUrl: v.WSMIGRATE_WEBHOOK_URL ? Secret.of(v.WSMIGRATE_WEBHOOK_URL) : undefined,
     webhookSecret: v.WSMIGRATE_WEBHOOK_SECRET,
+    codecToken: v.WSMIGRATE_CODEC_TOKEN,
+    temporalTls: tls.value,
+    temporalApiKey: v.TEMPORAL_API_KEY ? Secret.of(v.TEMPORAL_API_KEY) : undefined,
     defaulted: defaulted.filter((k) => k in DEFAULTS),
+  };
+}
+
+const PEM = /-----BEGIN [A-Z0-9 ]+-----/;
+
+/** Reads one PEM file named by `variable`; the problem names the variable, the path and what to do. */
+function readPem(variable: string, raw: string, cwd: string, what: string, problems: string[]): Buffer | undefined {
+  const path = isAbsolute(raw) ? raw : resolve(cwd, raw);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    problems.push(`${variable} names ${path}, which cannot be read (${code}); set it to the path of ${what} in PEM form`);
+    return undefined;
+  }
+  if (!PEM.test(bytes.toString('utf8'))) {
+    problems.push(`${variable} names ${path}, which is not PEM (no "-----BEGIN" line); set it to the path of ${what} in PEM form`);
+    return undefined;
+  }
+  return bytes;
+}
+
+/**
+ * TLS as the `temporal` CLI reads it: TEMPORAL_TLS_CA/_CERT/_KEY are file paths; a certificate, a key,
+ * a CA, a server name, TEMPORAL_TLS=true or an API key (Temporal Cloud) each turn TLS on.
+ */
+function temporalTlsFrom(
+  v: { TEMPORAL_TLS?: string; TEMPORAL_TLS_CA?: string; TEMPORAL_TLS_CERT?: string; TEMPORAL_TLS_KEY?: string; TEMPORAL_TLS_SERVER_NAME?: string; TEMPORAL_API_KEY?: string },
+  cwd: string,
+): { value?: TemporalTls; problems: string[] } {
+  const problems: string[] = [];
+  const flag = v.TEMPORAL_TLS?.toLowerCase();
+  if (flag !== undefined && !['true', 'false', '1', '0'].includes(flag)) {
+    problems.push(`TEMPORAL_TLS must be true or false (got ${shown(v.TEMPORAL_TLS ?? '')}); e.g. TEMPORAL_TLS=true to use TLS with the system's CA roots`);
+  }
+  if (v.TEMPORAL_TLS_CERT && !v.TEMPORAL_TLS_KEY) problems.push('TEMPORAL_TLS_CERT is set but TEMPORAL_TLS_KEY is not: mTLS needs both; set TEMPORAL_TLS_KEY to the path of the client key (PEM)');
+  if (v.TEMPORAL_TLS_KEY && !v.TEMPORAL_TLS_CERT) problems.push('TEMPORAL_TLS_KEY is set but TEMPORAL_TLS_CERT is not: mTLS needs both; set TEMPORAL_TLS_CERT to the path of the client certificate (PEM)');
+  if (v.TEMPORAL_TLS_SERVER_NAME && /\s|\//.test(v.TEMPORAL_TLS_SERVER_NAME)) {
+    problems.push(`TEMPORAL_TLS_SERVER_NAME must be a host name (got ${shown(v.TEMPORAL_TLS_SERVER_NAME)}); e.g. TEMPORAL_TLS_SERVER_NAME=temporal.example.com`);
+  }
+  if (v.TEMPORAL_API_KEY && /\s/.test(v.TEMPORAL_API_KEY)) problems.push('TEMPORAL_API_KEY must not contain spaces or newlines; copy the key from Temporal Cloud again');
+  const caPem = v.TEMPORAL_TLS_CA ? readPem('TEMPORAL_TLS_CA', v.TEMPORAL_TLS_CA, cwd, "the CA certificate that signed the Temporal frontend's certificate", problems) : undefined;
+  const clientCertPem = v.TEMPORAL_TLS_CERT ? readPem('TEMPORAL_TLS_CERT', v.TEMPORAL_TLS_CERT, cwd, 'the client certificate', problems) : undefined;
+  const keyPem = v.TEMPORAL_TLS_KEY ? readPem('TEMPORAL_TLS_KEY', v.TEMPORAL_TLS_KEY, cwd, 'the client private key', problems) : undefined;
+  if (problems.length > 0) return { problems };
+  const on = flag === 'true' || flag === '1' || Boolean(caPem || clientCertPem || v.TEMPORAL_TLS_SERVER_NAME || v.TEMPORAL_API_KEY);
+  if (!on || flag === 'false' || flag === '0') {
+    if ((flag === 'false' || flag === '0') && (caPem || clientCertPem || v.TEMPORAL_API_KEY)) {
+      return { problems: ['TEMPORAL_TLS=false contradicts TEMPORAL_TLS_CA/_CERT or TEMPORAL_API_KEY, which need TLS; unset TEMPORAL_TLS or the others'] };
+    }
+    return { problems };
+  }
+  return {
+    problems,
+    value: {
+      caPem,
+      clientCertPem,
+      clientKeyPem: keyPem ? Secret.of(keyPem.toString('utf8')) : undefined,
+      serverName: v.TEMPORAL_TLS_SERVER_NAME,
+      paths: { ca: v.TEMPORAL_TLS_CA, cert: v.TEMPORAL_TLS_CERT, key: v.TEMPORAL_TLS_KEY },
+    },
   };
 }
 
@@ -421,6 +550,7 @@ export function describeConfig(cfg: WsmigrateConfig): string {
       'WSMIGRATE_METRICS_PORT',
       cfg.metricsPort === 0 ? '0 (metrics disabled)' : `${cfg.metricsPort}${isDefault('WSMIGRATE_METRICS_PORT')}`,
     ],
+    ['WSMIGRATE_METRICS_HOST', `${cfg.metricsHost}${isDefault('WSMIGRATE_METRICS_HOST')}`],
     ['WSMIGRATE_LOG_LEVEL', `${cfg.logLevel}${isDefault('WSMIGRATE_LOG_LEVEL')}`],
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
@@ -433,6 +563,14 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['WSMIGRATE_SLACK_APPROVERS', Object.keys(cfg.slackApprovers).length > 0 ? Object.entries(cfg.slackApprovers).map(([id, n]) => `${id}=${n}`).join(', ') : '(none)'],
     ['WSMIGRATE_WEBHOOK_URL', cfg.webhookUrl ? `${new URL(cfg.webhookUrl.reveal()).origin}/${cfg.webhookUrl}` : '(not set)'],
     ['WSMIGRATE_WEBHOOK_SECRET', cfg.webhookSecret ? `${cfg.webhookSecret} (set)` : '(not set)'],
+    [
+      'TEMPORAL_TLS',
+      cfg.temporalTls
+        ? `on${cfg.temporalTls.paths.ca ? ` (CA ${cfg.temporalTls.paths.ca})` : " (system CA roots)"}${cfg.temporalTls.paths.cert ? `, client certificate ${cfg.temporalTls.paths.cert}` : ''}${cfg.temporalTls.serverName ? `, server name ${cfg.temporalTls.serverName}` : ''}`
+        : 'off (plain TCP, as the local dev server expects)',
+    ],
+    ['TEMPORAL_API_KEY', cfg.temporalApiKey ? `${cfg.temporalApiKey} (set)` : '(not set)'],
+    ['WSMIGRATE_CODEC_TOKEN', cfg.codecToken ? `${cfg.codecToken} (set)` : '(not set: the codec server asks for no token)'],
   ];
   const width = Math.max(...rows.map(([key]) => key.length));
   return rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');

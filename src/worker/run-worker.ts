@@ -1,6 +1,13 @@
-import { Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel as TemporalLogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type LogLevel as TemporalLogLevel } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createServer } from 'node:net';
 import { createActivities, type ActivityDeps } from '../activities';
+import { PinoTemporalLogger } from '../adapters/logging/temporal-logger';
+import { startMetricsEndpoint, type MetricsEndpoint } from '../adapters/metrics/http-endpoint';
+import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics';
+import { ReadinessProbe } from '../adapters/metrics/readiness';
+import { visibilityCounts } from '../adapters/metrics/visibility-gauges';
+import { connectTemporal, temporalConnectionOptions } from '../client/temporal-client';
 import { describeConfig, encryptionKeyBytes, type WsmigrateConfig } from '../config/env';
 import { createWsmigrateWorker } from './create-worker';
 import { createDataConverter } from './data-converter';
@@ -10,44 +17,94 @@ const LEVELS: Record<WsmigrateConfig['logLevel'], TemporalLogLevel> = { error: '
 
 let runtimeInstalled = false;
 
-/** Installs the Temporal runtime once per process: logger level and the Prometheus endpoint. */
-export function installRuntime(cfg: WsmigrateConfig): void {
-  if (runtimeInstalled) return;
+/**
+ * Installs the Temporal runtime once per process: logger level and, when given, the address of the
+ * runtime's own Prometheus exporter (loopback; the worker's endpoint serves it with ours).
+ */
+export function installRuntime(cfg: WsmigrateConfig, temporalMetricsAddress?: string, logger?: Logger): boolean {
+  if (runtimeInstalled) return false;
   runtimeInstalled = true;
   try {
     Runtime.install({
-      logger: new DefaultLogger(LEVELS[cfg.logLevel]),
-      ...(cfg.metricsPort > 0 ? { telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${cfg.metricsPort}` } } } } : {}),
+      logger: logger ? new PinoTemporalLogger(logger) : new DefaultLogger(LEVELS[cfg.logLevel]),
+      telemetryOptions: {
+        // The Rust core's own warnings go through the same logger, as JSON lines like the rest.
+        ...(logger ? { logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} } } : {}),
+        ...(temporalMetricsAddress ? { metrics: { prometheus: { bindAddress: temporalMetricsAddress } } } : {}),
+      },
     });
+    return true;
   } catch {
     // already installed by the embedding process (tests, demo)
+    return false;
   }
 }
 
-/** Connects, registers search attributes and runs the worker until `signal` aborts. */
-export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: { signal?: AbortSignal; log?: (l: string) => void } = {}): Promise<void> {
-  installRuntime(cfg);
-  const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+/** A free loopback port for the Temporal runtime's exporter, which only our endpoint reads. */
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunWorkerOptions {
+  signal?: AbortSignal;
+  log?: (l: string) => void;
+  /** The metrics the activities and the Coder client record into; created here when absent. */
+  metrics?: PrometheusMetrics;
+  /** The process's structured logger; Temporal's logger is routed into it. */
+  logger?: Logger;
+}
+
+/** Connects, registers search attributes, serves metrics and probes, and runs the worker until `signal` aborts. */
+export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: RunWorkerOptions = {}): Promise<void> {
+  const temporalMetricsAddress = cfg.metricsPort > 0 ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
+  const ownRuntime = installRuntime(cfg, temporalMetricsAddress, opts.logger);
+  const log = opts.log ?? (opts.logger ? (l: string) => opts.logger?.info(l) : (l: string) => process.stderr.write(`${l}\n`));
   log(`wsmigrate worker starting\n${describeConfig(cfg)}`);
-  const admin = await Connection.connect({ address: cfg.temporalAddress });
+  const admin = await connectTemporal(cfg);
+  let endpoint: MetricsEndpoint | undefined;
+  let probe: ReadinessProbe | undefined;
+  let connection: NativeConnection | undefined;
   try {
     await ensureSearchAttributes(admin, cfg.temporalNamespace);
-  } finally {
-    await admin.close();
-  }
-  const connection = await NativeConnection.connect({ address: cfg.temporalAddress });
-  const worker = await createWsmigrateWorker({
-    connection,
-    namespace: cfg.temporalNamespace,
-    taskQueue: cfg.taskQueue,
-    activities: createActivities(deps),
-    dataConverter: createDataConverter(encryptionKeyBytes(cfg)),
-  });
-  opts.signal?.addEventListener('abort', () => worker.shutdown());
-  log(`wsmigrate worker polling task queue '${cfg.taskQueue}' on ${cfg.temporalAddress} (namespace ${cfg.temporalNamespace})`);
-  try {
+    if (cfg.metricsPort > 0) {
+      const metrics = opts.metrics ?? new PrometheusMetrics();
+      metrics.inFlight = visibilityCounts(admin, cfg.temporalNamespace);
+      probe = new ReadinessProbe([
+        { name: 'temporal', check: () => admin.workflowService.getSystemInfo({}) },
+        { name: 'coder', check: () => deps.coder.buildInfo() },
+      ]);
+      probe.start();
+      endpoint = await startMetricsEndpoint({
+        host: cfg.metricsHost,
+        port: cfg.metricsPort,
+        registry: metrics.registry,
+        ...(ownRuntime && temporalMetricsAddress ? { temporalMetricsUrl: `http://${temporalMetricsAddress}/metrics` } : {}),
+        readiness: probe,
+      });
+      log(`wsmigrate worker serves /metrics, /healthz and /readyz on ${endpoint.url}`);
+    }
+    connection = await NativeConnection.connect(temporalConnectionOptions(cfg));
+    const worker = await createWsmigrateWorker({
+      connection,
+      namespace: cfg.temporalNamespace,
+      taskQueue: cfg.taskQueue,
+      activities: createActivities(deps),
+      dataConverter: createDataConverter(encryptionKeyBytes(cfg)),
+    });
+    opts.signal?.addEventListener('abort', () => worker.shutdown());
+    log(`wsmigrate worker polling task queue '${cfg.taskQueue}' on ${cfg.temporalAddress} (namespace ${cfg.temporalNamespace})`);
     await worker.run();
   } finally {
-    await connection.close();
+    probe?.stop();
+    await endpoint?.close();
+    await connection?.close();
+    await admin.close();
   }
 }

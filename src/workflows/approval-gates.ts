@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { condition, defineQuery, defineSignal, defineUpdate, log, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, defineUpdate, log, patched, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   approvalRefusal,
   gateRequiresApproval,
@@ -124,7 +124,7 @@ export class ApprovalGates {
       anyApprover: this.settings.anyApprover ?? false,
     };
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: gateId }]);
-    const base = { workflowId: this.workflowId, gateId, planHash };
+    const base = { workflowId: this.workflowId, gateId, planHash, requestedAt: this.pending.requestedAt };
     let refs = await this.tell({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary }, []);
     let answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
     if (!answered) {
@@ -149,7 +149,8 @@ export class ApprovalGates {
       return 'timed-out';
     }
     const verb = d.decision === 'approve' ? 'Approved' : 'Rejected';
-    await this.tell(
+    // patched: runs that passed a gate under older code replay without this notification.
+    if (patched('wsmigrate-approval-closed')) await this.tell(
       {
         ...base,
         kind: 'approval-closed',

@@ -16,7 +16,9 @@ import type { StateBackup } from '../activities/backup-state';
 import type { VerificationResult } from '../activities/verify-migration';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
+import type { TrackedBuild } from '../activities/track-build-changes';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
+import { BuildWatch, isNeedsAttention } from './build-watch';
 import { recoverDamagedWorkspace } from './recover-workspace';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
@@ -46,6 +48,8 @@ export interface WorkspaceMigrationStatus {
   approvals: ApprovalReceipt[];
   backup?: { ref: string; sha256: string };
   error?: string;
+  /** Builds this run triggered that replaced, destroyed or type-rename-deleted something (seed 003). */
+  buildChanges?: TrackedBuild[];
 }
 
 export interface WorkspaceMigrationResult {
@@ -57,6 +61,7 @@ export interface WorkspaceMigrationResult {
   startBuildId?: string;
   verdict?: VerificationResult['verdict'];
   warnings: string[];
+  buildChanges?: TrackedBuild[];
 }
 
 /** An activity's own message, not the wrapper's 'Activity task failed'. */
@@ -111,6 +116,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
   };
   const done = (step: string) => status.stepsDone.push(step);
+  const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'));
+  status.buildChanges = watch.tracked;
   upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
   enter('preflight');
 
@@ -164,6 +171,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     enter('stopping');
     const stop = await builds.stopWorkspace({ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs });
     ownBuildIds.push(stop.buildId);
+    await watch.after(stop.buildId);
     afterBuildNumber = stop.buildNumber;
     done('stop');
   }
@@ -207,6 +215,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     enter('starting');
     const start = await builds.startPinned({ workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs });
     ownBuildIds.push(start.buildId);
+    await watch.after(start.buildId);
     done('start');
 
     enter('checking');
@@ -216,11 +225,10 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     const warnings = [...check.warnings];
     if (pf.prior.transition === 'stop') {
       // It was stopped before we came: leave it stopped, now on the new version (pinned, never the old one).
-      try {
-        await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: { transition: 'stop', templateVersionId: input.targetVersionId }, timeoutMs: buildTimeoutMs });
-      } catch (err) {
-        warnings.push(`migrated, but stopping it again failed: ${(err as Error).message}`);
-      }
+      const stopAgain = await builds
+        .returnToPrior({ workspaceId: pf.workspaceId, subject, prior: { transition: 'stop', templateVersionId: input.targetVersionId }, timeoutMs: buildTimeoutMs })
+        .catch((err: Error) => void warnings.push(`migrated, but stopping it again failed: ${err.message}`));
+      await watch.after(stopAgain?.buildId);
     }
     enter('migrated');
     upsertMemo({ outcome: 'migrated', backupSha256: backup.blob.sha256 });
@@ -234,8 +242,10 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       startBuildId: start.buildId,
       verdict: verdict.verdict,
       warnings,
+      buildChanges: watch.tracked,
     };
   } catch (err) {
+    if (isNeedsAttention(err)) throw err;
     status.error = failureMessage(err);
     const cancelled = isCancellation(err);
     await CancellationScope.nonCancellable(async () => {
@@ -245,7 +255,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
           await comp.restoreState({ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId } });
           done('restore-state');
         }
-        await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs });
+        const back = await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs });
+        await watch.after(back.buildId);
         done('return-to-prior');
         enter('restored');
         upsertMemo({ outcome: 'restored', reason: status.error?.slice(0, 300) ?? '' });

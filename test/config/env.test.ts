@@ -33,6 +33,7 @@ describe('loadConfig defaults', () => {
       taskQueue: 'wsmigrate',
       blobDir: '/srv/wsmigrate/.wsmigrate/blobs',
       metricsPort: 9464,
+      metricsHost: '127.0.0.1',
       logLevel: 'info',
       approvers: [],
       uiPort: 8233,
@@ -61,6 +62,7 @@ describe('loadConfig defaults', () => {
         WSMIGRATE_BLOB_DIR: 'backups/../blobs',
         WSMIGRATE_ENCRYPTION_KEY: KEY.toString('hex'),
         WSMIGRATE_METRICS_PORT: '0',
+        WSMIGRATE_METRICS_HOST: '0.0.0.0',
         WSMIGRATE_LOG_LEVEL: 'DEBUG',
         WSMIGRATE_APPROVERS: ' alice, bob,,alice ',
         WSMIGRATE_UI_PORT: '18233',
@@ -75,6 +77,7 @@ describe('loadConfig defaults', () => {
       coderUrl: 'https://coder.example.com/',
       blobDir: '/srv/wsmigrate/blobs',
       metricsPort: 0,
+      metricsHost: '0.0.0.0',
       logLevel: 'debug',
       approvers: ['alice', 'bob'],
       uiPort: 18233,
@@ -121,7 +124,16 @@ describe('loadConfig rejects each bad variable by name, with what is expected an
     ['WSMIGRATE_LOG_LEVEL', 'verbose', /WSMIGRATE_LOG_LEVEL must be one of error, warn, info, debug \(got "verbose"\)/],
     ['WSMIGRATE_APPROVERS', 'alice,bob smith', /WSMIGRATE_APPROVERS must be a comma-separated list .*"bob smith".*WSMIGRATE_APPROVERS=alice,bob/],
     ['WSMIGRATE_UI_PORT', '0', /WSMIGRATE_UI_PORT must be an integer from 1 to 65535 \(got "0"\)/],
+    ['WSMIGRATE_METRICS_HOST', '0.0.0.0:9464', /WSMIGRATE_METRICS_HOST must be an address to bind to, without a port \(got "0\.0\.0\.0:9464"\); e\.g\. WSMIGRATE_METRICS_HOST=0\.0\.0\.0/],
+    ['WSMIGRATE_METRICS_HOST', '300.1.1.1', /WSMIGRATE_METRICS_HOST must be an address/],
+    ['WSMIGRATE_CODEC_TOKEN', 'short', /WSMIGRATE_CODEC_TOKEN must be at least 16 characters .*openssl rand -hex 24/],
   ];
+
+  it('binds metrics to loopback by default and to what WSMIGRATE_METRICS_HOST says', () => {
+    expect(loadConfig({}, CWD).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ WSMIGRATE_METRICS_HOST: '0.0.0.0' }, CWD).metricsHost).toBe('0.0.0.0');
+    expect(loadConfig({ WSMIGRATE_METRICS_HOST: '::' }, CWD).metricsHost).toBe('::');
+  });
 
   it.each(cases)('%s=%s', (variable, value, expected) => {
     const err = configError({ [variable]: value });
@@ -184,12 +196,12 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(20);
+    expect(lines).toHaveLength(23);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR',
-      'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
+      'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
       'WSMIGRATE_APPROVER', 'SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'SLACK_CHANNEL', 'SLACK_API_URL', 'WSMIGRATE_CHATOPS_PORT',
-      'WSMIGRATE_SLACK_APPROVERS', 'WSMIGRATE_WEBHOOK_URL', 'WSMIGRATE_WEBHOOK_SECRET',
+      'WSMIGRATE_SLACK_APPROVERS', 'WSMIGRATE_WEBHOOK_URL', 'WSMIGRATE_WEBHOOK_SECRET', 'TEMPORAL_TLS', 'TEMPORAL_API_KEY', 'WSMIGRATE_CODEC_TOKEN',
     ]);
     expect(text).toMatch(/^TEMPORAL_ADDRESS\s+127\.0\.0\.1:7233 \(default\)$/m);
     expect(text).toMatch(/^CODER_SESSION_TOKEN\s+\[redacted\] \(set\)$/m);

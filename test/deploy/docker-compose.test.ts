@@ -26,6 +26,11 @@ describe('docker-compose.yml', () => {
     expect(compose.services['wsmigrate-worker'].ports).toEqual(['127.0.0.1:9464:9464']);
   });
 
+  it('lets the published metrics port reach the worker: it binds beyond loopback inside the container', () => {
+    expect(compose.services['wsmigrate-worker'].environment?.WSMIGRATE_METRICS_HOST).toBe('0.0.0.0');
+    expect(readFileSync(join(root, 'Dockerfile'), 'utf8')).toMatch(/^ENV .*WSMIGRATE_METRICS_HOST=0\.0\.0\.0/m);
+  });
+
   it('gives the worker every setting it needs, with secrets only from the environment', () => {
     const env = compose.services['wsmigrate-worker'].environment ?? {};
     for (const name of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR', 'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT']) {

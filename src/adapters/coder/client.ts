@@ -23,6 +23,7 @@ import {
   type WorkspaceBuild,
   type WorkspaceTransition,
 } from './schemas';
+import type { CoderCallObserver } from './call-observer';
 import { CoderTransport, type Endpoint } from './transport';
 
 /** A session token as a string, or a Secret (src/config/secret) that reveals it only on demand. */
@@ -40,6 +41,8 @@ export interface CoderClientOptions {
   now?: () => number;
   /** Longest a single HTTP exchange may take before it counts as a network failure. */
   requestTimeoutMs?: number;
+  /** Told about every HTTP attempt (route, status, latency), e.g. for metrics. */
+  observer?: CoderCallObserver;
 }
 
 export interface CreateWorkspaceBuildRequest {
@@ -127,6 +130,7 @@ export class CoderClient {
       sleep: this.#sleep,
       now: this.#now,
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      observer: options.observer,
     });
   }
 

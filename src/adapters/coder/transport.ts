@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { redactSecrets } from '../../config/secret';
+import { routeOf, type CoderCallObserver } from './call-observer';
 import { CoderApiError, isRetryableKind, kindOfStatus, type CoderApiErrorFields, type CoderApiErrorKind } from './errors';
 import { backoffDelayMs, MAX_IN_PROCESS_RETRY_AFTER_MS, parseRetryAfterMs, type RetryPolicy } from './retry-delay';
 import { CoderResponseSchema } from './schemas';
@@ -43,6 +44,8 @@ export interface TransportOptions {
   sleep: (ms: number) => Promise<void>;
   now: () => number;
   requestTimeoutMs: number;
+  /** Told about every attempt (route, status, duration); must not throw. */
+  observer?: CoderCallObserver;
 }
 
 interface Answer {
@@ -148,6 +151,14 @@ export class CoderTransport {
 
     let response: Response;
     let responseBody: Buffer;
+    const started = performance.now();
+    const observe = (status: number) => {
+      try {
+        this.#options.observer?.({ method: request.method, route: routeOf(request.path), status, durationMs: performance.now() - started });
+      } catch {
+        // A broken metrics hook must never fail a call to Coder.
+      }
+    };
     try {
       response = await fetchImpl(this.#url(request), {
         method: request.method,
@@ -159,8 +170,10 @@ export class CoderTransport {
       });
       responseBody = Buffer.from(await response.arrayBuffer());
     } catch (error) {
+      observe(0);
       return this.#networkFailure(error);
     }
+    observe(response.status);
 
     if (request.expect.includes(response.status)) {
       return { status: response.status, headers: response.headers, body: responseBody };

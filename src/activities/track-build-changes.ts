@@ -1,0 +1,63 @@
+import { detectBuildChanges, worthReporting, type BuildChange } from '../domain/build-changes';
+import { protectedConfigAddresses } from '../domain/hcl/protect-annotations';
+import { coderStep } from './failures';
+import type { ActivityDeps } from './ports';
+import type { LoadTemplateSource } from './template-source';
+
+export interface TrackBuildChangesInput {
+  workflowId: string;
+  subject: string;
+  template: string;
+  buildId: string;
+}
+
+export interface TrackedBuild {
+  buildId: string;
+  buildNumber: number;
+  transition: string;
+  /** At most 50, sorted by address; `changeCount` has the total. */
+  changes: BuildChange[];
+  changeCount: number;
+  protectedDestroyed: string[];
+}
+
+const MAX_LISTED = 50;
+
+/**
+ * After a build wsmigrate triggered: reads its log for replacements, destroys and type-rename
+ * deletes (seed 003), counts them, and tells humans when one matters. Judging the result (a
+ * protected resource gone fails the migration) is the workflow's job.
+ */
+export function makeTrackBuildChanges({ coder, notifier, metrics }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
+  return async function trackBuildChanges(input: TrackBuildChangesInput): Promise<TrackedBuild> {
+    const step = 'read build changes';
+    const build = await coderStep(step, input.subject, () => coder.workspaceBuild(input.buildId));
+    const logs = await coderStep(step, input.subject, () => coder.workspaceBuildLogs(input.buildId));
+    const source = await loadTemplateSource(build.template_version_id, input.subject);
+    const report = detectBuildChanges(
+      logs.map((l) => l.output),
+      protectedConfigAddresses(source.terraform),
+    );
+    for (const c of report.changes) metrics?.resourceChangeSeen(c.kind, input.template, c.resourceType);
+    if (report.protectedDestroyed.length > 0) metrics?.damagedWorkspaceFound('protected-destroyed');
+    if (worthReporting(report)) {
+      const listed = report.changes.slice(0, 10).map((c) => `${c.kind} ${c.address}${c.twinAddress ? ` -> ${c.twinAddress}` : ''}${c.protected ? ' (PROTECTED)' : ''}`);
+      await notifier
+        .notify({
+          kind: 'replacements-detected',
+          workflowId: input.workflowId,
+          subject: `${report.protectedDestroyed.length > 0 ? 'PROTECTED RESOURCE DESTROYED' : 'Resource replacements'} in ${build.transition} build #${build.build_number} of ${input.subject}`,
+          text: `${listed.join('; ')}${report.changes.length > listed.length ? `; and ${report.changes.length - listed.length} more` : ''}`,
+        })
+        .catch(() => undefined); // a lost notification must not hide the finding: the workflow status still has it
+    }
+    return {
+      buildId: build.id,
+      buildNumber: build.build_number,
+      transition: build.transition,
+      changes: report.changes.slice(0, MAX_LISTED),
+      changeCount: report.changes.length,
+      protectedDestroyed: report.protectedDestroyed,
+    };
+  };
+}

@@ -1,0 +1,39 @@
+import { ApplicationFailure, patched, upsertMemo } from '@temporalio/workflow';
+import type { WsmigrateActivities } from '../activities';
+import type { TrackedBuild } from '../activities/track-build-changes';
+
+export const NEEDS_ATTENTION = 'WsmigrateNeedsAttention';
+
+export function isNeedsAttention(err: unknown): boolean {
+  return err instanceof ApplicationFailure && err.type === NEEDS_ATTENTION;
+}
+
+/**
+ * Looks at every build the workflow triggers (seed 003): what it replaced, destroyed or deleted by
+ * a type rename. A protected resource destroyed despite the guard ends the workflow as
+ * needs-attention at once: nothing about that is a success, and a restore would not bring it back.
+ */
+export class BuildWatch {
+  readonly tracked: TrackedBuild[] = [];
+
+  constructor(
+    private readonly acts: Pick<WsmigrateActivities, 'trackBuildChanges' | 'notify'>,
+    private readonly ctx: { workflowId: string; subject: string; template: string },
+    private readonly onDamage: () => void,
+  ) {}
+
+  async after(buildId: string | undefined): Promise<void> {
+    // Runs started by a worker without this step replay without it (no nondeterminism on upgrade).
+    if (!buildId || !patched('wsmigrate-build-watch')) return;
+    const seen = await this.acts.trackBuildChanges({ ...this.ctx, buildId });
+    if (seen.changeCount > 0) this.tracked.push(seen);
+    if (seen.protectedDestroyed.length === 0) return;
+    const message =
+      `${this.ctx.subject}: ${seen.transition} build #${seen.buildNumber} destroyed protected ${seen.protectedDestroyed.join(', ')}. ` +
+      'Its data is gone from the cluster: restore it from your storage backups. The state backup is kept; nothing else was changed after this build.';
+    this.onDamage();
+    upsertMemo({ outcome: 'needs-attention' });
+    await this.acts.notify({ kind: 'migration-failed', workflowId: this.ctx.workflowId, subject: `Needs attention: ${this.ctx.subject}`, text: message });
+    throw ApplicationFailure.create({ message, type: NEEDS_ATTENTION, nonRetryable: true });
+  }
+}

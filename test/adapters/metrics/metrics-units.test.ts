@@ -1,0 +1,93 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { meterActivities } from '../../../src/activities/metered';
+import { routeOf, statusClass } from '../../../src/adapters/coder/call-observer';
+import { PrometheusMetrics } from '../../../src/adapters/metrics/prometheus-metrics';
+import { ReadinessProbe } from '../../../src/adapters/metrics/readiness';
+import { FailureType } from '../../../src/domain/failure-types';
+
+describe('Coder call labels', () => {
+  it.each([
+    ['/buildinfo', '/buildinfo'],
+    ['/users/alice/workspace/dev', '/users/:id/workspace/:id'],
+    ['/workspaces/0b1c2d3e-0000-4000-8000-000000000000/builds', '/workspaces/:id/builds'],
+    ['/workspacebuilds/b1/state', '/workspacebuilds/:id/state'],
+    ['/organizations/coder/templates/k8s-dev', '/organizations/:id/templates/:id'],
+    ['/templates/t1/versions/v2', '/templates/:id/versions/:id'],
+  ])('%s is labelled %s (no names or ids)', (path, route) => expect(routeOf(path)).toBe(route));
+
+  it('classes statuses, with network failures apart', () => {
+    expect([200, 204, 404, 503, 0].map(statusClass)).toEqual(['2xx', '2xx', '4xx', '5xx', 'network']);
+  });
+});
+
+describe('readiness', () => {
+  it('is ready only while every check succeeded within the last minute, and says which one is stale', async () => {
+    let now = 1_000_000;
+    let coderUp = true;
+    const probe = new ReadinessProbe(
+      [
+        { name: 'temporal', check: async () => undefined },
+        {
+          name: 'coder',
+          check: async () => {
+            if (!coderUp) throw new Error('ECONNREFUSED\nstack');
+          },
+        },
+      ],
+      { now: () => now, maxAgeMs: 60_000 },
+    );
+    expect(probe.report().ready).toBe(false); // nothing answered yet
+    await probe.runOnce();
+    expect(probe.report()).toMatchObject({ ready: true, checks: { temporal: { ok: true }, coder: { ok: true } } });
+    coderUp = false;
+    now += 30_000;
+    await probe.runOnce();
+    expect(probe.report().ready).toBe(true); // 30s old is still recent
+    now += 31_000;
+    await probe.runOnce();
+    expect(probe.report()).toMatchObject({ ready: false, checks: { temporal: { ok: true }, coder: { ok: false, error: 'ECONNREFUSED', lastSuccessAgoSeconds: 61 } } });
+  });
+});
+
+describe('metrics recorded from activities', () => {
+  const value = async (m: PrometheusMetrics, name: string, labels: Record<string, string>) =>
+    (await m.registry.getSingleMetric(name)?.get())?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value;
+
+  it('counts outcomes from final notifications, blocked deletes from denied verifications, damage from data-loss failures', async () => {
+    const m = new PrometheusMetrics({ processMetrics: false });
+    const acts = meterActivities(
+      {
+        notify: async (_n: unknown) => ({ delivered: true }),
+        verifyMigration: async () => ({ verdict: 'deny' }),
+        postBuildCheck: async () => {
+          throw ApplicationFailure.create({ message: 'lost', type: FailureType.dataLoss, nonRetryable: true });
+        },
+      },
+      m,
+    );
+    await acts.notify({ kind: 'migration-done', workflowId: 'w', subject: 's', text: 't' });
+    await acts.notify({ kind: 'restored', workflowId: 'w2', subject: 's', text: 't' });
+    const requestedAt = new Date(Date.now() - 120_000).toISOString();
+    await acts.notify({ kind: 'approval-closed', workflowId: 'w', gateId: 'apply', requestedAt, decision: { decision: 'reject' }, subject: 's', text: 't' });
+    await acts.verifyMigration();
+    await expect(acts.postBuildCheck()).rejects.toThrow('lost');
+    expect(await value(m, 'wsmigrate_workspaces_finished_total', { outcome: 'migrated' })).toBe(1);
+    expect(await value(m, 'wsmigrate_workspaces_finished_total', { outcome: 'restored' })).toBe(1);
+    expect(await value(m, 'wsmigrate_workspaces_finished_total', { outcome: 'needs-attention' })).toBeUndefined();
+    expect(await value(m, 'wsmigrate_guard_blocked_deletes_total', { step: 'verify' })).toBe(1);
+    expect(await value(m, 'wsmigrate_damaged_workspaces_total', { reason: 'volume-lost' })).toBe(1);
+    const text = await m.registry.metrics();
+    expect(text).toMatch(/wsmigrate_approval_decision_seconds_sum\{gate="apply",decision="reject"\} 1[12]\d/);
+    for (const line of text.split('\n').filter((l) => l && !l.startsWith('#'))) expect(line.startsWith('wsmigrate_')).toBe(true);
+  });
+
+  it('a metrics hook that throws never changes what the activity returns', async () => {
+    const broken = {
+      workspaceFinished: () => {
+        throw new Error('boom');
+      },
+    } as never;
+    const acts = meterActivities({ notify: async (_n: unknown) => ({ delivered: true }) }, broken);
+    await expect(acts.notify({ kind: 'migration-done' })).resolves.toEqual({ delivered: true });
+  });
+});

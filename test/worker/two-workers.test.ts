@@ -1,0 +1,74 @@
+import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { spawnCliWorker, type CliWorker } from './fixtures/cli-worker';
+
+/** Two `wsmigrate worker` processes on one task queue, sharing one blob directory, as two pods share S3. */
+describe('two worker processes on one task queue', () => {
+  let env: MigrationEnv;
+  const workers: CliWorker[] = [];
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 8, buildLatencyMs: 400 });
+    const workerEnv = {
+      TEMPORAL_ADDRESS: env.t.address,
+      WSMIGRATE_TASK_QUEUE: env.taskQueue,
+      CODER_URL: env.sim.url,
+      CODER_SESSION_TOKEN: env.sim.token,
+      WSMIGRATE_BLOB_DIR: env.blobDir,
+      WSMIGRATE_METRICS_PORT: '0',
+    };
+    workers.push(...(await Promise.all([spawnCliWorker(workerEnv), spawnCliWorker(workerEnv)])));
+  }, 240_000);
+  afterAll(async () => {
+    for (const w of workers) await w.stop('SIGKILL');
+    await env?.close();
+  });
+
+  it('a batch finishes with activities run by both, and killing one mid-batch loses nothing', async () => {
+    const tpl = await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue });
+    const targetVersionId = ((await tpl.result()) as { versionId: string }).versionId;
+    const workspaces = env.sim.workspaces();
+    const pvcUid = (id: string) => env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(id))?.uid;
+    const uidsBefore = new Map(workspaces.map((w) => [w.id, pvcUid(w.id)]));
+    const handles = await Promise.all(
+      workspaces.map((w) =>
+        startWorkspaceMigration(
+          env.t.client,
+          { owner: w.owner, workspace: w.name, template: env.sim.template.name, targetVersionId, option: 'A', approval: { policy: 'none' }, heartbeatTimeout: '3s' },
+          { taskQueue: env.taskQueue },
+        ),
+      ),
+    );
+    const buildPosts = () => env.sim.requestLog().filter((r) => r.method === 'POST' && /\/workspaces\/[^/]+\/builds$/.test(r.path) && r.status === 201);
+    // Mid-batch: some builds made, most of the batch still to go.
+    await waitFor(() => buildPosts().length >= 4, 120_000);
+    expect(buildPosts().length).toBeLessThan(2 * workspaces.length);
+    await workers[0].stop('SIGKILL');
+
+    const results = (await Promise.all(handles.map((h) => h.result()))) as WorkspaceMigrationResult[];
+    expect(results.map((r) => r.outcome)).toEqual(workspaces.map(() => 'migrated'));
+
+    // Nothing lost, nothing doubled: one stop and one pinned start per workspace, one state push each,
+    // every PVC kept, every backup readable from the shared store by the surviving worker's peers.
+    for (const w of workspaces) {
+      expect({ ws: w.name, builds: buildPosts().filter((r) => r.path.includes(w.id)).length }).toEqual({ ws: w.name, builds: 2 });
+      expect(pvcUid(w.id)).toBe(uidsBefore.get(w.id));
+    }
+    expect(env.sim.requestLog().filter((r) => r.method === 'PUT' && r.status === 204)).toHaveLength(workspaces.length);
+    for (const r of results) expect((await env.blobs.get(r.backup!.ref)).length).toBeGreaterThan(0);
+
+    // Both processes ran activities (their identities are pid@host).
+    const identities = new Set<string>();
+    for (const h of handles) {
+      for (const e of (await h.fetchHistory()).events ?? []) {
+        const id = e.activityTaskStartedEventAttributes?.identity;
+        if (id) identities.add(id);
+      }
+    }
+    expect(identities.size).toBe(2);
+    expect([...identities].some((id) => id.startsWith(`${workers[0].child.pid}@`))).toBe(true);
+    expect([...identities].some((id) => id.startsWith(`${workers[1].child.pid}@`))).toBe(true);
+  }, 300_000);
+});
