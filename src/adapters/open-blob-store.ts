@@ -1,6 +1,5 @@
 import { parseBlobRef, parseLocation, formatLocation } from './blob-ref';
 import { createFileBlobStore, type BlobStore } from './blob-store';
-import { createS3BlobStore } from './s3-blob-store';
 
 export interface BlobStoreSettings {
   /** `s3://bucket/prefix` or `file:///dir`. */
@@ -15,15 +14,31 @@ export interface BlobStoreSettings {
 function openOne(location: string, s: BlobStoreSettings): BlobStore {
   const loc = parseLocation(location);
   if (loc.kind === 'file') return createFileBlobStore({ dir: loc.dir, encryptionKey: s.encryptionKey, now: s.now });
-  return createS3BlobStore({
-    bucket: loc.bucket,
-    prefix: loc.prefix,
-    endpoint: s.s3Endpoint,
-    region: s.s3Region,
-    forcePathStyle: s.s3ForcePathStyle,
-    encryptionKey: s.encryptionKey,
-    now: s.now,
-  });
+  if (s.encryptionKey && s.encryptionKey.length !== 32) {
+    throw new Error(`blob store ${location}: the encryption key must be 32 bytes, got ${s.encryptionKey.length}; generate one with: openssl rand -hex 32`);
+  }
+  // The AWS SDK is heavy: load it on the first call, so commands that never touch S3 start fast.
+  let store: Promise<BlobStore> | undefined;
+  const s3 = () =>
+    (store ??= import('./s3-blob-store').then(({ createS3BlobStore }) =>
+      createS3BlobStore({
+        bucket: loc.bucket,
+        prefix: loc.prefix,
+        endpoint: s.s3Endpoint,
+        region: s.s3Region,
+        forcePathStyle: s.s3ForcePathStyle,
+        encryptionKey: s.encryptionKey,
+        now: s.now,
+      }),
+    ));
+  return {
+    location: formatLocation(loc),
+    put: async (bytes, meta) => (await s3()).put(bytes, meta),
+    get: async (ref) => (await s3()).get(ref),
+    has: async (ref) => (await s3()).has(ref),
+    list: async () => (await s3()).list(),
+    remove: async (hex) => (await s3()).remove(hex),
+  };
 }
 
 /**

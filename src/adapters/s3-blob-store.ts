@@ -66,7 +66,7 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
   const now = opts.now ?? (() => new Date());
   const location = formatLocation({ kind: 's3', bucket: opts.bucket, prefix: opts.prefix });
   const config: S3ClientConfig = {
-    region: opts.region ?? 'us-east-1',
+    region: opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
     forcePathStyle: opts.forcePathStyle ?? false,
     maxAttempts: 3,
@@ -111,7 +111,8 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
       );
     }
     if (status === undefined || status >= 500 || code === 'TimeoutError') {
-      const why = status === undefined ? ((e as { code?: string }).code ?? code) : `HTTP ${status} ${code}`;
+      // A network error's own code or message ("connect ECONNREFUSED 127.0.0.1:9000") carries no secret.
+      const why = status === undefined ? (e.code ?? (e.message ? e.message.replace(/^AWS SDK error wrapper for (Error: )?/, '').slice(0, 120) : code)) : `HTTP ${status} ${code}`;
       return new BlobStoreUnavailableError(`cannot ${action} (${where}): ${server} did not answer (${why}); check the server is up and WSMIGRATE_S3_ENDPOINT`, location, k);
     }
     return new BlobStoreError(`cannot ${action} (${where}): ${server} answered HTTP ${status} ${code}`, location, k);

@@ -1,8 +1,8 @@
 import type { ActivityDeps } from '../activities';
 import { CoderClient } from '../adapters/coder';
-import { createFileBlobStore } from '../adapters/blob-store';
+import { openBlobStore } from '../adapters/open-blob-store';
 import { createLogNotifier } from '../adapters/log-notifier';
-import { encryptionKeyBytes, requireCoder, type WsmigrateConfig } from '../config/env';
+import { blobStoreSettings, requireCoder, type WsmigrateConfig } from '../config/env';
 
 /** The production adapters for the activities, from configuration. Tests build their own with the simulator. */
 export function activityDepsFromConfig(cfg: WsmigrateConfig, overrides: Partial<ActivityDeps> = {}): ActivityDeps {
@@ -12,7 +12,7 @@ export function activityDepsFromConfig(cfg: WsmigrateConfig, overrides: Partial<
   })();
   return {
     coder,
-    blobs: overrides.blobs ?? createFileBlobStore({ dir: cfg.blobDir, encryptionKey: encryptionKeyBytes(cfg) }),
+    blobs: overrides.blobs ?? openBlobStore(blobStoreSettings(cfg)),
     notifier: overrides.notifier ?? createLogNotifier(),
     ...(overrides.importer ? { importer: overrides.importer } : {}),
   };
