@@ -5,6 +5,7 @@ import { describeConfig, encryptionKeyBytes, type WsmigrateConfig } from '../con
 import { createWsmigrateWorker } from './create-worker';
 import { createDataConverter } from './data-converter';
 import { ensureSearchAttributes } from './ensure-search-attributes';
+import { warnIfFileStoreShared } from './shared-store-warning';
 
 const LEVELS: Record<WsmigrateConfig['logLevel'], TemporalLogLevel> = { error: 'ERROR', warn: 'WARN', info: 'INFO', debug: 'DEBUG' };
 
@@ -32,6 +33,8 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
   const admin = await Connection.connect({ address: cfg.temporalAddress });
   try {
     await ensureSearchAttributes(admin, cfg.temporalNamespace);
+    // Before we poll, so every poller listed is another worker.
+    await warnIfFileStoreShared({ connection: admin, namespace: cfg.temporalNamespace, taskQueue: cfg.taskQueue, blobLocation: deps.blobs.location, log });
   } finally {
     await admin.close();
   }
