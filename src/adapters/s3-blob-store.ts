@@ -66,7 +66,7 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
   const now = opts.now ?? (() => new Date());
   const location = formatLocation({ kind: 's3', bucket: opts.bucket, prefix: opts.prefix });
   const config: S3ClientConfig = {
-    region: opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    region: opts.region || process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1',
     ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
     forcePathStyle: opts.forcePathStyle ?? false,
     maxAttempts: 3,

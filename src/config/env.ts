@@ -314,7 +314,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   const blobDirGiven = v.WSMIGRATE_BLOB_DIR ?? DEFAULTS.WSMIGRATE_BLOB_DIR;
   const blobDir = isAbsolute(blobDirGiven) ? resolve(blobDirGiven) : resolve(cwd, blobDirGiven);
   const fileUrl = formatLocation({ kind: 'file', dir: blobDir });
-  if (v.WSMIGRATE_BLOB_URL && v.WSMIGRATE_BLOB_DIR && v.WSMIGRATE_BLOB_URL !== fileUrl) {
+  // With an s3:// URL the directory is simply unused (templates often render both); two different directories are a mistake.
+  if (v.WSMIGRATE_BLOB_URL?.startsWith('file://') && v.WSMIGRATE_BLOB_DIR && v.WSMIGRATE_BLOB_URL !== fileUrl) {
     throw new ConfigError([
       `WSMIGRATE_BLOB_URL (${v.WSMIGRATE_BLOB_URL}) and WSMIGRATE_BLOB_DIR (${blobDir}) name different stores; set only WSMIGRATE_BLOB_URL`,
     ]);

@@ -54,7 +54,9 @@ describe('blob store settings', () => {
     ]);
     expect(err.message).not.toContain('secret');
     expect(configError({ WSMIGRATE_BLOB_URL: 's3://UPPER/x' }).message).toMatch(/WSMIGRATE_BLOB_URL: "UPPER" is not an S3 bucket name/);
-    expect(configError({ WSMIGRATE_BLOB_URL: 's3://bkt/x', WSMIGRATE_BLOB_DIR: '/data' }).message).toMatch(/name different stores; set only WSMIGRATE_BLOB_URL/);
+    expect(configError({ WSMIGRATE_BLOB_URL: 'file:///other', WSMIGRATE_BLOB_DIR: '/data' }).message).toMatch(/name different stores; set only WSMIGRATE_BLOB_URL/);
+    // An S3 URL wins over a directory a template rendered anyway.
+    expect(loadConfig({ WSMIGRATE_BLOB_URL: 's3://bkt/x', WSMIGRATE_BLOB_DIR: '/data' }, CWD).blobUrl).toBe('s3://bkt/x');
   });
 });
 
