@@ -5,6 +5,7 @@ import { describeConfig, encryptionKeyBytes, type WsmigrateConfig } from '../con
 import { createWsmigrateWorker } from './create-worker';
 import { createDataConverter } from './data-converter';
 import { ensureSearchAttributes } from './ensure-search-attributes';
+import { checkBlobStore } from './check-blob-store';
 import { warnIfFileStoreShared } from './shared-store-warning';
 
 const LEVELS: Record<WsmigrateConfig['logLevel'], TemporalLogLevel> = { error: 'ERROR', warn: 'WARN', info: 'INFO', debug: 'DEBUG' };
@@ -30,6 +31,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
   installRuntime(cfg);
   const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   log(`wsmigrate worker starting\n${describeConfig(cfg)}`);
+  await checkBlobStore(deps.blobs, log);
   const admin = await Connection.connect({ address: cfg.temporalAddress });
   try {
     await ensureSearchAttributes(admin, cfg.temporalNamespace);
