@@ -65,8 +65,11 @@ export async function startS3TestServer(): Promise<S3TestServer> {
     child = spawn(bin, ['--access', accessKey, '--secret', secretKey, '--port', `127.0.0.1:${port}`, 'posix', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (b: Buffer) => (log = (log + b.toString()).slice(-4000)));
     child.stderr?.on('data', (b: Buffer) => (log = (log + b.toString()).slice(-4000)));
+    let spawnError: Error | undefined;
+    child.once('error', (err) => (spawnError = err));
     const deadline = Date.now() + 30_000;
     while (!(await answers(port))) {
+      if (spawnError) throw new Error(`cannot run versitygw at ${bin}: ${spawnError.message}; run scripts/bootstrap-tools.sh or fix WSMIGRATE_VERSITYGW_BIN`);
       if (child.exitCode !== null) throw new Error(`versitygw exited (${child.exitCode}): ${log}`);
       if (Date.now() > deadline) throw new Error(`versitygw did not listen on ${endpoint} within 30s: ${log}`);
       await new Promise((r) => setTimeout(r, 50));
