@@ -66,5 +66,16 @@ ensure_terraform() {
   say "terraform $TERRAFORM_VERSION: $cached (built)"
 }
 
+# The S3 server the blob store tests run against (Apache-2.0, POSIX backend); tests find it here.
+ensure_versitygw() {
+  local version=1.8.0 dest="$BIN_DIR/versitygw-1.8.0"
+  if [ -x "$dest" ]; then say "versitygw $version: $dest (cached)"; return; fi
+  say "versitygw $version: expect about 90 s to build on an idle machine (longer when it is busy)"
+  go_build github.com/versity/versitygw/cmd/versitygw "$version" versitygw "$dest"
+  "$dest" --version >/dev/null || fail "the built versitygw binary at $dest does not run"
+  say "versitygw $version: $dest (built)"
+}
+
 ensure_temporal
 ensure_terraform
+ensure_versitygw

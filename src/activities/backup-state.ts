@@ -1,4 +1,5 @@
 import type { BlobRef } from '../adapters/blob-store';
+import { blobStep, currentWorkflowRun } from './blob-step';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
 
@@ -20,7 +21,10 @@ export function makeBackupState({ coder, blobs }: ActivityDeps) {
     const ws = await coderStep('back up state', input.subject, () => coder.workspace(input.workspaceId));
     const build = ws.latest_build;
     const state = await coderStep('back up state', input.subject, () => coder.getWorkspaceBuildState(build.id));
-    const blob = await blobs.put(state, { kind: 'state-backup', label: `${input.subject} build #${build.build_number}` });
+    // Nothing has changed yet when this fails: the workflow rolls back having written nothing.
+    const blob = await blobStep('back up state', input.subject, () =>
+      blobs.put(state, { kind: 'state-backup', label: `${input.subject} build #${build.build_number}`, workspace: input.subject, ...currentWorkflowRun() }),
+    );
     return { buildId: build.id, buildNumber: build.build_number, blob };
   };
 }

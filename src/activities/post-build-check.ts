@@ -1,3 +1,4 @@
+import { blobStep } from './blob-step';
 import { ApplicationFailure } from '@temporalio/common';
 import { sha256Hex } from '../adapters/hash';
 import { findPersistentLosses, leftoverDeprecated } from '../domain/migration-check';
@@ -23,7 +24,7 @@ const PERSISTENT_DESTROY_LINE = /kubernetes_persistent_volume(?:_claim)?(?:_v1)?
 export function makePostBuildCheck({ coder, blobs }: ActivityDeps) {
   return async function postBuildCheck(input: PostBuildCheckInput): Promise<PostBuildCheckResult> {
     const step = 'post-build check';
-    const before = parseStateV4((await blobs.get(input.backupRef)).toString('utf8')).resources;
+    const before = parseStateV4((await blobStep(step, input.subject, () => blobs.get(input.backupRef))).toString('utf8')).resources;
     const afterBytes = await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(input.buildId));
     const after = parseStateV4(afterBytes.toString('utf8')).resources;
     const losses = findPersistentLosses(before, after);

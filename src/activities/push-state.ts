@@ -1,3 +1,4 @@
+import { blobStep } from './blob-step';
 import { coderStep, conflict } from './failures';
 import type { ActivityDeps } from './ports';
 import type { StateBackup } from './backup-state';
@@ -33,7 +34,7 @@ export function makePushState({ coder, blobs }: ActivityDeps) {
     if (current !== input.backup.blob.sha256) {
       throw conflict(step, input.subject, `the state of build #${input.backup.buildNumber} changed since the backup (sha256 ${current.slice(0, 12)}…); not overwriting it`);
     }
-    const migrated = await blobs.get(input.migratedRef);
+    const migrated = await blobStep(step, input.subject, () => blobs.get(input.migratedRef));
     const stored = await coderStep(step, input.subject, () => putStateAndReadBack(coder, input.backup.buildId, migrated));
     if (stored !== input.migratedSha256) {
       throw conflict(step, input.subject, 'Coder returned different bytes than were pushed; the compensation will restore the backup');

@@ -1,3 +1,4 @@
+import { blobStep } from './blob-step';
 import { coderStep, conflict } from './failures';
 import type { ActivityDeps } from './ports';
 import type { StateBackup } from './backup-state';
@@ -41,7 +42,12 @@ export function makeRestoreState({ coder, blobs }: ActivityDeps) {
     }
     const current = await coderStep(step, input.subject, () => stateSha256(coder, latest.id));
     if (current === input.backup.blob.sha256) return { restored: false, buildId: latest.id, sha256: current };
-    const bytes = await blobs.get(input.backup.blob.ref);
+    const bytes = await blobStep(
+      step,
+      input.subject,
+      () => blobs.get(input.backup.blob.ref),
+      `Nothing was written to Coder. Make the backup readable (or find it), then restore it by hand: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes`,
+    );
     const after = await coderStep(step, input.subject, () => putStateAndReadBack(coder, latest.id, bytes));
     if (after !== input.backup.blob.sha256) {
       throw conflict(step, input.subject, `Coder holds sha256 ${after.slice(0, 12)}… after the restore, not the backup's ${input.backup.blob.sha256.slice(0, 12)}…; retrying`);

@@ -1,3 +1,4 @@
+import { blobStep, currentWorkflowRun } from './blob-step';
 import type { BlobRef } from '../adapters/blob-store';
 import { planImports } from '../domain/import-plan';
 import { renameStateTypes, StateRenameError, type AddressChange } from '../domain/state-rename';
@@ -27,7 +28,7 @@ const REPORT_LIMIT = 50;
 export function makeRewriteState(deps: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
   return async function rewriteState(input: RewriteStateInput): Promise<RewriteStateResult> {
     const step = 'rewrite state';
-    const text = (await deps.blobs.get(input.backupRef)).toString('utf8');
+    const text = (await blobStep(step, input.subject, () => deps.blobs.get(input.backupRef))).toString('utf8');
     let renamedText: string;
     let renamed: AddressChange[];
     let alreadyMigrated: boolean;
@@ -58,7 +59,9 @@ export function makeRewriteState(deps: ActivityDeps, loadTemplateSource: LoadTem
         alreadyMigrated = false;
       }
     }
-    const migrated = await deps.blobs.put(Buffer.from(finalText, 'utf8'), { kind: 'state-migrated', label: input.subject });
+    const migrated = await blobStep(step, input.subject, () =>
+      deps.blobs.put(Buffer.from(finalText, 'utf8'), { kind: 'state-migrated', label: input.subject, workspace: input.subject, ...currentWorkflowRun() }),
+    );
     return { migrated, alreadyMigrated, renamed: renamed.slice(0, REPORT_LIMIT), renamedCount: renamed.length, imported };
   };
 }

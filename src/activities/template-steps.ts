@@ -4,6 +4,7 @@ import { describeVersionGate, parseCoderVersion, supportsStatePushNoBuild } from
 import { writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
 import type { BlobRef } from '../adapters/blob-store';
+import { blobStep, currentWorkflowRun } from './blob-step';
 import { heartbeatIfInActivity } from './heartbeat';
 import { coderStep, refuse } from './failures';
 import type { ActivityDeps } from './ports';
@@ -64,7 +65,7 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
       protectedResources: report.protectedResources.map((p) => p.address),
     };
     if (report.unchanged) return { source: null, versionName: '', unchanged: true, ...common };
-    const blob = await deps.blobs.put(tar, { kind: 'template-source', label: input.subject });
+    const blob = await blobStep('rewrite template', input.subject, () => deps.blobs.put(tar, { kind: 'template-source', label: input.subject, ...currentWorkflowRun() }));
     return { source: blob, versionName: `wsmigrate-${sha256Hex(tar).slice(0, 12)}`, unchanged: false, ...common };
   };
 }
@@ -87,7 +88,7 @@ export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
     );
     let versionId = existing?.id;
     if (!versionId) {
-      const tar = await blobs.get(input.sourceRef);
+      const tar = await blobStep(step, input.subject, () => blobs.get(input.sourceRef));
       const file = await coderStep(step, input.subject, () => coder.uploadFile(tar));
       const created = await coderStep(step, input.subject, () =>
         coder.createTemplateVersion(input.organizationId, {

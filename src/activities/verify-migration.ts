@@ -1,3 +1,4 @@
+import { blobStep } from './blob-step';
 import { sha256Hex } from '../adapters/hash';
 import { parseTemplateFiles } from '../adapters/hcl-parse';
 import { protectedConfigAddresses } from '../domain/hcl/protect-annotations';
@@ -33,7 +34,7 @@ export interface VerificationResult {
  */
 export function makeVerifyMigration({ blobs }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
   return async function verifyMigration(input: VerifyMigrationInput): Promise<VerificationResult> {
-    const stateBytes = await blobs.get(input.migratedRef);
+    const stateBytes = await blobStep('verify migration', input.subject, () => blobs.get(input.migratedRef));
     const resources = parseStateV4(stateBytes.toString('utf8')).resources;
     const source = await loadTemplateSource(input.targetVersionId, input.subject);
     const protectedAddresses = protectedConfigAddresses(source.terraform);

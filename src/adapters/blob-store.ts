@@ -1,66 +1,141 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decrypt, DecryptionError, encrypt } from './crypto';
+import { decodeBlob, encodeBlob } from './blob-codec';
+import { blobKey, formatBlobRef, formatLocation, parseBlobRef } from './blob-ref';
+import { sha256Hex } from './hash';
 
 export interface BlobRef {
-  /** 'sha256:<hex>' of the plaintext. */
+  /** Where the blob lives and its content address, e.g. `s3://bucket/prefix/sha256/<hex>`. */
   ref: string;
   sha256: string;
   size: number;
   encrypted: boolean;
 }
 
+/** Who wrote a blob and why; never any of its content. */
 export interface BlobMeta {
   kind: string;
   label?: string;
+  /** owner/name, for backups. */
+  workspace?: string;
+  workflowId?: string;
+  runId?: string;
+}
+
+/** One put of a blob, kept beside it as a small JSON object: retention decides from these. */
+export interface BlobRecord extends BlobMeta {
+  ref: string;
+  sha256: string;
+  size: number;
+  encrypted: boolean;
+  storedAt: string;
+}
+
+export interface StoredBlob {
+  ref: string;
+  sha256: string;
+  /** When the stored object was last written (file mtime, S3 LastModified). */
+  lastModified: string;
+  records: BlobRecord[];
 }
 
 export interface BlobStore {
+  /** `s3://bucket/prefix` or `file:///dir`: the start of every ref this store writes. */
+  readonly location: string;
   /** Content-addressed by the sha256 of the plaintext; the same bytes always give the same ref. */
   put(bytes: Buffer, meta?: BlobMeta): Promise<BlobRef>;
   /** The exact bytes that were put, checked against the ref's sha256. */
   get(ref: string): Promise<Buffer>;
   has(ref: string): Promise<boolean>;
+  /** Every blob in the store with its records. */
+  list(): Promise<StoredBlob[]>;
+  /** Deletes a blob and its records (retention only; nothing in a migration deletes). */
+  remove(sha256: string): Promise<void>;
 }
 
-export class BlobNotFoundError extends Error {
-  constructor(message: string) {
+/** A blob store failure that names the store and the key, so an operator can go and look. */
+export class BlobStoreError extends Error {
+  constructor(
+    message: string,
+    readonly location: string,
+    readonly key: string,
+  ) {
     super(message);
+    this.name = 'BlobStoreError';
+  }
+}
+
+export class BlobNotFoundError extends BlobStoreError {
+  constructor(message: string, location: string, key: string) {
+    super(message, location, key);
     this.name = 'BlobNotFoundError';
   }
 }
 
 /** The blob exists but cannot be trusted: corrupt, swapped, written with another key, or encrypted and no key set. */
-export class BlobUnreadableError extends Error {
-  constructor(message: string) {
-    super(message);
+export class BlobUnreadableError extends BlobStoreError {
+  constructor(message: string, location: string, key: string) {
+    super(message, location, key);
     this.name = 'BlobUnreadableError';
   }
 }
 
-/** Every blob file starts with this magic and one mode byte, so a store can hold plain and encrypted blobs. */
-const MAGIC = Buffer.from('WSMB', 'ascii');
-const MODE_PLAIN = 0;
-const MODE_AES_256_GCM = 1;
-const HEADER_BYTES = MAGIC.length + 1;
-const REF_PATTERN = /^sha256:([0-9a-f]{64})$/;
-
-function sha256Hex(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-function parseRef(ref: string): string {
-  const match = REF_PATTERN.exec(ref);
-  if (!match) {
-    throw new Error(`not a blob ref: ${JSON.stringify(ref.slice(0, 80))}; expected 'sha256:' followed by 64 lowercase hex characters`);
+/** The store did not answer (down, unreachable, 5xx): worth retrying. */
+export class BlobStoreUnavailableError extends BlobStoreError {
+  constructor(message: string, location: string, key: string) {
+    super(message, location, key);
+    this.name = 'BlobStoreUnavailableError';
   }
-  return match[1];
 }
 
-/** Binds a ciphertext to its content hash, so one blob file copied over another fails to decrypt. */
-function aadFor(hex: string): Buffer {
-  return Buffer.from(`wsmigrate-blob:v1:sha256:${hex}`, 'utf8');
+/** The store refused us (credentials, permissions, no such bucket): no retry fixes it. */
+export class BlobStoreAccessError extends BlobStoreError {
+  constructor(message: string, location: string, key: string) {
+    super(message, location, key);
+    this.name = 'BlobStoreAccessError';
+  }
+}
+
+export const BLOB_HEX = /^[0-9a-f]{64}$/;
+
+/** One record per (blob, kind, label, workflow run): a retried put rewrites the same record. */
+export function recordId(sha256: string, meta: BlobMeta): string {
+  return sha256Hex(JSON.stringify([sha256, meta.kind, meta.label ?? '', meta.workflowId ?? '', meta.runId ?? ''])).slice(0, 16);
+}
+
+export function metaKey(sha256: string, id: string): string {
+  return `meta/${sha256}/${id}.json`;
+}
+
+export function makeRecord(location: string, hex: string, size: number, encrypted: boolean, meta: BlobMeta, now: Date): BlobRecord {
+  const record: BlobRecord = { ref: formatBlobRef(location, hex), sha256: hex, size, encrypted, kind: meta.kind, storedAt: now.toISOString() };
+  for (const field of ['label', 'workspace', 'workflowId', 'runId'] as const) if (meta[field] !== undefined) record[field] = meta[field];
+  return record;
+}
+
+/** Reads a record written by any wsmigrate; a damaged one is skipped rather than trusted. */
+export function parseRecord(text: string): BlobRecord | undefined {
+  try {
+    const r = JSON.parse(text) as Partial<BlobRecord>;
+    if (typeof r.sha256 !== 'string' || typeof r.kind !== 'string' || typeof r.storedAt !== 'string') return undefined;
+    return r as BlobRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sha256 of a ref this store can read, or an error naming both stores when the ref lives elsewhere. */
+export function ownHex(location: string, ref: string, hint: string): string {
+  const parsed = parseBlobRef(ref);
+  if (parsed.location !== undefined && parsed.location !== location) {
+    throw new BlobNotFoundError(
+      `blob ${ref} lives in store ${parsed.location}, key ${blobKey(parsed.sha256)}; this store is ${location}. ${hint}`,
+      parsed.location,
+      blobKey(parsed.sha256),
+    );
+  }
+  return parsed.sha256;
 }
 
 async function fsyncDirectory(dir: string): Promise<void> {
@@ -74,31 +149,33 @@ async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
-type Decoded = { ok: true; bytes: Buffer; encrypted: boolean } | { ok: false; encrypted: boolean; problem: string; needsKey?: boolean };
-
 /**
- * A directory of content-addressed blobs (`<dir>/sha256/<hex>`), encrypted at rest with
- * AES-256-GCM when a key is given. Writes are atomic (temp file, fsync, rename, fsync dir), so a
- * crash leaves either the whole blob or none; the directory is 0700 and the files 0600.
+ * A directory of content-addressed blobs (`<dir>/sha256/<hex>`, records in `<dir>/meta/<hex>/`),
+ * encrypted at rest with AES-256-GCM when a key is given. Writes are atomic (temp file, fsync,
+ * rename, fsync dir), so a crash leaves either the whole blob or none; directories 0700, files 0600.
+ * Only this machine can read it: with more than one worker, use an S3 store.
  */
-export function createFileBlobStore(opts: { dir: string; encryptionKey?: Buffer }): BlobStore {
+export function createFileBlobStore(opts: { dir: string; encryptionKey?: Buffer; now?: () => Date }): BlobStore {
   const objectsDir = join(opts.dir, 'sha256');
+  const metaDir = join(opts.dir, 'meta');
   const key = opts.encryptionKey;
+  const now = opts.now ?? (() => new Date());
   if (key && key.length !== 32) {
     throw new Error(`blob store ${opts.dir}: the encryption key must be 32 bytes, got ${key.length}; generate one with: openssl rand -hex 32`);
   }
+  const location = formatLocation({ kind: 'file', dir: opts.dir.replace(/\/+$/, '') });
   const pathOf = (hex: string) => join(objectsDir, hex);
-  const describe = (hex: string) => `blob sha256:${hex} (${pathOf(hex)})`;
+  const describe = (hex: string) => `blob ${formatBlobRef(location, hex)} (${pathOf(hex)})`;
 
-  async function ensureDirs(): Promise<void> {
-    const created = await mkdir(objectsDir, { recursive: true, mode: 0o700 });
+  async function ensureDir(dir: string): Promise<void> {
+    const created = await mkdir(dir, { recursive: true, mode: 0o700 });
     // Only tighten directories this store created; WSMIGRATE_BLOB_DIR may point into a shared parent.
     if (created !== undefined) await chmod(opts.dir, 0o700).catch(() => undefined);
-    await chmod(objectsDir, 0o700);
+    await chmod(dir, 0o700);
   }
 
-  async function writeAtomically(path: string, content: Buffer): Promise<void> {
-    const temp = join(objectsDir, `.tmp-${randomBytes(8).toString('hex')}`);
+  async function writeAtomically(dir: string, path: string, content: Buffer): Promise<void> {
+    const temp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
     const handle = await open(temp, 'wx', 0o600);
     try {
       await handle.chmod(0o600);
@@ -113,79 +190,60 @@ export function createFileBlobStore(opts: { dir: string; encryptionKey?: Buffer 
       await unlink(temp).catch(() => undefined);
       throw err;
     }
-    await fsyncDirectory(objectsDir);
+    await fsyncDirectory(dir);
   }
 
-  function decode(hex: string, file: Buffer): Decoded {
-    const corrupt = (what: string) => `${describe(hex)} ${what}; do not restore from it: find another copy of this backup`;
-    if (file.length < HEADER_BYTES || !file.subarray(0, MAGIC.length).equals(MAGIC)) {
-      return { ok: false, encrypted: false, problem: corrupt('is not a wsmigrate blob file (bad header)') };
-    }
-    const mode = file[MAGIC.length];
-    const body = file.subarray(HEADER_BYTES);
-    let bytes: Buffer;
-    if (mode === MODE_PLAIN) {
-      bytes = body;
-    } else if (mode === MODE_AES_256_GCM) {
-      if (!key) {
-        return {
-          ok: false,
-          encrypted: true,
-          needsKey: true,
-          problem: `${describe(hex)} is encrypted at rest but WSMIGRATE_ENCRYPTION_KEY is not set; set it to the key the blob was written with`,
-        };
-      }
-      try {
-        bytes = decrypt(key, body, aadFor(hex), describe(hex));
-      } catch (err) {
-        if (err instanceof DecryptionError) {
-          return { ok: false, encrypted: true, problem: `${err.message}; check the key against the worker that wrote it, else find another copy of this backup` };
-        }
-        throw err;
-      }
-    } else {
-      return { ok: false, encrypted: false, problem: corrupt(`has unknown storage mode ${mode} (written by a newer wsmigrate, or damaged)`) };
-    }
-    const actual = sha256Hex(bytes);
-    if (actual !== hex) {
-      return { ok: false, encrypted: mode === MODE_AES_256_GCM, problem: corrupt(`is corrupt: its content hashes to sha256:${actual}`) };
-    }
-    return { ok: true, bytes, encrypted: mode === MODE_AES_256_GCM };
-  }
-
-  async function readFileIfPresent(hex: string): Promise<Buffer | undefined> {
+  async function readIfPresent(path: string): Promise<Buffer | undefined> {
     try {
-      return await readFile(pathOf(hex));
+      return await readFile(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
   }
 
-  async function writeMetaOnce(hex: string, size: number, encrypted: boolean, meta: BlobMeta | undefined): Promise<void> {
+  async function writeRecord(hex: string, size: number, encrypted: boolean, meta: BlobMeta | undefined): Promise<void> {
     if (!meta) return;
-    const metaPath = `${pathOf(hex)}.json`;
-    // Content-addressed: the first writer's description stands; it is a hint for operators browsing the directory.
-    const exists = await stat(metaPath).then(
-      () => true,
-      () => false,
-    );
-    if (exists) return;
-    const record = { ref: `sha256:${hex}`, size, encrypted, kind: meta.kind, label: meta.label, storedAt: new Date().toISOString() };
-    await writeAtomically(metaPath, Buffer.from(`${JSON.stringify(record, null, 2)}\n`, 'utf8'));
+    const dir = join(metaDir, hex);
+    const path = join(dir, `${recordId(hex, meta)}.json`);
+    if (await readIfPresent(path)) return;
+    await ensureDir(metaDir);
+    await ensureDir(dir);
+    const record = makeRecord(location, hex, size, encrypted, meta, now());
+    await writeAtomically(dir, path, Buffer.from(`${JSON.stringify(record, null, 2)}\n`, 'utf8'));
   }
 
+  async function recordsOf(hex: string): Promise<BlobRecord[]> {
+    const dir = join(metaDir, hex);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const records: BlobRecord[] = [];
+    for (const name of names.filter((n) => n.endsWith('.json'))) {
+      const text = await readIfPresent(join(dir, name));
+      const record = text && parseRecord(text.toString('utf8'));
+      if (record) records.push(record);
+    }
+    // Stores written before records had their own directory kept one hint file beside the blob.
+    const legacy = await readIfPresent(`${pathOf(hex)}.json`);
+    const hint = legacy && parseRecord(legacy.toString('utf8'));
+    if (hint) records.push({ ...hint, sha256: hex, ref: formatBlobRef(location, hex) });
+    return records;
+  }
+
+  const refOf = (hex: string, size: number, encrypted: boolean): BlobRef => ({ ref: formatBlobRef(location, hex), sha256: hex, size, encrypted });
+  const elsewhere = 'A file store is one machine\'s disk: point every worker at one S3 store (WSMIGRATE_BLOB_URL=s3://…) so any of them can read every backup.';
+
   return {
+    location,
+
     async put(bytes, meta) {
       const hex = sha256Hex(bytes);
-      const refOf = (encrypted: boolean): BlobRef => ({ ref: `sha256:${hex}`, sha256: hex, size: bytes.length, encrypted });
-      await ensureDirs();
-      const existing = await readFileIfPresent(hex);
+      await ensureDir(objectsDir);
+      const existing = await readIfPresent(pathOf(hex));
       if (existing) {
-        const decoded = decode(hex, existing);
+        const decoded = decodeBlob(hex, existing, key, describe(hex));
         if (decoded.ok && (decoded.encrypted || !key)) {
-          await writeMetaOnce(hex, bytes.length, decoded.encrypted, meta);
-          return refOf(decoded.encrypted);
+          await writeRecord(hex, bytes.length, decoded.encrypted, meta);
+          return refOf(hex, bytes.length, decoded.encrypted);
         }
         if (!decoded.ok && decoded.needsKey) {
           // A backup this process cannot read back is no backup; and writing plaintext beside it would undo the encryption.
@@ -194,35 +252,51 @@ export function createFileBlobStore(opts: { dir: string; encryptionKey?: Buffer 
         // Otherwise the file is unreadable or a plaintext copy while we hold a key: we have the exact
         // bytes in hand, so replacing it with a verified (encrypted) copy loses nothing.
       }
-      const content = key
-        ? Buffer.concat([MAGIC, Buffer.from([MODE_AES_256_GCM]), encrypt(key, bytes, aadFor(hex))])
-        : Buffer.concat([MAGIC, Buffer.from([MODE_PLAIN]), bytes]);
-      await writeAtomically(pathOf(hex), content);
-      await writeMetaOnce(hex, bytes.length, key !== undefined, meta);
-      return refOf(key !== undefined);
+      await writeAtomically(objectsDir, pathOf(hex), encodeBlob(hex, bytes, key));
+      await writeRecord(hex, bytes.length, key !== undefined, meta);
+      return refOf(hex, bytes.length, key !== undefined);
     },
 
     async get(ref) {
-      const hex = parseRef(ref);
-      const file = await readFileIfPresent(hex);
+      const hex = ownHex(location, ref, elsewhere);
+      const file = await readIfPresent(pathOf(hex));
       if (!file) {
         throw new BlobNotFoundError(
-          `${describe(hex)} does not exist; check WSMIGRATE_BLOB_DIR points at the store the backup was written to`,
+          `${describe(hex)} does not exist in store ${location} (key ${blobKey(hex)}); check WSMIGRATE_BLOB_DIR points at the store the backup was written to`,
+          location,
+          blobKey(hex),
         );
       }
-      const decoded = decode(hex, file);
-      if (!decoded.ok) {
-        throw new BlobUnreadableError(decoded.problem);
-      }
+      const decoded = decodeBlob(hex, file, key, describe(hex));
+      if (!decoded.ok) throw new BlobUnreadableError(decoded.problem, location, blobKey(hex));
       return decoded.bytes;
     },
 
     async has(ref) {
-      const hex = parseRef(ref);
-      return stat(pathOf(hex)).then(
+      const parsed = parseBlobRef(ref);
+      if (parsed.location !== undefined && parsed.location !== location) return false;
+      return stat(pathOf(parsed.sha256)).then(
         (s) => s.isFile(),
         () => false,
       );
+    },
+
+    async list() {
+      const names = await readdir(objectsDir).catch(() => [] as string[]);
+      const blobs: StoredBlob[] = [];
+      for (const hex of names.filter((n) => BLOB_HEX.test(n))) {
+        const s = await stat(pathOf(hex)).catch(() => undefined);
+        if (!s) continue;
+        blobs.push({ ref: formatBlobRef(location, hex), sha256: hex, lastModified: s.mtime.toISOString(), records: await recordsOf(hex) });
+      }
+      return blobs;
+    },
+
+    async remove(hex) {
+      if (!BLOB_HEX.test(hex)) throw new Error(`not a blob sha256: ${JSON.stringify(hex.slice(0, 80))}`);
+      await rm(pathOf(hex), { force: true });
+      await rm(`${pathOf(hex)}.json`, { force: true });
+      await rm(join(metaDir, hex), { recursive: true, force: true });
     },
   };
 }

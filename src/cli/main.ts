@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/env';
 import { registerApprovalCommands } from './commands/approvals';
+import { registerBackupCommands } from './commands/backups';
 import { registerChatopsCommand } from './commands/chatops';
 import { registerCodecServerCommand } from './commands/codec-server';
 import { registerDemoCommands } from './commands/demo';
@@ -27,7 +28,7 @@ export function buildProgram(io: CliIo): Command {
       'after',
       '\nTypical run:\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev --approver you   # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id> --approver you\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
     );
-  for (const register of [registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerChatopsCommand, registerCodecServerCommand, registerDemoCommands, registerPlanCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerScanCommand, registerRecoverCommand]) {
+  for (const register of [registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerChatopsCommand, registerCodecServerCommand, registerDemoCommands, registerPlanCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerScanCommand, registerRecoverCommand, registerBackupCommands]) {
     register(program, io);
   }
   return program;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { formatLocation, parseLocation } from '../adapters/blob-ref';
 import { encryptionKeyId, KEY_BYTES } from '../adapters/crypto';
 import { Secret } from './secret';
 
@@ -17,6 +18,12 @@ export interface WsmigrateConfig {
   readonly coderSessionToken?: Secret;
   /** Absolute. */
   readonly blobDir: string;
+  /** Where backups live: `file://<blobDir>` unless WSMIGRATE_BLOB_URL says `s3://bucket/prefix`. */
+  readonly blobUrl: string;
+  /** S3-compatible endpoint (unset: AWS). Credentials come only from the AWS credential chain, never from here. */
+  readonly s3Endpoint?: string;
+  readonly s3Region?: string;
+  readonly s3ForcePathStyle: boolean;
   /** The 32-byte key as 64 hex characters, whatever form it was given in; see `encryptionKeyBytes`. */
   readonly encryptionKey?: Secret;
   /** Public id of the key (a hash), shown so client and worker can be checked to share one. */
@@ -361,6 +368,53 @@ function slackChannel() {
     });
 }
 
+function blobUrl() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      try {
+        return formatLocation(parseLocation(raw, 'WSMIGRATE_BLOB_URL'));
+      } catch (err) {
+        return fail(ctx, (err as Error).message);
+      }
+    });
+}
+
+function s3Endpoint() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      const example = 'e.g. WSMIGRATE_S3_ENDPOINT=https://minio.internal:9000 (unset for AWS S3)';
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        return fail(ctx, `WSMIGRATE_S3_ENDPOINT must be an http(s) URL of the S3-compatible server; ${example}`);
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') return fail(ctx, `WSMIGRATE_S3_ENDPOINT must use http:// or https://; ${example}`);
+      if (url.username || url.password) {
+        return fail(ctx, 'WSMIGRATE_S3_ENDPOINT must not contain credentials; give them through AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_PROFILE, or an IAM role)');
+      }
+      return raw.replace(/\/+$/, '');
+    });
+}
+
+function bool(variable: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      if (/^(true|1|yes)$/i.test(raw)) return true;
+      if (/^(false|0|no)$/i.test(raw)) return false;
+      return fail(ctx, `${variable} must be true or false (got ${shown(raw)}); e.g. ${variable}=true`);
+    });
+}
+
 const envSchema = z.object({
   TEMPORAL_ADDRESS: temporalAddress(),
   TEMPORAL_NAMESPACE: name('TEMPORAL_NAMESPACE', DEFAULTS.TEMPORAL_NAMESPACE, 'default'),
@@ -368,6 +422,10 @@ const envSchema = z.object({
   CODER_URL: coderUrl(),
   CODER_SESSION_TOKEN: sessionToken(),
   WSMIGRATE_BLOB_DIR: z.string().optional(),
+  WSMIGRATE_BLOB_URL: blobUrl(),
+  WSMIGRATE_S3_ENDPOINT: s3Endpoint(),
+  WSMIGRATE_S3_REGION: name('WSMIGRATE_S3_REGION', '', 'us-east-1'),
+  WSMIGRATE_S3_FORCE_PATH_STYLE: bool('WSMIGRATE_S3_FORCE_PATH_STYLE'),
   WSMIGRATE_ENCRYPTION_KEY: encryptionKey(),
   WSMIGRATE_METRICS_PORT: port('WSMIGRATE_METRICS_PORT', DEFAULTS.WSMIGRATE_METRICS_PORT, 0, ', or 0 to disable metrics'),
   WSMIGRATE_METRICS_HOST: bindHost(),
@@ -416,7 +474,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   const v = parsed.data;
   const tls = temporalTlsFrom(v, cwd);
   if (tls.problems.length > 0) throw new ConfigError(tls.problems);
-  const blobDir = v.WSMIGRATE_BLOB_DIR ?? DEFAULTS.WSMIGRATE_BLOB_DIR;
+  const blobDirGiven = v.WSMIGRATE_BLOB_DIR ?? DEFAULTS.WSMIGRATE_BLOB_DIR;
+  const blobDir = isAbsolute(blobDirGiven) ? resolve(blobDirGiven) : resolve(cwd, blobDirGiven);
+  const fileUrl = formatLocation({ kind: 'file', dir: blobDir });
+  // With an s3:// URL the directory is simply unused (templates often render both); two different directories are a mistake.
+  if (v.WSMIGRATE_BLOB_URL?.startsWith('file://') && v.WSMIGRATE_BLOB_DIR && v.WSMIGRATE_BLOB_URL !== fileUrl) {
+    throw new ConfigError([
+      `WSMIGRATE_BLOB_URL (${v.WSMIGRATE_BLOB_URL}) and WSMIGRATE_BLOB_DIR (${blobDir}) name different stores; set only WSMIGRATE_BLOB_URL`,
+    ]);
+  }
   const key = v.WSMIGRATE_ENCRYPTION_KEY;
   return {
     temporalAddress: v.TEMPORAL_ADDRESS,
@@ -424,7 +490,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     taskQueue: v.WSMIGRATE_TASK_QUEUE,
     coderUrl: v.CODER_URL,
     coderSessionToken: v.CODER_SESSION_TOKEN,
-    blobDir: isAbsolute(blobDir) ? resolve(blobDir) : resolve(cwd, blobDir),
+    blobDir,
+    blobUrl: v.WSMIGRATE_BLOB_URL ?? fileUrl,
+    s3Endpoint: v.WSMIGRATE_S3_ENDPOINT,
+    s3Region: v.WSMIGRATE_S3_REGION || undefined,
+    // Non-AWS servers mostly need path-style; AWS prefers virtual-hosted.
+    s3ForcePathStyle: v.WSMIGRATE_S3_FORCE_PATH_STYLE ?? v.WSMIGRATE_S3_ENDPOINT !== undefined,
     encryptionKey: key ? Secret.of(key.toString('hex')) : undefined,
     encryptionKeyId: key ? encryptionKeyId(key) : undefined,
     metricsPort: v.WSMIGRATE_METRICS_PORT,
@@ -515,6 +586,17 @@ export function encryptionKeyBytes(cfg: WsmigrateConfig): Buffer | undefined {
   return cfg.encryptionKey ? Buffer.from(cfg.encryptionKey.reveal(), 'hex') : undefined;
 }
 
+/** What `openBlobStore` needs: the store, the S3 settings and the key. */
+export function blobStoreSettings(cfg: WsmigrateConfig): {
+  url: string;
+  s3Endpoint?: string;
+  s3Region?: string;
+  s3ForcePathStyle: boolean;
+  encryptionKey?: Buffer;
+} {
+  return { url: cfg.blobUrl, s3Endpoint: cfg.s3Endpoint, s3Region: cfg.s3Region, s3ForcePathStyle: cfg.s3ForcePathStyle, encryptionKey: encryptionKeyBytes(cfg) };
+}
+
 /** For commands that talk to Coder: the URL and token, or a ConfigError naming what is missing. */
 export function requireCoder(cfg: WsmigrateConfig): CoderConnection {
   const problems: string[] = [];
@@ -540,6 +622,17 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['CODER_URL', cfg.coderUrl ?? '(not set)'],
     ['CODER_SESSION_TOKEN', cfg.coderSessionToken ? `${cfg.coderSessionToken} (set)` : '(not set)'],
     ['WSMIGRATE_BLOB_DIR', `${cfg.blobDir}${isDefault('WSMIGRATE_BLOB_DIR')}`],
+    [
+      'WSMIGRATE_BLOB_URL',
+      cfg.blobUrl.startsWith('s3://') ? cfg.blobUrl : `${cfg.blobUrl} (this machine's disk only: use s3:// with more than one worker)`,
+    ],
+    ...(cfg.blobUrl.startsWith('s3://')
+      ? ([
+          ['WSMIGRATE_S3_ENDPOINT', cfg.s3Endpoint ?? '(not set: AWS S3)'],
+          ['WSMIGRATE_S3_REGION', cfg.s3Region ?? '(not set: from the AWS environment, else us-east-1)'],
+          ['WSMIGRATE_S3_FORCE_PATH_STYLE', String(cfg.s3ForcePathStyle)],
+        ] as [string, string][])
+      : []),
     [
       'WSMIGRATE_ENCRYPTION_KEY',
       cfg.encryptionKey

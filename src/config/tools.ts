@@ -33,3 +33,14 @@ export function terraformPath(): string {
       'or link a terraform >= 1.8 there, or set WSMIGRATE_TERRAFORM_BIN.',
   );
 }
+
+/** The S3 server the blob store tests run against (Apache-2.0, POSIX backend). */
+export const VERSITYGW_VERSION = '1.8.0';
+
+/** Path of versitygw: $WSMIGRATE_VERSITYGW_BIN, else the cached build; undefined when neither exists. */
+export function versitygwPath(): string | undefined {
+  const explicit = process.env.WSMIGRATE_VERSITYGW_BIN;
+  if (explicit) return explicit;
+  const cached = join(toolsCacheDir(), `versitygw-${VERSITYGW_VERSION}`);
+  return existsSync(cached) ? cached : undefined;
+}

@@ -5,6 +5,9 @@ export const FailureType = {
   buildFailed: 'WsmigrateBuildFailed',
   busy: 'WsmigrateWorkspaceBusy', // a build is running: retry later
   dataLoss: 'WsmigrateDataLoss',
+  blobUnavailable: 'WsmigrateBlobUnavailable', // store down or blob not (yet) found: retried a few times, then final
+  blobUnreadable: 'WsmigrateBlobUnreadable', // corrupt, tampered or wrong key: final
+  blobStoreAccess: 'WsmigrateBlobStoreAccess', // credentials or permissions: final
 } as const;
 
 export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss];

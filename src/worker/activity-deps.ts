@@ -1,9 +1,9 @@
 import type { ActivityDeps } from '../activities';
 import { CoderClient } from '../adapters/coder';
 import type { CoderCallObserver } from '../adapters/coder/call-observer';
-import { createFileBlobStore } from '../adapters/blob-store';
+import { openBlobStore } from '../adapters/open-blob-store';
 import { notifierFromConfig } from '../adapters/notify/from-config';
-import { encryptionKeyBytes, requireCoder, type WsmigrateConfig } from '../config/env';
+import { blobStoreSettings, requireCoder, type WsmigrateConfig } from '../config/env';
 
 /** The production adapters for the activities, from configuration. Tests build their own with the simulator. */
 export function activityDepsFromConfig(
@@ -17,7 +17,7 @@ export function activityDepsFromConfig(
   })();
   return {
     coder,
-    blobs: overrides.blobs ?? createFileBlobStore({ dir: cfg.blobDir, encryptionKey: encryptionKeyBytes(cfg) }),
+    blobs: overrides.blobs ?? openBlobStore(blobStoreSettings(cfg)),
     notifier: overrides.notifier ?? notifierFromConfig(cfg).notifier,
     ...(overrides.importer ? { importer: overrides.importer } : {}),
     ...(overrides.metrics ? { metrics: overrides.metrics } : {}),

@@ -12,6 +12,8 @@ import { describeConfig, encryptionKeyBytes, type WsmigrateConfig } from '../con
 import { createWsmigrateWorker } from './create-worker';
 import { createDataConverter } from './data-converter';
 import { ensureSearchAttributes } from './ensure-search-attributes';
+import { checkBlobStore } from './check-blob-store';
+import { warnIfFileStoreShared } from './shared-store-warning';
 
 const LEVELS: Record<WsmigrateConfig['logLevel'], TemporalLogLevel> = { error: 'ERROR', warn: 'WARN', info: 'INFO', debug: 'DEBUG' };
 
@@ -67,12 +69,15 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
   const ownRuntime = installRuntime(cfg, temporalMetricsAddress, opts.logger);
   const log = opts.log ?? (opts.logger ? (l: string) => opts.logger?.info(l) : (l: string) => process.stderr.write(`${l}\n`));
   log(`wsmigrate worker starting\n${describeConfig(cfg)}`);
+  await checkBlobStore(deps.blobs, log);
   const admin = await connectTemporal(cfg);
   let endpoint: MetricsEndpoint | undefined;
   let probe: ReadinessProbe | undefined;
   let connection: NativeConnection | undefined;
   try {
     await ensureSearchAttributes(admin, cfg.temporalNamespace);
+    // Before we poll, so every poller listed is another worker.
+    await warnIfFileStoreShared({ connection: admin, namespace: cfg.temporalNamespace, taskQueue: cfg.taskQueue, blobLocation: deps.blobs.location, log });
     if (cfg.metricsPort > 0) {
       const metrics = opts.metrics ?? new PrometheusMetrics();
       metrics.inFlight = visibilityCounts(admin, cfg.temporalNamespace);

@@ -45,9 +45,11 @@ describe.each([
     const store = open();
     const bytes = terraformState(1);
     const ref = await store.put(bytes, { kind: 'terraform-state', label: 'alice/dev' });
-    expect(ref).toEqual({ ref: `sha256:${sha256(bytes)}`, sha256: sha256(bytes), size: bytes.length, encrypted: encryptionKey !== undefined });
+    expect(ref).toEqual({ ref: `file://${join(root, 'store')}/sha256/${sha256(bytes)}`, sha256: sha256(bytes), size: bytes.length, encrypted: encryptionKey !== undefined });
     expect(await store.has(ref.ref)).toBe(true);
     expect(await store.get(ref.ref)).toEqual(bytes);
+    // Refs written before refs named their store still read from the configured store.
+    expect(await store.get(`sha256:${ref.sha256}`)).toEqual(bytes);
     // A fresh store over the same directory (the next activity attempt, another worker) reads it too.
     expect(await open().get(ref.ref)).toEqual(bytes);
   });
@@ -107,7 +109,7 @@ describe.each([
     const bytes = terraformState(8);
     const ref = await store.put(bytes);
     writeFileSync(blobFile(ref.sha256), 'garbage');
-    await expect(store.get(ref.ref)).rejects.toThrow(/not a wsmigrate blob file/);
+    await expect(store.get(ref.ref)).rejects.toThrow(/not a wsmigrate blob \(bad header\)/);
     expect(await store.put(bytes)).toEqual(ref);
     expect(await store.get(ref.ref)).toEqual(bytes);
   });
@@ -117,7 +119,13 @@ describe.each([
     const missing = `sha256:${sha256(Buffer.from('never stored'))}`;
     expect(await store.has(missing)).toBe(false);
     await expect(store.get(missing)).rejects.toThrow(BlobNotFoundError);
-    await expect(store.get(missing)).rejects.toThrow(new RegExp(`blob ${missing} \\(${join(root, 'store')}.*does not exist; check WSMIGRATE_BLOB_DIR`));
+    await expect(store.get(missing)).rejects.toThrow(
+      new RegExp(`blob file://${join(root, 'store')}/sha256/${missing.slice(7)} .*does not exist in store file://${join(root, 'store')} \\(key sha256/${missing.slice(7)}\\); check WSMIGRATE_BLOB_DIR`),
+    );
+    // A ref of another machine's directory: named, with the way out.
+    const foreign = `file:///elsewhere/blobs/sha256/${missing.slice(7)}`;
+    expect(await store.has(foreign)).toBe(false);
+    await expect(store.get(foreign)).rejects.toThrow(/lives in store file:\/\/\/elsewhere\/blobs, key sha256\/[0-9a-f]{64}; this store is file:.*WSMIGRATE_BLOB_URL=s3:/);
   });
 
   it('rejects refs that are not sha256 refs, including path tricks', async () => {
@@ -134,7 +142,8 @@ describe.each([
     expect(statSync(join(root, 'store')).mode & 0o777).toBe(0o700);
     expect(statSync(join(root, 'store', 'sha256')).mode & 0o777).toBe(0o700);
     const files = filesUnder(join(root, 'store'));
-    expect(files).toEqual(expect.arrayContaining([blobFile(ref.sha256), `${blobFile(ref.sha256)}.json`]));
+    expect(files).toEqual(expect.arrayContaining([blobFile(ref.sha256)]));
+    expect(files.filter((f) => f.startsWith(join(root, 'store', 'meta', ref.sha256)) && f.endsWith('.json'))).toHaveLength(1);
     for (const file of files) expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
@@ -145,7 +154,8 @@ describe.each([
     expect(new Set(refs.map((r) => r.ref)).size).toBe(1);
     expect(await open().get(refs[0].ref)).toEqual(bytes);
     const names = readdirSync(join(root, 'store', 'sha256'));
-    expect(names.sort()).toEqual([refs[0].sha256, `${refs[0].sha256}.json`]);
+    expect(names).toEqual([refs[0].sha256]);
+    expect(readdirSync(join(root, 'store', 'meta', refs[0].sha256))).toHaveLength(1);
   });
 });
 

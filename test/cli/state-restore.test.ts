@@ -42,7 +42,7 @@ describe('wsmigrate state restore', () => {
 
     const dry = await run(`${ws.owner}/${ws.name}`, '--backup', backup.ref);
     expect(dry.exitCode).toBe(EXIT.changesPending);
-    expect(dry.out).toMatch(/would put backup sha256:[0-9a-f]{64} onto/);
+    expect(dry.out).toMatch(/would put backup file:\/\/\/.+\/sha256\/[0-9a-f]{64} onto/);
     expect(sim.stateOf(ws.id)).not.toBe(original);
 
     const real = await run(`${ws.owner}/${ws.name}`, '--backup', backup.ref, '--yes');
@@ -68,7 +68,8 @@ describe('wsmigrate state restore', () => {
     const ws = sim.workspaces()[0];
     const missing = await run(`${ws.owner}/${ws.name}`, '--backup', `sha256:${'0'.repeat(64)}`, '--yes');
     expect(missing.exitCode).toBe(EXIT.failure);
-    expect(missing.err).toMatch(/sha256:0{64}/);
+    // The configured store and the key it looked for, so the operator knows where the backup is not.
+    expect(missing.err).toMatch(/does not exist in store file:\/\/\/.+ \(key sha256\/0{64}\)/);
     expect((await run('just-a-name', '--backup', 'x')).exitCode).toBe(EXIT.usage);
   });
 

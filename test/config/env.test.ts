@@ -24,6 +24,42 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
   throw new Error(`expected loadConfig to reject ${inspect(Object.keys(env))}`);
 }
 
+describe('blob store settings', () => {
+  it('defaults to a file store over WSMIGRATE_BLOB_DIR', () => {
+    const cfg = loadConfig({ WSMIGRATE_BLOB_DIR: '/var/lib/wsmigrate/blobs' }, CWD);
+    expect(cfg).toMatchObject({ blobUrl: 'file:///var/lib/wsmigrate/blobs', s3ForcePathStyle: false });
+    expect(describeConfig(cfg)).toMatch(/^WSMIGRATE_BLOB_URL\s+file:\/\/\/var\/lib\/wsmigrate\/blobs \(this machine's disk only: use s3:\/\/ with more than one worker\)$/m);
+  });
+
+  it('reads an S3 store with endpoint, region and path style (path style on by default with an endpoint)', () => {
+    const cfg = loadConfig({ WSMIGRATE_BLOB_URL: 's3://wsmigrate-backups/prod/', WSMIGRATE_S3_ENDPOINT: 'http://minio.internal:9000/', WSMIGRATE_S3_REGION: 'eu-west-1' }, CWD);
+    expect(cfg).toMatchObject({ blobUrl: 's3://wsmigrate-backups/prod', s3Endpoint: 'http://minio.internal:9000', s3Region: 'eu-west-1', s3ForcePathStyle: true });
+    expect(loadConfig({ WSMIGRATE_BLOB_URL: 's3://b-1/x', WSMIGRATE_S3_FORCE_PATH_STYLE: 'false', WSMIGRATE_S3_ENDPOINT: 'https://s3.example' }, CWD).s3ForcePathStyle).toBe(false);
+    expect(loadConfig({ WSMIGRATE_BLOB_URL: 's3://b-1' }, CWD)).toMatchObject({ blobUrl: 's3://b-1', s3ForcePathStyle: false, s3Endpoint: undefined });
+    const text = describeConfig(cfg);
+    expect(text).toMatch(/^WSMIGRATE_S3_ENDPOINT\s+http:\/\/minio\.internal:9000$/m);
+    expect(text).toMatch(/^WSMIGRATE_S3_FORCE_PATH_STYLE\s+true$/m);
+  });
+
+  it('names each bad blob variable', () => {
+    const err = configError({
+      WSMIGRATE_BLOB_URL: 'gs://bucket/x',
+      WSMIGRATE_S3_ENDPOINT: 'http://key:secret@minio:9000',
+      WSMIGRATE_S3_FORCE_PATH_STYLE: 'maybe',
+    });
+    expect(err.problems).toEqual([
+      expect.stringMatching(/^WSMIGRATE_BLOB_URL must be s3:\/\/bucket\/prefix or file:\/\/\/absolute\/dir/),
+      expect.stringMatching(/^WSMIGRATE_S3_ENDPOINT must not contain credentials; give them through AWS_ACCESS_KEY_ID/),
+      expect.stringMatching(/^WSMIGRATE_S3_FORCE_PATH_STYLE must be true or false/),
+    ]);
+    expect(err.message).not.toContain('secret');
+    expect(configError({ WSMIGRATE_BLOB_URL: 's3://UPPER/x' }).message).toMatch(/WSMIGRATE_BLOB_URL: "UPPER" is not an S3 bucket name/);
+    expect(configError({ WSMIGRATE_BLOB_URL: 'file:///other', WSMIGRATE_BLOB_DIR: '/data' }).message).toMatch(/name different stores; set only WSMIGRATE_BLOB_URL/);
+    // An S3 URL wins over a directory a template rendered anyway.
+    expect(loadConfig({ WSMIGRATE_BLOB_URL: 's3://bkt/x', WSMIGRATE_BLOB_DIR: '/data' }, CWD).blobUrl).toBe('s3://bkt/x');
+  });
+});
+
 describe('loadConfig defaults', () => {
   it('runs locally with nothing set', () => {
     const cfg = loadConfig({}, CWD);
@@ -196,9 +232,9 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(23);
+    expect(lines).toHaveLength(24);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
-      'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR',
+      'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR', 'WSMIGRATE_BLOB_URL',
       'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
       'WSMIGRATE_APPROVER', 'SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'SLACK_CHANNEL', 'SLACK_API_URL', 'WSMIGRATE_CHATOPS_PORT',
       'WSMIGRATE_SLACK_APPROVERS', 'WSMIGRATE_WEBHOOK_URL', 'WSMIGRATE_WEBHOOK_SECRET', 'TEMPORAL_TLS', 'TEMPORAL_API_KEY', 'WSMIGRATE_CODEC_TOKEN',

@@ -43,6 +43,14 @@ describe('docker-compose.yml', () => {
     expect(compose.services['wsmigrate-worker'].volumes?.some((v) => v.endsWith(':' + env.WSMIGRATE_BLOB_DIR))).toBe(true);
   });
 
+  it('passes the S3 blob store settings and AWS credentials through from the environment, file store by default', () => {
+    const env = compose.services['wsmigrate-worker'].environment ?? {};
+    expect(env.WSMIGRATE_BLOB_URL).toBe('${WSMIGRATE_BLOB_URL:-file:///var/lib/wsmigrate/blobs}');
+    for (const name of ['WSMIGRATE_S3_ENDPOINT', 'WSMIGRATE_S3_REGION', 'WSMIGRATE_S3_FORCE_PATH_STYLE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_REGION']) {
+      expect(env[name]).toBe(`\${${name}:-}`);
+    }
+  });
+
   it('builds the worker from a Dockerfile whose entry point runs the worker command', () => {
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/ENTRYPOINT \["node", "dist\/cli\/main.js"\]/);

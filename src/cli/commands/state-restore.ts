@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
-import { BlobNotFoundError, BlobUnreadableError, createFileBlobStore } from '../../adapters/blob-store';
+import { BlobStoreError } from '../../adapters/blob-store';
+import { BlobRefError } from '../../adapters/blob-ref';
+import { openBlobStore } from '../../adapters/open-blob-store';
 import { CoderClient } from '../../adapters/coder';
 import { applyRestore, planRestore, RestoreRefused } from '../../client/restore-backup';
-import { encryptionKeyBytes, loadConfig, requireCoder } from '../../config/env';
+import { blobStoreSettings, loadConfig, requireCoder } from '../../config/env';
 import { StateFormatError } from '../../domain/state';
 import { CliError, EXIT, type CliIo } from '../io';
 
@@ -15,11 +17,13 @@ Without --yes it only shows what it would do. It refuses a backup whose hash doe
 state from another workspace (different lineage) and a workspace with a build in progress.
 After writing, it reads the state back and compares hashes.
 
-Needs CODER_URL, CODER_SESSION_TOKEN (template admin), and the WSMIGRATE_BLOB_DIR and
-WSMIGRATE_ENCRYPTION_KEY the worker used.
+Needs CODER_URL, CODER_SESSION_TOKEN (template admin), and the WSMIGRATE_ENCRYPTION_KEY the
+worker used. The ref says which store holds the backup (s3://bucket/prefix/sha256/<hex>, read with
+your AWS credentials and WSMIGRATE_S3_ENDPOINT; file:///dir/sha256/<hex> only on the machine whose
+WSMIGRATE_BLOB_DIR is that dir); a bare sha256:<hex> is read from the configured store.
 
 Example:
-  wsmigrate state restore alice/dev --backup sha256:5548a8… --yes
+  wsmigrate state restore alice/dev --backup s3://wsmigrate-backups/prod/sha256/5548a8… --yes
 
 Exit codes: 0 restored or already restored, 1 failure, 2 usage, 3 refused, 4 would restore (no --yes).`;
 
@@ -29,7 +33,7 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
     .command('restore')
     .description("put a wsmigrate state backup back onto a workspace (no build), after checking it is that workspace's")
     .argument('<owner/workspace>', 'the workspace, as owner/name')
-    .requiredOption('--backup <ref>', 'the backup ref, sha256:<hex>, from `wsmigrate status`')
+    .requiredOption('--backup <ref>', 'the backup ref from `wsmigrate status` (s3://…/sha256/<hex>, file://…/sha256/<hex> or sha256:<hex>)')
     .option('--yes', 'write it; without this only show what would happen', false)
     .addHelpText('after', HELP)
     .action(async (target: string, o: { backup: string; yes: boolean }) => {
@@ -38,13 +42,14 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
       const cfg = loadConfig();
       const c = requireCoder(cfg);
       const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
-      const blobs = createFileBlobStore({ dir: cfg.blobDir, encryptionKey: encryptionKeyBytes(cfg) });
+      const blobs = openBlobStore(blobStoreSettings(cfg));
       let plan;
       try {
         plan = await planRestore(coder, blobs, owner, workspace, o.backup);
       } catch (err) {
         if (err instanceof RestoreRefused || err instanceof StateFormatError) throw new CliError(`restore refused: ${err.message}`, EXIT.denied);
-        if (err instanceof BlobNotFoundError || err instanceof BlobUnreadableError) throw new CliError(err.message, EXIT.failure);
+        if (err instanceof BlobRefError) throw new CliError(err.message, EXIT.usage);
+        if (err instanceof BlobStoreError) throw new CliError(err.message, EXIT.failure);
         throw err;
       }
       if (plan.alreadyRestored) {
