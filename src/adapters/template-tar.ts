@@ -10,6 +10,23 @@ export interface ArchiveFile {
 
 const MAX_ARCHIVE_BYTES = 100 * 1024 * 1024; // Coder's own upload limit
 
+/** A symlink or hard link whose target lies outside the archive's folder, described; undefined otherwise. */
+function linkLeavingArchive(header: { type?: string | null; name: string; linkname?: string | null }): string | undefined {
+  if ((header.type !== 'symlink' && header.type !== 'link') || !header.linkname) return undefined;
+  const target = header.linkname;
+  const what = `a ${header.type === 'symlink' ? 'symlink' : 'hard link'} '${header.name}' -> '${target}' that leaves the template folder`;
+  if (target.startsWith('/')) return what;
+  // A symlink resolves from its own folder, a hard link from the archive root.
+  const parts = header.type === 'symlink' ? header.name.replace(/^\.\//, '').split('/').slice(0, -1) : [];
+  for (const part of target.split('/')) {
+    if (part === '..') {
+      if (parts.length === 0) return what;
+      parts.pop();
+    } else if (part !== '.' && part !== '') parts.push(part);
+  }
+  return undefined;
+}
+
 export async function readTar(archive: Buffer): Promise<ArchiveFile[]> {
   if (archive.length > MAX_ARCHIVE_BYTES) throw new Error(`template archive is ${archive.length} bytes, over Coder's 100 MiB limit`);
   const files: ArchiveFile[] = [];
@@ -19,6 +36,11 @@ export async function readTar(archive: Buffer): Promise<ArchiveFile[]> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: unknown) => chunks.push(c as Buffer));
       stream.on('end', () => {
+        const escape = linkLeavingArchive(header);
+        if (escape) {
+          reject(new Error(`template archive has ${escape}; refusing to read it. Replace the link with the file it points to (or drop it) and push the template again`));
+          return;
+        }
         if (header.type === 'file' || header.type === 'contiguous-file') {
           const path = header.name.replace(/^\.\//, '');
           if (path.split('/').includes('..') || path.startsWith('/')) {
