@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { registerStateRestoreCommand } from '../../src/cli/commands/state-restore';
+import { EXIT } from '../../src/cli/io';
+import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
+import { runCommand } from '../harness/cli';
+import { failureOf } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+
+// Bad workflow inputs, as the CLI sends them (validated by the client before anything starts) and
+// as `temporal workflow start` or the Web UI send them (raw JSON, validated by the workflow itself),
+// and inputs that name things Coder does not have. Each is refused naming the field or the thing,
+// and Coder sees no write at all.
+describe('bad input: workflow inputs', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 3 });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  const ws = (i = 0) => env.sim.workspaces()[i];
+  const good = (): MigrateWorkspaceInput => ({ owner: ws().owner, workspace: ws().name, template: env.sim.template.name, targetVersionId, approval: { policy: 'none' } });
+  const writes = (since: number) => env.sim.requestLog().slice(since).filter((r) => r.method !== 'GET');
+
+  /** The CLI's path: the client validates and nothing reaches Temporal or Coder. */
+  async function expectClientRefuses(input: unknown, ...messages: RegExp[]) {
+    const before = env.sim.requestLog().length;
+    const err = await startWorkspaceMigration(env.t.client, input as MigrateWorkspaceInput, { taskQueue: env.taskQueue }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    for (const m of messages) expect(String(err)).toMatch(m);
+    expect(env.sim.requestLog().length).toBe(before);
+  }
+
+  /** `temporal workflow start --input '…'` or the Web UI: raw JSON straight to the workflow. */
+  async function expectWorkflowRefuses(input: unknown, ...messages: RegExp[]) {
+    const before = env.sim.requestLog().length;
+    const handle = await env.t.client.workflow.start('migrateWorkspace', { taskQueue: env.taskQueue, workflowId: `raw-${randomUUID()}`, args: [input] });
+    const msg = await failureOf(handle.result());
+    for (const m of messages) expect(msg).toMatch(m);
+    expect(env.sim.requestLog().length).toBe(before); // refused before any Coder call
+  }
+
+  /** Valid shape, but names something Coder does not have: refused in preflight, nothing written. */
+  async function expectPreflightRefuses(input: MigrateWorkspaceInput, ...messages: RegExp[]) {
+    const before = env.sim.requestLog().length;
+    const msg = await failureOf((await startWorkspaceMigration(env.t.client, input, { taskQueue: env.taskQueue })).result());
+    for (const m of messages) expect(msg).toMatch(m);
+    expect(writes(before)).toEqual([]);
+  }
+
+  it('CLI: a missing owner', async () => {
+    const { owner: _, ...rest } = good();
+    await expectClientRefuses(rest, /owner: owner is required/);
+  });
+
+  it('CLI: a missing template version', async () => {
+    const { targetVersionId: _, ...rest } = good();
+    await expectClientRefuses(rest, /targetVersionId: targetVersionId must be a template version UUID/);
+  });
+
+  it('CLI: a wrong type (option 5, dryRun "yes")', async () => {
+    await expectClientRefuses({ ...good(), option: 5, dryRun: 'yes' }, /option: /, /dryRun: /);
+  });
+
+  it('CLI: a template version that is not a UUID', async () => {
+    await expectClientRefuses({ ...good(), targetVersionId: 'latest' }, /targetVersionId: targetVersionId must be a template version UUID/);
+  });
+
+  it('CLI: a build timeout of "soon"', async () => {
+    await expectClientRefuses({ ...good(), buildTimeout: 'soon' }, /buildTimeout: use a duration such as '90s', '30m', '2h' or '1d'/);
+  });
+
+  it('CLI: an approval timeout of "soon"', async () => {
+    await expectClientRefuses({ ...good(), approval: { policy: 'all', timeout: 'soon' } }, /approval\.timeout: use a duration such as/);
+  });
+
+  it('CLI: an owner name with a search-query smuggled in', async () => {
+    await expectClientRefuses({ ...good(), owner: 'alice template:other' }, /owner: owner may hold letters, digits/);
+  });
+
+  it('temporal workflow start: an empty input', async () => {
+    await expectWorkflowRefuses({}, /owner: owner is required/, /workspace: workspace is required/, /template: template is required/, /targetVersionId/);
+  });
+
+  it('temporal workflow start: wrong types (owner 42, option "C")', async () => {
+    await expectWorkflowRefuses({ ...good(), owner: 42, option: 'C' }, /owner: /, /option: /);
+  });
+
+  it('temporal workflow start: a heartbeat timeout of "soon"', async () => {
+    await expectWorkflowRefuses({ ...good(), heartbeatTimeout: 'soon' }, /heartbeatTimeout: use a duration such as/);
+  });
+
+  it('temporal workflow start: no input at all', async () => {
+    await expectWorkflowRefuses(null, /input: /);
+  });
+
+  it('an unknown template', async () => {
+    await expectPreflightRefuses({ ...good(), template: 'no-such-template' }, /uses template '.*', not 'no-such-template'; check the template name/);
+  });
+
+  it('an unknown owner', async () => {
+    await expectPreflightRefuses({ ...good(), owner: 'nobody-here' }, /nobody-here/, /404|not found|does not exist/i);
+  });
+
+  it('an unknown workspace', async () => {
+    await expectPreflightRefuses({ ...good(), workspace: 'no-such-ws' }, /no-such-ws/, /404|not found|does not exist/i);
+  });
+
+  it('an unknown template version', async () => {
+    await expectPreflightRefuses({ ...good(), targetVersionId: randomUUID() }, /preflight failed|preflight refused/, /404|not found|does not exist/i);
+  });
+
+  it('a template migration of an unknown template', async () => {
+    const before = env.sim.requestLog().length;
+    const msg = await failureOf((await startTemplateMigration(env.t.client, { organization: 'coder', template: 'no-such-template', approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result());
+    expect(msg).toMatch(/no-such-template/);
+    expect(writes(before)).toEqual([]);
+  });
+
+  it('Coder holds a state that is not JSON: refused in preflight, nothing pushed or built', async () => {
+    const w = ws(1);
+    await env.coder.putWorkspaceBuildState((await env.coder.workspace(w.id)).latest_build.id, Buffer.from('{"version": 4, "resources": ['));
+    await expectPreflightRefuses({ ...good(), owner: w.owner, workspace: w.name }, /preflight refused for .*: the state of build #\d+ cannot be migrated: The state is not valid JSON/);
+  });
+
+  it('restoring a backup of another workspace (another lineage) is refused', async () => {
+    const [a, b] = [ws(0), ws(2)];
+    const backupOfA = await env.blobs.put(Buffer.from(env.sim.stateOf(a.id)), { kind: 'state-backup' });
+    const saved = { ...process.env };
+    Object.assign(process.env, { CODER_URL: env.sim.url, CODER_SESSION_TOKEN: env.sim.token, WSMIGRATE_BLOB_DIR: env.blobDir });
+    delete process.env.WSMIGRATE_ENCRYPTION_KEY;
+    try {
+      const before = env.sim.requestLog().length;
+      const r = await runCommand(registerStateRestoreCommand, 'state', 'restore', `${b.owner}/${b.name}`, '--backup', backupOfA.ref, '--yes');
+      expect(r.exitCode).toBe(EXIT.denied);
+      expect(r.err).toMatch(/another workspace's state.*Check the backup ref/);
+      expect(writes(before)).toEqual([]);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it.todo('fleet: concurrency 0 is refused naming the field (needs migrateFleet)');
+  it.todo('fleet: concurrency 10,000 is refused naming the limit (needs migrateFleet)');
+});
+
+describe('bad input: a buildinfo version that does not parse', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1, version: 'banana-build' });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('is refused in preflight at once (no retries), saying what was expected, nothing written', async () => {
+    const w = env.sim.workspaces()[0];
+    const before = env.sim.requestLog().length;
+    const started = Date.now();
+    const msg = await failureOf(
+      (await startWorkspaceMigration(env.t.client, { owner: w.owner, workspace: w.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
+    );
+    expect(msg).toMatch(/preflight refused .*Cannot read the Coder version "banana-build": expected vMAJOR\.MINOR\.PATCH/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
