@@ -79,6 +79,9 @@ describe('bad input: states', () => {
     await expectRefused('different', readFileSync(join(fixtures, 'different-type.tfstate'), 'utf8'), EXIT.denied, /kubernetes_\w+\.\w+/, /import/);
   });
 
+});
+
+describe('bad input: states, accepted and kept exactly', () => {
   it('a 50 MB state is rewritten, every byte but the renamed types and the serial kept', async () => {
     const s = baseJson();
     const pvc = s.resources.find((r) => r.type === 'kubernetes_persistent_volume_claim') as { instances: { attributes: Record<string, unknown> }[] };

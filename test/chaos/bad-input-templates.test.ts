@@ -76,22 +76,6 @@ describe('bad input: templates', () => {
     await expectRefused('tfjson-bad', { 'main.tf': PVC, 'extra.tf.json': '{"resource": {' }, /extra\.tf\.json:1: invalid JSON/);
   });
 
-  it('a valid .tf.json template is renamed and guarded like HCL', async () => {
-    const dir = templateDir('tfjson', { 'main.tf.json': JSON.stringify({ resource: { kubernetes_persistent_volume_claim: { home: { metadata: [{ name: 'home' }] } } } }, null, 2) });
-    const r = await runCommand(registerTemplateCommands, 'template', 'rewrite', dir, '--write');
-    expect(r.exitCode).toBe(EXIT.ok);
-    expect(JSON.parse(readFileSync(join(dir, 'main.tf.json'), 'utf8')).resource).toHaveProperty('kubernetes_persistent_volume_claim_v1');
-    expect(readFileSync(join(dir, 'wsmigrate_guards.tf'), 'utf8')).toMatch(/from\s*=\s*kubernetes_persistent_volume_claim\.home/);
-  });
-
-  it('a deprecated type used only inside a local module is renamed, and its guard carries the module address', async () => {
-    const dir = templateDir('module', { 'main.tf': 'module "storage" {\n  source = "./storage"\n}\n', 'storage/main.tf': PVC });
-    const r = await runCommand(registerTemplateCommands, 'template', 'rewrite', dir, '--write');
-    expect(r.exitCode).toBe(EXIT.ok);
-    expect(readFileSync(join(dir, 'storage', 'main.tf'), 'utf8')).toContain('resource "kubernetes_persistent_volume_claim_v1" "home"');
-    expect(readFileSync(join(dir, 'wsmigrate_guards.tf'), 'utf8')).toMatch(/from\s*=\s*module\.storage\.kubernetes_persistent_volume_claim\.home/);
-  });
-
   it('a template archive with a ../ path', async () => {
     await expect(readTar(await tarOf([{ name: 'main.tf', content: PVC }, { name: '../../etc/cron.d/x.tf', content: 'x' }]))).rejects.toThrow(/unsafe path '..\/..\/etc\/cron.d\/x.tf'; refusing to read it/);
   });
@@ -114,16 +98,34 @@ describe('bad input: templates', () => {
     await expect(readTar(await tarOf([{ name: 'x.tf', type: 'link', linkname: '../outside.tf' }]))).rejects.toThrow(/hard link 'x.tf' -> '..\/outside.tf' that leaves the template folder/);
   });
 
-  it('a symlink that stays inside the archive is not an error', async () => {
-    const files = await readTar(await tarOf([{ name: 'main.tf', content: PVC }, { name: 'modules/main.tf', type: 'symlink', linkname: '../main.tf' }]));
-    expect(files.map((f) => f.path)).toEqual(['main.tf']);
-  });
-
   it('a template archive over 100 MB', async () => {
     await expect(readTar(Buffer.alloc(100 * 1024 * 1024 + 1))).rejects.toThrow(/over Coder's 100 MiB limit/);
   });
 
   it('bytes that are not a tar archive', async () => {
     await expect(readTar(Buffer.from('<html><body>502 Bad Gateway</body></html>'.repeat(20)))).rejects.toThrow(/not a readable tar/);
+  });
+});
+
+describe('bad input: templates, accepted', () => {
+  it('a valid .tf.json template is renamed and guarded like HCL', async () => {
+    const dir = templateDir('tfjson', { 'main.tf.json': JSON.stringify({ resource: { kubernetes_persistent_volume_claim: { home: { metadata: [{ name: 'home' }] } } } }, null, 2) });
+    const r = await runCommand(registerTemplateCommands, 'template', 'rewrite', dir, '--write');
+    expect(r.exitCode).toBe(EXIT.ok);
+    expect(JSON.parse(readFileSync(join(dir, 'main.tf.json'), 'utf8')).resource).toHaveProperty('kubernetes_persistent_volume_claim_v1');
+    expect(readFileSync(join(dir, 'wsmigrate_guards.tf'), 'utf8')).toMatch(/from\s*=\s*kubernetes_persistent_volume_claim\.home/);
+  });
+
+  it('a deprecated type used only inside a local module is renamed, and its guard carries the module address', async () => {
+    const dir = templateDir('module', { 'main.tf': 'module "storage" {\n  source = "./storage"\n}\n', 'storage/main.tf': PVC });
+    const r = await runCommand(registerTemplateCommands, 'template', 'rewrite', dir, '--write');
+    expect(r.exitCode).toBe(EXIT.ok);
+    expect(readFileSync(join(dir, 'storage', 'main.tf'), 'utf8')).toContain('resource "kubernetes_persistent_volume_claim_v1" "home"');
+    expect(readFileSync(join(dir, 'wsmigrate_guards.tf'), 'utf8')).toMatch(/from\s*=\s*module\.storage\.kubernetes_persistent_volume_claim\.home/);
+  });
+
+  it('a symlink that stays inside the archive is not an error', async () => {
+    const files = await readTar(await tarOf([{ name: 'main.tf', content: PVC }, { name: 'modules/main.tf', type: 'symlink', linkname: '../main.tf' }]));
+    expect(files.map((f) => f.path)).toEqual(['main.tf']);
   });
 });

@@ -147,7 +147,7 @@ describe('bad input: workflow inputs', () => {
   it.todo('fleet: concurrency 10,000 is refused naming the limit (needs migrateFleet)');
 });
 
-describe('bad input: a buildinfo version that does not parse', () => {
+describe('bad input: Coder answers (a buildinfo version that does not parse)', () => {
   let env: MigrationEnv;
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 1, version: 'banana-build' });
@@ -155,7 +155,7 @@ describe('bad input: a buildinfo version that does not parse', () => {
   });
   afterAll(async () => env?.close());
 
-  it('is refused in preflight at once (no retries), saying what was expected, nothing written', async () => {
+  it('an unparsable buildinfo version is refused in preflight at once (no retries), saying what was expected, nothing written', async () => {
     const w = env.sim.workspaces()[0];
     const before = env.sim.requestLog().length;
     const started = Date.now();
