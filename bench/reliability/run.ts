@@ -73,7 +73,7 @@ export function badInputCases(jest: JestResults): BadInputCase[] {
   for (const file of jest.testResults) {
     if (!/bad-input[^/]*\.test\.ts$/.test(file.name)) continue;
     for (const a of file.assertionResults) {
-      const describe = a.ancestorTitles[0] ?? '';
+      const describe = [...a.ancestorTitles].reverse().find((t) => t.startsWith('bad input:')) ?? a.ancestorTitles[0] ?? '';
       const m = /^bad input: ([^,(]+)/.exec(describe);
       const category = (m?.[1] ?? describe).trim();
       const expected = /accepted/.test(describe) ? 'accepted' : 'refused';

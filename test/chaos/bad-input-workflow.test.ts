@@ -120,27 +120,29 @@ describe('bad input: workflow inputs', () => {
     expect(writes(before)).toEqual([]);
   });
 
-  it('Coder holds a state that is not JSON: refused in preflight, nothing pushed or built', async () => {
-    const w = ws(1);
-    await env.coder.putWorkspaceBuildState((await env.coder.workspace(w.id)).latest_build.id, Buffer.from('{"version": 4, "resources": ['));
-    await expectPreflightRefuses({ ...good(), owner: w.owner, workspace: w.name }, /preflight refused for .*: the state of build #\d+ cannot be migrated: The state is not valid JSON/);
-  });
+  describe('bad input: states (held by Coder)', () => {
+    it('Coder holds a state that is not JSON: refused in preflight, nothing pushed or built', async () => {
+      const w = ws(1);
+      await env.coder.putWorkspaceBuildState((await env.coder.workspace(w.id)).latest_build.id, Buffer.from('{"version": 4, "resources": ['));
+      await expectPreflightRefuses({ ...good(), owner: w.owner, workspace: w.name }, /preflight refused for .*: the state of build #\d+ cannot be migrated: The state is not valid JSON/);
+    });
 
-  it('restoring a backup of another workspace (another lineage) is refused', async () => {
-    const [a, b] = [ws(0), ws(2)];
-    const backupOfA = await env.blobs.put(Buffer.from(env.sim.stateOf(a.id)), { kind: 'state-backup' });
-    const saved = { ...process.env };
-    Object.assign(process.env, { CODER_URL: env.sim.url, CODER_SESSION_TOKEN: env.sim.token, WSMIGRATE_BLOB_DIR: env.blobDir });
-    delete process.env.WSMIGRATE_ENCRYPTION_KEY;
-    try {
-      const before = env.sim.requestLog().length;
-      const r = await runCommand(registerStateRestoreCommand, 'state', 'restore', `${b.owner}/${b.name}`, '--backup', backupOfA.ref, '--yes');
-      expect(r.exitCode).toBe(EXIT.denied);
-      expect(r.err).toMatch(/another workspace's state.*Check the backup ref/);
-      expect(writes(before)).toEqual([]);
-    } finally {
-      process.env = saved;
-    }
+    it('restoring a backup of another workspace (another lineage) is refused', async () => {
+      const [a, b] = [ws(0), ws(2)];
+      const backupOfA = await env.blobs.put(Buffer.from(env.sim.stateOf(a.id)), { kind: 'state-backup' });
+      const saved = { ...process.env };
+      Object.assign(process.env, { CODER_URL: env.sim.url, CODER_SESSION_TOKEN: env.sim.token, WSMIGRATE_BLOB_DIR: env.blobDir });
+      delete process.env.WSMIGRATE_ENCRYPTION_KEY;
+      try {
+        const before = env.sim.requestLog().length;
+        const r = await runCommand(registerStateRestoreCommand, 'state', 'restore', `${b.owner}/${b.name}`, '--backup', backupOfA.ref, '--yes');
+        expect(r.exitCode).toBe(EXIT.denied);
+        expect(r.err).toMatch(/another workspace's state.*Check the backup ref/);
+        expect(writes(before)).toEqual([]);
+      } finally {
+        process.env = saved;
+      }
+    });
   });
 
   it.todo('fleet: concurrency 0 is refused naming the field (needs migrateFleet)');
