@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { registerStateRestoreCommand } from '../../src/cli/commands/state-restore';
 import { EXIT } from '../../src/cli/io';
-import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
+import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import { statePutsOf } from '../harness/coder-requests';
 import { runCommand } from '../harness/cli';
-import { failureOf } from '../harness/wait';
+import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 
 // Bad workflow inputs, as the CLI sends them (validated by the client before anything starts) and
@@ -15,7 +17,7 @@ describe('bad input: workflow inputs', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 3 });
+    env = await createMigrationEnv({ workspaces: 8 });
     await env.startWorker();
     targetVersionId = (await env.migrateTemplate()).versionId;
   });
@@ -142,6 +144,55 @@ describe('bad input: workflow inputs', () => {
       } finally {
         process.env = saved;
       }
+    });
+  });
+
+  describe('bad input: approvals', () => {
+    /** A migration of workspace i waiting at its 'apply' gate (approver alice); the test's bad approval must change nothing. */
+    async function waitingForApproval(i: number) {
+      const w = ws(i);
+      const handle = await startWorkspaceMigration(env.t.client, { ...good(), owner: w.owner, workspace: w.name, option: 'B', approval: { policy: 'all', approvers: ['alice'] } }, { taskQueue: env.taskQueue });
+      await waitFor(async () => ((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId === 'apply');
+      const pending = ((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval!;
+      return { w, handle, pending };
+    }
+    async function expectUnchangedThenReject(run: Awaited<ReturnType<typeof waitingForApproval>>) {
+      expect(((await migrationStatus(env.t.client, run.handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId).toBe('apply');
+      expect(await statePutsOf(env.sim, env.coder, run.w.id)).toEqual([]);
+      await decide(env.t.client, run.handle.workflowId, 'reject', { approver: 'alice' });
+      expect(await failureOf(run.handle.result())).toMatch(/was rejected; restoring/);
+      expect(await statePutsOf(env.sim, env.coder, run.w.id)).toEqual([]);
+    }
+
+    it('an approver who is not on the run\'s list', async () => {
+      const run = await waitingForApproval(3);
+      await expect(decide(env.t.client, run.handle.workflowId, 'approve', { approver: 'mallory' })).rejects.toThrow(/approve refused: 'mallory' is not an approver for this run \(allowed: alice\)/);
+      await expectUnchangedThenReject(run);
+    });
+
+    it('an approval for a gate that is not pending', async () => {
+      const run = await waitingForApproval(4);
+      await expect(decide(env.t.client, run.handle.workflowId, 'approve', { approver: 'alice', gateId: 'start', planHash: run.pending.planHash })).rejects.toThrow(/gate 'start' is not the pending gate 'apply'/);
+      await expectUnchangedThenReject(run);
+    });
+
+    it('an approval of a stale plan hash', async () => {
+      const run = await waitingForApproval(5);
+      await expect(decide(env.t.client, run.handle.workflowId, 'approve', { approver: 'alice', gateId: 'apply', planHash: `sha256:${'0'.repeat(64)}` })).rejects.toThrow(/does not match the pending plan.*re-read the status/);
+      await expectUnchangedThenReject(run);
+    });
+
+    it('an approval with an empty approver name', async () => {
+      const run = await waitingForApproval(6);
+      await expect(decide(env.t.client, run.handle.workflowId, 'approve', { approver: ' ' })).rejects.toThrow(/approver is required/);
+      await expectUnchangedThenReject(run);
+    });
+
+    it('an approval replayed after the run ended', async () => {
+      const run = await waitingForApproval(7);
+      await expectUnchangedThenReject(run);
+      await expect(decide(env.t.client, run.handle.workflowId, 'approve', { approver: 'alice', gateId: 'apply', planHash: run.pending.planHash })).rejects.toThrow(/approve refused: .* has already finished, so nothing is waiting for an approval/);
+      expect(await statePutsOf(env.sim, env.coder, run.w.id)).toEqual([]);
     });
   });
 
