@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: demo test deps tools build typecheck lint unit bench clean
+.PHONY: demo test deps tools build typecheck lint unit bench bench-reliability clean
 
 demo: deps build
 	node dist/cli/main.js demo
@@ -35,6 +35,11 @@ unit: $(NPM_STAMP)
 
 bench: deps
 	node -r @swc-node/register bench/state-rewrite.ts
+	node -r @swc-node/register bench/reliability/run.ts
+
+# Bad inputs refused, secrets found (test/chaos on a real dev server); writes bench/reliability/RESULTS.md.
+bench-reliability: deps
+	node -r @swc-node/register bench/reliability/run.ts
 
 clean:
 	rm -rf dist coverage .wsmigrate

@@ -31,3 +31,13 @@ export async function coderStep<T>(step: string, subject: string, fn: () => Prom
     throw err;
   }
 }
+
+/** A pure check that throws a plain error (a bad version string, an unreadable state): no retry can fix it, so refuse. */
+export function refuseOn<T>(step: string, subject: string, errorTypes: (new (...args: never[]) => Error)[], fn: () => T, prefix = '', suffix = ''): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (errorTypes.some((t) => err instanceof t)) throw refuse(step, subject, `${prefix}${(err as Error).message}${suffix}`);
+    throw err;
+  }
+}

@@ -1,9 +1,9 @@
 import { sha256Hex } from '../adapters/hash';
-import { describeVersionGate, parseCoderVersion, supportsStatePushNoBuild, updateRestartStopsFirst } from '../domain/coder-version';
+import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStatePushNoBuild, updateRestartStopsFirst } from '../domain/coder-version';
 import { summarizeStateMigration } from '../domain/migration-check';
-import { parseStateV4 } from '../domain/state';
+import { parseStateV4, StateFormatError } from '../domain/state';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType, coderStep, refuse } from './failures';
+import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
 
 export interface WorkspacePreflightInput {
@@ -38,7 +38,7 @@ export function makePreflightWorkspace({ coder }: ActivityDeps) {
     const subject = `${input.owner}/${input.workspace}`;
     const step = 'preflight';
     const info = await coderStep(step, subject, () => coder.buildInfo());
-    const version = parseCoderVersion(info.version);
+    const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStatePushNoBuild(version)) throw refuse(step, subject, describeVersionGate(version));
 
     const ws = await coderStep(step, subject, () => coder.workspaceByOwnerAndName(input.owner, input.workspace));
@@ -64,7 +64,8 @@ export function makePreflightWorkspace({ coder }: ActivityDeps) {
 
     // Reading state needs template admin rights: this doubles as the permission check.
     const state = await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id));
-    const summary = summarizeStateMigration(parseStateV4(state.toString('utf8')).resources);
+    const parsed = refuseOn(step, subject, [StateFormatError], () => parseStateV4(state.toString('utf8')), `the state of build #${latest.build_number} cannot be migrated: `);
+    const summary = summarizeStateMigration(parsed.resources);
     if (summary.needsImport.length > 0 && input.strategy === 'rename') {
       throw refuse(
         step,

@@ -1,12 +1,12 @@
 import type { RenamedToken, TemplateRewriteReport } from '../domain/template-rewrite';
-import { rewriteTemplate } from '../domain/template-rewrite';
-import { describeVersionGate, parseCoderVersion, supportsStatePushNoBuild } from '../domain/coder-version';
-import { writeTar } from '../adapters/template-tar';
+import { HclSyntaxError, rewriteTemplate, TemplateRewriteError } from '../domain/template-rewrite';
+import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStatePushNoBuild } from '../domain/coder-version';
+import { TemplateArchiveError, writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
 import type { BlobRef } from '../adapters/blob-store';
 import { blobStep, currentWorkflowRun } from './blob-step';
 import { heartbeatIfInActivity } from './heartbeat';
-import { coderStep, refuse } from './failures';
+import { coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
 
@@ -21,7 +21,7 @@ export function makePreflightTemplate({ coder }: ActivityDeps) {
   return async function preflightTemplate(input: { organization: string; template: string }): Promise<TemplatePreflight> {
     const subject = `template ${input.organization}/${input.template}`;
     const info = await coderStep('preflight', subject, () => coder.buildInfo());
-    const version = parseCoderVersion(info.version);
+    const version = refuseOn('preflight', subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStatePushNoBuild(version)) throw refuse('preflight', subject, describeVersionGate(version));
     const t = await coderStep('preflight', subject, () => coder.templateByName(input.organization, input.template));
     return { organizationId: t.organization_id, templateId: t.id, activeVersionId: t.active_version_id, coderVersion: info.version };
@@ -47,8 +47,18 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
     versionId: string;
     renameDifferent: boolean;
   }): Promise<TemplateRewriteResult> {
-    const source = await loadTemplateSource(input.versionId, input.subject);
-    const { files, report } = rewriteTemplate(source.terraform, { renameDifferent: input.renameDifferent });
+    let source;
+    try {
+      source = await loadTemplateSource(input.versionId, input.subject);
+    } catch (err) {
+      if (err instanceof TemplateArchiveError) throw refuse('rewrite template', input.subject, `${err.message} (template version ${input.versionId})`);
+      throw err;
+    }
+    const { files, report } = refuseOn('rewrite template', input.subject, [HclSyntaxError, TemplateRewriteError], () =>
+      rewriteTemplate(source.terraform, { renameDifferent: input.renameDifferent }),
+      '',
+      '. Fix the template source (`wsmigrate template rewrite DIR` shows the same problem offline), push it as a new version, then run again',
+    );
     const rewritten = new Map(files.map((f) => [f.path, f.content]));
     const archive = source.archive.map((f) =>
       rewritten.has(f.path) ? { ...f, bytes: Buffer.from(rewritten.get(f.path) as string, 'utf8') } : f,

@@ -90,6 +90,9 @@ export async function decide(client: Client, workflowId: string, decision: 'appr
   } catch (err) {
     // The validator's reason ("'mallory' is not an approver …") is in the cause; say it plainly.
     if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(`${decision} refused: ${err.cause.message}`);
+    if (/already completed/i.test((err as Error).message)) {
+      throw new Error(`${decision} refused: ${workflowId} has already finished, so nothing is waiting for an approval; see 'wsmigrate status ${workflowId}'`);
+    }
     throw err;
   }
 }

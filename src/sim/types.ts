@@ -38,6 +38,11 @@ export interface FaultConfig {
   dropConnectionRate?: number;
   /** Matching builds end failed before they touch state or cluster. */
   failBuilds?: FailBuildsFault;
+  /**
+   * Hold each answer to a write (not GET) this long AFTER it took effect (a PUT's state is already
+   * stored): a worker killed meanwhile never learns that its call landed.
+   */
+  replyDelayMs?: number;
   /** Restrict request faults to paths containing one of these strings. */
   only?: string[];
   /** Let request faults hit GET /buildinfo too. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { evaluateValue, type Resolver } from './expression';
 import type { TemplateConfig } from './template-config';
 import type { StateResource } from './terraform-state';
@@ -38,6 +39,16 @@ export function coderWorkspaceAttributes(ctx: WorkspaceContext): Record<string, 
   };
 }
 
+/**
+ * Real Coder puts the owner's git SSH key pair into coder_workspace_owner, so every state holds a
+ * private key: the simulator does the same (derived from the owner id, so seeded runs repeat),
+ * which lets secret scans look for a key that is really there.
+ */
+export function simulatedSshPrivateKey(ownerId: string): string {
+  const body = createHash('sha512').update(`sim-ssh-key:${ownerId}`).digest('base64');
+  return `-----BEGIN OPENSSH PRIVATE KEY-----\n${body}\n-----END OPENSSH PRIVATE KEY-----\n`;
+}
+
 export function coderWorkspaceOwnerAttributes(ctx: WorkspaceContext): Record<string, unknown> {
   return {
     email: ctx.ownerEmail,
@@ -48,8 +59,8 @@ export function coderWorkspaceOwnerAttributes(ctx: WorkspaceContext): Record<str
     name: ctx.ownerName,
     oidc_access_token: '',
     rbac_roles: [],
-    ssh_private_key: '',
-    ssh_public_key: '',
+    ssh_private_key: simulatedSshPrivateKey(ctx.ownerId),
+    ssh_public_key: `ssh-ed25519 ${createHash('sha256').update(`sim-ssh-pub:${ctx.ownerId}`).digest('base64')} ${ctx.ownerName}`,
   };
 }
 

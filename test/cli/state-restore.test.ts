@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { registerStateRestoreCommand } from '../../src/cli/commands/state-restore';
 import { EXIT } from '../../src/cli/io';
+import { main } from '../../src/cli/main';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { runCommand } from '../harness/cli';
 
@@ -15,6 +18,13 @@ describe('wsmigrate state restore', () => {
   let dir: string;
   const saved = { ...process.env };
   const run = (...args: string[]) => runCommand(registerStateRestoreCommand, 'state', 'restore', ...args);
+  /** The whole CLI as a user runs it: main() prints every error the way the binary does. */
+  const runMain = async (...args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const exitCode = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
+    return { out: out.join('\n'), err: err.join('\n'), exitCode };
+  };
   const latest = async (id: string) => (await coder.workspace(id)).latest_build;
 
   beforeAll(async () => {
@@ -73,9 +83,38 @@ describe('wsmigrate state restore', () => {
     expect((await run('just-a-name', '--backup', 'x')).exitCode).toBe(EXIT.usage);
   });
 
-  it('never prints the session token', async () => {
-    const ws = sim.workspaces()[0];
-    const r = await run(`${ws.owner}/${ws.name}`, '--backup', `sha256:${'0'.repeat(64)}`);
-    expect(r.out + r.err).not.toContain(sim.token);
+  it('never prints the session token, on success or when Coder echoes it back in an error', async () => {
+    const ws = sim.workspaces()[1];
+    const backup = await blobs.put(Buffer.from(sim.stateOf(ws.id)), { kind: 'state-backup' });
+    const changed = JSON.parse(sim.stateOf(ws.id));
+    changed.serial += 1;
+    await coder.putWorkspaceBuildState((await latest(ws.id)).id, Buffer.from(JSON.stringify(changed)));
+    const before = sim.requestLog().length;
+    const dry = await runMain('state', 'restore', `${ws.owner}/${ws.name}`, '--backup', backup.ref);
+    expect(dry.exitCode).toBe(EXIT.changesPending);
+    expect(sim.requestLog().length).toBeGreaterThan(before); // it really talked to Coder
+    expect(dry.out + dry.err).not.toContain(sim.token);
+
+    // A proxy in front of Coder that quotes the token it was sent in its error answer.
+    const echo = createServer((req, res) => {
+      const sent = String(req.headers['coder-session-token'] ?? '');
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: `Invalid session token "${sent}".`, detail: `token ${sent} is not accepted here`, validations: [{ field: 'token', detail: sent }] }));
+    });
+    const echoUrl = await new Promise<string>((resolve) => echo.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(echo.address() as AddressInfo).port}`)));
+    const asked: string[] = [];
+    echo.on('request', (req) => asked.push(String(req.url)));
+    process.env.CODER_URL = echoUrl;
+    try {
+      const r = await runMain('state', 'restore', `${ws.owner}/${ws.name}`, '--backup', backup.ref, '--yes');
+      expect(asked.length).toBeGreaterThan(0);
+      expect(r.exitCode).toBe(EXIT.failure);
+      expect(r.err).toMatch(/Invalid session token/);
+      expect(r.out + r.err).not.toContain(sim.token);
+      expect(r.out + r.err).not.toContain(sim.token.slice(sim.token.indexOf('-') + 1));
+    } finally {
+      process.env.CODER_URL = sim.url;
+      await new Promise((r) => echo.close(r));
+    }
   });
 });

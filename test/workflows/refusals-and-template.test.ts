@@ -41,13 +41,38 @@ describe('migrateTemplate', () => {
     expect(versions.filter((v) => v.name === first.versionName)).toHaveLength(1);
   });
 
-  it('reports nothing to do on an already-migrated template', async () => {
+});
+
+describe('an already-migrated template', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('reports nothing to do on a second run', async () => {
+    expect((await env.migrateTemplate()).outcome).toBe('promoted');
+    const before = env.sim.requestLog().length;
     const r = (await (await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result()) as TemplateMigrationResult;
     expect(r.outcome).toBe('unchanged');
+    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
   });
+});
 
-  it('refuses a workspace whose state holds a DIFFERENT type, naming it, before changing anything', async () => {
-    const ws = env.sim.workspaces()[0];
+describe('workspace refusals on a migrated template', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  /** Puts a kubernetes_ingress (a DIFFERENT pair: its _v1 twin is another implementation) into a workspace's state. */
+  async function injectIngress(i: number) {
+    const ws = env.sim.workspaces()[i];
     const state = JSON.parse(env.sim.stateOf(ws.id));
     state.resources.push({
       mode: 'managed',
@@ -58,9 +83,14 @@ describe('migrateTemplate', () => {
     });
     state.serial += 1;
     await env.coder.putWorkspaceBuildState((await env.coder.workspace(ws.id)).latest_build.id, Buffer.from(JSON.stringify(state)));
+    return ws;
+  }
+
+  it('refuses a workspace whose state holds a DIFFERENT type, naming it, before changing anything', async () => {
+    const ws = await injectIngress(0);
     const before = env.sim.requestLog().length;
     const msg = await failureOf(
-      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
+      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
     );
     expect(msg).toMatch(/kubernetes_ingress\.web is a type whose _v1 twin is another implementation/);
     expect(msg).toMatch(/strategy "import"/);
@@ -68,9 +98,9 @@ describe('migrateTemplate', () => {
   });
 
   it('refuses the import strategy clearly when the worker has no importer configured', async () => {
-    const ws = env.sim.workspaces()[0];
+    const ws = await injectIngress(1);
     const msg = await failureOf(
-      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, strategy: 'import', option: 'B', approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
+      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, strategy: 'import', option: 'B', approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
     );
     expect(msg).toMatch(/kubernetes_ingress\.web need terraform import, but this worker has no importer configured/);
     expect(msg).toMatch(/rolled back/);

@@ -66,6 +66,13 @@ export function readStateV4(
     throw new StateFormatError(`The state does not have the shape of a Terraform v4 state: ${describeIssues(result.error)}.`);
   }
   const state = result.data;
+  if (state.lineage.trim() === '') {
+    throw new StateFormatError(
+      'The state has an empty lineage; Terraform gives every state one, and wsmigrate uses it to tell one workspace\'s state from another\'s. ' +
+        'Pull the state again from Coder (coder state pull) instead of using an edited copy.',
+    );
+  }
+  assertUniqueAddresses(state.resources);
   return {
     parsed: {
       state,
@@ -76,6 +83,22 @@ export function readStateV4(
     },
     spans,
   };
+}
+
+/** Terraform writes each (module, mode, type, name) once; a repeat means a hand-edited or merged file. */
+function assertUniqueAddresses(resources: StateV4['resources']): void {
+  const seen = new Map<string, number>();
+  resources.forEach((r, i) => {
+    const address = `${r.module ? `${r.module}.` : ''}${r.mode === 'data' ? 'data.' : ''}${r.type}.${r.name}`;
+    const first = seen.get(address);
+    if (first !== undefined) {
+      throw new StateFormatError(
+        `The state lists ${address} twice (resources[${first}] and resources[${i}]); Terraform never writes that, so the file was edited or merged by hand. ` +
+          'Pull the state again from Coder (coder state pull) and try again.',
+      );
+    }
+    seen.set(address, i);
+  });
 }
 
 function toView(resource: StateV4['resources'][number]): StateResourceView {

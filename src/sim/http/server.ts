@@ -156,6 +156,8 @@ export class SimHttpServer {
       return { status: 500, json: { message: 'Internal error.', detail: err instanceof Error ? err.message : String(err) } };
     });
     entry.status = reply.status;
+    const after = this.opts.faults();
+    if (after?.replyDelayMs && method !== 'GET' && faultApplies(after, url.pathname)) await sleep(after.replyDelayMs);
     if (!res.destroyed) send(res, reply);
   }
 
