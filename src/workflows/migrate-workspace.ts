@@ -3,6 +3,7 @@ import {
   CancellationScope,
   defineQuery,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   upsertMemo,
@@ -130,7 +131,10 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   });
   done('preflight');
   // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
-  const health = await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId });
+  // patched: runs started before the health check replay on its absence and keep the old rule.
+  const health = patched('wsmigrate-health-preflight')
+    ? await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId })
+    : ({ health: pf.alreadyMigrated && pf.onTargetVersion ? 'migrated' : 'unmigrated' } as const);
   if (health.health === 'damaged') return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
   if (health.health === 'busy' || health.health === 'unreadable') {
     throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? 'WsmigrateWorkspaceBusy' : 'WsmigrateRefused' });

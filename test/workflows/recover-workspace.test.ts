@@ -38,7 +38,8 @@ describe('recovery of damaged workspaces', () => {
     workspace: ws(i).name,
     template: env.sim.template.name,
     targetVersionId,
-    approval: { policy: 'none' },
+    // 'none' still asks at gate recover: the run must name who may answer it.
+    approval: { policy: 'none', approvers: ['sre'] },
     ...extra,
   });
   const latestBuild = async (i: number) => (await env.coder.workspace(ws(i).id)).latest_build;
