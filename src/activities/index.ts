@@ -1,4 +1,6 @@
+import { makeArchiveTemplateVersions, makePlanVersionArchive } from './archive-versions';
 import { makeBackupState } from './backup-state';
+import { makeDiscoverFleetPage } from './discover-fleet';
 import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
@@ -39,6 +41,9 @@ export function createActivities(deps: ActivityDeps) {
     rewriteTemplateSource: makeRewriteTemplateSource(deps, templateSources),
     pushTemplateVersion: makePushTemplateVersion(deps),
     promoteTemplateVersion: makePromoteTemplateVersion(deps),
+    discoverFleetPage: makeDiscoverFleetPage(deps),
+    planVersionArchive: makePlanVersionArchive(deps),
+    archiveTemplateVersions: makeArchiveTemplateVersions(deps),
   };
 }
 

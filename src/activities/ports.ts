@@ -10,6 +10,7 @@ export type CoderApi = Pick<
   | 'workspaceByOwnerAndName'
   | 'workspace'
   | 'workspacesOfTemplate'
+  | 'workspacesOfTemplatePage'
   | 'workspaceBuild'
   | 'workspaceBuildLogs'
   | 'createWorkspaceBuild'
@@ -25,6 +26,7 @@ export type CoderApi = Pick<
   | 'createTemplateVersion'
   | 'waitForTemplateVersion'
   | 'promoteTemplateVersion'
+  | 'archiveTemplateVersion'
 >;
 
 export type NotificationKind =

@@ -11,6 +11,7 @@ import {
 } from '../domain/approval-policy';
 import type { Notification } from '../activities/ports';
 import { WsmigratePendingApproval } from './search-attributes';
+import { noteApprovalToFleet } from './fleet-report';
 
 /** Approve or reject the pending gate; validated before it is accepted (approver, gate id, plan hash). */
 export const approveUpdate = defineUpdate<ApprovalReceipt, [Omit<ApprovalInput, 'decision'>]>('approve');
@@ -88,6 +89,7 @@ export class ApprovalGates {
     this.decided = undefined;
     this.pending = { gateId, planHash, summary, requestedAt: new Date().toISOString(), escalated: false };
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: gateId }]);
+    await noteApprovalToFleet({ gateId, pending: true, summary: summary.slice(0, 300), since: this.pending.requestedAt });
     const base = { workflowId: this.workflowId, gateId, planHash };
     await this.notify({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary });
     let answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
@@ -104,6 +106,7 @@ export class ApprovalGates {
     }
     this.pending = undefined;
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
+    await noteApprovalToFleet({ gateId, pending: false });
     if (!answered) {
       await this.notify({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: 'Aborting and restoring; nothing proceeds without a human.' });
       return 'timed-out';

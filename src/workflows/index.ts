@@ -1,2 +1,3 @@
 export { migrateWorkspace } from './migrate-workspace';
 export { migrateTemplate } from './migrate-template';
+export { migrateFleet } from './migrate-fleet';

@@ -19,6 +19,7 @@ import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } f
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+import { reportToFleet } from './fleet-report';
 
 export type WorkspacePhase =
   | 'preflight'
@@ -56,6 +57,8 @@ export interface WorkspaceMigrationResult {
   startBuildId?: string;
   verdict?: VerificationResult['verdict'];
   warnings: string[];
+  /** Persistent volumes checked after the start to have kept their uid (the fleet sums them). */
+  pvcUidsKept?: number;
 }
 
 /** An activity's own message, not the wrapper's 'Activity task failed'. */
@@ -78,11 +81,16 @@ const compensation: ActivityOptions = {
  * Any failure or cancel after the backup restores the backed-up state and the prior transition.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+  let result: WorkspaceMigrationResult;
   try {
-    return await migrateWorkspaceSteps(rawInput);
+    result = await migrateWorkspaceSteps(rawInput);
   } catch (err) {
-    throw withActivityMessage(err);
+    const failure = withActivityMessage(err);
+    await reportToFleet(undefined, failure); // fleet children only
+    throw failure;
   }
+  await reportToFleet(result); // fleet children only
+  return result;
 }
 
 async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
@@ -227,6 +235,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       startBuildId: start.buildId,
       verdict: verdict.verdict,
       warnings,
+      pvcUidsKept: check.persistentChecked,
     };
   } catch (err) {
     status.error = failureMessage(err);
