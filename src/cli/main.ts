@@ -6,6 +6,7 @@ import { registerDemoCommands } from './commands/demo';
 import { registerFleetCommands } from './commands/fleet';
 import { registerMigrateCommands } from './commands/migrate';
 import { registerPlanCommands } from './commands/plan';
+import { registerScheduleCommands } from './commands/schedule';
 import { registerSimCommands } from './commands/sim';
 import { registerStateCommands } from './commands/state';
 import { registerStateRestoreCommand } from './commands/state-restore';
@@ -24,7 +25,7 @@ export function buildProgram(io: CliIo): Command {
       'after',
       '\nTypical run:\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev        # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id>\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
     );
-  for (const register of [registerFleetCommands, registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerDemoCommands, registerPlanCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands]) {
+  for (const register of [registerFleetCommands, registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerDemoCommands, registerPlanCommands, registerScheduleCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands]) {
     register(program, io);
   }
   return program;

@@ -18,6 +18,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import type { FleetItem } from '../activities/discover-fleet';
 import type { Notification } from '../activities/ports';
@@ -443,6 +444,14 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
         },
       );
     } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) {
+        // Another run (a second window, a migration by hand) has it now: not ours to count twice.
+        st.running = st.running.filter((c) => c.workflowId !== childId);
+        st.canary = st.canary.filter((c) => c.workflowId !== childId);
+        st.counts.skipped += 1;
+        refreshDetails();
+        return;
+      }
       childDone({ workflowId: childId, outcome: 'failed', reason: `could not start: ${(err as Error).message}` });
     }
   }

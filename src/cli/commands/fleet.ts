@@ -3,21 +3,8 @@ import { userInfo } from 'node:os';
 import { InputError } from '../../domain/migration-input';
 import { addFleetOptions, fleetInputFromOptions } from '../fleet-options';
 import { progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
+import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, processIo, type CliIo } from '../io';
-
-type Client = import('@temporalio/client').Client;
-
-/** Heavy modules load here, inside the action, so `wsmigrate --help` never loads the Temporal SDK. */
-async function withClient<T>(fn: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
-  const [{ connectClient }, { loadConfig }] = await Promise.all([import('../../client/temporal-client'), import('../../config/env')]);
-  const cfg = loadConfig();
-  const { client, connection } = await connectClient(cfg);
-  try {
-    return await fn(client, cfg.taskQueue);
-  } finally {
-    await connection.close();
-  }
-}
 
 function me(): string {
   try {
@@ -83,7 +70,7 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
       const { loadConfig } = await import('../../config/env');
       const input = fleetInputFromOptions(o, loadConfig().approvers);
       const { startFleet } = await import('../../client/fleet');
-      await withClient(async (client, taskQueue) => {
+      await withTemporal(async (client, taskQueue) => {
         let handle;
         try {
           handle = await startFleet(client, input, { taskQueue });
@@ -112,7 +99,7 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
     .option('--wait', 'follow it to the end (progress bar on a terminal)', false)
     .action(async (id: string, o) => {
       const { fleetStatus } = await import('../../client/fleet');
-      await withClient(async (client) => {
+      await withTemporal(async (client) => {
         if (o.wait) {
           const code = await waitForFleet(client, io, id, { json: o.json });
           if (code !== EXIT.ok) throw new CliError(`fleet ${id} did not migrate everything`, code);
@@ -139,7 +126,7 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
       .addHelpText('after', `\nThe same as a signal (e.g. from the Web UI):\n  temporal workflow signal --workflow-id <id> --name ${action} --input '{"by":"alice"}'`)
       .action(async (id: string, o) => {
         const { controlFleet } = await import('../../client/fleet');
-        const entry = await withClient((client) => controlFleet(client, id, action, o.by ?? me(), o.reason)).catch((err: Error) => {
+        const entry = await withTemporal((client) => controlFleet(client, id, action, o.by ?? me(), o.reason)).catch((err: Error) => {
           if (/refused:/.test(err.message)) throw new CliError(err.message, EXIT.denied);
           throw err;
         });
