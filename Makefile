@@ -35,6 +35,7 @@ unit: $(NPM_STAMP)
 
 bench: deps
 	node -r @swc-node/register bench/state-rewrite.ts
+	node -r @swc-node/register bench/fleet.ts
 	WSMIGRATE_FLEET_SCALE=1 node scripts/run-tests.js test/workflows/fleet-history.test.ts
 
 clean:
