@@ -1,6 +1,8 @@
 import {
   ApplicationFailure,
+  CancellationScope,
   ChildWorkflowFailure,
+  isCancellation,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
@@ -428,13 +430,14 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       },
     };
     try {
-      const handle = await startChild<typeof migrateWorkspace>('migrateWorkspace', {
+      // Non-cancellable: cancelling the fleet must never cancel a migration half-way.
+      const handle = await CancellationScope.nonCancellable(() => startChild<typeof migrateWorkspace>('migrateWorkspace', {
         workflowId: childId,
         args: [childInput],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         typedSearchAttributes: [{ key: WsmigrateTemplate, value: input.template }],
         staticSummary: `${subject} → ${input.template} @ ${targetVersionId.slice(0, 8)}${input.dryRun ? ' (dry run)' : ''} · fleet ${fleetName}${isCanary ? ' · canary' : ''}`,
-      });
+      }));
       // In this run the result also arrives as an event; children from earlier runs report by signal only.
       void handle.result().then(
         (r) => childDone({ workflowId: childId, outcome: r.outcome, pvcUidsKept: r.pvcUidsKept }),
@@ -513,46 +516,63 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
 
   const drain = () => condition(() => st.running.length === 0);
 
-  // ── canary ────────────────────────────────────────────────────────────
-  if (st.stage === 'canary') {
-    await runWindow(Math.min(input.concurrency, input.canary), input.canary, true);
-    await drain();
-    enter('canary-gate');
-  }
-  if (st.stage === 'canary-gate') {
-    const moreToDo = !st.cancelled && !hitLimit() && (st.queue.length > 0 || !st.discoveryDone);
-    if (st.canary.length > 0) {
-      const lines = st.canary.map((c) => `${c.subject}: ${c.outcome ?? '?'}`).join('; ');
-      const ok = st.canary.filter((c) => c.outcome === 'migrated' || c.outcome === 'already-migrated' || c.outcome === 'dry-run').length;
-      const text = `Canary: ${ok} of ${st.canary.length} ok (${lines}).`;
-      await notify({ kind: 'fleet-canary-done', subject: `Fleet ${fleetName}: canary done`, text, counts: countsRecord(st.counts) });
-      if (moreToDo) {
-        const decision = await gates.request(
-          'fleet-continue',
-          `canary:${fnv1a(lines)}`,
-          `${text} Continue fleet ${fleetName} with the rest, ${input.concurrency} at a time? PVC uids kept so far: ${st.counts.pvcUidsKept}.`,
-        );
-        if (decision === 'rejected' || decision === 'timed-out') {
-          st.cancelled = true;
-          st.control.push({ action: 'cancel', by: 'fleet-continue gate', reason: decision, at: new Date().toISOString() });
-        }
-      }
-    }
-    enter('rolling');
-  }
-
-  // ── the rest ──────────────────────────────────────────────────────────
-  if (st.stage === 'rolling') {
-    await runWindow(input.concurrency, undefined, false);
-    await drain();
-    enter('archive');
-  }
-
-  // ── archive the pre-migration versions ────────────────────────────────
-  if (st.stage === 'archive') {
-    st.archive = await archiveOldVersions();
+  try {
+    await canaryRestAndArchive();
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // Temporal's own cancel (Web UI, `temporal workflow cancel`) is a fleet cancel: nothing new starts,
+    // and the running migrations (started in non-cancellable scopes) finish or restore on their own.
+    st.cancelled = true;
+    gates.pending = undefined;
+    st.control.push({ action: 'cancel', by: 'temporal cancel request', at: new Date().toISOString() });
+    return await CancellationScope.nonCancellable(async () => {
+      await drain();
+      return finish(moreRemains());
+    });
   }
   return finish(moreRemains());
+
+  async function canaryRestAndArchive(): Promise<void> {
+    // ── canary ────────────────────────────────────────────────────────────
+    if (st.stage === 'canary') {
+      await runWindow(Math.min(input.concurrency, input.canary), input.canary, true);
+      await drain();
+      enter('canary-gate');
+    }
+    if (st.stage === 'canary-gate') {
+      const moreToDo = !st.cancelled && !hitLimit() && (st.queue.length > 0 || !st.discoveryDone);
+      if (st.canary.length > 0) {
+        const lines = st.canary.map((c) => `${c.subject}: ${c.outcome ?? '?'}`).join('; ');
+        const ok = st.canary.filter((c) => c.outcome === 'migrated' || c.outcome === 'already-migrated' || c.outcome === 'dry-run').length;
+        const text = `Canary: ${ok} of ${st.canary.length} ok (${lines}).`;
+        await notify({ kind: 'fleet-canary-done', subject: `Fleet ${fleetName}: canary done`, text, counts: countsRecord(st.counts) });
+        if (moreToDo) {
+          const decision = await gates.request(
+            'fleet-continue',
+            `canary:${fnv1a(lines)}`,
+            `${text} Continue fleet ${fleetName} with the rest, ${input.concurrency} at a time? PVC uids kept so far: ${st.counts.pvcUidsKept}.`,
+          );
+          if (decision === 'rejected' || decision === 'timed-out') {
+            st.cancelled = true;
+            st.control.push({ action: 'cancel', by: 'fleet-continue gate', reason: decision, at: new Date().toISOString() });
+          }
+        }
+      }
+      enter('rolling');
+    }
+
+    // ── the rest ──────────────────────────────────────────────────────────
+    if (st.stage === 'rolling') {
+      await runWindow(input.concurrency, undefined, false);
+      await drain();
+      enter('archive');
+    }
+
+    // ── archive the pre-migration versions ────────────────────────────────
+    if (st.stage === 'archive') {
+      st.archive = await archiveOldVersions();
+    }
+  }
 
   function moreRemains(): boolean {
     return st.queue.length > 0 || !st.discoveryDone;

@@ -141,6 +141,20 @@ describe('migrateFleet: failure budget, pause, resume, cancel', () => {
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 180_000);
 
+  it("Temporal's own cancel (Web UI, `temporal workflow cancel`) is a fleet cancel: running migrations are not cancelled, they finish", async () => {
+    const handle = await startFleet(env.t.client, base(), { taskQueue: env.taskQueue });
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length > 0, 60_000);
+    const runningIds = (await progressOf(env, handle.workflowId)).running.map((r) => r.workflowId);
+    await handle.cancel();
+    const result = (await handle.result()) as FleetResult;
+    expect(result.phase).toBe('cancelled');
+    for (const id of runningIds) {
+      const d = await env.t.client.workflow.getHandle(id).describe();
+      expect(d.status.name).toBe('COMPLETED');
+    }
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 120_000);
+
   it('refuses bad input naming each field', async () => {
     await expect(
       startFleet(env.t.client, { ...base(), concurrency: 0, canary: -1, filters: { exclude: ['nobody'] }, targetVersionId: 'x' }, { taskQueue: env.taskQueue }),
