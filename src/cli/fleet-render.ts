@@ -53,6 +53,8 @@ export function statusText(s: FleetStatus): string {
   if (s.progress) {
     const p = s.progress;
     const lines = [`${s.workflowId}: ${p.phase}`, `  ${progressLine(p)}`];
+    const phases = Object.entries(s.runningByPhase ?? {});
+    if (phases.length) lines.push(`  running by phase: ${phases.map(([k, v]) => `${k} ${v}`).join(', ')}`);
     if (p.pendingApproval) {
       lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
       lines.push(`    wsmigrate approve ${s.workflowId} --approver <you>`);

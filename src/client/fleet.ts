@@ -11,7 +11,7 @@ import {
   type FleetProgress,
   type FleetResult,
 } from '../workflows/migrate-fleet';
-import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { WsmigratePhase, WsmigrateTemplate } from '../workflows/search-attributes';
 
 export interface FleetStartOptions {
   taskQueue: string;
@@ -49,6 +49,8 @@ export async function startFleet(client: Client, input: MigrateFleetInput, opts:
 export interface FleetStatus {
   workflowId: string;
   phase: FleetPhase;
+  /** Running migrations of the template by their phase (from the WsmigratePhase search attribute; visibility lags a little). */
+  runningByPhase?: Record<string, number>;
   /** Live progress (running fleets; ended ones too while a worker answers queries). */
   progress?: FleetProgress;
   result?: FleetResult;
@@ -62,7 +64,7 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   const status = d.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
     const progress = await handle.query(fleetProgressQuery);
-    return { workflowId, phase: progress.phase, progress };
+    return { workflowId, phase: progress.phase, progress, runningByPhase: await runningByPhase(client, progress.template) };
   }
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as FleetResult;
@@ -91,4 +93,19 @@ export async function controlFleet(client: Client, workflowId: string, action: F
     if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(`${action} refused: ${err.cause.message}`);
     throw err;
   }
+}
+
+/** Counts the template's running migrations by phase (stopping, backing-up, starting, …) from visibility. */
+async function runningByPhase(client: Client, template: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  try {
+    const query = `WorkflowType = 'migrateWorkspace' AND WsmigrateTemplate = '${template.replace(/'/g, '')}' AND ExecutionStatus = 'Running'`;
+    for await (const wf of client.workflow.list({ query, pageSize: 500 })) {
+      const phase = wf.typedSearchAttributes.get(WsmigratePhase) ?? 'starting';
+      counts[phase] = (counts[phase] ?? 0) + 1;
+    }
+  } catch {
+    // visibility is a convenience here; the fleet's own counts stand without it
+  }
+  return counts;
 }

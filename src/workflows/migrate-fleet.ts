@@ -176,7 +176,7 @@ export const resumeFleetSignal = defineSignal<[FleetControlInput]>('resume');
 export const cancelFleetSignal = defineSignal<[FleetControlInput]>('cancel');
 
 const DISCOVERY_PAGE = 200;
-const KEEP_FAILURES = 200;
+const KEEP_FAILURES = 100;
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 const slow = proxyActivities<WsmigrateActivities>({ ...QUICK_STEP, startToCloseTimeout: '10m' });
 
@@ -298,7 +298,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     st.durations.totalMs += took;
     st.durations.n += 1;
     if (r.outcome === 'failed' || r.outcome === 'restored' || r.outcome === 'needs-attention') {
-      st.failures.push({ workflowId: r.workflowId, subject: child.subject, outcome: r.outcome, reason: r.reason ?? '' });
+      st.failures.push({ workflowId: r.workflowId, subject: child.subject, outcome: r.outcome, reason: (r.reason ?? '').slice(0, 300) });
       if (st.failures.length > KEEP_FAILURES) st.failures.splice(0, st.failures.length - KEEP_FAILURES);
     }
     const canary = st.canary.find((c) => c.workflowId === r.workflowId);
