@@ -227,6 +227,10 @@ export async function migrateFleet(rawInput: MigrateFleetInput, carried?: FleetS
   try {
     return await migrateFleetSteps(rawInput, carried);
   } catch (err) {
+    // The template child's own words ("promotion of … rejected"), not "Child Workflow execution failed".
+    if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) {
+      throw ApplicationFailure.create({ message: `template migration failed, no workspace was touched: ${err.cause.message}`, type: err.cause.type ?? undefined, nonRetryable: true });
+    }
     throw withActivityMessage(err);
   }
 }

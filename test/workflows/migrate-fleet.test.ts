@@ -3,7 +3,7 @@ import { decide, migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { templateWorkflowId } from '../../src/domain/migration-input';
 import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
-import { waitFor } from '../harness/wait';
+import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 const progressOf = async (env: MigrationEnv, id: string) => (await migrationStatus(env.t.client, id)) as FleetProgress;
@@ -197,4 +197,26 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     expect(second.archive?.archived.map((v) => v.id)).toEqual([env.sim.template.originalVersionId]);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 180_000);
+});
+
+describe('migrateFleet: a rejected template', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('fails with the template\'s own reason and touches no workspace', async () => {
+    const before = env.sim.requestLog().length;
+    const handle = await startFleet(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'destructive', approvers: ['sre'] } }, { taskQueue: env.taskQueue });
+    const templateId = templateWorkflowId('coder', env.sim.template.name);
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).childApprovals.some((a) => a.workflowId === templateId));
+    await decide(env.t.client, templateId, 'reject', { approver: 'sre', comment: 'not this week' });
+    expect(await failureOf(handle.result())).toMatch(/^template migration failed, no workspace was touched: promotion of .* rejected/);
+    const fleetStatusNow = await fleetStatus(env.t.client, handle.workflowId);
+    expect(fleetStatusNow.phase).toBe('failed');
+    const workspaceWrites = env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET' && r.path.includes('/workspace'));
+    expect(workspaceWrites).toEqual([]);
+  }, 120_000);
 });
