@@ -1,5 +1,8 @@
+import { Context } from '@temporalio/activity';
 import type { FleetFilters } from '../domain/fleet-input';
 import { selectForFleet } from '../domain/fleet-progress';
+import { workspaceWorkflowId } from '../domain/migration-input';
+import { WsmigratePhase } from '../workflows/search-attributes';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
 
@@ -24,6 +27,8 @@ export interface FleetPage {
   alreadyDone: number;
   /** Left out by the filters (owners, name glob, status, exclude). */
   filteredOut: number;
+  /** Whose latest migration ended needs-attention: a human restores them first; never retried by a fleet. */
+  heldForAttention: FleetItem[];
   nextOffset: number;
   /** The template's workspace count as Coder reported it on this page. */
   total: number;
@@ -59,7 +64,39 @@ export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
       else if (selection === 'done') alreadyDone++;
       else filteredOut++;
     }
+    const held = items.length > 0 ? await needingAttention(input.template) : new Set<string>();
+    const heldForAttention = items.filter((i) => held.has(workspaceWorkflowId(input.template, i.owner, i.workspace)));
     const nextOffset = input.offset + page.workspaces.length;
-    return { items, alreadyDone, filteredOut, nextOffset, total: page.count, exhausted: page.workspaces.length === 0 || nextOffset >= page.count };
+    return {
+      items: items.filter((i) => !held.has(workspaceWorkflowId(input.template, i.owner, i.workspace))),
+      alreadyDone,
+      filteredOut,
+      heldForAttention,
+      nextOffset,
+      total: page.count,
+      exhausted: page.workspaces.length === 0 || nextOffset >= page.count,
+    };
   };
+}
+
+/**
+ * Workflow ids of the template's migrations whose latest run ended needs-attention (from the
+ * WsmigratePhase search attribute). Outside a worker (no Temporal client) it finds none.
+ */
+async function needingAttention(template: string): Promise<Set<string>> {
+  const held = new Set<string>();
+  let client;
+  try {
+    client = Context.current().client;
+  } catch {
+    return held;
+  }
+  const query = `WorkflowType = 'migrateWorkspace' AND WsmigrateTemplate = '${template}' AND WsmigratePhase = 'needs-attention'`;
+  for await (const wf of client.workflow.list({ query })) {
+    if (held.has(wf.workflowId)) continue;
+    // A later run of the same id (a by-hand retry) may have migrated it since: only the latest run counts.
+    const latest = await client.workflow.getHandle(wf.workflowId).describe();
+    if (latest.typedSearchAttributes.get(WsmigratePhase) === 'needs-attention') held.add(wf.workflowId);
+  }
+  return held;
 }

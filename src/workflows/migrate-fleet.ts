@@ -402,7 +402,15 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     });
     const known = new Set(st.running.map((r) => r.workflowId));
     st.queue.push(...page.items.filter((i) => !known.has(workspaceWorkflowId(input.template, i.owner, i.workspace))));
-    st.counts.skipped += page.alreadyDone;
+    st.counts.skipped += page.alreadyDone + page.heldForAttention.length;
+    for (const h of page.heldForAttention) {
+      st.failures.push({
+        workflowId: workspaceWorkflowId(input.template, h.owner, h.workspace),
+        subject: `${h.owner}/${h.workspace}`,
+        outcome: 'needs-attention',
+        reason: 'skipped: its last migration ended needs-attention; restore it by hand (wsmigrate state restore …), then run the fleet again',
+      });
+    }
     st.filteredOut += page.filteredOut;
     st.offset = page.nextOffset;
     st.total = page.total;

@@ -220,3 +220,36 @@ describe('migrateFleet: a rejected template', () => {
     expect(workspaceWrites).toEqual([]);
   }, 120_000);
 });
+
+describe('migrateFleet: a workspace that needs attention', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 3 });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('is counted needs-attention, and a re-run leaves it for a human instead of migrating it again', async () => {
+    const base: MigrateFleetInput = { organization: 'coder', template: env.sim.template.name, targetVersionId, option: 'B', canary: 0, concurrency: 1, approval: { policy: 'destructive', approvers: ['sre'] } };
+    const first = await startFleet(env.t.client, { ...base, filters: { limit: 1 }, workspaceApproval: { policy: 'destructive' } }, { taskQueue: env.taskQueue });
+    await waitFor(async () => (await progressOf(env, first.workflowId)).childApprovals.some((a) => a.gateId === 'apply'), 60_000);
+    const childId = (await progressOf(env, first.workflowId)).childApprovals[0].workflowId;
+    const [, , owner, name] = childId.split('/');
+    const ws = env.sim.workspaces().find((w) => w.owner === owner && w.name === name)!;
+    // Someone stops the workspace while the migration waits: its compensation must not restore over that build.
+    const stop = await env.coder.createWorkspaceBuild(ws.id, { transition: 'stop' });
+    await env.coder.waitForBuild(stop.id);
+    await decide(env.t.client, childId, 'reject', { approver: 'sre' });
+    const r1 = (await first.result()) as FleetResult;
+    expect(r1.summary.needsAttention).toBe(1);
+    const runBefore = (await env.t.client.workflow.getHandle(childId).describe()).runId;
+
+    const second = (await (await startFleet(env.t.client, { ...base, archiveOldVersions: false }, { taskQueue: env.taskQueue })).result()) as FleetResult;
+    expect(second.summary).toMatchObject({ migrated: 2, needsAttention: 0, skipped: 1 });
+    expect(second.failures).toEqual([expect.objectContaining({ workflowId: childId, outcome: 'needs-attention', reason: expect.stringMatching(/^skipped: its last migration ended needs-attention/) })]);
+    expect((await env.t.client.workflow.getHandle(childId).describe()).runId).toBe(runBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 150_000);
+});
