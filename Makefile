@@ -36,6 +36,8 @@ unit: $(NPM_STAMP)
 bench: deps
 	node -r @swc-node/register bench/state-rewrite.ts
 	node -r @swc-node/register bench/reliability/run.ts
+	node -r @swc-node/register bench/fleet.ts
+	WSMIGRATE_FLEET_SCALE=1 node scripts/run-tests.js test/workflows/fleet-history.test.ts
 
 # Bad inputs refused, secrets found (test/chaos on a real dev server); writes bench/reliability/RESULTS.md.
 bench-reliability: deps

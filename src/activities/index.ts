@@ -1,7 +1,9 @@
+import { makeArchiveTemplateVersions, makePlanVersionArchive } from './archive-versions';
 import { makeAssessHealth } from './assess-health';
 import { makeBackupForRecovery } from './backup-for-recovery';
 import { makeBackupState } from './backup-state';
 import { makeCheckProtectedKept } from './check-protected-kept';
+import { makeDiscoverFleetPage } from './discover-fleet';
 import { meterActivities } from './metered';
 import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
@@ -48,6 +50,9 @@ export function createActivities(deps: ActivityDeps) {
     assessHealth: makeAssessHealth(deps, templateSources),
     backupForRecovery: makeBackupForRecovery(deps),
     checkProtectedKept: makeCheckProtectedKept(deps, templateSources),
+    discoverFleetPage: makeDiscoverFleetPage(deps),
+    planVersionArchive: makePlanVersionArchive(deps),
+    archiveTemplateVersions: makeArchiveTemplateVersions(deps),
   };
   return deps.metrics ? meterActivities(activities, deps.metrics) : activities;
 }

@@ -10,6 +10,7 @@ export type CoderApi = Pick<
   | 'workspaceByOwnerAndName'
   | 'workspace'
   | 'workspacesOfTemplate'
+  | 'workspacesOfTemplatePage'
   | 'workspaceBuild'
   | 'workspaceBuilds'
   | 'workspaceBuildLogs'
@@ -26,6 +27,7 @@ export type CoderApi = Pick<
   | 'createTemplateVersion'
   | 'waitForTemplateVersion'
   | 'promoteTemplateVersion'
+  | 'archiveTemplateVersion'
 >;
 
 export type NotificationKind =

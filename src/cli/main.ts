@@ -6,10 +6,12 @@ import { registerBackupCommands } from './commands/backups';
 import { registerChatopsCommand } from './commands/chatops';
 import { registerCodecServerCommand } from './commands/codec-server';
 import { registerDemoCommands } from './commands/demo';
+import { registerFleetCommands } from './commands/fleet';
 import { registerMigrateCommands } from './commands/migrate';
 import { registerPlanCommands } from './commands/plan';
 import { registerRecoverCommand } from './commands/recover';
 import { registerScanCommand } from './commands/scan';
+import { registerScheduleCommands } from './commands/schedule';
 import { registerSimCommands } from './commands/sim';
 import { registerStateCommands } from './commands/state';
 import { registerStateRestoreCommand } from './commands/state-restore';
@@ -28,7 +30,7 @@ export function buildProgram(io: CliIo): Command {
       'after',
       '\nTypical run:\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev --approver you   # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id> --approver you\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
     );
-  for (const register of [registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerChatopsCommand, registerCodecServerCommand, registerDemoCommands, registerPlanCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerScanCommand, registerRecoverCommand, registerBackupCommands]) {
+  for (const register of [registerFleetCommands, registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerChatopsCommand, registerCodecServerCommand, registerDemoCommands, registerPlanCommands, registerScheduleCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerScanCommand, registerRecoverCommand, registerBackupCommands]) {
     register(program, io);
   }
   return program;

@@ -13,6 +13,7 @@ import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type
 import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
 import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
 import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { fleetProgressQuery, type FleetProgress } from '../workflows/migrate-fleet';
 
 export interface StartOptions {
   taskQueue: string;
@@ -46,11 +47,12 @@ export async function startTemplateMigration(client: Client, input: MigrateTempl
   return startTagged(client, 'migrateTemplate', templateWorkflowId(p.organization, p.template), p.template, `template ${p.organization}/${p.template}`, input, opts);
 }
 
-export type MigrationStatus = WorkspaceMigrationStatus | TemplateMigrationStatus;
+export type MigrationStatus = WorkspaceMigrationStatus | TemplateMigrationStatus | FleetProgress;
 
 export async function migrationStatus(client: Client, workflowId: string): Promise<MigrationStatus> {
   const handle = client.workflow.getHandle(workflowId);
   if (workflowId.startsWith('wsmigrate-template/')) return handle.query(templateStatusQuery);
+  if (workflowId.startsWith('wsmigrate-fleet/')) return handle.query(fleetProgressQuery);
   return handle.query(workspaceStatusQuery);
 }
 

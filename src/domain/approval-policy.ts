@@ -5,9 +5,12 @@
 export type ApprovalPolicy = 'none' | 'destructive' | 'all';
 
 /** A gate is a point in a workflow where it may stop and ask a human. */
-export type GateId = 'stop' | 'apply' | 'start' | 'template-push' | 'template-promote' | 'canary' | 'recover';
+export type GateId = 'stop' | 'apply' | 'start' | 'template-push' | 'template-promote' | 'canary' | 'recover' | FleetGateId;
 
-const DESTRUCTIVE_GATES: ReadonlySet<GateId> = new Set(['apply', 'template-promote', 'canary']);
+/** The fleet's own gates: go on after the canary, go on past the failure budget, archive the old versions. */
+export type FleetGateId = 'fleet-continue' | 'fleet-budget' | 'fleet-archive';
+
+const DESTRUCTIVE_GATES: ReadonlySet<GateId> = new Set(['apply', 'template-promote', 'canary', 'fleet-continue', 'fleet-budget', 'fleet-archive']);
 /** Out of the ordinary (putting an older build's state back on a damaged workspace): a human decides, whatever the policy. */
 const ALWAYS_ASKED: ReadonlySet<GateId> = new Set(['recover']);
 

@@ -91,3 +91,6 @@ export function workspaceWorkflowId(template: string, owner: string, workspace: 
 export function templateWorkflowId(organization: string, template: string): string {
   return `wsmigrate-template/${organization}/${template}`;
 }
+
+/** The field rules above, shared with the fleet's input schema. */
+export { duration as durationSchema, name as nameSchema };

@@ -243,6 +243,27 @@ export class SimDeployment {
     template.updatedAt = this.now();
   }
 
+  /**
+   * Archives a version as coderd's ArchiveUnusedTemplateVersions does: never the active version,
+   * never one a workspace's latest build uses. Returns the ids archived (empty when refused).
+   */
+  archiveUnusedVersions(actor: User, template: TemplateRecord, onlyVersionId?: string): string[] {
+    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.');
+    const inUse = new Set(
+      [...this.workspaces.values()].filter((ws) => !ws.deleted && ws.templateId === template.id).map((ws) => this.latestBuild(ws).templateVersionId),
+    );
+    const archived: string[] = [];
+    for (const v of this.versions.values()) {
+      if (v.templateId !== template.id || v.archived || v.id === template.activeVersionId || inUse.has(v.id)) continue;
+      if (onlyVersionId !== undefined && v.id !== onlyVersionId) continue;
+      if (v.job.status === 'pending' || v.job.status === 'running') continue;
+      v.archived = true;
+      v.updatedAt = this.now();
+      archived.push(v.id);
+    }
+    return archived;
+  }
+
   // ── workspace builds ──────────────────────────────────────────────────
 
   createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest): BuildRecord {
@@ -261,6 +282,9 @@ export class SimDeployment {
     const version = this.versions.get(versionId);
     if (!version) throw new ApiError(400, 'Template version not found.', `No template version with id ${versionId}.`);
     if (version.templateId !== ws.templateId) throw new ApiError(400, 'template version doesn\'t match template');
+    // Coder refuses builds on an archived version; wsmigrate archives the pre-migration versions so a
+    // migrated workspace can never be "downgraded" to the old types (which destroys the PVC).
+    if (version.archived) throw new ApiError(400, 'The provided template version is archived.', `Template version ${version.name} is archived; build with the active version.`);
     if (version.job.status === 'pending' || version.job.status === 'running') {
       throw new ApiError(406, 'The provided template version is pending. Wait for it to complete importing!');
     }

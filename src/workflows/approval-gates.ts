@@ -12,6 +12,7 @@ import {
 } from '../domain/approval-policy';
 import type { MessageRef, Notification } from '../activities/ports';
 import { WsmigratePendingApproval } from './search-attributes';
+import { noteApprovalToFleet } from './fleet-report';
 
 /** What a caller sends to decide; `channel` defaults to `cli` for the update; a signal is always recorded as `signal`. */
 export type DecisionPayload = Omit<ApprovalInput, 'decision'>;
@@ -124,6 +125,7 @@ export class ApprovalGates {
       anyApprover: this.settings.anyApprover ?? false,
     };
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: gateId }]);
+    await noteApprovalToFleet({ gateId, pending: true, summary: summary.slice(0, 300), since: this.pending.requestedAt });
     const base = { workflowId: this.workflowId, gateId, planHash, requestedAt: this.pending.requestedAt };
     let refs = await this.tell({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary }, []);
     let answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
@@ -143,6 +145,7 @@ export class ApprovalGates {
     }
     this.pending = undefined;
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
+    await noteApprovalToFleet({ gateId, pending: false });
     const d = this.decisionMade();
     if (!answered || !d) {
       await this.tell({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: `Aborting and restoring; nothing proceeds without a human. ${summary}` }, refs);

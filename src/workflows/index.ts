@@ -1,3 +1,4 @@
 export { migrateWorkspace } from './migrate-workspace';
 export { migrateTemplate } from './migrate-template';
+export { migrateFleet } from './migrate-fleet';
 export { recoverWorkspace } from './recover-workspace';

@@ -23,6 +23,7 @@ import { BuildWatch, isNeedsAttention } from './build-watch';
 import { recoverDamagedWorkspace } from './recover-workspace';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+import { reportToFleet } from './fleet-report';
 
 export type WorkspacePhase =
   | 'preflight'
@@ -63,6 +64,8 @@ export interface WorkspaceMigrationResult {
   verdict?: VerificationResult['verdict'];
   warnings: string[];
   buildChanges?: TrackedBuild[];
+  /** Persistent volumes checked after the start to have kept their uid (the fleet sums them). */
+  pvcUidsKept?: number;
 }
 
 /** An activity's own message, not the wrapper's 'Activity task failed'. */
@@ -85,11 +88,16 @@ const compensation: ActivityOptions = {
  * Any failure or cancel after the backup restores the backed-up state and the prior transition.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+  let result: WorkspaceMigrationResult;
   try {
-    return await migrateWorkspaceSteps(rawInput);
+    result = await migrateWorkspaceSteps(rawInput);
   } catch (err) {
-    throw withActivityMessage(err);
+    const failure = withActivityMessage(err);
+    await reportToFleet(undefined, failure); // fleet children only
+    throw failure;
   }
+  await reportToFleet(result); // fleet children only
+  return result;
 }
 
 async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
@@ -247,6 +255,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       verdict: verdict.verdict,
       warnings,
       buildChanges: watch.tracked,
+      pvcUidsKept: check.persistentChecked,
     };
   } catch (err) {
     if (isNeedsAttention(err)) throw err;

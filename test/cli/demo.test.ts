@@ -6,21 +6,27 @@ import { freeLoopbackPort } from '../../src/adapters/temporal-dev-server';
 import { runCommand } from '../harness/cli';
 
 describe('wsmigrate demo', () => {
-  it('brings up its own dev server with the Web UI, migrates every workspace, and loses no PVC', async () => {
+  it("brings up its own dev server with the Web UI and runs the product's migrateFleet: template, canary, gate, the rest; no PVC lost", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-demo-'));
     try {
       const uiPort = await freeLoopbackPort();
-      const r = await runCommand(registerDemoCommands, 'demo', '--workspaces', '3', '--port', '0', '--ui-port', String(uiPort), '--dir', dir, '--exit-when-done');
+      const r = await runCommand(registerDemoCommands, 'demo', '--workspaces', '5', '--canary', '2', '--concurrency', '3', '--port', '0', '--ui-port', String(uiPort), '--dir', dir, '--exit-when-done');
       expect(r.exitCode).toBe(0);
       expect(r.out).toContain(`Temporal Web UI:  http://127.0.0.1:${uiPort}`);
-      expect(r.out).toMatch(/promoted: version wsmigrate-[0-9a-f]{12}/);
-      expect(r.out).toMatch(/waiting for approval: Push the migrated state/);
-      const rows = r.out.split('\n').filter((l) => /^\S+\/\S+\s+\S+\s+(yes|NO)$/.test(l));
-      expect(rows).toHaveLength(3);
-      for (const row of rows) expect(row).toMatch(/\smigrated\s+yes$/);
+      expect(r.out).toMatch(/wsmigrate-fleet\/coder\/k8s-dev/);
+      // The gates, in order: the template's promote, the canary's fleet-continue, the archive.
+      const gates = [...r.out.matchAll(/approved '([a-z-]+)' as demo-sre/g)].map((m) => m[1]);
+      expect(gates).toEqual(['template-promote', 'fleet-continue', 'fleet-archive']);
+      expect(r.out).toMatch(/waiting for approval of 'fleet-continue': Canary: 2 of 2 ok/);
+      expect(r.out).toMatch(/^migrated\s+5$/m);
+      expect(r.out).toMatch(/^failed\s+0$/m);
+      expect(r.out).toMatch(/archived old version\(s\): /);
+      const rows = r.out.split('\n').filter((l) => /^\S+\/\S+\s+\S+\s+\S+ -> /.test(l));
+      expect(rows).toHaveLength(5);
+      for (const row of rows) expect(row).toMatch(/\smigrated\s+[0-9a-f-]{36} -> kept$/);
       expect(r.out).toContain('PVCs lost: 0');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 180_000);
 });

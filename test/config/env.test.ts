@@ -232,7 +232,7 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(24);
+    expect(lines).toHaveLength(25);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR', 'WSMIGRATE_BLOB_URL',
       'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',

@@ -100,7 +100,7 @@ describe('recovery of damaged workspaces', () => {
     const message = await failureOf(handle.result());
     expect(message).toContain(`${ws(1).owner}/${ws(1).name}`);
     expect(message).toMatch(new RegExp(`kubernetes_persistent_volume_claim_v1.home destroyed by build #${plain.build_number} \\(uid ${before?.uid} is now ${pvc(1)?.uid}\\) at 20`));
-    expect(message).toMatch(/backups: current state of build #\d+ sha256:[0-9a-f]{64}, state of build #\d+ sha256:[0-9a-f]{64}/);
+    expect(message).toMatch(/backups: current state of build #\d+ \S*sha256[:/][0-9a-f]{64}, state of build #\d+ \S*sha256[:/][0-9a-f]{64}/);
     expect(message).not.toMatch(/already-migrated/);
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
     expect(status.phase).toBe('needs-attention');
@@ -173,7 +173,7 @@ describe('recovery of damaged workspaces', () => {
     try {
       Object.assign(process.env, { WSMIGRATE_TASK_QUEUE: env.taskQueue });
       delete process.env.WSMIGRATE_ENCRYPTION_KEY;
-      cli = await runCommand(registerRecoverCommand, 'recover', `${ws(3).owner}/${ws(3).name}`, '--template', env.sim.template.name, '--version', targetVersionId);
+      cli = await runCommand(registerRecoverCommand, 'recover', `${ws(3).owner}/${ws(3).name}`, '--template', env.sim.template.name, '--version', targetVersionId, '--approver', 'sre');
     } finally {
       process.env = saved;
     }

@@ -192,6 +192,23 @@ export class CoderClient {
     return [...byId.values()];
   }
 
+  /** One page of a template's workspaces (Coder sorts by owner, then name) and the total count: for fleets too big to hold at once. */
+  workspacesOfTemplatePage(templateName: string, page: { offset: number; limit: number }): Promise<{ workspaces: Workspace[]; count: number }> {
+    if (!TEMPLATE_NAME.test(templateName)) {
+      throw new Error(`"${templateName}" is not a Coder template name (letters, digits and dashes only); pass the template's name, not its display name.`);
+    }
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: '/workspaces',
+        query: { q: `template:${templateName}`, limit: page.limit, offset: page.offset },
+        expect: [200],
+        endpoint: { does: `list the workspaces of template ${templateName} (offset ${page.offset})`, needs: NEEDS.templateRead },
+      },
+      WorkspacesResponseSchema,
+    );
+  }
+
   workspaceBuild(id: string): Promise<WorkspaceBuild> {
     return this.#http.json(
       {
@@ -383,6 +400,24 @@ export class CoderClient {
       },
       z.array(TemplateVersionSchema),
     );
+  }
+
+  /**
+   * Archives one version, so no build can use it any more. Coder refuses (500, "likely in use by a
+   * workspace or currently set to the active version") a version a workspace's latest build uses.
+   */
+  archiveTemplateVersion(id: string): Promise<void> {
+    return this.#http.send({
+      method: 'POST',
+      path: `/templateversions/${seg(id)}/archive`,
+      body: { json: {} },
+      expect: [200],
+      endpoint: {
+        does: `archive template version ${id}`,
+        needs: NEEDS.templateAdmin,
+        hints: { 400: 'Coder answers 400 when the version is already archived.', 500: 'Coder answers 500 when a workspace still uses the version or it is the active one.' },
+      },
+    });
   }
 
   templateVersionByName(templateId: string, name: string): Promise<TemplateVersion> {

@@ -1,22 +1,25 @@
 import type { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Client, Connection, type WorkflowFailedError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { Notification } from '../../activities/ports';
 import { createFileBlobStore } from '../../adapters/blob-store';
 import { CoderClient } from '../../adapters/coder';
 import { startDevServer } from '../../adapters/temporal-dev-server';
-import { decide, startTemplateMigration, startWorkspaceMigration } from '../../client/migrations';
+import { decide } from '../../client/migrations';
+import { fleetStatus, startFleet } from '../../client/fleet';
+import { templateWorkflowId } from '../../domain/migration-input';
+import type { FleetResult } from '../../workflows/migrate-fleet';
+import { progressBar, progressLine, summaryTable } from '../fleet-render';
+import { processIo } from '../io';
 import { temporalCliPath } from '../../config/tools';
 import { startSimulator } from '../../sim';
 import { createWsmigrateWorker } from '../../worker/create-worker';
 import { ensureSearchAttributes } from '../../worker/ensure-search-attributes';
 import { installRuntime } from '../../worker/run-worker';
 import { loadConfig } from '../../config/env';
-import type { WorkspaceMigrationResult } from '../../workflows/migrate-workspace';
-import type { TemplateMigrationResult } from '../../workflows/migrate-template';
 import type { CliIo } from '../io';
 
 interface DemoOptions {
@@ -27,12 +30,56 @@ interface DemoOptions {
   dir: string;
   exitWhenDone: boolean;
   concurrency: string;
+  canary: string;
+  interactive: boolean;
+}
+
+/**
+ * Follows the fleet: a progress bar on a terminal (plain lines otherwise) and every gate it meets,
+ * the template's promote, the canary's `fleet-continue` and the archive: the demo approves each as
+ * demo-sre, or with --interactive waits for a person (CLI or Web UI).
+ */
+async function followDemoFleet(client: Client, io: CliIo, fleetId: string, templateId: string, interactive: boolean): Promise<FleetResult> {
+  const tty = io === processIo && Boolean(process.stdout.isTTY);
+  const seen = new Set<string>();
+  let lastLine = '';
+  for (;;) {
+    const s = await fleetStatus(client, fleetId);
+    if (!s.progress) {
+      if (tty) process.stdout.write('\n');
+      if (!s.result) throw new Error(`the fleet ended ${s.phase}: ${s.error ?? ''}`);
+      return s.result;
+    }
+    const p = s.progress;
+    const gates = [
+      ...(p.pendingApproval ? [{ id: fleetId, gate: p.pendingApproval.gateId, key: `${fleetId}:${p.pendingApproval.planHash}`, summary: p.pendingApproval.summary }] : []),
+      ...p.childApprovals.filter((a) => a.workflowId === templateId).map((a) => ({ id: a.workflowId, gate: a.gateId, key: `${a.workflowId}:${a.gateId}:${a.since}`, summary: a.summary ?? '' })),
+    ];
+    for (const g of gates) {
+      if (seen.has(g.key)) continue;
+      seen.add(g.key);
+      if (tty) process.stdout.write('\n');
+      io.out(`waiting for approval of '${g.gate}': ${g.summary}`);
+      io.out(`   by hand: wsmigrate approve ${g.id} --approver demo-sre   (or in the Web UI: signal 'approval')`);
+      if (!interactive) {
+        await decide(client, g.id, 'approve', { approver: 'demo-sre', comment: 'approved by the demo' });
+        io.out(`   approved '${g.gate}' as demo-sre`);
+      }
+    }
+    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p)}`);
+    else {
+      const line = progressLine(p);
+      if (line !== lastLine) io.out(`   ${line}`);
+      lastLine = line;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /**
  * The whole product on one machine: a Temporal dev server with its Web UI, the Coder simulator and
- * a worker; then the template is migrated, one canary workspace waits for (and gets) an approval,
- * and the rest follow, each checked for an unchanged PVC uid.
+ * a worker; then the product's own migrateFleet migrates the template and every workspace (canary,
+ * gate, sliding window), and the demo shows each PVC uid kept.
  */
 async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
   const dir = resolve(o.dir);
@@ -71,56 +118,36 @@ async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
     });
     io.out(`worker polling task queue '${taskQueue}'\n`);
 
-    io.out(`1. migrateTemplate coder/${sim.template.name}: rewrite to _v1 types + removed{} guards, push, promote`);
-    const tHandle = await startTemplateMigration(client, { organization: 'coder', template: sim.template.name, approval: { policy: 'none' } }, { taskQueue });
-    const t = (await tHandle.result()) as TemplateMigrationResult;
-    io.out(`   ${t.outcome}: version ${t.versionName} (${t.versionId}); ${t.report.renamedCount} references renamed; guards for ${t.report.guards.join(', ')}`);
-
+    const template = sim.template.name;
     const workspaces = sim.workspaces();
     const pvcUid = (w: (typeof workspaces)[number]) => sim.cluster.objects().find((x) => x.kind === 'PersistentVolumeClaim' && x.name.includes(w.id))?.uid;
     const pvcBefore = new Map(workspaces.map((w) => [w.id, pvcUid(w)]));
-    const migrate = async (w: (typeof workspaces)[number], option: 'A' | 'B', policy: 'destructive' | 'none') =>
-      startWorkspaceMigration(
-        client,
-        { owner: w.owner, workspace: w.name, template: sim.template.name, targetVersionId: t.versionId, option, approval: { policy, approvers: ['demo-sre'] } },
-        { taskQueue },
-      );
-    const outcomes = new Map<string, string>();
-    const record = async (w: (typeof workspaces)[number], result: Promise<unknown>) => {
-      try {
-        outcomes.set(w.id, ((await result) as WorkspaceMigrationResult).outcome);
-      } catch (err) {
-        outcomes.set(w.id, `failed: ${(err as WorkflowFailedError).cause?.message ?? (err as Error).message}`);
-      }
-    };
 
-    const [canary, ...rest] = workspaces;
-    io.out(`\n2. canary ${canary.owner}/${canary.name} (option A, approval required)`);
-    const cHandle = await migrate(canary, 'A', 'destructive');
-    for (;;) {
-      const pending = notes.find((n) => n.kind === 'approval-requested' && n.workflowId === cHandle.workflowId);
-      if (pending) {
-        io.out(`   waiting for approval: ${pending.text}`);
-        io.out(`   (the demo approves as demo-sre; by hand: wsmigrate approve ${cHandle.workflowId} --approver demo-sre)`);
-        await decide(client, cHandle.workflowId, 'approve', { approver: 'demo-sre', comment: 'demo canary looks right' });
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    await record(canary, cHandle.result());
+    io.out(`migrateFleet coder/${template}: the template first (rewrite to _v1 + removed{} guards, push, promote),`);
+    io.out(`then a canary of ${o.canary}, the 'fleet-continue' gate, and the rest ${o.concurrency} at a time; at the end the old version is archived.`);
+    const fleet = await startFleet(
+      client,
+      {
+        organization: 'coder',
+        template,
+        canary: Number(o.canary),
+        concurrency: Number(o.concurrency),
+        approval: { policy: 'destructive', approvers: ['demo-sre'] },
+      },
+      { taskQueue },
+    );
+    io.out(`   ${fleet.workflowId}  (Web UI: ${server.uiUrl}/namespaces/default/workflows)\n`);
+    const result = await followDemoFleet(client, io, fleet.workflowId, templateWorkflowId('coder', template), Boolean(o.interactive));
 
-    io.out(`\n3. the other ${rest.length} workspaces, ${o.concurrency} at a time, options A and B alternating, no approval`);
-    const queue = rest.map((w, i) => ({ w, option: i % 2 ? ('B' as const) : ('A' as const) }));
-    const lanes = Array.from({ length: Number(o.concurrency) }, async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        await record(next.w, migrate(next.w, next.option, 'none').then((h) => h.result()));
-      }
-    });
-    await Promise.all(lanes);
-
-    io.out('\nworkspace                         outcome    PVC uid kept');
+    io.out('');
+    io.out(summaryTable(result));
+    io.out('\nworkspace                         outcome           PVC uid before -> after');
+    const failedBy = new Map(result.failures.map((f) => [f.subject, f.outcome]));
     for (const w of workspaces) {
-      io.out(`${`${w.owner}/${w.name}`.padEnd(33)} ${(outcomes.get(w.id) ?? '?').padEnd(10)} ${pvcBefore.get(w.id) === pvcUid(w) ? 'yes' : 'NO'}`);
+      const before = pvcBefore.get(w.id);
+      const after = pvcUid(w);
+      const outcome = failedBy.get(`${w.owner}/${w.name}`) ?? 'migrated';
+      io.out(`${`${w.owner}/${w.name}`.padEnd(33)} ${outcome.padEnd(17)} ${before ?? '?'} -> ${after === before ? 'kept' : (after ?? 'LOST')}`);
     }
     io.out(`\nPVCs lost: ${sim.cluster.pvcLosses().length}`);
     io.out(`Browse every step, approval and compensation in the Web UI: ${server.uiUrl}`);
@@ -138,12 +165,14 @@ async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
 export function registerDemoCommands(program: Command, io: CliIo): void {
   program
     .command('demo')
-    .description('run everything locally: Temporal dev server + Web UI, the Coder simulator, a worker, and a full migration of a small fleet')
-    .option('--workspaces <n>', 'simulated workspaces', '6')
+    .description('run everything locally: Temporal dev server + Web UI, the Coder simulator, a worker, and migrateFleet on 50 workspaces')
+    .option('--workspaces <n>', 'simulated workspaces', '50')
     .option('--port <port>', 'Temporal gRPC port', '7233')
     .option('--ui-port <port>', 'Temporal Web UI port', '8233')
     .option('--sim-port <port>', 'Coder simulator port (0 = any free port)', '0')
-    .option('--concurrency <n>', 'workspaces migrated at once after the canary', '3')
+    .option('--concurrency <n>', 'workspaces migrated at once after the canary', '10')
+    .option('--canary <k>', 'workspaces migrated first, before the fleet-continue gate', '3')
+    .option('--interactive', 'do not approve the gates: a person does, with `wsmigrate approve` or in the Web UI', false)
     .option('--dir <path>', 'where the demo keeps its Temporal database and state backups', '.wsmigrate/demo')
     .option('--exit-when-done', 'stop everything after the migration instead of waiting for Ctrl-C', false)
     .addHelpText('after', '\nThen open http://127.0.0.1:8233 to see each workflow, its history, approvals and search attributes.')

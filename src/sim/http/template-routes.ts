@@ -70,6 +70,35 @@ export const templateRoutes: Route[] = [
     },
   },
   {
+    method: 'POST',
+    path: '/templateversions/{templateversion}/archive',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const version = d.versions.get(uuidParam(ctx, 'templateversion', 'template version'));
+      if (!version) throw notFound();
+      if (version.archived) throw new ApiError(400, 'Template version already archived');
+      const template = version.templateId ? d.template(version.templateId) : undefined;
+      if (!template) throw new ApiError(400, 'Cannot archive template versions not associate with a template.');
+      if (d.archiveUnusedVersions(ctx.actor, template, version.id).length === 0) {
+        throw new ApiError(500, 'Internal error fetching template version.', 'Unable to archive specified version, the version is likely in use by a workspace or currently set to the active version');
+      }
+      return ok(`template version "${version.id}" archived`);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/templates/{template}/versions/archive',
+    async handle(ctx) {
+      const template = templateById(ctx);
+      const body = await readJson(ctx);
+      if (body.all !== true) {
+        // Without `all`, coderd archives only versions whose import failed; the simulator has none to offer.
+        return ok({ template_id: template.id, archived_ids: [] });
+      }
+      return ok({ template_id: template.id, archived_ids: ctx.deployment.archiveUnusedVersions(ctx.actor, template) });
+    },
+  },
+  {
     method: 'GET',
     path: '/templateversions/{templateversion}/logs',
     handle(ctx) {

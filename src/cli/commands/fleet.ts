@@ -1,0 +1,136 @@
+import type { Command } from 'commander';
+import { userInfo } from 'node:os';
+import { InputError } from '../../domain/migration-input';
+import { addFleetOptions, fleetInputFromOptions } from '../fleet-options';
+import { progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
+import { withTemporal, type Client } from '../with-temporal';
+import { CliError, EXIT, processIo, type CliIo } from '../io';
+
+function me(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Follows a fleet until it ends: a redrawn bar on a terminal, a line per change otherwise. Returns its exit code. */
+export async function waitForFleet(client: Client, io: CliIo, workflowId: string, opts: { json: boolean; pollMs?: number; tty?: boolean }): Promise<number> {
+  const { fleetStatus } = await import('../../client/fleet');
+  const tty = opts.tty ?? (io === processIo && Boolean(process.stdout.isTTY) && !opts.json);
+  let lastLine = '';
+  let lastGate = '';
+  for (;;) {
+    const s = await fleetStatus(client, workflowId);
+    if (!s.progress) {
+      if (tty) process.stdout.write('\n');
+      if (opts.json) io.out(JSON.stringify(s, null, 2));
+      else io.out(s.result ? summaryTable(s.result) : `${workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}`);
+      if (s.phase === 'failed') return EXIT.failure;
+      const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
+      return bad > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
+    }
+    const p = s.progress;
+    const gate = p.pendingApproval ? `${p.pendingApproval.gateId}:${p.pendingApproval.planHash}` : '';
+    if (gate && gate !== lastGate && !opts.json) {
+      if (tty) process.stdout.write('\n');
+      io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  wsmigrate approve ${workflowId} --approver <you>`);
+    }
+    lastGate = gate;
+    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p)}`);
+    else if (!opts.json) {
+      const line = progressLine(p);
+      if (line !== lastLine) io.out(line);
+      lastLine = line;
+    }
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
+  }
+}
+
+export function registerFleetCommands(program: Command, io: CliIo): void {
+  const fleet = program
+    .command('fleet')
+    .description('migrate every workspace of a template: canary, approval, a sliding window of migrations, a failure budget, pause/resume/cancel');
+
+  addFleetOptions(fleet.command('start').description('start a fleet migration (migrateFleet) and print its workflow id'))
+    .option('--wait', 'follow it to the end: a progress bar on a terminal, plain lines otherwise, then the summary table', false)
+    .option('--json', 'print {"workflowId": …} (with --wait: the final status as JSON)', false)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  wsmigrate fleet start --org coder --template k8s-dev --approver alice            # template first, canary of 3, then 10 at a time
+  wsmigrate fleet start --org coder --template k8s-dev --version 4b1c… --limit 50  # one batch of 50 on an already migrated template
+  wsmigrate fleet start --org coder --template k8s-dev --version 4b1c… --dry-run --wait
+
+The canary waits at the 'fleet-continue' gate: wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver alice
+Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled, 1 the fleet itself failed.`,
+    )
+    .action(async (o) => {
+      const { loadConfig } = await import('../../config/env');
+      const input = fleetInputFromOptions(o, loadConfig().approvers);
+      const { startFleet } = await import('../../client/fleet');
+      await withTemporal(async (client, taskQueue) => {
+        let handle;
+        try {
+          handle = await startFleet(client, input, { taskQueue });
+        } catch (err) {
+          if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+          throw err;
+        }
+        if (o.json && !o.wait) return io.out(JSON.stringify({ workflowId: handle.workflowId }));
+        if (!o.json) {
+          io.out(handle.workflowId);
+          io.out(`  status:  wsmigrate fleet status ${handle.workflowId}`);
+          io.out(`  pause:   wsmigrate fleet pause ${handle.workflowId}`);
+        }
+        if (o.wait) {
+          const code = await waitForFleet(client, io, handle.workflowId, { json: o.json });
+          if (code !== EXIT.ok) throw new CliError(`fleet ${handle.workflowId} did not migrate everything`, code);
+        }
+      });
+    });
+
+  fleet
+    .command('status')
+    .description("a fleet's phase (running, awaiting-approval, paused, done, cancelled, failed), counts, running migrations, failures and gates")
+    .argument('<workflow-id>', 'e.g. wsmigrate-fleet/coder/k8s-dev')
+    .option('--json', 'print JSON', false)
+    .option('--wait', 'follow it to the end (progress bar on a terminal)', false)
+    .action(async (id: string, o) => {
+      const { fleetStatus } = await import('../../client/fleet');
+      await withTemporal(async (client) => {
+        if (o.wait) {
+          const code = await waitForFleet(client, io, id, { json: o.json });
+          if (code !== EXIT.ok) throw new CliError(`fleet ${id} did not migrate everything`, code);
+          return;
+        }
+        const s = await fleetStatus(client, id);
+        io.out(o.json ? JSON.stringify(s, null, 2) : statusText(s));
+      });
+    });
+
+  const actions = {
+    pause: 'stop starting new migrations; the running ones finish',
+    resume: 'start migrations again after a pause',
+    cancel: 'start no new migration; the running ones finish (or restore); then the fleet ends',
+  } as const;
+  for (const action of ['pause', 'resume', 'cancel'] as const) {
+    fleet
+      .command(action)
+      .description(actions[action])
+      .argument('<workflow-id>', 'e.g. wsmigrate-fleet/coder/k8s-dev')
+      .option('--by <name>', "who does it (must be an approver when the fleet has a list); default: your login name")
+      .option('--reason <text>', 'recorded in the fleet')
+      .option('--json', 'print JSON', false)
+      .addHelpText('after', `\nThe same as a signal (e.g. from the Web UI):\n  temporal workflow signal --workflow-id <id> --name ${action} --input '{"by":"alice"}'`)
+      .action(async (id: string, o) => {
+        const { controlFleet } = await import('../../client/fleet');
+        const entry = await withTemporal((client) => controlFleet(client, id, action, o.by ?? me(), o.reason)).catch((err: Error) => {
+          if (/refused:/.test(err.message)) throw new CliError(err.message, EXIT.denied);
+          throw err;
+        });
+        io.out(o.json ? JSON.stringify(entry) : `${{ pause: 'paused', resume: 'resumed', cancel: 'cancelling' }[action]} ${id} as ${entry.by}`);
+      });
+  }
+}

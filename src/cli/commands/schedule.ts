@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import { InputError } from '../../domain/migration-input';
+import { addFleetOptions, fleetInputFromOptions } from '../fleet-options';
+import { withTemporal } from '../with-temporal';
+import { CliError, EXIT, type CliIo } from '../io';
+
+
+export function registerScheduleCommands(program: Command, io: CliIo): void {
+  const schedule = program
+    .command('schedule')
+    .description('maintenance windows: Temporal Schedules that start a fleet batch (overlap skipped, catch-up 1h)');
+
+  addFleetOptions(schedule.command('create').description('create a schedule that starts `migrateFleet` with limit = --batch at each window'))
+    .argument('<name>', "the schedule's name (its id is wsmigrate-<name>)")
+    .requiredOption('--cron <expr>', "when, as cron: '0 2 * * 6' = Saturdays 02:00")
+    .option('--timezone <zone>', 'IANA time zone of the cron expression, e.g. Europe/Berlin (default UTC)')
+    .requiredOption('--batch <n>', 'migrations started per window (the fleet\'s limit); the next window continues')
+    .option('--paused', 'create it paused (unpause when ready)', false)
+    .option('--json', 'print {"scheduleId": …}', false)
+    .addHelpText(
+      'after',
+      `
+Example (50 workspaces each Saturday night in Berlin, template already migrated):
+  wsmigrate schedule create k8s-dev-nightly --org coder --template k8s-dev --version 4b1c… \\
+    --cron "0 2 * * 6" --timezone Europe/Berlin --batch 50 --canary 0 --approval none
+
+A window never starts while the previous one runs (overlap SKIP); one missed by more than an hour is dropped.
+Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmigrate schedule describe <name>').`,
+    )
+    .action(async (name: string, o) => {
+      const { loadConfig } = await import('../../config/env');
+      const { createFleetSchedule, controlFleetSchedule } = await import('../../client/schedules');
+      const input = fleetInputFromOptions(o, loadConfig().approvers);
+      await withTemporal(async (client, taskQueue) => {
+        let id: string;
+        try {
+          id = await createFleetSchedule(client, name, input, { cron: o.cron, timezone: o.timezone, batch: Number(o.batch), taskQueue });
+        } catch (err) {
+          if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+          if (/already (exists|running)/i.test((err as Error).message)) throw new CliError(`a schedule named '${name}' exists; delete it first or pick another name`, EXIT.usage);
+          throw err;
+        }
+        if (o.paused) await controlFleetSchedule(client, id, 'pause', 'created paused');
+        io.out(o.json ? JSON.stringify({ scheduleId: id }) : `created schedule ${id}${o.paused ? ' (paused)' : ''}\n  describe: wsmigrate schedule describe ${name}`);
+      });
+    });
+
+  schedule
+    .command('list')
+    .description("wsmigrate's schedules: cron, paused or not, next and recent windows")
+    .option('--json', 'print JSON', false)
+    .action(async (o) => {
+      const { listFleetSchedules } = await import('../../client/schedules');
+      const list = await withTemporal((c) => listFleetSchedules(c));
+      if (o.json) return io.out(JSON.stringify(list, null, 2));
+      if (list.length === 0) return io.out('no wsmigrate schedules');
+      for (const s of list) io.out(`${s.scheduleId.padEnd(32)} ${s.paused ? 'paused ' : 'active '} ${s.cron.join(' ')} ${s.timezone ?? ''}  next ${s.nextRuns[0] ?? '-'}`);
+    });
+
+  schedule
+    .command('describe')
+    .description('one schedule: its fleet input, windows taken and skipped, recent runs')
+    .argument('<name>')
+    .option('--json', 'print JSON', false)
+    .action(async (name: string, o) => {
+      const { describeFleetSchedule } = await import('../../client/schedules');
+      const d = await withTemporal((c) => describeFleetSchedule(c, name));
+      if (o.json) return io.out(JSON.stringify(d, null, 2));
+      io.out(`${d.scheduleId}: ${d.paused ? 'paused' : 'active'} · ${d.cron.join(' ')} ${d.timezone ?? ''} · ${d.actionsTaken} window(s) taken, ${d.skippedOverlap} skipped (overlap)`);
+      if (d.note) io.out(`  note: ${d.note}`);
+      io.out(`  next: ${d.nextRuns.slice(0, 3).join(', ') || '-'}`);
+      for (const r of d.recentRuns) io.out(`  ran ${r.takenAt}: wsmigrate fleet status ${r.workflowId}`);
+    });
+
+  const actions = { pause: 'skip windows until unpaused', unpause: 'take windows again', trigger: 'start a window now (skipped if one runs)', delete: 'delete the schedule (running fleets go on)' } as const;
+  for (const action of ['pause', 'unpause', 'trigger', 'delete'] as const) {
+    schedule
+      .command(action)
+      .description(actions[action])
+      .argument('<name>')
+      .option('--note <text>', 'why (pause/unpause)')
+      .action(async (name: string, o) => {
+        const { controlFleetSchedule } = await import('../../client/schedules');
+        const id = await withTemporal((c) => controlFleetSchedule(c, name, action, o.note));
+        io.out(`${{ pause: 'paused', unpause: 'unpaused', trigger: 'triggered', delete: 'deleted' }[action]} ${id}`);
+      });
+  }
+}

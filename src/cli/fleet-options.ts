@@ -1,0 +1,62 @@
+import { Option, type Command } from 'commander';
+import type { MigrateFleetInput } from '../domain/fleet-input';
+
+/** The options `fleet start` and `schedule create` share: what a fleet run migrates and how. */
+export function addFleetOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('--org <organization>', 'Coder organization name')
+    .requiredOption('--template <name>', 'the template whose workspaces to migrate')
+    .option('--version <id>', 'the _v1 template version (UUID) to migrate to; without it the template is migrated first')
+    .option('--concurrency <n>', 'migrations running at once after the canary (1..200)', '10')
+    .option('--canary <k>', 'workspaces migrated first, before the fleet-continue gate (0 = none)', '3')
+    .addOption(new Option('--option <A|B>', 'A: stop first (safe default); B: stay running, start pinned to the new version').choices(['A', 'B']).default('A'))
+    .addOption(new Option('--strategy <s>', 'rename (offline, lossless) or import (terraform import; needs cluster access)').choices(['rename', 'import']).default('rename'))
+    .option('--owner <name...>', 'only workspaces of these owners')
+    .option('--name <glob>', "only workspaces whose name matches (e.g. 'dev-*')")
+    .addOption(new Option('--status <s>', 'only running or only stopped workspaces').choices(['any', 'running', 'stopped']).default('any'))
+    .option('--exclude <owner/workspace...>', 'never touch these')
+    .option('--limit <n>', 'start at most n migrations in this run (a batch); a later run continues')
+    .option('--budget-percent <p>', 'failures (failed + needs-attention) tolerated, in percent of finished', '10')
+    .option('--budget-min <n>', '…but at least this many', '2')
+    .addOption(new Option('--approval <policy>', "the fleet's own gates (fleet-continue, fleet-archive): none | destructive | all").choices(['none', 'destructive', 'all']).default('destructive'))
+    .addOption(new Option('--workspace-approval <policy>', "each workspace's gates (the guard still asks when a plan needs it)").choices(['none', 'destructive', 'all']).default('none'))
+    .option('--approver <name...>', 'who may approve, pause, resume and cancel (default: anyone; WSMIGRATE_APPROVERS)')
+    .option('--approval-timeout <duration>', 'a gate waits this long, escalates once, waits again, then cancels the fleet', '4h')
+    .option('--escalate-to <who>', 'who the escalation notification names')
+    .option('--no-archive', 'keep the old template versions (default: archive the unused ones at the end, after approval)')
+    .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
+    .option('--dry-run', 'dry-run every workspace: read, rewrite, verify; change nothing', false);
+}
+
+const int = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
+
+/** Options → the workflow's plain JSON input (validated by its schema, which names each bad field). */
+export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprovers: readonly string[]): MigrateFleetInput {
+  return {
+    organization: o.org as string,
+    template: o.template as string,
+    ...(o.version ? { targetVersionId: o.version as string } : {}),
+    concurrency: int(o.concurrency as string),
+    canary: int(o.canary as string),
+    option: o.option as 'A' | 'B',
+    strategy: o.strategy as 'rename' | 'import',
+    filters: {
+      ...(o.owner ? { owners: o.owner as string[] } : {}),
+      ...(o.name ? { name: o.name as string } : {}),
+      status: o.status as 'any' | 'running' | 'stopped',
+      ...(o.exclude ? { exclude: o.exclude as string[] } : {}),
+      ...(o.limit !== undefined ? { limit: int(o.limit as string) } : {}),
+    },
+    failureBudget: { percent: Number(o.budgetPercent), min: int(o.budgetMin as string) },
+    approval: {
+      policy: o.approval as 'none' | 'destructive' | 'all',
+      approvers: (o.approver as string[] | undefined) ?? [...defaultApprovers],
+      timeout: o.approvalTimeout as string,
+      ...(o.escalateTo ? { escalateTo: o.escalateTo as string } : {}),
+    },
+    workspaceApproval: { policy: o.workspaceApproval as 'none' | 'destructive' | 'all' },
+    archiveOldVersions: o.archive !== false,
+    buildTimeout: o.buildTimeout as string,
+    dryRun: Boolean(o.dryRun),
+  };
+}

@@ -1,0 +1,68 @@
+import { formatDuration } from '../domain/fleet-progress';
+import type { FleetStatus } from '../client/fleet';
+import type { FleetProgress, FleetResult } from '../workflows/migrate-fleet';
+
+/** One plain line of a running fleet, for logs and non-TTY output. */
+export function progressLine(p: FleetProgress): string {
+  const c = p.counts;
+  const eta = p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : '';
+  const gate = p.pendingApproval ? ` · waiting for '${p.pendingApproval.gateId}'` : '';
+  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.running.length} running, ${p.remaining} remaining${eta}${gate}`;
+}
+
+/** `[#######·······]  23/50  migrated 20 · failed 1 · running 10 · ETA 1m20s` for a terminal. */
+export function progressBar(p: FleetProgress, width = 28): string {
+  const done = p.finished;
+  const total = done + p.remaining;
+  const filled = total > 0 ? Math.round((done / total) * width) : 0;
+  const c = p.counts;
+  const eta = p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : '';
+  const bad = c.failed + c['needs-attention'] + c.restored;
+  return `[${'#'.repeat(filled)}${'·'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}  ok ${c.migrated + c['already-migrated'] + c['dry-run']} · not ok ${bad} · running ${p.running.length}${eta}${p.phase !== 'running' ? ` · ${p.phase}` : ''}`;
+}
+
+/** The end of a fleet as a table: one row per outcome, the PVC uids kept, failures, the archive. */
+export function summaryTable(r: FleetResult): string {
+  const s = r.summary;
+  const rows: [string, number][] = [
+    ['migrated', s.migrated],
+    ['already-migrated', s.alreadyMigrated],
+    ['dry-run', s.dryRun],
+    ['restored', s.restored],
+    ['needs-attention', s.needsAttention],
+    ['failed', s.failed],
+    ['skipped', s.skipped],
+    ['PVC uids kept', s.pvcUidsKept],
+  ];
+  const lines = [`fleet ${r.phase}${r.moreRemaining ? ' (more workspaces remain for a later run)' : ''}`, '', 'outcome            count', ...rows.map(([k, v]) => `${k.padEnd(18)} ${String(v).padStart(5)}`)];
+  if (r.failures.length) {
+    lines.push('', 'not migrated:');
+    for (const f of r.failures) lines.push(`  ${f.subject.padEnd(28)} ${f.outcome.padEnd(16)} ${f.reason.slice(0, 160)}`);
+  }
+  if (r.archive) {
+    if (r.archive.archived.length) lines.push('', `archived old version(s): ${r.archive.archived.map((v) => v.name).join(', ')}`);
+    else if (r.archive.skipped) lines.push('', `old versions not archived: ${r.archive.skipped}`);
+    if (r.archive.keptInUse.length) lines.push(`still in use (kept): ${r.archive.keptInUse.map((v) => `${v.name} (${v.workspaces})`).join(', ')}`);
+  }
+  if (r.note) lines.push('', r.note);
+  return lines.join('\n');
+}
+
+/** `fleet status` in words. */
+export function statusText(s: FleetStatus): string {
+  if (s.progress) {
+    const p = s.progress;
+    const lines = [`${s.workflowId}: ${p.phase}`, `  ${progressLine(p)}`];
+    const phases = Object.entries(s.runningByPhase ?? {});
+    if (phases.length) lines.push(`  running by phase: ${phases.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (p.pendingApproval) {
+      lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
+      lines.push(`    wsmigrate approve ${s.workflowId} --approver <you>`);
+    }
+    for (const a of p.childApprovals.slice(0, 10)) lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>`);
+    for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${f.reason.slice(0, 160)}`);
+    return lines.join('\n');
+  }
+  if (s.result) return `${s.workflowId}: ${s.phase}\n${summaryTable(s.result)}`;
+  return `${s.workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}`;
+}

@@ -1,0 +1,111 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { fleetWorkflowId, migrateFleetInputSchema, type MigrateFleetInput, type MigrateFleetParams } from '../domain/fleet-input';
+import { parseInput } from '../domain/migration-input';
+import {
+  cancelFleetUpdate,
+  fleetProgressQuery,
+  pauseFleetUpdate,
+  resumeFleetUpdate,
+  type FleetControlEntry,
+  type FleetPhase,
+  type FleetProgress,
+  type FleetResult,
+} from '../workflows/migrate-fleet';
+import { WsmigratePhase, WsmigrateTemplate } from '../workflows/search-attributes';
+
+export interface FleetStartOptions {
+  taskQueue: string;
+  /** Another id than the fleet's default (tests, or two fleets of one template with disjoint filters). */
+  workflowId?: string;
+}
+
+/** What the Web UI shows as the run's title: the fleet's template, target and batch. */
+export function fleetStaticSummary(p: MigrateFleetParams): string {
+  const target = p.targetVersionId ? `version ${p.targetVersionId.slice(0, 8)}` : 'template first';
+  const batch = p.filters.limit ? `batch ${p.filters.limit}` : 'all workspaces';
+  return `fleet ${p.organization}/${p.template} → ${target} · ${batch} · C=${p.concurrency} canary ${p.canary}${p.dryRun ? ' · dry run' : ''}`;
+}
+
+/** Validates, then starts `migrateFleet` as `wsmigrate-fleet/<org>/<template>`; a second start while it runs says so. */
+export async function startFleet(client: Client, input: MigrateFleetInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
+  const p = parseInput(migrateFleetInputSchema, input);
+  const workflowId = opts.workflowId ?? fleetWorkflowId(p.organization, p.template);
+  try {
+    return await client.workflow.start('migrateFleet', {
+      taskQueue: opts.taskQueue,
+      workflowId,
+      args: [input],
+      typedSearchAttributes: [{ key: WsmigrateTemplate, value: p.template }],
+      staticSummary: fleetStaticSummary(p),
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new Error(`a fleet of ${p.organization}/${p.template} is already running (${workflowId}); see 'wsmigrate fleet status ${workflowId}'`);
+    }
+    throw err;
+  }
+}
+
+export interface FleetStatus {
+  workflowId: string;
+  phase: FleetPhase;
+  /** Running migrations of the template by their phase (from the WsmigratePhase search attribute; visibility lags a little). */
+  runningByPhase?: Record<string, number>;
+  /** Live progress (running fleets; ended ones too while a worker answers queries). */
+  progress?: FleetProgress;
+  result?: FleetResult;
+  error?: string;
+}
+
+/** The fleet's phase and counts, from its progress query while it runs and from its result once it ended. */
+export async function fleetStatus(client: Client, workflowId: string): Promise<FleetStatus> {
+  const handle = client.workflow.getHandle(workflowId);
+  const d = await handle.describe();
+  const status = d.status.name;
+  if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
+    const progress = await handle.query(fleetProgressQuery);
+    return { workflowId, phase: progress.phase, progress, runningByPhase: await runningByPhase(client, progress.template) };
+  }
+  if (status === 'COMPLETED') {
+    const result = (await handle.result()) as FleetResult;
+    return { workflowId, phase: result.phase, result };
+  }
+  if (status === 'FAILED') {
+    try {
+      await handle.result();
+    } catch (err) {
+      const msg = err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message;
+      return { workflowId, phase: 'failed', error: msg };
+    }
+  }
+  return { workflowId, phase: status === 'TIMED_OUT' ? 'failed' : 'cancelled', error: `workflow ${status.toLowerCase()}` };
+}
+
+export type FleetAction = 'pause' | 'resume' | 'cancel';
+
+const UPDATES = { pause: pauseFleetUpdate, resume: resumeFleetUpdate, cancel: cancelFleetUpdate } as const;
+
+/** Pause, resume or cancel through the validated update: a refusal comes back at once, with its reason. */
+export async function controlFleet(client: Client, workflowId: string, action: FleetAction, by: string, reason?: string): Promise<FleetControlEntry> {
+  try {
+    return await client.workflow.getHandle(workflowId).executeUpdate(UPDATES[action], { args: [{ by, ...(reason ? { reason } : {}) }] });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(`${action} refused: ${err.cause.message}`);
+    throw err;
+  }
+}
+
+/** Counts the template's running migrations by phase (stopping, backing-up, starting, …) from visibility. */
+async function runningByPhase(client: Client, template: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  try {
+    const query = `WorkflowType = 'migrateWorkspace' AND WsmigrateTemplate = '${template.replace(/'/g, '')}' AND ExecutionStatus = 'Running'`;
+    for await (const wf of client.workflow.list({ query, pageSize: 500 })) {
+      const phase = wf.typedSearchAttributes.get(WsmigratePhase) ?? 'starting';
+      counts[phase] = (counts[phase] ?? 0) + 1;
+    }
+  } catch {
+    // visibility is a convenience here; the fleet's own counts stand without it
+  }
+  return counts;
+}

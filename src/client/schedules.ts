@@ -1,0 +1,128 @@
+import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { fleetWorkflowId, migrateFleetInputSchema, type MigrateFleetInput } from '../domain/fleet-input';
+import { parseInput } from '../domain/migration-input';
+import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { fleetStaticSummary } from './fleet';
+
+export interface FleetScheduleSpec {
+  /** e.g. '0 2 * * 6' (Saturdays 02:00). */
+  cron: string;
+  /** IANA zone, e.g. 'Europe/Berlin'; default UTC. */
+  timezone?: string;
+  /** Migrations started per window: the fleet's `filters.limit`. */
+  batch: number;
+  taskQueue: string;
+  note?: string;
+}
+
+const SCHEDULE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+
+/** Schedule ids carry a prefix, so `schedule list` shows only wsmigrate's own. */
+export function fleetScheduleId(name: string): string {
+  return name.startsWith('wsmigrate-') ? name : `wsmigrate-${name}`;
+}
+
+/**
+ * A maintenance window: a Temporal Schedule that starts `migrateFleet` with `limit` = batch. Overlap
+ * SKIP: a window never starts while the last one still runs; catch-up 1h: a window missed by a
+ * longer outage is dropped, not run at noon.
+ */
+export async function createFleetSchedule(client: Client, name: string, input: MigrateFleetInput, spec: FleetScheduleSpec): Promise<string> {
+  if (!SCHEDULE_NAME.test(name)) throw new Error(`schedule name '${name}' may hold letters, digits, '-', '_' and '.' (at most 100)`);
+  if (!Number.isInteger(spec.batch) || spec.batch < 1) throw new Error(`batch must be a whole number ≥ 1 (got ${spec.batch})`);
+  const withBatch: MigrateFleetInput = { ...input, filters: { ...(input.filters ?? {}), limit: spec.batch } };
+  const p = parseInput(migrateFleetInputSchema, withBatch);
+  const scheduleId = fleetScheduleId(name);
+  await client.schedule.create({
+    scheduleId,
+    spec: { cronExpressions: [spec.cron], ...(spec.timezone ? { timezone: spec.timezone } : {}) },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'migrateFleet',
+      args: [withBatch],
+      taskQueue: spec.taskQueue,
+      // The server appends the window's timestamp; the prefix keeps `approve`/`status` working on it.
+      workflowId: fleetWorkflowId(p.organization, p.template),
+      typedSearchAttributes: [{ key: WsmigrateTemplate, value: p.template }],
+      staticSummary: `${fleetStaticSummary(p)} · schedule ${scheduleId}`,
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1h' },
+    memo: { cron: spec.cron, timezone: spec.timezone ?? 'UTC', batch: spec.batch },
+    state: { note: spec.note ?? `wsmigrate fleet ${p.organization}/${p.template}, ${spec.batch} per window` },
+  });
+  return scheduleId;
+}
+
+export interface FleetScheduleInfo {
+  scheduleId: string;
+  paused: boolean;
+  note?: string;
+  cron: string[];
+  timezone?: string;
+  nextRuns: string[];
+  recentRuns: { workflowId: string; runId: string; takenAt: string }[];
+}
+
+export async function listFleetSchedules(client: Client): Promise<FleetScheduleInfo[]> {
+  const out: FleetScheduleInfo[] = [];
+  for await (const s of client.schedule.list()) {
+    if (!s.scheduleId.startsWith('wsmigrate-')) continue;
+    out.push({
+      scheduleId: s.scheduleId,
+      paused: s.state.paused,
+      ...(s.state.note ? { note: s.state.note } : {}),
+      cron: cronOf(s.memo, s.spec),
+      ...(s.spec?.timezone ? { timezone: s.spec.timezone } : {}),
+      nextRuns: s.info.nextActionTimes.map((d) => d.toISOString()),
+      recentRuns: s.info.recentActions.map((a) => ({ workflowId: a.action.workflow.workflowId, runId: a.action.workflow.firstExecutionRunId, takenAt: a.takenAt.toISOString() })),
+    });
+  }
+  return out;
+}
+
+export async function describeFleetSchedule(client: Client, name: string): Promise<FleetScheduleInfo & { input: unknown; actionsTaken: number; skippedOverlap: number }> {
+  const scheduleId = fleetScheduleId(name);
+  const d = await handleErrors(scheduleId, () => client.schedule.getHandle(scheduleId).describe());
+  return {
+    scheduleId,
+    paused: d.state.paused,
+    ...(d.state.note ? { note: d.state.note } : {}),
+    cron: cronOf(d.memo, d.spec),
+    ...(d.spec.timezone ? { timezone: d.spec.timezone } : {}),
+    nextRuns: d.info.nextActionTimes.map((t) => t.toISOString()),
+    recentRuns: d.info.recentActions.map((a) => ({ workflowId: a.action.workflow.workflowId, runId: a.action.workflow.firstExecutionRunId, takenAt: a.takenAt.toISOString() })),
+    input: d.action.type === 'startWorkflow' ? d.action.args?.[0] : undefined,
+    actionsTaken: d.info.numActionsTaken,
+    skippedOverlap: d.info.numActionsSkippedOverlap,
+  };
+}
+
+export type ScheduleAction = 'pause' | 'unpause' | 'trigger' | 'delete';
+
+/** Trigger uses overlap SKIP too (the SDK's default would allow a second window beside a running one). */
+export async function controlFleetSchedule(client: Client, name: string, action: ScheduleAction, note?: string): Promise<string> {
+  const scheduleId = fleetScheduleId(name);
+  const h = client.schedule.getHandle(scheduleId);
+  await handleErrors(scheduleId, async () => {
+    if (action === 'pause') await h.pause(note ?? 'paused with wsmigrate schedule pause');
+    else if (action === 'unpause') await h.unpause(note ?? 'unpaused with wsmigrate schedule unpause');
+    else if (action === 'trigger') await h.trigger(ScheduleOverlapPolicy.SKIP);
+    else await h.delete();
+  });
+  return scheduleId;
+}
+
+function cronOf(memo: Record<string, unknown> | undefined, spec: { calendars?: unknown[] } | undefined): string[] {
+  // The server turns cron strings into calendars; the memo keeps what the operator wrote.
+  if (typeof memo?.cron === 'string') return [memo.cron];
+  return (spec?.calendars ?? []).map((c) => JSON.stringify(c));
+}
+
+async function handleErrors<T>(scheduleId: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) throw new Error(`no schedule '${scheduleId}'; see 'wsmigrate schedule list'`);
+    throw err;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The fleet's bookkeeping as pure functions: which workspaces it takes, how a child's end counts,
+ * when the failure budget is spent, and how long the rest will take. The workflow holds the
+ * waiting; these hold the rules, so tests can check them without a server.
+ */
+import type { FleetFilters } from './fleet-input';
+
+export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed';
+export const CHILD_OUTCOMES: readonly ChildOutcome[] = ['migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention', 'failed'];
+
+export interface FleetCounts {
+  migrated: number;
+  'already-migrated': number;
+  'dry-run': number;
+  restored: number;
+  'needs-attention': number;
+  failed: number;
+  /** Found already on the target version (finished by an earlier run), or never started (cancel, limit). */
+  skipped: number;
+  /** Persistent volumes (PVC/PV) checked after a migration to have kept their uid. */
+  pvcUidsKept: number;
+}
+
+export function emptyCounts(): FleetCounts {
+  return { migrated: 0, 'already-migrated': 0, 'dry-run': 0, restored: 0, 'needs-attention': 0, failed: 0, skipped: 0, pvcUidsKept: 0 };
+}
+
+export function finishedCount(c: FleetCounts): number {
+  return CHILD_OUTCOMES.reduce((n, o) => n + c[o], 0);
+}
+
+/** What a child's migration says when it ends; the fleet learns it by signal or by the child's result. */
+export interface ChildReport {
+  workflowId: string;
+  outcome: ChildOutcome;
+  /** Why it did not migrate (the workflow's own failure message). */
+  reason?: string;
+  pvcUidsKept?: number;
+  durationMs?: number;
+}
+
+/** A migration's failure type → how the fleet counts it: rolled back is safe, needs-attention is not. */
+export function outcomeOfFailure(failureType: string | undefined | null): ChildOutcome {
+  if (failureType === 'WsmigrateRolledBack') return 'restored';
+  if (failureType === 'WsmigrateNeedsAttention') return 'needs-attention';
+  return 'failed';
+}
+
+export interface FailureBudget {
+  percent: number;
+  min: number;
+}
+
+/** How many failures (failed + needs-attention) the fleet tolerates after `finished` migrations. */
+export function budgetAllowance(finished: number, budget: FailureBudget): number {
+  return Math.max(budget.min, Math.floor((budget.percent / 100) * finished));
+}
+
+/** True when the failures since the last "resume past the budget" exceed the allowance. */
+export function overBudget(c: FleetCounts, budget: FailureBudget, acceptedFailures: number): boolean {
+  const bad = c.failed + c['needs-attention'] - acceptedFailures;
+  return bad > budgetAllowance(finishedCount(c), budget);
+}
+
+/** Remaining time from observed durations: the rest run `concurrency` at a time. Undefined until one finished. */
+export function etaMs(remaining: number, durations: { totalMs: number; n: number }, concurrency: number): number | undefined {
+  if (durations.n === 0) return undefined;
+  if (remaining <= 0) return 0;
+  const mean = durations.totalMs / durations.n;
+  return Math.ceil(remaining / Math.max(1, concurrency)) * mean;
+}
+
+/** `dev-*` → /^dev-.*$/i; only `*` and `?` are special. */
+export function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`, 'i');
+}
+
+/** The facts about a workspace the fleet decides on (from Coder's workspace list). */
+export interface FleetWorkspaceFacts {
+  id: string;
+  owner: string;
+  name: string;
+  /** Coder's workspace status of the latest build: running, stopped, failed, … */
+  status: string;
+  latestVersionId: string;
+  latestTransition: string;
+  latestJobStatus: string;
+}
+
+export type FleetSelection = 'migrate' | 'done' | 'filtered';
+
+/**
+ * `done`: its latest build succeeded on the target version. Only a finished migration gets there,
+ * since the target version's guard blocks make an unmigrated workspace's build fail.
+ */
+export function selectForFleet(ws: FleetWorkspaceFacts, filters: FleetFilters, targetVersionId: string): FleetSelection {
+  if (ws.latestTransition === 'delete') return 'filtered';
+  if (filters.owners.length > 0 && !filters.owners.some((o) => o.toLowerCase() === ws.owner.toLowerCase())) return 'filtered';
+  if (filters.name && !globToRegExp(filters.name).test(ws.name)) return 'filtered';
+  if (filters.exclude.some((e) => e.toLowerCase() === `${ws.owner}/${ws.name}`.toLowerCase())) return 'filtered';
+  if (ws.latestVersionId === targetVersionId && ws.latestJobStatus === 'succeeded') return 'done';
+  if (filters.status !== 'any' && ws.status !== filters.status) return 'filtered';
+  return 'migrate';
+}
+
+/** A stable short hash (FNV-1a, hex) of what a gate approves; no crypto in workflow code. */
+export function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}

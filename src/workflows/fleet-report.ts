@@ -1,0 +1,57 @@
+import { CancellationScope, defineSignal, getExternalWorkflowHandle, log, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/common';
+import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
+
+/**
+ * How a migration started by a fleet tells the fleet about itself. By workflow id, never run id:
+ * after the fleet continues-as-new, its newest run gets the signal (Temporal's sliding-window pattern).
+ */
+export const childDoneSignal = defineSignal<[ChildReport]>('fleetChildDone');
+export const childApprovalSignal = defineSignal<[ChildApprovalNote]>('fleetChildApproval');
+
+export interface ChildApprovalNote {
+  workflowId: string;
+  gateId: string;
+  pending: boolean;
+  summary?: string;
+  since?: string;
+}
+
+const FLEET_ID_PREFIX = 'wsmigrate-fleet/';
+
+function fleetParentId(): string | undefined {
+  const parent = workflowInfo().parent;
+  return parent && parent.workflowId.startsWith(FLEET_ID_PREFIX) ? parent.workflowId : undefined;
+}
+
+async function signalFleet<T extends unknown[]>(send: (fleetId: string) => Promise<T | void>): Promise<void> {
+  const fleetId = fleetParentId();
+  if (!fleetId) return;
+  // Even a cancelled migration reports: the fleet must never wait for a child that will not answer.
+  await CancellationScope.nonCancellable(async () => {
+    try {
+      await send(fleetId);
+    } catch (err) {
+      log.warn('could not report to the fleet (it may have ended)', { fleetId, error: (err as Error).message });
+    }
+  });
+}
+
+/** Reports the migration's end to the fleet that started it (no-op for a migration started by hand). */
+export async function reportToFleet(result: { outcome: ChildOutcome; pvcUidsKept?: number } | undefined, failure?: unknown): Promise<void> {
+  const info = workflowInfo();
+  let report: ChildReport;
+  if (result) {
+    report = { workflowId: info.workflowId, outcome: result.outcome, ...(result.pvcUidsKept !== undefined ? { pvcUidsKept: result.pvcUidsKept } : {}) };
+  } else {
+    const type = failure instanceof ApplicationFailure ? failure.type : undefined;
+    report = { workflowId: info.workflowId, outcome: outcomeOfFailure(type), reason: ((failure as Error)?.message ?? String(failure)).slice(0, 500) };
+  }
+  report.durationMs = Date.now() - info.startTime.getTime();
+  await signalFleet((id) => getExternalWorkflowHandle(id).signal(childDoneSignal, report));
+}
+
+/** Tells the fleet a gate of this migration opened or closed, so the fleet's progress lists it. */
+export async function noteApprovalToFleet(note: Omit<ChildApprovalNote, 'workflowId'>): Promise<void> {
+  await signalFleet((id) => getExternalWorkflowHandle(id).signal(childApprovalSignal, { ...note, workflowId: workflowInfo().workflowId }));
+}

@@ -1,0 +1,58 @@
+import { progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
+import { emptyCounts } from '../../src/domain/fleet-progress';
+import { detailsMarkdown, type FleetProgress, type FleetResult } from '../../src/workflows/migrate-fleet';
+
+const progress = (extra: Partial<FleetProgress> = {}): FleetProgress => ({
+  workflowId: 'wsmigrate-fleet/coder/k8s-dev',
+  organization: 'coder',
+  template: 'k8s-dev',
+  phase: 'running',
+  stage: 'rolling',
+  dryRun: false,
+  targetVersionId: '11111111-2222-4333-8444-555555555555',
+  counts: { ...emptyCounts(), migrated: 20, failed: 1, pvcUidsKept: 20 },
+  finished: 21,
+  filteredOut: 0,
+  remaining: 29,
+  running: Array.from({ length: 10 }, (_, i) => ({ workflowId: `w${i}`, subject: `a/w${i}`, startedAtMs: 0 })),
+  failures: [{ workflowId: 'w', subject: 'bob/api-2', outcome: 'failed', reason: 'preflight refused' }],
+  childApprovals: [],
+  etaMs: 80_000,
+  startedAt: '2026-11-30T00:00:00Z',
+  runs: 1,
+  concurrency: 10,
+  budget: { allowance: 2, failures: 1, accepted: 0 },
+  control: [],
+  approvals: [],
+  ...extra,
+});
+
+describe('fleet rendering', () => {
+  it('a progress bar with counts and ETA for a terminal, a plain line otherwise', () => {
+    expect(progressBar(progress(), 10)).toBe('[####······] 21/50  ok 20 · not ok 1 · running 10 · ETA 1m20s');
+    expect(progressLine(progress())).toBe('running (rolling): 20 migrated, 0 already, 0 dry-run, 0 restored, 0 need attention, 1 failed, 0 skipped · 10 running, 29 remaining · ETA 1m20s');
+  });
+
+  it('the summary table has a row per outcome, the PVC uids kept, and each failure with its reason', () => {
+    const result: FleetResult = {
+      phase: 'done',
+      summary: { migrated: 48, alreadyMigrated: 1, restored: 0, needsAttention: 0, failed: 1, skipped: 2, dryRun: 0, pvcUidsKept: 48 },
+      failures: [{ workflowId: 'w', subject: 'bob/api-2', outcome: 'failed', reason: 'preflight refused for bob/api-2: DIFFERENT type' }],
+      archive: { archived: [], keptInUse: [{ id: 'v', name: 'old', workspaces: 1 }], skipped: 'not every workspace is migrated yet' },
+      moreRemaining: false,
+    };
+    const table = summaryTable(result);
+    expect(table).toMatch(/^migrated\s+48$/m);
+    expect(table).toMatch(/^PVC uids kept\s+48$/m);
+    expect(table).toMatch(/bob\/api-2\s+failed\s+preflight refused/);
+    expect(table).toMatch(/old versions not archived: not every workspace is migrated yet/);
+  });
+
+  it("the Web UI's current details: progress table, the pending gate with the approve command and the signal JSON", () => {
+    const md = detailsMarkdown(progress({ phase: 'awaiting-approval', pendingApproval: { gateId: 'fleet-continue', planHash: 'canary:abc', summary: 'Canary: 3 of 3 ok', requestedAt: 'x', escalated: false } }));
+    expect(md).toMatch(/\| 20 \| 0 \| 0 \| 0 \| 1 \| 0 \| 10 \| 29 \| 20 \|/);
+    expect(md).toContain('`wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver <you>`');
+    expect(md).toContain('"gateId":"fleet-continue","planHash":"canary:abc"');
+    expect(md).toMatch(/- `bob\/api-2` failed: preflight refused/);
+  });
+});

@@ -1,0 +1,59 @@
+import { registerApprovalCommands } from '../../src/cli/commands/approvals';
+import { registerFleetCommands } from '../../src/cli/commands/fleet';
+import { runCommand } from '../harness/cli';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+
+describe('wsmigrate fleet', () => {
+  let env: MigrationEnv;
+  let version: string;
+  const savedQueue = process.env.WSMIGRATE_TASK_QUEUE;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 4 });
+    await env.startWorker();
+    version = (await env.migrateTemplate()).versionId;
+    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
+  });
+  afterAll(async () => {
+    process.env.WSMIGRATE_TASK_QUEUE = savedQueue;
+    await env?.close();
+  });
+
+  const fleet = (...args: string[]) => runCommand(registerFleetCommands, 'fleet', ...args);
+  const status = async (id: string) => JSON.parse((await fleet('status', id, '--json')).out) as { phase: string; progress?: { counts: Record<string, number>; pendingApproval?: { gateId: string } } };
+
+  it('starts, shows status, pauses and resumes, is approved with `approve`, and --wait prints the summary table', async () => {
+    const started = await fleet('start', '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--canary', '1', '--concurrency', '3', '--approver', 'sre', '--no-archive', '--json');
+    expect(started.exitCode).toBe(0);
+    const { workflowId } = JSON.parse(started.out) as { workflowId: string };
+    expect(workflowId).toBe(`wsmigrate-fleet/coder/${env.sim.template.name}`);
+
+    await waitFor(async () => (await status(workflowId)).progress?.pendingApproval?.gateId === 'fleet-continue', 90_000);
+    expect((await status(workflowId)).phase).toBe('awaiting-approval');
+    expect((await fleet('status', workflowId)).out).toMatch(/waiting for approval of 'fleet-continue'.*Canary: 1 of 1 ok/s);
+
+    const paused = await fleet('pause', workflowId, '--by', 'sre');
+    expect(paused.out).toBe(`paused ${workflowId} as sre`);
+    const refused = await fleet('resume', workflowId, '--by', 'mallory');
+    expect(refused.exitCode).toBe(3);
+    expect(refused.err).toMatch(/'mallory' may not resume/);
+
+    const approved = await runCommand(registerApprovalCommands, 'approve', workflowId, '--approver', 'sre');
+    expect(approved.out).toBe(`approved 'fleet-continue' of ${workflowId} as sre`);
+    // Approved but paused: nothing new starts until resume.
+    await waitFor(async () => (await status(workflowId)).phase === 'paused');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await status(workflowId)).progress?.counts.migrated).toBe(1);
+    expect((await fleet('resume', workflowId, '--by', 'sre')).exitCode).toBe(0);
+
+    const waited = await fleet('status', workflowId, '--wait');
+    expect(waited.exitCode).toBe(0);
+    expect(waited.out).toMatch(/^(running|paused) \(rolling\): \d+ migrated/m); // plain lines when not a terminal
+    expect(waited.out).toMatch(/fleet done\n/);
+    expect(waited.out).toMatch(/^migrated\s+4$/m);
+    expect(waited.out).toMatch(/^failed\s+0$/m);
+    expect(waited.out).toMatch(/^PVC uids kept\s+[1-9]\d*$/m);
+    expect((await status(workflowId)).phase).toBe('done');
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 180_000);
+});

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { registerScheduleCommands } from '../../src/cli/commands/schedule';
+import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import { runCommand } from '../harness/cli';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+
+describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
+  let env: MigrationEnv;
+  let version: string;
+  const name = `nightly-${randomUUID().slice(0, 8)}`;
+  const savedQueue = process.env.WSMIGRATE_TASK_QUEUE;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 4 });
+    await env.startWorker();
+    version = (await env.migrateTemplate()).versionId;
+    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
+  });
+  afterAll(async () => {
+    await runCommand(registerScheduleCommands, 'schedule', 'delete', name).catch(() => undefined);
+    process.env.WSMIGRATE_TASK_QUEUE = savedQueue;
+    await env?.close();
+  });
+
+  const schedule = (...args: string[]) => runCommand(registerScheduleCommands, 'schedule', ...args);
+  const describeIt = async () => JSON.parse((await schedule('describe', name, '--json')).out) as { cron: string[]; timezone: string; paused: boolean; recentRuns: { workflowId: string }[]; input: { filters: { limit: number } } };
+  const runOf = async (workflowId: string) => (await env.t.client.workflow.getHandle(workflowId).result()) as FleetResult;
+
+  it('a triggered window migrates one batch; a trigger while it runs is skipped; the next window continues; no workspace is migrated twice', async () => {
+    const created = await schedule(
+      'create', name, '--org', 'coder', '--template', env.sim.template.name, '--version', version,
+      '--cron', '0 2 * * 6', '--timezone', 'Europe/Berlin', '--batch', '2', '--canary', '0', '--approval', 'none', '--json',
+    );
+    expect(created.exitCode).toBe(0);
+    expect(JSON.parse(created.out)).toEqual({ scheduleId: `wsmigrate-${name}` });
+    const d = await describeIt();
+    expect(d).toMatchObject({ cron: ['0 2 * * 6'], timezone: 'Europe/Berlin', paused: false, input: { filters: { limit: 2 } } });
+    expect((await schedule('list')).out).toMatch(new RegExp(`wsmigrate-${name}\\s+active\\s+0 2 \\* \\* 6 Europe/Berlin`));
+
+    expect((await schedule('trigger', name)).out).toBe(`triggered wsmigrate-${name}`);
+    await schedule('trigger', name);
+    await waitFor(async () => (await describeIt()).recentRuns.length >= 1, 30_000);
+    const firstId = (await describeIt()).recentRuns[0].workflowId;
+    expect(firstId.startsWith(`wsmigrate-fleet/coder/${env.sim.template.name}`)).toBe(true);
+    const first = await runOf(firstId);
+    expect(first.summary).toMatchObject({ migrated: 2, failed: 0 });
+    expect(first.moreRemaining).toBe(true);
+    const afterFirst = JSON.parse((await schedule('describe', name, '--json')).out) as { recentRuns: unknown[]; skippedOverlap: number };
+    expect(afterFirst.recentRuns).toHaveLength(1); // the second trigger came while the first window ran: skipped
+    expect(afterFirst.skippedOverlap).toBe(1);
+
+    await schedule('trigger', name);
+    await waitFor(async () => (await describeIt()).recentRuns.some((r) => r.workflowId !== firstId), 30_000);
+    const runs = (await describeIt()).recentRuns;
+    const last = await runOf(runs[runs.length - 1].workflowId);
+    expect(last.summary.migrated + first.summary.migrated + (runs.length === 3 ? (await runOf(runs[1].workflowId)).summary.migrated : 0)).toBe(4);
+
+    // Each workspace's migration ran exactly once across all windows.
+    const ids: string[] = [];
+    for await (const wf of env.t.client.workflow.list({ query: `WorkflowType = 'migrateWorkspace' AND WsmigrateTemplate = '${env.sim.template.name}'` })) ids.push(wf.workflowId);
+    expect(ids).toHaveLength(4);
+    expect(new Set(ids).size).toBe(4);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+
+    expect((await schedule('pause', name, '--note', 'freeze')).out).toBe(`paused wsmigrate-${name}`);
+    expect((await describeIt()).paused).toBe(true);
+    expect((await schedule('unpause', name)).exitCode).toBe(0);
+    expect((await schedule('delete', name)).out).toBe(`deleted wsmigrate-${name}`);
+    await expect(schedule('describe', name)).rejects.toThrow(`no schedule 'wsmigrate-${name}'; see 'wsmigrate schedule list'`);
+  }, 180_000);
+});

@@ -1,0 +1,83 @@
+import { migrateFleetInputSchema } from '../../src/domain/fleet-input';
+import { budgetAllowance, emptyCounts, etaMs, globToRegExp, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
+import { InputError, parseInput } from '../../src/domain/migration-input';
+
+const TARGET = '11111111-2222-4333-8444-555555555555';
+const OLD = '99999999-2222-4333-8444-555555555555';
+const filters = (extra = {}) => migrateFleetInputSchema.parse({ organization: 'coder', template: 'k8s', filters: extra }).filters;
+const ws = (extra: Partial<FleetWorkspaceFacts> = {}): FleetWorkspaceFacts => ({
+  id: 'w1',
+  owner: 'alice',
+  name: 'dev-1',
+  status: 'running',
+  latestVersionId: OLD,
+  latestTransition: 'start',
+  latestJobStatus: 'succeeded',
+  ...extra,
+});
+
+describe('fleet input', () => {
+  it('fills the documented defaults from plain JSON', () => {
+    const p = migrateFleetInputSchema.parse({ organization: 'coder', template: 'k8s-dev' });
+    expect(p).toMatchObject({ concurrency: 10, canary: 3, failureBudget: { percent: 10, min: 2 }, option: 'A', strategy: 'rename', dryRun: false, archiveOldVersions: true });
+    expect(p.filters).toEqual({ owners: [], status: 'any', exclude: [] });
+  });
+
+  it('names every bad field', () => {
+    let err: InputError | undefined;
+    try {
+      parseInput(migrateFleetInputSchema, { organization: '', template: 'k', concurrency: 201, filters: { limit: 0, status: 'paused' }, option: 'C' });
+    } catch (e) {
+      err = e as InputError;
+    }
+    expect(err?.issues).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^organization: organization is required/),
+        'concurrency: concurrency must be 1..200',
+        'filters.limit: limit must be at least 1',
+        "filters.status: status must be 'any', 'running' or 'stopped'",
+        "option: option must be 'A' (stop first) or 'B' (stay running)",
+      ]),
+    );
+  });
+});
+
+describe('fleet bookkeeping', () => {
+  it('budget: 10% of finished, at least 2; exceeded only past the allowance, counted from the last resume', () => {
+    const budget = { percent: 10, min: 2 };
+    expect(budgetAllowance(0, budget)).toBe(2);
+    expect(budgetAllowance(50, budget)).toBe(5);
+    const c = { ...emptyCounts(), migrated: 7, failed: 2, 'needs-attention': 0, restored: 5 };
+    expect(overBudget(c, budget, 0)).toBe(false); // restored is safe: not a budget failure
+    c.failed = 3;
+    expect(overBudget(c, budget, 0)).toBe(true);
+    expect(overBudget(c, budget, 3)).toBe(false);
+  });
+
+  it('failure types map to outcomes', () => {
+    expect(outcomeOfFailure('WsmigrateRolledBack')).toBe('restored');
+    expect(outcomeOfFailure('WsmigrateNeedsAttention')).toBe('needs-attention');
+    expect(outcomeOfFailure('WsmigrateRefused')).toBe('failed');
+    expect(outcomeOfFailure(undefined)).toBe('failed');
+  });
+
+  it('ETA from observed durations, C at a time', () => {
+    expect(etaMs(10, { totalMs: 0, n: 0 }, 5)).toBeUndefined();
+    expect(etaMs(10, { totalMs: 20_000, n: 2 }, 5)).toBe(20_000);
+    expect(etaMs(0, { totalMs: 20_000, n: 2 }, 5)).toBe(0);
+  });
+
+  it('selection: done when on the target version, filters by owner, glob, exclude and status', () => {
+    expect(selectForFleet(ws(), filters(), TARGET)).toBe('migrate');
+    expect(selectForFleet(ws({ latestVersionId: TARGET }), filters(), TARGET)).toBe('done');
+    expect(selectForFleet(ws({ latestVersionId: TARGET, latestJobStatus: 'failed' }), filters(), TARGET)).toBe('migrate');
+    expect(selectForFleet(ws(), filters({ owners: ['bob'] }), TARGET)).toBe('filtered');
+    expect(selectForFleet(ws(), filters({ name: 'dev-*' }), TARGET)).toBe('migrate');
+    expect(selectForFleet(ws(), filters({ name: 'api-?' }), TARGET)).toBe('filtered');
+    expect(selectForFleet(ws(), filters({ exclude: ['Alice/dev-1'] }), TARGET)).toBe('filtered');
+    expect(selectForFleet(ws({ status: 'stopped' }), filters({ status: 'running' }), TARGET)).toBe('filtered');
+    expect(selectForFleet(ws({ latestTransition: 'delete' }), filters(), TARGET)).toBe('filtered');
+    expect(globToRegExp('a.b*').test('a.bcd')).toBe(true);
+    expect(globToRegExp('a.b*').test('axbcd')).toBe(false);
+  });
+});

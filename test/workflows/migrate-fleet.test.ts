@@ -1,0 +1,255 @@
+import { controlFleet, fleetStatus, startFleet } from '../../src/client/fleet';
+import { decide, migrationStatus } from '../../src/client/migrations';
+import type { MigrateFleetInput } from '../../src/domain/fleet-input';
+import { templateWorkflowId } from '../../src/domain/migration-input';
+import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
+import { failureOf, waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+const progressOf = async (env: MigrationEnv, id: string) => (await migrationStatus(env.t.client, id)) as FleetProgress;
+
+describe('migrateFleet: template, canary, gate, window, archive', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 10 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('migrates the template first, waits at fleet-continue after the canary, migrates the rest, then archives the old version after approval', async () => {
+    const original = env.sim.template.activeVersionId;
+    const uids = () => env.sim.cluster.objects().filter((o) => o.kind === 'PersistentVolumeClaim').map((o) => o.uid).sort();
+    const uidsBefore = uids();
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, canary: 2, concurrency: 4, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    expect(handle.workflowId).toBe(`wsmigrate-fleet/coder/${env.sim.template.name}`);
+
+    // The template child waits at its promote gate; the fleet lists it among its children's approvals.
+    const templateId = templateWorkflowId('coder', env.sim.template.name);
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).childApprovals.some((a) => a.workflowId === templateId && a.gateId === 'template-promote'));
+    expect((await progressOf(env, handle.workflowId)).phase).toBe('awaiting-approval');
+    await decide(env.t.client, templateId, 'approve', { approver: 'sre' });
+
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).pendingApproval?.gateId === 'fleet-continue', 90_000);
+    const atGate = await progressOf(env, handle.workflowId);
+    expect(atGate.counts.migrated).toBe(2);
+    expect(atGate.running).toEqual([]);
+    expect(atGate.pendingApproval?.summary).toMatch(/Canary: 2 of 2 ok/);
+    expect(env.notes.some((n) => n.kind === 'fleet-canary-done' && n.workflowId === handle.workflowId)).toBe(true);
+    await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'mallory' })).rejects.toThrow(/'mallory' is not an approver/);
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre', comment: 'canary fine' });
+
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).pendingApproval?.gateId === 'fleet-archive', 120_000);
+    const beforeArchive = await progressOf(env, handle.workflowId);
+    expect(beforeArchive.counts.migrated).toBe(10);
+    expect(beforeArchive.pendingApproval?.summary).toMatch(/Archive 1 old version/);
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+
+    const result = (await handle.result()) as FleetResult;
+    expect(result.phase).toBe('done');
+    expect(result.summary).toMatchObject({ migrated: 10, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0 });
+    expect(result.summary.pvcUidsKept).toBeGreaterThanOrEqual(10);
+    expect(result.archive?.archived.map((v) => v.id)).toEqual([original]);
+    expect(result.moreRemaining).toBe(false);
+    expect(uids()).toEqual(uidsBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+
+    const described = await handle.describe();
+    expect(JSON.parse(described.memo?.summary as string)).toMatchObject({ migrated: 10, pvcUidsKept: result.summary.pvcUidsKept });
+    expect((await fleetStatus(env.t.client, handle.workflowId)).phase).toBe('done');
+
+    // Coder (and the simulator) refuse any build on the archived pre-migration version: no downgrade destroys a PVC.
+    const ws = env.sim.workspaces()[0];
+    await expect(env.coder.createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: original })).rejects.toThrow(/archived/);
+  }, 240_000);
+});
+
+describe('migrateFleet: failure budget, pause, resume, cancel', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 8 });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  const base = (): MigrateFleetInput => ({
+    organization: 'coder',
+    template: env.sim.template.name,
+    targetVersionId,
+    canary: 0,
+    concurrency: 2,
+    archiveOldVersions: false,
+    approval: { policy: 'destructive', approvers: ['sre'] },
+  });
+
+  it('stops starting migrations when failures exceed the budget, asks at fleet-budget, and a rejection cancels the fleet', async () => {
+    // Every workspace's stop gate times out at once: each migration fails before changing anything.
+    const handle = await startFleet(
+      env.t.client,
+      { ...base(), failureBudget: { percent: 0, min: 0 }, workspaceApproval: { policy: 'all', timeout: '1s' } },
+      { taskQueue: env.taskQueue },
+    );
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).pendingApproval?.gateId === 'fleet-budget', 90_000);
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length === 0);
+    const p = await progressOf(env, handle.workflowId);
+    expect(p.phase).toBe('awaiting-approval');
+    expect(p.counts.failed).toBe(2); // the first window of two; no third started after the first failure
+    expect(p.failures[0].reason).toMatch(/stop of .* timed-out; nothing changed/);
+    expect(env.notes.some((n) => n.kind === 'fleet-budget-hit' && n.workflowId === handle.workflowId)).toBe(true);
+    await expect(controlFleet(env.t.client, handle.workflowId, 'resume', 'sre')).rejects.toThrow(/resume refused: the fleet is not paused/);
+    await expect(controlFleet(env.t.client, handle.workflowId, 'pause', 'mallory')).rejects.toThrow(/'mallory' may not pause/);
+    await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
+    const result = (await handle.result()) as FleetResult;
+    expect(result.phase).toBe('cancelled');
+    expect(result.summary.failed).toBe(2);
+    expect(result.summary.migrated).toBe(0);
+    expect(result.moreRemaining).toBe(true);
+    expect((await fleetStatus(env.t.client, handle.workflowId)).phase).toBe('cancelled');
+  }, 120_000);
+
+  it('pause lets running migrations finish and starts none; resume continues; cancel ends it without abandoning a running one', async () => {
+    const handle = await startFleet(env.t.client, base(), { taskQueue: env.taskQueue });
+    await controlFleet(env.t.client, handle.workflowId, 'pause', 'sre', 'look at the first ones');
+    await expect(controlFleet(env.t.client, handle.workflowId, 'pause', 'sre')).rejects.toThrow(/already paused/);
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length === 0, 90_000);
+    const paused = await progressOf(env, handle.workflowId);
+    expect(paused.phase).toBe('paused');
+    const finishedWhilePaused = paused.finished;
+    expect(finishedWhilePaused).toBeLessThanOrEqual(2);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await progressOf(env, handle.workflowId)).finished).toBe(finishedWhilePaused);
+    expect(env.notes.some((n) => n.kind === 'fleet-paused' && n.workflowId === handle.workflowId)).toBe(true);
+
+    await controlFleet(env.t.client, handle.workflowId, 'resume', 'sre');
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).finished > finishedWhilePaused, 90_000);
+    // The signal twin, as the Web UI sends it.
+    await handle.signal('cancel', { by: 'sre', reason: 'enough for tonight' });
+    const result = (await handle.result()) as FleetResult;
+    expect(result.phase).toBe('cancelled');
+    expect(result.summary.migrated).toBeGreaterThan(finishedWhilePaused);
+    // Every migration the fleet started has ended (none abandoned half-way), and no volume was lost.
+    for (const ws of env.sim.workspaces()) {
+      const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
+      const d = await env.t.client.workflow.getHandle(id).describe().catch(() => undefined);
+      if (d) expect(d.status.name).not.toBe('RUNNING');
+    }
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 180_000);
+
+  it("Temporal's own cancel (Web UI, `temporal workflow cancel`) is a fleet cancel: running migrations are not cancelled, they finish", async () => {
+    const handle = await startFleet(env.t.client, base(), { taskQueue: env.taskQueue });
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length > 0, 60_000);
+    const runningIds = (await progressOf(env, handle.workflowId)).running.map((r) => r.workflowId);
+    await handle.cancel();
+    const result = (await handle.result()) as FleetResult;
+    expect(result.phase).toBe('cancelled');
+    for (const id of runningIds) {
+      const d = await env.t.client.workflow.getHandle(id).describe();
+      expect(d.status.name).toBe('COMPLETED');
+    }
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 120_000);
+
+  it('refuses bad input naming each field', async () => {
+    await expect(
+      startFleet(env.t.client, { ...base(), concurrency: 0, canary: -1, filters: { exclude: ['nobody'] }, targetVersionId: 'x' }, { taskQueue: env.taskQueue }),
+    ).rejects.toThrow(/targetVersionId: .*filters\.exclude\.0: exclude entries are owner\/workspace.*concurrency: concurrency must be 1\.\.200.*canary: canary must be 0\.\.100/s);
+  });
+});
+
+describe('migrateFleet: dry run, batches and re-runs', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 6 });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  const run = async (extra: Partial<MigrateFleetInput>) =>
+    (await (
+      await startFleet(env.t.client, { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 3, approval: { policy: 'none' }, ...extra }, { taskQueue: env.taskQueue })
+    ).result()) as FleetResult;
+
+  it('a dry run reports every workspace and changes nothing', async () => {
+    const before = env.sim.requestLog().length;
+    const result = await run({ dryRun: true });
+    expect(result.summary).toMatchObject({ dryRun: 6, migrated: 0, failed: 0 });
+    expect(result.archive?.skipped).toBe('dry run');
+    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+  }, 120_000);
+
+  it('a batch (limit) migrates only that many; the next run skips them and finishes the rest, then archives with no gate under policy none', async () => {
+    const first = await run({ filters: { limit: 2 } });
+    expect(first.summary).toMatchObject({ migrated: 2, skipped: 0 });
+    expect(first.moreRemaining).toBe(true);
+    expect(first.archive?.skipped).toBe('not every workspace is migrated yet');
+
+    const second = await run({ filters: { exclude: [] } });
+    expect(second.summary).toMatchObject({ migrated: 4, skipped: 2, failed: 0 });
+    expect(second.moreRemaining).toBe(false);
+    expect(second.archive?.archived.map((v) => v.id)).toEqual([env.sim.template.originalVersionId]);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 180_000);
+});
+
+describe('migrateFleet: a rejected template', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('fails with the template\'s own reason and touches no workspace', async () => {
+    const before = env.sim.requestLog().length;
+    const handle = await startFleet(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'destructive', approvers: ['sre'] } }, { taskQueue: env.taskQueue });
+    const templateId = templateWorkflowId('coder', env.sim.template.name);
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).childApprovals.some((a) => a.workflowId === templateId));
+    await decide(env.t.client, templateId, 'reject', { approver: 'sre', comment: 'not this week' });
+    expect(await failureOf(handle.result())).toMatch(/^template migration failed, no workspace was touched: promotion of .* rejected/);
+    const fleetStatusNow = await fleetStatus(env.t.client, handle.workflowId);
+    expect(fleetStatusNow.phase).toBe('failed');
+    const workspaceWrites = env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET' && r.path.includes('/workspace'));
+    expect(workspaceWrites).toEqual([]);
+  }, 120_000);
+});
+
+describe('migrateFleet: a workspace that needs attention', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 3 });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('is counted needs-attention, and a re-run leaves it for a human instead of migrating it again', async () => {
+    const base: MigrateFleetInput = { organization: 'coder', template: env.sim.template.name, targetVersionId, option: 'B', canary: 0, concurrency: 1, approval: { policy: 'destructive', approvers: ['sre'] } };
+    const first = await startFleet(env.t.client, { ...base, filters: { limit: 1 }, workspaceApproval: { policy: 'destructive' } }, { taskQueue: env.taskQueue });
+    await waitFor(async () => (await progressOf(env, first.workflowId)).childApprovals.some((a) => a.gateId === 'apply'), 60_000);
+    const childId = (await progressOf(env, first.workflowId)).childApprovals[0].workflowId;
+    const [, , owner, name] = childId.split('/');
+    const ws = env.sim.workspaces().find((w) => w.owner === owner && w.name === name)!;
+    // Someone stops the workspace while the migration waits: its compensation must not restore over that build.
+    const stop = await env.coder.createWorkspaceBuild(ws.id, { transition: 'stop' });
+    await env.coder.waitForBuild(stop.id);
+    await decide(env.t.client, childId, 'reject', { approver: 'sre' });
+    const r1 = (await first.result()) as FleetResult;
+    expect(r1.summary.needsAttention).toBe(1);
+    const runBefore = (await env.t.client.workflow.getHandle(childId).describe()).runId;
+
+    const second = (await (await startFleet(env.t.client, { ...base, archiveOldVersions: false }, { taskQueue: env.taskQueue })).result()) as FleetResult;
+    expect(second.summary).toMatchObject({ migrated: 2, needsAttention: 0, skipped: 1 });
+    expect(second.failures).toEqual([expect.objectContaining({ workflowId: childId, outcome: 'needs-attention', reason: expect.stringMatching(/^skipped: its last migration ended needs-attention/) })]);
+    expect((await env.t.client.workflow.getHandle(childId).describe()).runId).toBe(runBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 150_000);
+});
