@@ -53,7 +53,7 @@ describe('the worker process serves /metrics, /healthz and /readyz', () => {
     const ws = env.sim.workspaces()[0];
     const handle = await startWorkspaceMigration(
       env.t.client,
-      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, approval: { policy: 'destructive' } },
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, approval: { policy: 'destructive', approvers: ['sre'] } },
       { taskQueue: env.taskQueue },
     );
     // Visibility is read at scrape time (cached for 15s), so poll.
