@@ -33,8 +33,9 @@ lint: $(NPM_STAMP)
 unit: $(NPM_STAMP)
 	WSMIGRATE_UNIT_ONLY=1 npx jest test/domain
 
-bench: deps
+bench: deps build
 	node -r @swc-node/register bench/state-rewrite.ts
+	node -r @swc-node/register bench/cli-startup.ts
 
 clean:
 	rm -rf dist coverage .wsmigrate

@@ -10,7 +10,7 @@ import { registerStateCommands } from './commands/state';
 import { registerStateRestoreCommand } from './commands/state-restore';
 import { registerTemplateCommands } from './commands/template';
 import { registerWorkerCommands } from './commands/worker';
-import { CliError, EXIT, processIo, type CliIo } from './io';
+import { CliError, EXIT, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('wsmigrate')
@@ -50,6 +50,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
 }
 
 if (require.main === module) {
+  endQuietlyWhenOutputCloses(process.stdout);
+  endQuietlyWhenOutputCloses(process.stderr);
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

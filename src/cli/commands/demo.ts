@@ -1,20 +1,8 @@
 import type { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Client, Connection, type WorkflowFailedError } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import type { WorkflowFailedError } from '@temporalio/client';
 import type { Notification } from '../../activities/ports';
-import { createFileBlobStore } from '../../adapters/blob-store';
-import { CoderClient } from '../../adapters/coder';
-import { startDevServer } from '../../adapters/temporal-dev-server';
-import { decide, startTemplateMigration, startWorkspaceMigration } from '../../client/migrations';
-import { temporalCliPath } from '../../config/tools';
-import { startSimulator } from '../../sim';
-import { createWsmigrateWorker } from '../../worker/create-worker';
-import { ensureSearchAttributes } from '../../worker/ensure-search-attributes';
-import { installRuntime } from '../../worker/run-worker';
-import { loadConfig } from '../../config/env';
 import type { WorkspaceMigrationResult } from '../../workflows/migrate-workspace';
 import type { TemplateMigrationResult } from '../../workflows/migrate-template';
 import type { CliIo } from '../io';
@@ -35,6 +23,20 @@ interface DemoOptions {
  * and the rest follow, each checked for an unchanged PVC uid.
  */
 async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
+  // Loaded here, not at the top: `wsmigrate --help` and the offline commands must not pay for the Temporal SDK.
+  const { Client, Connection } = await import('@temporalio/client');
+  const { NativeConnection } = await import('@temporalio/worker');
+  const { createActivities } = await import('../../activities');
+  const { createFileBlobStore } = await import('../../adapters/blob-store');
+  const { CoderClient } = await import('../../adapters/coder');
+  const { startDevServer } = await import('../../adapters/temporal-dev-server');
+  const { decide, startTemplateMigration, startWorkspaceMigration } = await import('../../client/migrations');
+  const { temporalCliPath } = await import('../../config/tools');
+  const { startSimulator } = await import('../../sim');
+  const { createWsmigrateWorker } = await import('../../worker/create-worker');
+  const { ensureSearchAttributes } = await import('../../worker/ensure-search-attributes');
+  const { installRuntime } = await import('../../worker/run-worker');
+  const { loadConfig } = await import('../../config/env');
   const dir = resolve(o.dir);
   mkdirSync(dir, { recursive: true });
   installRuntime({ ...loadConfig({ WSMIGRATE_LOG_LEVEL: 'warn', WSMIGRATE_METRICS_PORT: '0' }) });

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { connectClient } from '../../client/temporal-client';
-import { startTemplateMigration, startWorkspaceMigration } from '../../client/migrations';
 import { loadConfig } from '../../config/env';
 import { InputError } from '../../domain/migration-input';
 import { CliError, EXIT, type CliIo } from '../io';
@@ -16,6 +14,8 @@ function approvalOptions(cmd: Command): Command {
 
 async function start(io: CliIo, what: 'workspace' | 'template', input: Record<string, unknown>, wait: boolean): Promise<void> {
   const cfg = loadConfig();
+  const { connectClient } = await import('../../client/temporal-client');
+  const { startTemplateMigration, startWorkspaceMigration } = await import('../../client/migrations');
   const { client, connection } = await connectClient(cfg);
   try {
     const handle = what === 'workspace'

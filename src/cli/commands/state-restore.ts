@@ -1,9 +1,5 @@
 import type { Command } from 'commander';
-import { BlobNotFoundError, BlobUnreadableError, createFileBlobStore } from '../../adapters/blob-store';
-import { CoderClient } from '../../adapters/coder';
-import { applyRestore, planRestore, RestoreRefused } from '../../client/restore-backup';
 import { encryptionKeyBytes, loadConfig, requireCoder } from '../../config/env';
-import { StateFormatError } from '../../domain/state';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const HELP = `
@@ -36,6 +32,10 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
       const cfg = loadConfig();
+      const { BlobNotFoundError, BlobUnreadableError, createFileBlobStore } = await import('../../adapters/blob-store');
+      const { CoderClient } = await import('../../adapters/coder');
+      const { applyRestore, planRestore, RestoreRefused } = await import('../../client/restore-backup');
+      const { StateFormatError } = await import('../../domain/state');
       const c = requireCoder(cfg);
       const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
       const blobs = createFileBlobStore({ dir: cfg.blobDir, encryptionKey: encryptionKeyBytes(cfg) });

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { describeConfig, loadConfig } from '../../config/env';
-import { activityDepsFromConfig } from '../../worker/activity-deps';
-import { runWorker } from '../../worker/run-worker';
 import type { CliIo } from '../io';
 
 export function registerWorkerCommands(program: Command, io: CliIo): void {
@@ -11,6 +9,8 @@ export function registerWorkerCommands(program: Command, io: CliIo): void {
     .addHelpText('after', '\nConfiguration comes from the environment; see `wsmigrate config`. Stops cleanly on SIGINT/SIGTERM.')
     .action(async () => {
       const cfg = loadConfig();
+      const { activityDepsFromConfig } = await import('../../worker/activity-deps');
+      const { runWorker } = await import('../../worker/run-worker');
       const abort = new AbortController();
       for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => abort.abort());
       await runWorker(cfg, activityDepsFromConfig(cfg), { signal: abort.signal, log: (l) => io.err(l) });
