@@ -36,3 +36,21 @@ export function endQuietlyWhenOutputCloses(stream: NodeJS.WriteStream, exit: (co
     else throw err;
   });
 }
+
+/**
+ * An error's message followed by each cause's that it does not already contain, so a wrapper like
+ * "Failed to start Workflow" never hides the reason underneath.
+ */
+export function describeError(err: unknown): string {
+  const parts: string[] = [];
+  let text = '';
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { message, details } = e as { message?: string; details?: string };
+    const own = (details || message || String(e)).trim();
+    if (own && !text.includes(own)) {
+      parts.push(own);
+      text += ` ${own}`;
+    }
+  }
+  return parts.join(': ');
+}

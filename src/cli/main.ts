@@ -5,12 +5,13 @@ import { registerApprovalCommands } from './commands/approvals';
 import { registerDemoCommands } from './commands/demo';
 import { registerMigrateCommands } from './commands/migrate';
 import { registerPlanCommands } from './commands/plan';
+import { registerSetupCommand } from './commands/setup';
 import { registerSimCommands } from './commands/sim';
 import { registerStateCommands } from './commands/state';
 import { registerStateRestoreCommand } from './commands/state-restore';
 import { registerTemplateCommands } from './commands/template';
 import { registerWorkerCommands } from './commands/worker';
-import { CliError, EXIT, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
+import { CliError, EXIT, describeError, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('wsmigrate')
@@ -21,9 +22,9 @@ export function buildProgram(io: CliIo): Command {
     .showHelpAfterError()
     .addHelpText(
       'after',
-      '\nTypical run:\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev        # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id>\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
+      '\nTypical run:\n  wsmigrate setup                                        # once per namespace: search attributes\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev        # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id>\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
     );
-  for (const register of [registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerDemoCommands, registerPlanCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands]) {
+  for (const register of [registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerDemoCommands, registerPlanCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerSetupCommand]) {
     register(program, io);
   }
   return program;
@@ -44,7 +45,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err(`wsmigrate: ${err.message}`);
       return EXIT.usage;
     }
-    io.err(`wsmigrate: ${(err as Error).message}`);
+    io.err(`wsmigrate: ${describeError(err)}`);
     return EXIT.failure;
   }
 }

@@ -13,6 +13,7 @@ import { approvalSignal, approveUpdate, rejectUpdate, type ApprovalReceipt } fro
 import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
 import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
 import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { explainStartFailure } from './start-failure';
 
 export interface StartOptions {
   taskQueue: string;
@@ -31,7 +32,7 @@ async function startTagged(client: Client, workflowType: string, workflowId: str
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
       throw new Error(`a migration of ${what} is already running (${workflowId}); see 'wsmigrate status ${workflowId}'`);
     }
-    throw err;
+    throw explainStartFailure(err, client.options.namespace);
   }
 }
 
