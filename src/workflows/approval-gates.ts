@@ -48,6 +48,8 @@ export class ApprovalGates {
     private readonly settings: ApprovalSettings,
     private readonly workflowId: string,
     private readonly notify: (n: Notification) => Promise<unknown>,
+    /** Called whenever the pending gate changes, so the run's UI details show it. */
+    private readonly onPendingChange: () => void = () => undefined,
   ) {
     const validate = (decision: Decision) => (input: Omit<ApprovalInput, 'decision'>) => {
       const why = approvalRefusal(this.pending, { ...input, decision }, settings.approvers);
@@ -88,11 +90,13 @@ export class ApprovalGates {
     this.decided = undefined;
     this.pending = { gateId, planHash, summary, requestedAt: new Date().toISOString(), escalated: false };
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: gateId }]);
+    this.onPendingChange();
     const base = { workflowId: this.workflowId, gateId, planHash };
     await this.notify({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary });
     let answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
     if (!answered) {
       this.pending.escalated = true;
+      this.onPendingChange();
       await this.notify({
         ...base,
         kind: 'approval-escalated',
@@ -104,6 +108,7 @@ export class ApprovalGates {
     }
     this.pending = undefined;
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
+    this.onPendingChange();
     if (!answered) {
       await this.notify({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: 'Aborting and restoring; nothing proceeds without a human.' });
       return 'timed-out';
