@@ -24,6 +24,8 @@ export interface WsmigrateConfig {
   readonly logLevel: LogLevel;
   readonly approvers: readonly string[];
   readonly uiPort: number;
+  /** Activities one worker runs at once; each awaited Coder build holds one for its whole duration. */
+  readonly workerActivitySlots: number;
   /** Names of the variables that were unset and took their default. */
   readonly defaulted: readonly string[];
 }
@@ -53,6 +55,8 @@ export const DEFAULTS = {
   WSMIGRATE_METRICS_PORT: 9464,
   WSMIGRATE_LOG_LEVEL: 'info' as LogLevel,
   WSMIGRATE_UI_PORT: 8233,
+  // A fleet runs at most 200 workspaces at once, each awaiting at most one build.
+  WSMIGRATE_WORKER_ACTIVITY_SLOTS: 200,
 } as const;
 
 /** Echoes a non-secret value back in an error, short and quoted so blanks and odd characters show. */
@@ -185,6 +189,23 @@ function port(variable: string, fallback: number, min: 0 | 1, purpose: string) {
     });
 }
 
+function slots() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return DEFAULTS.WSMIGRATE_WORKER_ACTIVITY_SLOTS;
+      const value = Number(raw);
+      if (!/^\d{1,4}$/.test(raw) || value < 1 || value > 2000) {
+        return fail(
+          ctx,
+          `WSMIGRATE_WORKER_ACTIVITY_SLOTS must be an integer from 1 to 2000 (got ${shown(raw)}); set it at least to the highest fleet concurrency, e.g. WSMIGRATE_WORKER_ACTIVITY_SLOTS=200`,
+        );
+      }
+      return value;
+    });
+}
+
 function logLevel() {
   return z
     .string()
@@ -229,6 +250,7 @@ const envSchema = z.object({
   WSMIGRATE_LOG_LEVEL: logLevel(),
   WSMIGRATE_APPROVERS: approvers(),
   WSMIGRATE_UI_PORT: port('WSMIGRATE_UI_PORT', DEFAULTS.WSMIGRATE_UI_PORT, 1, ''),
+  WSMIGRATE_WORKER_ACTIVITY_SLOTS: slots(),
 });
 
 type EnvName = keyof typeof envSchema.shape;
@@ -268,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     logLevel: v.WSMIGRATE_LOG_LEVEL,
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
+    workerActivitySlots: v.WSMIGRATE_WORKER_ACTIVITY_SLOTS,
     defaulted: defaulted.filter((k) => k in DEFAULTS),
   };
 }
@@ -315,6 +338,7 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['WSMIGRATE_LOG_LEVEL', `${cfg.logLevel}${isDefault('WSMIGRATE_LOG_LEVEL')}`],
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
+    ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', `${cfg.workerActivitySlots}${isDefault('WSMIGRATE_WORKER_ACTIVITY_SLOTS')}`],
   ];
   const width = Math.max(...rows.map(([key]) => key.length));
   return rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');

@@ -64,6 +64,7 @@ describe('loadConfig defaults', () => {
         WSMIGRATE_LOG_LEVEL: 'DEBUG',
         WSMIGRATE_APPROVERS: ' alice, bob,,alice ',
         WSMIGRATE_UI_PORT: '18233',
+        WSMIGRATE_WORKER_ACTIVITY_SLOTS: '64',
       },
       CWD,
     );
@@ -77,6 +78,7 @@ describe('loadConfig defaults', () => {
       logLevel: 'debug',
       approvers: ['alice', 'bob'],
       uiPort: 18233,
+      workerActivitySlots: 64,
       defaulted: [],
     });
     expect(cfg.coderSessionToken?.reveal()).toBe(TOKEN);
@@ -120,6 +122,7 @@ describe('loadConfig rejects each bad variable by name, with what is expected an
     ['WSMIGRATE_LOG_LEVEL', 'verbose', /WSMIGRATE_LOG_LEVEL must be one of error, warn, info, debug \(got "verbose"\)/],
     ['WSMIGRATE_APPROVERS', 'alice,bob smith', /WSMIGRATE_APPROVERS must be a comma-separated list .*"bob smith".*WSMIGRATE_APPROVERS=alice,bob/],
     ['WSMIGRATE_UI_PORT', '0', /WSMIGRATE_UI_PORT must be an integer from 1 to 65535 \(got "0"\)/],
+    ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', '0', /WSMIGRATE_WORKER_ACTIVITY_SLOTS must be an integer from 1 to 2000 \(got "0"\)/],
   ];
 
   it.each(cases)('%s=%s', (variable, value, expected) => {
@@ -183,10 +186,11 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(11);
+    expect(lines).toHaveLength(12);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR',
       'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
+      'WSMIGRATE_WORKER_ACTIVITY_SLOTS',
     ]);
     expect(text).toMatch(/^TEMPORAL_ADDRESS\s+127\.0\.0\.1:7233 \(default\)$/m);
     expect(text).toMatch(/^CODER_SESSION_TOKEN\s+\[redacted\] \(set\)$/m);
