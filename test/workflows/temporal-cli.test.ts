@@ -49,6 +49,7 @@ describe('driving the workflows with the Temporal CLI only', () => {
     await temporal('workflow', 'signal', '--workflow-id', templateId, '--name', 'approval', '--input', JSON.stringify({ gateId: promote.gateId, planHash: promote.planHash, approver: 'alice', decision: 'approve' }));
     const t = (await env.t.client.workflow.getHandle(templateId).result()) as TemplateMigrationResult;
     expect(t.outcome).toBe('promoted');
+    expect(await temporal('workflow', 'result', '--workflow-id', templateId)).toContain(t.versionId);
 
     // A workspace started with no search attribute at all: the workflow tags itself.
     const ws = env.sim.workspaces()[0];
