@@ -22,7 +22,7 @@ export function buildProgram(io: CliIo): Command {
     .showHelpAfterError()
     .addHelpText(
       'after',
-      '\nTypical run:\n  wsmigrate setup                                        # once per namespace: search attributes\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev        # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id>\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
+      '\nTypical run:\n  wsmigrate setup                                       # once per namespace: search attributes\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev        # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id>\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
     );
   for (const register of [registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerDemoCommands, registerPlanCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerSetupCommand]) {
     register(program, io);
