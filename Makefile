@@ -33,11 +33,12 @@ lint: $(NPM_STAMP)
 unit: $(NPM_STAMP)
 	WSMIGRATE_UNIT_ONLY=1 npx jest test/domain
 
-bench: deps
+bench: deps build
 	node -r @swc-node/register bench/state-rewrite.ts
 	node -r @swc-node/register bench/reliability/run.ts
 	node -r @swc-node/register bench/fleet.ts
 	WSMIGRATE_FLEET_SCALE=1 node scripts/run-tests.js test/workflows/fleet-history.test.ts
+	node -r @swc-node/register bench/cli-startup.ts
 
 # Bad inputs refused, secrets found (test/chaos on a real dev server); writes bench/reliability/RESULTS.md.
 bench-reliability: deps

@@ -28,17 +28,42 @@ export interface VerificationResult {
   plannedChanges: Record<string, number>;
 }
 
+interface TargetModel {
+  model: ReturnType<typeof buildTemplateModel>;
+  protectedAddresses: ReturnType<typeof protectedConfigAddresses>;
+}
+
+/**
+ * Parsing a version's HCL (a WASM parser) is the same work for every workspace of a fleet: done
+ * once per version per worker, keeping the last few. A failed parse is not kept.
+ */
+function cachedTemplateModel(loadTemplateSource: LoadTemplateSource, maxEntries = 8): (versionId: string, subject: string) => Promise<TargetModel> {
+  const cache = new Map<string, Promise<TargetModel>>();
+  return (versionId, subject) => {
+    const hit = cache.get(versionId);
+    if (hit) return hit;
+    const loading = (async () => {
+      const source = await loadTemplateSource(versionId, subject);
+      const protectedAddresses = protectedConfigAddresses(source.terraform);
+      return { model: buildTemplateModel(await parseTemplateFiles(source.terraform), protectedAddresses), protectedAddresses };
+    })();
+    cache.set(versionId, loading);
+    loading.catch(() => cache.delete(versionId));
+    while (cache.size > maxEntries) cache.delete(cache.keys().next().value as string);
+    return loading;
+  };
+}
+
 /**
  * Plans the target version against the migrated state with no provider and no cluster, the way
  * the start build will, and runs the guard: no protected delete, no leftover deprecated type.
  */
 export function makeVerifyMigration({ blobs }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
+  const modelOf = cachedTemplateModel(loadTemplateSource);
   return async function verifyMigration(input: VerifyMigrationInput): Promise<VerificationResult> {
     const stateBytes = await blobStep('verify migration', input.subject, () => blobs.get(input.migratedRef));
     const resources = parseStateV4(stateBytes.toString('utf8')).resources;
-    const source = await loadTemplateSource(input.targetVersionId, input.subject);
-    const protectedAddresses = protectedConfigAddresses(source.terraform);
-    const model = buildTemplateModel(await parseTemplateFiles(source.terraform), protectedAddresses);
+    const { model, protectedAddresses } = await modelOf(input.targetVersionId, input.subject);
     const classified = classifyChanges(planStructurally(model, resources, 'start'));
     const guard = planGuardVerdict(classified, { transition: 'start', protectedAddresses });
     const leftovers = leftoverDeprecated(resources);

@@ -1,5 +1,3 @@
-import { parse } from '@cdktf/hcl2json';
-
 export interface TemplateFile {
   path: string;
   content: string;
@@ -27,6 +25,8 @@ export class HclParseError extends Error {
  * read as-is. Runs in a WASM module, which is why this is an adapter and not domain code.
  */
 export async function parseTemplateFiles(files: readonly TemplateFile[]): Promise<ParsedTemplateFile[]> {
+  // Loaded on first use: requiring hcl2json costs ~0.25 s, which every CLI command would pay otherwise.
+  const { parse } = await import('@cdktf/hcl2json');
   const out: ParsedTemplateFile[] = [];
   // One at a time: the WASM bridge is a single Go runtime, and template directories are small.
   for (const { path, content } of files) {

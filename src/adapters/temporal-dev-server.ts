@@ -15,6 +15,8 @@ export interface DevServerOptions {
   /** SQLite file; omitted = a file in a fresh temp dir removed on stop. */
   dbFile?: string;
   startTimeoutMs?: number;
+  /** Register wsmigrate's search attributes at start (default); false gives a namespace no worker has prepared yet. */
+  registerSearchAttributes?: boolean;
 }
 
 export interface DevServer {
@@ -48,7 +50,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--db-filename', dbFile,
     '--log-level', 'error',
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
-    ...WSMIGRATE_SEARCH_ATTRIBUTES.flatMap((sa) => ['--search-attribute', `${sa.name}=Keyword`]),
+    ...(opts.registerSearchAttributes === false ? [] : WSMIGRATE_SEARCH_ATTRIBUTES).flatMap((sa) => ['--search-attribute', `${sa.name}=Keyword`]),
   ];
   const child = spawn(opts.temporalBin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -12,12 +12,13 @@ import { registerPlanCommands } from './commands/plan';
 import { registerRecoverCommand } from './commands/recover';
 import { registerScanCommand } from './commands/scan';
 import { registerScheduleCommands } from './commands/schedule';
+import { registerSetupCommand } from './commands/setup';
 import { registerSimCommands } from './commands/sim';
 import { registerStateCommands } from './commands/state';
 import { registerStateRestoreCommand } from './commands/state-restore';
 import { registerTemplateCommands } from './commands/template';
 import { registerWorkerCommands } from './commands/worker';
-import { CliError, EXIT, processIo, type CliIo } from './io';
+import { CliError, EXIT, describeError, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('wsmigrate')
@@ -28,9 +29,9 @@ export function buildProgram(io: CliIo): Command {
     .showHelpAfterError()
     .addHelpText(
       'after',
-      '\nTypical run:\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate migrate template --org coder k8s-dev --approver you   # new _v1 version with guards\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version <id> --approver you\n  wsmigrate status wsmigrate/k8s-dev/alice/dev\n  wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver you\n\nOffline tools: state rewrite, template rewrite, plan check.  Exit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
+      '\nTypical run:\n  wsmigrate setup                                       # once per namespace: search attributes\n  wsmigrate worker &                                    # executes the steps\n  wsmigrate fleet start --org coder --template k8s-dev --approver you --wait   # template, canary, approval, the rest\n  wsmigrate approvals                                   # every gate waiting on a human\n  wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver you\n  wsmigrate scan --template k8s-dev                     # health of every workspace, before and after\n\nOne at a time: migrate template, migrate workspace, status, recover.  Offline tools: state rewrite, template rewrite, plan check.\nExit codes: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending.',
     );
-  for (const register of [registerFleetCommands, registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerChatopsCommand, registerCodecServerCommand, registerDemoCommands, registerPlanCommands, registerScheduleCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerScanCommand, registerRecoverCommand, registerBackupCommands]) {
+  for (const register of [registerSetupCommand, registerFleetCommands, registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerChatopsCommand, registerCodecServerCommand, registerDemoCommands, registerPlanCommands, registerScheduleCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerScanCommand, registerRecoverCommand, registerBackupCommands]) {
     register(program, io);
   }
   return program;
@@ -51,12 +52,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err(`wsmigrate: ${err.message}`);
       return EXIT.usage;
     }
-    io.err(`wsmigrate: ${(err as Error).message}`);
+    io.err(`wsmigrate: ${describeError(err)}`);
     return EXIT.failure;
   }
 }
 
 if (require.main === module) {
+  endQuietlyWhenOutputCloses(process.stdout);
+  endQuietlyWhenOutputCloses(process.stderr);
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

@@ -35,6 +35,8 @@ export interface WsmigrateConfig {
   readonly logLevel: LogLevel;
   readonly approvers: readonly string[];
   readonly uiPort: number;
+  /** Activities one worker runs at once; each awaited Coder build holds one for its whole duration. */
+  readonly workerActivitySlots: number;
   /** Who `wsmigrate approve/reject` decide as when --approver is not given. */
   readonly approver?: string;
   /** Chat and notifications (see README "Approvals from Slack"). */
@@ -96,6 +98,8 @@ export const DEFAULTS = {
   WSMIGRATE_METRICS_HOST: '127.0.0.1',
   WSMIGRATE_LOG_LEVEL: 'info' as LogLevel,
   WSMIGRATE_UI_PORT: 8233,
+  // A fleet runs at most 200 workspaces at once, each awaiting at most one build.
+  WSMIGRATE_WORKER_ACTIVITY_SLOTS: 200,
   WSMIGRATE_CHATOPS_PORT: 3100,
 } as const;
 
@@ -257,6 +261,23 @@ function codecToken() {
         return fail(ctx, 'WSMIGRATE_CODEC_TOKEN must be at least 16 characters without spaces; generate one with: openssl rand -hex 24');
       }
       return Secret.of(raw);
+    });
+}
+
+function slots() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return DEFAULTS.WSMIGRATE_WORKER_ACTIVITY_SLOTS;
+      const value = Number(raw);
+      if (!/^\d{1,4}$/.test(raw) || value < 1 || value > 2000) {
+        return fail(
+          ctx,
+          `WSMIGRATE_WORKER_ACTIVITY_SLOTS must be an integer from 1 to 2000 (got ${shown(raw)}); set it at least to the highest fleet concurrency, e.g. WSMIGRATE_WORKER_ACTIVITY_SLOTS=200`,
+        );
+      }
+      return value;
     });
 }
 
@@ -432,6 +453,7 @@ const envSchema = z.object({
   WSMIGRATE_LOG_LEVEL: logLevel(),
   WSMIGRATE_APPROVERS: approvers(),
   WSMIGRATE_UI_PORT: port('WSMIGRATE_UI_PORT', DEFAULTS.WSMIGRATE_UI_PORT, 1, ''),
+  WSMIGRATE_WORKER_ACTIVITY_SLOTS: slots(),
   WSMIGRATE_APPROVER: approverName(),
   SLACK_SIGNING_SECRET: secretValue('SLACK_SIGNING_SECRET', "copy it from your Slack app's Basic Information page"),
   SLACK_BOT_TOKEN: secretValue('SLACK_BOT_TOKEN', "use the Bot User OAuth Token (xoxb-…) from your Slack app's OAuth & Permissions page"),
@@ -503,6 +525,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     logLevel: v.WSMIGRATE_LOG_LEVEL,
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
+    workerActivitySlots: v.WSMIGRATE_WORKER_ACTIVITY_SLOTS,
     approver: v.WSMIGRATE_APPROVER,
     slackSigningSecret: v.SLACK_SIGNING_SECRET,
     slackBotToken: v.SLACK_BOT_TOKEN,
@@ -647,6 +670,7 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['WSMIGRATE_LOG_LEVEL', `${cfg.logLevel}${isDefault('WSMIGRATE_LOG_LEVEL')}`],
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
+    ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', `${cfg.workerActivitySlots}${isDefault('WSMIGRATE_WORKER_ACTIVITY_SLOTS')}`],
     ['WSMIGRATE_APPROVER', cfg.approver ?? '(not set)'],
     ['SLACK_SIGNING_SECRET', cfg.slackSigningSecret ? `${cfg.slackSigningSecret} (set)` : '(not set)'],
     ['SLACK_BOT_TOKEN', cfg.slackBotToken ? `${cfg.slackBotToken} (set)` : '(not set)'],

@@ -10,8 +10,19 @@ export interface WsmigrateWorkerOptions {
   /** Defaults to the workflows of this package; tests may pass their own. */
   workflowsPath?: string;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Activities at once; each awaited Coder build holds one, so this bounds builds awaited at once (default 200). */
   maxConcurrentActivityTaskExecutions?: number;
 }
+
+/** The worker's limits, for many concurrent migrations on one small machine. */
+export const WORKER_TUNING = {
+  // Waiting on a build is an idle HTTP poll, not CPU: enough slots for a fleet's whole window.
+  maxConcurrentActivityTaskExecutions: 200,
+  // Local activities: quick Coder reads and the CPU-bound rewrite and verify; a bound keeps a burst from starving the event loop.
+  maxConcurrentLocalActivityExecutions: 50,
+  // Keep every running migration's workflow in memory (sticky), so a step's result never replays its history.
+  maxCachedWorkflows: 1000,
+} as const;
 
 export function defaultWorkflowsPath(): string {
   return require.resolve('../workflows');
@@ -25,7 +36,9 @@ export async function createWsmigrateWorker(opts: WsmigrateWorkerOptions): Promi
     activities: opts.activities,
     dataConverter: opts.dataConverter,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: opts.workflowsPath ?? defaultWorkflowsPath() }),
-    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 20,
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? WORKER_TUNING.maxConcurrentActivityTaskExecutions,
+    maxConcurrentLocalActivityExecutions: WORKER_TUNING.maxConcurrentLocalActivityExecutions,
+    maxCachedWorkflows: WORKER_TUNING.maxCachedWorkflows,
     // A nondeterminism error fails the workflow loudly instead of retrying the task forever.
     workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
   });

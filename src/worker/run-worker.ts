@@ -102,6 +102,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       taskQueue: cfg.taskQueue,
       activities: createActivities(deps),
       dataConverter: createDataConverter(encryptionKeyBytes(cfg)),
+      maxConcurrentActivityTaskExecutions: cfg.workerActivitySlots,
     });
     opts.signal?.addEventListener('abort', () => worker.shutdown());
     log(`wsmigrate worker polling task queue '${cfg.taskQueue}' on ${cfg.temporalAddress} (namespace ${cfg.temporalNamespace})`);

@@ -61,6 +61,8 @@ export class ApprovalGates {
     private readonly settings: ApprovalSettings,
     private readonly workflowId: string,
     private readonly notify: (n: Notification) => Promise<unknown>,
+    /** Called whenever the pending gate changes, so the run's UI details show it. */
+    private readonly onPendingChange: () => void = () => undefined,
   ) {
     const rule = { approvers: settings.approvers, anyApprover: settings.anyApprover ?? false };
     const validate = (decision: Decision) => (input: DecisionPayload) => {
@@ -125,12 +127,14 @@ export class ApprovalGates {
       anyApprover: this.settings.anyApprover ?? false,
     };
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: gateId }]);
+    this.onPendingChange();
     await noteApprovalToFleet({ gateId, pending: true, summary: summary.slice(0, 300), since: this.pending.requestedAt });
     const base = { workflowId: this.workflowId, gateId, planHash, requestedAt: this.pending.requestedAt };
     let refs = await this.tell({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary }, []);
     let answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
     if (!answered) {
       this.pending.escalated = true;
+      this.onPendingChange();
       refs = await this.tell(
         {
           ...base,
@@ -145,6 +149,7 @@ export class ApprovalGates {
     }
     this.pending = undefined;
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
+    this.onPendingChange();
     await noteApprovalToFleet({ gateId, pending: false });
     const d = this.decisionMade();
     if (!answered || !d) {

@@ -1,8 +1,9 @@
-import { ApplicationFailure, defineQuery, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure, defineQuery, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import type { TemplateRewriteResult } from '../activities/template-steps';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateTemplateInputSchema, parseInput, type MigrateTemplateInput } from '../domain/migration-input';
+import { renderRunDetails, templateRunSummary } from '../domain/run-details';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
@@ -54,19 +55,22 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   const acts = proxyActivities<WsmigrateActivities>(quick);
   const slow = proxyActivities<WsmigrateActivities>(importWait);
   const status: TemplateMigrationStatus = { phase: 'preflight', approvals: [] };
-  const gates = new ApprovalGates(input.approval, workflowInfo().workflowId, (n) => acts.notify(n));
+  const { workflowId } = workflowInfo();
+  const showDetails = () => setCurrentDetails(renderRunDetails({ title: templateRunSummary(input.organization, input.template), workflowId, phase: status.phase, pending: gates.pending }));
+  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify.executeWithOptions({ summary: `notify ${n.kind}` }, [n]), showDetails);
   setHandler(templateStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const enter = (phase: TemplatePhase) => {
     status.phase = phase;
     upsertSearchAttributes([{ key: WsmigratePhase, value: `template-${phase}` }]);
+    showDetails();
   };
   upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
   const subject = `template ${input.organization}/${input.template}`;
 
   enter('preflight');
-  const pf = await acts.preflightTemplate({ organization: input.organization, template: input.template });
+  const pf = await acts.preflightTemplate.executeWithOptions({ summary: `preflight ${subject}: Coder version, active version` }, [{ organization: input.organization, template: input.template }]);
   enter('rewriting');
-  const rewrite = await acts.rewriteTemplateSource({ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent });
+  const rewrite = await acts.rewriteTemplateSource.executeWithOptions({ summary: 'rewrite the active version to _v1 types with removed{} guards' }, [{ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent }]);
   const { source, ...report } = rewrite;
   status.report = report;
   const base = { previousActiveVersionId: pf.activeVersionId, report };
@@ -88,7 +92,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
     throw ApplicationFailure.create({ message: `push of ${subject} ${pushGate}; nothing changed`, type: 'WsmigrateRejected', nonRetryable: true });
   }
   enter('pushing');
-  const pushed = await slow.pushTemplateVersion({ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName });
+  const pushed = await slow.pushTemplateVersion.executeWithOptions({ summary: `push version ${rewrite.versionName} and wait for Coder's import` }, [{ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName }]);
   status.newVersionId = pushed.versionId;
   if (input.stopBeforePromote) {
     enter('done');
@@ -105,7 +109,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
     });
   }
   enter('promoting');
-  await acts.promoteTemplateVersion({ subject, templateId: pf.templateId, versionId: pushed.versionId });
+  await acts.promoteTemplateVersion.executeWithOptions({ summary: `promote ${pushed.versionName} to active` }, [{ subject, templateId: pf.templateId, versionId: pushed.versionId }]);
   enter('done');
   upsertMemo({ outcome: 'promoted', versionId: pushed.versionId });
   return { outcome: 'promoted', versionId: pushed.versionId, versionName: pushed.versionName, ...base };

@@ -5,6 +5,8 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   upsertMemo,
   upsertSearchAttributes,
@@ -18,10 +20,11 @@ import type { VerificationResult } from '../activities/verify-migration';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
 import type { TrackedBuild } from '../activities/track-build-changes';
+import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
 import { recoverDamagedWorkspace } from './recover-workspace';
-import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
+import { FINAL_FAILURE_TYPES, QUICK_LOCAL_STEP, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 import { reportToFleet } from './fleet-report';
 
@@ -76,6 +79,9 @@ function failureMessage(err: unknown): string {
 
 export const workspaceStatusQuery = defineQuery<WorkspaceMigrationStatus>('status');
 
+/** Phases worth a search-attribute write (a history event and a visibility update each); the rest show in the query and the UI's details. */
+const MILESTONE_PHASES: ReadonlySet<WorkspacePhase> = new Set(['compensating', 'migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention']);
+
 // Compensation keeps trying for a long time: giving up on a restore is the worst outcome.
 const compensation: ActivityOptions = {
   startToCloseTimeout: '5m',
@@ -109,7 +115,10 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   } catch (err) {
     throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
   }
-  const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
+  // patched: runs started before the lean history (local steps, milestone-only phase writes) replay as they ran.
+  const leanHistory = patched('wsmigrate-lean-history');
+  // Quick reads, pure steps and idempotent quick writes run as local activities: one marker event each.
+  const acts = leanHistory ? proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP) : proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const comp = proxyActivities<WsmigrateActivities>(compensation);
   const buildTimeoutMs = durationMs(input.buildTimeout);
   const builds = proxyActivities<WsmigrateActivities>({
@@ -117,26 +126,37 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     heartbeatTimeout: input.heartbeatTimeout as Duration,
     retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
   });
-  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));
-  setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const subject = `${input.owner}/${input.workspace}`;
+  let title = workspaceRunSummary(input.owner, input.workspace, input.template, input.targetVersionId.slice(0, 8));
+  const showDetails = () =>
+    setCurrentDetails(renderRunDetails({ title, workflowId, phase: status.phase, stepsDone: status.stepsDone, verdict: status.verdict, pending: gates.pending, error: status.error }));
+  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify.executeWithOptions({ summary: `notify ${n.kind}` }, [n]), showDetails);
+  setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const enter = (phase: WorkspacePhase) => {
     status.phase = phase;
-    upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
+    if (!leanHistory || MILESTONE_PHASES.has(phase)) upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
+    showDetails();
   };
-  const done = (step: string) => status.stepsDone.push(step);
+  const done = (step: string) => {
+    status.stepsDone.push(step);
+    showDetails();
+  };
   const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'));
   status.buildChanges = watch.tracked;
-  upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
+  // The client tags the run at start; a run started otherwise (temporal CLI, Web UI) is tagged here.
+  if (!leanHistory || workflowInfo().typedSearchAttributes.get(WsmigrateTemplate) !== input.template) {
+    upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
+  }
   enter('preflight');
 
-  const pf = await acts.preflightWorkspace({
+  const pf = await acts.preflightWorkspace.executeWithOptions({ summary: `preflight ${subject}: Coder version, build, target version, state` }, [{
     owner: input.owner,
     workspace: input.workspace,
     template: input.template,
     targetVersionId: input.targetVersionId,
     strategy: input.strategy,
-  });
+  }]);
+  title = workspaceRunSummary(input.owner, input.workspace, input.template, pf.targetVersionName);
   done('preflight');
   // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
   // patched: runs started before the health check replay on its absence and keep the old rule.
@@ -155,10 +175,10 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
 
   if (input.dryRun) {
     enter('backing-up');
-    const backup = await acts.backupState({ workspaceId: pf.workspaceId, subject });
-    const rewrite = await acts.rewriteState({ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId });
+    const backup = await acts.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
+    const rewrite = await acts.rewriteState.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy}), dry run` }, [{ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId }]);
     enter('verifying');
-    const verdict = await acts.verifyMigration({ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId });
+    const verdict = await acts.verifyMigration.executeWithOptions({ summary: `plan ${pf.targetVersionName} against the migrated state; guard` }, [{ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId }]);
     status.verdict = verdict;
     enter('dry-run');
     upsertMemo({ outcome: 'dry-run', verdict: verdict.verdict });
@@ -181,7 +201,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       throw ApplicationFailure.create({ message: `stop of ${subject} ${stopGate}; nothing changed`, type: 'WsmigrateRejected', nonRetryable: true });
     }
     enter('stopping');
-    const stop = await builds.stopWorkspace({ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs });
+    const stop = await builds.stopWorkspace.executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [{ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs }]);
     ownBuildIds.push(stop.buildId);
     await watch.after(stop.buildId);
     afterBuildNumber = stop.buildNumber;
@@ -191,16 +211,16 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   enter('backing-up');
   let backup: StateBackup | undefined;
   try {
-    backup = await acts.backupState({ workspaceId: pf.workspaceId, subject });
+    backup = await acts.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
     status.backup = { ref: backup.blob.ref, sha256: backup.blob.sha256 };
     done('backup');
 
     enter('rewriting');
-    const rewrite = await acts.rewriteState({ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId });
+    const rewrite = await acts.rewriteState.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy})` }, [{ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId }]);
     done('rewrite');
 
     enter('verifying');
-    const verdict = await acts.verifyMigration({ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId });
+    const verdict = await acts.verifyMigration.executeWithOptions({ summary: `plan ${pf.targetVersionName} against the migrated state; guard` }, [{ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId }]);
     status.verdict = verdict;
     done('verify');
     if (verdict.verdict === 'deny') {
@@ -216,7 +236,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
 
     enter('pushing-state');
     if (!rewrite.alreadyMigrated) {
-      await acts.pushState({ subject, workspaceId: pf.workspaceId, backup, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 });
+      await acts.pushState.executeWithOptions({ summary: `push the migrated state onto build #${backup.buildNumber}, no build` }, [{ subject, workspaceId: pf.workspaceId, backup, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 }]);
     }
     done('push-state');
 
@@ -225,26 +245,26 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       throw ApplicationFailure.create({ message: `start of ${subject} ${startGate}; restoring`, type: 'WsmigrateRejected', nonRetryable: true });
     }
     enter('starting');
-    const start = await builds.startPinned({ workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs });
+    const start = await builds.startPinned.executeWithOptions({ summary: `start ${subject} pinned to ${pf.targetVersionName} and wait for the build` }, [{ workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs }]);
     ownBuildIds.push(start.buildId);
     await watch.after(start.buildId);
     done('start');
 
     enter('checking');
-    const check = await acts.postBuildCheck({ subject, buildId: start.buildId, backupRef: backup.blob.ref });
+    const check = await acts.postBuildCheck.executeWithOptions({ summary: 'check every PVC/PV kept its uid; no deprecated type left' }, [{ subject, buildId: start.buildId, backupRef: backup.blob.ref }]);
     done('post-build-check');
 
     const warnings = [...check.warnings];
     if (pf.prior.transition === 'stop') {
       // It was stopped before we came: leave it stopped, now on the new version (pinned, never the old one).
-      const stopAgain = await builds
-        .returnToPrior({ workspaceId: pf.workspaceId, subject, prior: { transition: 'stop', templateVersionId: input.targetVersionId }, timeoutMs: buildTimeoutMs })
+      const stopAgain = await builds.returnToPrior
+        .executeWithOptions({ summary: `stop ${subject} again, pinned to ${pf.targetVersionName} (it was stopped before)` }, [{ workspaceId: pf.workspaceId, subject, prior: { transition: 'stop', templateVersionId: input.targetVersionId }, timeoutMs: buildTimeoutMs }])
         .catch((err: Error) => void warnings.push(`migrated, but stopping it again failed: ${err.message}`));
       await watch.after(stopAgain?.buildId);
     }
     enter('migrated');
     upsertMemo({ outcome: 'migrated', backupSha256: backup.blob.sha256 });
-    await acts.notify({ kind: 'migration-done', workflowId, subject: `Migrated ${subject}`, text: `${rewrite.renamedCount} instance(s) renamed; volumes unchanged.` });
+    await acts.notify.executeWithOptions({ summary: 'notify migration-done' }, [{ kind: 'migration-done', workflowId, subject: `Migrated ${subject}`, text: `${rewrite.renamedCount} instance(s) renamed; volumes unchanged.` }]);
     return {
       outcome: 'migrated',
       workspaceId: pf.workspaceId,
@@ -260,24 +280,25 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   } catch (err) {
     if (isNeedsAttention(err)) throw err;
     status.error = failureMessage(err);
+    showDetails();
     const cancelled = isCancellation(err);
     await CancellationScope.nonCancellable(async () => {
       enter('compensating');
       try {
         if (backup) {
-          await comp.restoreState({ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId } });
+          await comp.restoreState.executeWithOptions({ summary: `compensation: put the backed-up state back onto ${subject}` }, [{ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId } }]);
           done('restore-state');
         }
-        const back = await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs });
+        const back = await builds.returnToPrior.executeWithOptions({ summary: `compensation: return ${subject} to ${pf.prior.transition} on its prior version` }, [{ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs }]);
         await watch.after(back.buildId);
         done('return-to-prior');
         enter('restored');
         upsertMemo({ outcome: 'restored', reason: status.error?.slice(0, 300) ?? '' });
-        await acts.notify({ kind: 'restored', workflowId, subject: `Restored ${subject}`, text: `Migration stopped: ${status.error}. State and transition restored.` });
+        await acts.notify.executeWithOptions({ summary: 'notify restored' }, [{ kind: 'restored', workflowId, subject: `Restored ${subject}`, text: `Migration stopped: ${status.error}. State and transition restored.` }]);
       } catch (compErr) {
         enter('needs-attention');
         upsertMemo({ outcome: 'needs-attention' });
-        await acts.notify({ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Restore did not finish: ${failureMessage(compErr)}` });
+        await acts.notify.executeWithOptions({ summary: 'notify migration-failed' }, [{ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Restore did not finish: ${failureMessage(compErr)}` }]);
         throw ApplicationFailure.create({
           message: `${subject}: migration failed (${status.error}) and the restore did not finish: ${failureMessage(compErr)}`,
           type: 'WsmigrateNeedsAttention',

@@ -103,6 +103,7 @@ describe('loadConfig defaults', () => {
         WSMIGRATE_APPROVERS: ' alice, bob,,alice ',
         WSMIGRATE_UI_PORT: '18233',
         WSMIGRATE_CHATOPS_PORT: '3100',
+        WSMIGRATE_WORKER_ACTIVITY_SLOTS: '64',
       },
       CWD,
     );
@@ -117,6 +118,7 @@ describe('loadConfig defaults', () => {
       logLevel: 'debug',
       approvers: ['alice', 'bob'],
       uiPort: 18233,
+      workerActivitySlots: 64,
       defaulted: [],
     });
     expect(cfg.coderSessionToken?.reveal()).toBe(TOKEN);
@@ -163,6 +165,7 @@ describe('loadConfig rejects each bad variable by name, with what is expected an
     ['WSMIGRATE_METRICS_HOST', '0.0.0.0:9464', /WSMIGRATE_METRICS_HOST must be an address to bind to, without a port \(got "0\.0\.0\.0:9464"\); e\.g\. WSMIGRATE_METRICS_HOST=0\.0\.0\.0/],
     ['WSMIGRATE_METRICS_HOST', '300.1.1.1', /WSMIGRATE_METRICS_HOST must be an address/],
     ['WSMIGRATE_CODEC_TOKEN', 'short', /WSMIGRATE_CODEC_TOKEN must be at least 16 characters .*openssl rand -hex 24/],
+    ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', '0', /WSMIGRATE_WORKER_ACTIVITY_SLOTS must be an integer from 1 to 2000 \(got "0"\)/],
   ];
 
   it('binds metrics to loopback by default and to what WSMIGRATE_METRICS_HOST says', () => {
@@ -232,10 +235,11 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(25);
+    expect(lines).toHaveLength(26);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR', 'WSMIGRATE_BLOB_URL',
       'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
+      'WSMIGRATE_WORKER_ACTIVITY_SLOTS',
       'WSMIGRATE_APPROVER', 'SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'SLACK_CHANNEL', 'SLACK_API_URL', 'WSMIGRATE_CHATOPS_PORT',
       'WSMIGRATE_SLACK_APPROVERS', 'WSMIGRATE_WEBHOOK_URL', 'WSMIGRATE_WEBHOOK_SECRET', 'TEMPORAL_TLS', 'TEMPORAL_API_KEY', 'WSMIGRATE_CODEC_TOKEN',
     ]);

@@ -7,10 +7,13 @@ import { createSlackNotifier } from './slack';
 import { createWebhookNotifier } from './webhook';
 
 /** The log always; Slack when SLACK_BOT_TOKEN and SLACK_CHANNEL are set; the webhook when WSMIGRATE_WEBHOOK_URL is. */
-export function notifierFromConfig(cfg: WsmigrateConfig, opts: { write?: (line: string) => void; budget?: RetryBudget } = {}): { notifier: Notifier; backends: string[] } {
+export function notifierFromConfig(
+  cfg: WsmigrateConfig,
+  opts: { write?: (line: string) => void; budget?: RetryBudget; /** Replaces the plain-text log backend (the worker's pino logger). */ logBackend?: Notifier } = {},
+): { notifier: Notifier; backends: string[] } {
   const write = opts.write ?? ((l: string) => process.stdout.write(`${l}\n`));
   const budget = opts.budget ?? DEFAULT_RETRY_BUDGET;
-  const backends: NamedNotifier[] = [{ name: 'log', notifier: createLogNotifier(write) }];
+  const backends: NamedNotifier[] = [{ name: 'log', notifier: opts.logBackend ?? createLogNotifier(write) }];
   if (cfg.slackBotToken && cfg.slackChannel) {
     backends.push({ name: 'slack', notifier: createSlackNotifier({ token: cfg.slackBotToken, channel: cfg.slackChannel, apiUrl: cfg.slackApiUrl, budget }) });
   }

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { connectClient } from '../../client/temporal-client';
-import { decide, migrationStatus } from '../../client/migrations';
+import type { Client } from '@temporalio/client';
 import { loadConfig } from '../../config/env';
 import { CliError, EXIT, type CliIo } from '../io';
 
-async function withClient<T>(fn: (c: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>): Promise<T> {
+async function withClient<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  const { connectClient } = await import('../../client/temporal-client');
   const { client, connection } = await connectClient(loadConfig());
   try {
     return await fn(client);
@@ -20,6 +20,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .argument('<workflow-id>', 'e.g. wsmigrate/k8s-dev/alice/dev')
     .option('--json', 'print JSON', false)
     .action(async (id: string, o) => {
+      const { migrationStatus } = await import('../../client/migrations');
       const s = await withClient((c) => migrationStatus(c, id));
       if (o.json) return io.out(JSON.stringify(s, null, 2));
       io.out(`${id}: ${s.phase}`);
@@ -62,6 +63,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       .action(async (id: string, o) => {
         const approver: string | undefined = o.approver ?? loadConfig().approver;
         if (!approver) throw new CliError(`say who decides: --approver <your name>, or set WSMIGRATE_APPROVER=<your name>`, EXIT.usage);
+        const { decide } = await import('../../client/migrations');
         const r = await withClient((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }));
         io.out(`${r.decision === 'approve' ? 'approved' : 'rejected'} '${r.gateId}' of ${id} as ${r.approver}`);
       });

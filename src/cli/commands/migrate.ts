@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { connectClient } from '../../client/temporal-client';
-import { startTemplateMigration, startWorkspaceMigration } from '../../client/migrations';
 import { loadConfig } from '../../config/env';
 import { InputError, migrateTemplateInputSchema, migrateWorkspaceInputSchema, parseInput } from '../../domain/migration-input';
 import { CliError, EXIT, type CliIo } from '../io';
@@ -28,6 +26,8 @@ async function start(io: CliIo, what: 'workspace' | 'template', input: Record<st
     if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
     throw err;
   }
+  const { connectClient } = await import('../../client/temporal-client');
+  const { startTemplateMigration, startWorkspaceMigration } = await import('../../client/migrations');
   const { client, connection } = await connectClient(cfg);
   try {
     const handle = what === 'workspace'

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startSimulator } from '../../sim';
 import { CliError, EXIT, type CliIo } from '../io';
 
 function integer(name: string, min: number, max: number) {
@@ -74,6 +73,7 @@ Exit codes:
   ${EXIT.usage}  a flag has an invalid value`,
     )
     .action(async (opts: SimOptions) => {
+      const { startSimulator } = await import('../../sim');
       let sim;
       try {
         sim = await startSimulator({

@@ -1,11 +1,5 @@
 import type { Command } from 'commander';
-import { BlobStoreError } from '../../adapters/blob-store';
-import { BlobRefError } from '../../adapters/blob-ref';
-import { openBlobStore } from '../../adapters/open-blob-store';
-import { CoderClient } from '../../adapters/coder';
-import { applyRestore, planRestore, RestoreRefused } from '../../client/restore-backup';
 import { blobStoreSettings, loadConfig, requireCoder } from '../../config/env';
-import { StateFormatError } from '../../domain/state';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const HELP = `
@@ -40,6 +34,12 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
       const cfg = loadConfig();
+      const { BlobStoreError } = await import('../../adapters/blob-store');
+      const { BlobRefError } = await import('../../adapters/blob-ref');
+      const { openBlobStore } = await import('../../adapters/open-blob-store');
+      const { CoderClient } = await import('../../adapters/coder');
+      const { applyRestore, planRestore, RestoreRefused } = await import('../../client/restore-backup');
+      const { StateFormatError } = await import('../../domain/state');
       const c = requireCoder(cfg);
       const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
       const blobs = openBlobStore(blobStoreSettings(cfg));

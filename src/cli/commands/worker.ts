@@ -14,11 +14,14 @@ export function registerWorkerCommands(program: Command, io: CliIo): void {
       const { PrometheusMetrics } = await import('../../adapters/metrics/prometheus-metrics');
       const { processLogger } = await import('../process-logger');
       const { createPinoNotifier } = await import('../../adapters/logging/log-notifier');
+      const { notifierFromConfig } = await import('../../adapters/notify/from-config');
       const logger = processLogger(cfg, 'worker');
       const metrics = new PrometheusMetrics();
+      // Slack and the webhook when configured, and always the structured log.
+      const notifier = notifierFromConfig(cfg, { logBackend: createPinoNotifier(logger), write: (line) => logger.warn(line) }).notifier;
       const abort = new AbortController();
       for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => abort.abort());
-      const deps = activityDepsFromConfig(cfg, { metrics, notifier: createPinoNotifier(logger) }, { observeCoderCall: metrics.observeCoderCall });
+      const deps = activityDepsFromConfig(cfg, { metrics, notifier }, { observeCoderCall: metrics.observeCoderCall });
       await runWorker(cfg, deps, { signal: abort.signal, metrics, logger });
     });
 

@@ -60,6 +60,8 @@ const enum Ch {
 
 type Interest = 'skip' | 'descend' | 'record';
 
+const BRACKET_OR_QUOTE = /["{}[\]]/g;
+
 /**
  * Parses the text and returns the spans of the values whose paths match one of `patterns`, in
  * text order. Objects on the way to a pattern are checked for duplicate keys, since a duplicated
@@ -196,7 +198,7 @@ class Scanner {
       if (this.text.charCodeAt(this.pos) !== Ch.Quote) this.fail('expected a quoted object key');
       const keyStart = this.pos;
       this.string();
-      const key = watched ? (JSON.parse(this.text.slice(keyStart, this.pos)) as string) : '';
+      const key = watched ? this.keyText(keyStart, this.pos) : '';
       if (seen) {
         if (seen.has(key)) this.fail(`the key "${key}" appears twice in one object`, keyStart, false);
         seen.add(key);
@@ -285,6 +287,12 @@ class Scanner {
     this.pos = i + 1;
   }
 
+  /** A key's value: its text between the quotes, unless it holds an escape JSON.parse must decode. */
+  private keyText(start: number, end: number): string {
+    const inner = this.text.slice(start + 1, end - 1);
+    return inner.includes('\\') ? (JSON.parse(this.text.slice(start, end)) as string) : inner;
+  }
+
   private number(): void {
     const text = this.text;
     let i = this.pos;
@@ -346,23 +354,24 @@ class Scanner {
     }
     if (c === Ch.LBrace || c === Ch.LBracket) {
       // A native regex search for the next bracket or quote is faster here than a charCodeAt loop.
-      const structural = /["{}[\]]/g;
+      const structural = BRACKET_OR_QUOTE;
       structural.lastIndex = this.pos;
       let depth = 0;
+      // test() instead of exec(): no match array per bracket or quote, so no garbage to collect.
       for (;;) {
-        const m = structural.exec(text);
-        if (!m) {
+        if (!structural.test(text)) {
           this.pos = text.length;
           return;
         }
-        const d = text.charCodeAt(m.index);
+        const at = structural.lastIndex - 1;
+        const d = text.charCodeAt(at);
         if (d === Ch.Quote) {
-          structural.lastIndex = this.endOfString(m.index);
+          structural.lastIndex = this.endOfString(at);
           continue;
         }
         depth += d === Ch.LBrace || d === Ch.LBracket ? 1 : -1;
         if (depth === 0) {
-          this.pos = m.index + 1;
+          this.pos = at + 1;
           return;
         }
       }

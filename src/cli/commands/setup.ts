@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/env';
+import type { CliIo } from '../io';
+
+export function registerSetupCommand(program: Command, io: CliIo): void {
+  program
+    .command('setup')
+    .description("prepare a Temporal namespace for wsmigrate: register its search attributes (idempotent; a worker's start does it too)")
+    .option('--json', 'print {"namespace": …, "registered": [names added], "searchAttributes": [all]}', false)
+    .addHelpText(
+      'after',
+      '\nRun once per namespace, before the first `wsmigrate migrate …`, when no worker has run there yet:\n' +
+        '  TEMPORAL_ADDRESS=temporal.internal:7233 TEMPORAL_NAMESPACE=coder-ops wsmigrate setup\n\n' +
+        'Without it, a start fails with "no search attribute \'WsmigrateTemplate\' registered".\n' +
+        'Needs operator rights on the namespace (the same call as `temporal operator search-attribute create`).',
+    )
+    .action(async (o: { json: boolean }) => {
+      const cfg = loadConfig();
+      const { Connection } = await import('@temporalio/client');
+      const { ensureSearchAttributes } = await import('../../worker/ensure-search-attributes');
+      const { WSMIGRATE_SEARCH_ATTRIBUTES } = await import('../../workflows/search-attributes');
+      const connection = await Connection.connect({ address: cfg.temporalAddress });
+      try {
+        const registered = await ensureSearchAttributes(connection, cfg.temporalNamespace);
+        const all = WSMIGRATE_SEARCH_ATTRIBUTES.map((sa) => sa.name);
+        if (o.json) return io.out(JSON.stringify({ namespace: cfg.temporalNamespace, registered, searchAttributes: all }));
+        io.out(
+          registered.length > 0
+            ? `registered ${registered.join(', ')} on namespace '${cfg.temporalNamespace}' at ${cfg.temporalAddress}`
+            : `namespace '${cfg.temporalNamespace}' at ${cfg.temporalAddress} already has ${all.join(', ')}; nothing to do`,
+        );
+      } finally {
+        await connection.close();
+      }
+    });
+}

@@ -1,0 +1,39 @@
+import { approvalCommands, renderRunDetails, workspaceRunSummary } from '../../src/domain/run-details';
+
+describe('run details for the Temporal Web UI', () => {
+  const pending = { gateId: 'apply' as const, planHash: 'sha256:ab12', summary: 'Push the migrated state of alice/dev', requestedAt: '2026-11-30T21:00:00.000Z', escalated: true };
+
+  test('the summary line names the workspace, template and version', () => {
+    expect(workspaceRunSummary('alice', 'dev', 'k8s-dev', 'wsmigrate-1a2b')).toBe('alice/dev → k8s-dev @ wsmigrate-1a2b');
+  });
+
+  test('a pending gate shows the exact CLI command and the signal JSON that decide it', () => {
+    const md = renderRunDetails({ title: 'alice/dev → k8s-dev @ v1', workflowId: 'wsmigrate/k8s-dev/alice/dev', phase: 'awaiting-approval', stepsDone: ['preflight', 'backup'], pending });
+    expect(md).toContain('**Phase:** awaiting-approval');
+    expect(md).toContain('**Steps done:** preflight → backup');
+    expect(md).toContain('#### Waiting for approval: `apply` (escalated)');
+    expect(md).toContain('wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver <you> --gate apply --plan sha256:ab12');
+    expect(md).toContain('{"gateId":"apply","planHash":"sha256:ab12","approver":"<you>","decision":"approve"}');
+  });
+
+  test('the signal JSON is what the approval signal accepts, and the shell command quotes it', () => {
+    const c = approvalCommands('wsmigrate/t/a/b', pending);
+    expect(JSON.parse(c.signalJson)).toEqual({ gateId: 'apply', planHash: 'sha256:ab12', approver: '<you>', decision: 'approve' });
+    expect(c.signal).toBe(`temporal workflow signal --workflow-id 'wsmigrate/t/a/b' --name approval --input '${c.signalJson}'`);
+  });
+
+  test('no gate, a verdict with reasons, an error and extra sections (the fleet’s table)', () => {
+    const md = renderRunDetails({
+      title: 't',
+      workflowId: 'w',
+      phase: 'restored',
+      verdict: { verdict: 'needs-approval', summary: '1 replace', reasons: ['kubernetes_service_v1.x replaced'] },
+      error: 'start build failed',
+      sections: [{ heading: 'Progress', markdown: '| migrated | 3 |' }],
+    });
+    expect(md).not.toContain('Waiting for approval');
+    expect(md).toContain('**Guard:** needs-approval — 1 replace\n- kubernetes_service_v1.x replaced');
+    expect(md).toContain('**Error:** start build failed');
+    expect(md).toContain('#### Progress\n| migrated | 3 |');
+  });
+});

@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { startWorkspaceMigration } from '../../src/client/migrations';
+import { temporalCliPath } from '../../src/config/tools';
+import { approvalCommands } from '../../src/domain/run-details';
+import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+/** What the Web UI reads: the run's static summary, its current details (a query) and each activity's summary. */
+describe('the Temporal Web UI view of a workspace migration', () => {
+  let env: MigrationEnv;
+  let target: { versionId: string; versionName?: string };
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+    target = await env.migrateTemplate();
+  });
+  afterAll(async () => env?.close());
+
+  const currentDetails = async (workflowId: string): Promise<string> => {
+    const meta = (await env.t.client.workflow.getHandle(workflowId).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    return meta.currentDetails ?? '';
+  };
+
+  it('shows a summary, the pending gate with the exact commands that decide it, and a summary per step; the printed signal command works', async () => {
+    const ws = env.sim.workspaces()[0];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: target.versionId, option: 'B', approval: { policy: 'destructive', approvers: ['alice'] } },
+      { taskQueue: env.taskQueue, versionName: target.versionName },
+    );
+    const summary = `${ws.owner}/${ws.name} → ${env.sim.template.name} @ ${target.versionName}`;
+    expect(await (await handle.describe()).staticSummary()).toBe(summary);
+
+    await waitFor(async () => (await currentDetails(handle.workflowId)).includes('Waiting for approval'));
+    const details = await currentDetails(handle.workflowId);
+    expect(details).toContain(`### ${summary}`);
+    expect(details).toContain('**Phase:** awaiting-approval');
+    expect(details).toContain('**Steps done:** preflight → backup → rewrite → verify');
+    expect(details).toMatch(/\*\*Guard:\*\* allow — /);
+    const planHash = /plan `(sha256:[0-9a-f]{64})`/.exec(details)?.[1] as string;
+    expect(planHash).toBeDefined();
+    const commands = approvalCommands(handle.workflowId, { gateId: 'apply', planHash });
+    expect(details).toContain(commands.cli);
+    expect(details).toContain(commands.signalJson);
+
+    // An SRE copies the signal JSON into the Temporal CLI, with their name: the run goes on.
+    execFileSync(temporalCliPath(), [
+      'workflow', 'signal', '--address', env.t.address, '--namespace', env.t.namespace,
+      '--workflow-id', handle.workflowId, '--name', 'approval', '--input', commands.signalJson.replace('<you>', 'alice'),
+    ]);
+    expect(((await handle.result()) as WorkspaceMigrationResult).outcome).toBe('migrated');
+    const after = await currentDetails(handle.workflowId);
+    expect(after).toContain('**Phase:** migrated');
+    expect(after).not.toContain('Waiting for approval');
+
+    const history = await handle.fetchHistory();
+    const summaries = (history.events ?? [])
+      .map((e) => e.userMetadata?.summary?.data)
+      .filter((d): d is Uint8Array => d instanceof Uint8Array)
+      .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as string);
+    expect(summaries).toEqual(expect.arrayContaining([`start ${ws.owner}/${ws.name} pinned to ${target.versionName} and wait for the build`, `back up the state of ${ws.owner}/${ws.name}`]));
+  });
+});
