@@ -24,6 +24,8 @@ export interface WsmigrateConfig {
   readonly logLevel: LogLevel;
   readonly approvers: readonly string[];
   readonly uiPort: number;
+  /** Absolute; set when the worker may run `terraform import` (the import strategy) against this cluster. */
+  readonly kubeconfig?: string;
   /** Names of the variables that were unset and took their default. */
   readonly defaulted: readonly string[];
 }
@@ -229,6 +231,7 @@ const envSchema = z.object({
   WSMIGRATE_LOG_LEVEL: logLevel(),
   WSMIGRATE_APPROVERS: approvers(),
   WSMIGRATE_UI_PORT: port('WSMIGRATE_UI_PORT', DEFAULTS.WSMIGRATE_UI_PORT, 1, ''),
+  WSMIGRATE_KUBECONFIG: z.string().optional(),
 });
 
 type EnvName = keyof typeof envSchema.shape;
@@ -268,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     logLevel: v.WSMIGRATE_LOG_LEVEL,
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
+    ...(v.WSMIGRATE_KUBECONFIG ? { kubeconfig: isAbsolute(v.WSMIGRATE_KUBECONFIG) ? v.WSMIGRATE_KUBECONFIG : resolve(cwd, v.WSMIGRATE_KUBECONFIG) } : {}),
     defaulted: defaulted.filter((k) => k in DEFAULTS),
   };
 }

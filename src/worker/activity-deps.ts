@@ -2,6 +2,9 @@ import type { ActivityDeps } from '../activities';
 import { CoderClient } from '../adapters/coder';
 import { createFileBlobStore } from '../adapters/blob-store';
 import { createLogNotifier } from '../adapters/log-notifier';
+import { existsSync } from 'node:fs';
+import { providerMirrorDir } from '../adapters/kube/tools';
+import { createKubeImporter } from '../adapters/terraform/kube-importer';
 import { encryptionKeyBytes, requireCoder, type WsmigrateConfig } from '../config/env';
 
 /** The production adapters for the activities, from configuration. Tests build their own with the simulator. */
@@ -14,6 +17,15 @@ export function activityDepsFromConfig(cfg: WsmigrateConfig, overrides: Partial<
     coder,
     blobs: overrides.blobs ?? createFileBlobStore({ dir: cfg.blobDir, encryptionKey: encryptionKeyBytes(cfg) }),
     notifier: overrides.notifier ?? createLogNotifier(),
-    ...(overrides.importer ? { importer: overrides.importer } : {}),
+    ...(overrides.importer ? { importer: overrides.importer } : cfg.kubeconfig ? { importer: importerFromConfig(cfg.kubeconfig) } : {}),
   };
+}
+
+/** `terraform import` against the configured cluster; providers from the project's mirror when it is built, else Terraform's own config. */
+function importerFromConfig(kubeconfig: string) {
+  if (!existsSync(kubeconfig)) {
+    throw new Error(`WSMIGRATE_KUBECONFIG points at ${kubeconfig}, which does not exist; set it to the kubeconfig of the workspaces' cluster, or unset it to refuse the import strategy.`);
+  }
+  const mirror = providerMirrorDir();
+  return createKubeImporter({ kubeconfigPath: kubeconfig, ...(existsSync(mirror) ? { providerMirror: mirror } : {}) });
 }
