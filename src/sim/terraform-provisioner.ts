@@ -1,4 +1,6 @@
 import execa from 'execa';
+import { createHash } from 'node:crypto';
+import { copyFile } from 'node:fs/promises';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -87,6 +89,8 @@ class ApiClusterView implements KubeClusterView {
 export class TerraformProvisioner implements SimProvisioner {
   readonly kind = 'terraform' as const;
   readonly cluster = new ApiClusterView();
+  /** One `terraform init` per template source: builds share its data dir (providers are symlinks into the mirror). */
+  private readonly inits = new Map<string, Promise<{ dataDir: string; lockFile: string; logs: string }>>();
 
   private constructor(
     readonly kubeconfigPath: string,
@@ -154,24 +158,59 @@ export class TerraformProvisioner implements SimProvisioner {
     });
   }
 
+  private async writeSource(dir: string, files: readonly { name: string; content: string | Buffer }[]): Promise<void> {
+    for (const f of files) {
+      const path = join(dir, f.name);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, f.content);
+    }
+  }
+
+  /** Inits a template source once (offline, from the mirror); a failed init is retried by the next build. */
+  private initOnce(files: readonly { name: string; content: string | Buffer }[]): Promise<{ dataDir: string; lockFile: string; logs: string }> {
+    const hash = createHash('sha256');
+    for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) hash.update(f.name).update('\0').update(f.content).update('\0');
+    const key = hash.digest('hex').slice(0, 16);
+    let pending = this.inits.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const dir = join(this.workDir, `init-${key}`);
+        await rm(dir, { recursive: true, force: true });
+        await mkdir(dir);
+        await this.writeSource(dir, files);
+        const init = await this.terraform(['init', '-input=false', '-no-color'], dir, {}, APPLY_TIMEOUT_MS);
+        if (init.exitCode !== 0 || init.timedOut) throw new Error(`terraform init failed: ${firstError(init.all ?? '')}`);
+        return { dataDir: join(dir, '.terraform'), lockFile: join(dir, '.terraform.lock.hcl'), logs: init.all ?? '' };
+      })();
+      this.inits.set(key, pending);
+      pending.catch(() => this.inits.delete(key));
+    }
+    return pending;
+  }
+
   async provision(req: ProvisionRequest): Promise<ProvisionResult> {
     const { ctx } = req;
     const dir = await mkdtemp(join(this.workDir, 'build-'));
     try {
-      for (const f of await req.files()) {
-        const path = join(dir, f.name);
-        await mkdir(dirname(path), { recursive: true });
-        await writeFile(path, f.content);
-      }
+      const files = await req.files();
+      await this.writeSource(dir, files);
       const stateFile = join(dir, 'terraform.tfstate');
       if (req.state.length > 0) await writeFile(stateFile, req.state, { mode: 0o600 });
       const pvcsBefore = this.pvcsInState(req.state);
       const env = coderProvisionerEnv(ctx, req.buildId);
       const logs: LogLine[] = [stageLine('Setting up')];
 
-      const init = await this.terraform(['init', '-input=false', '-no-color'], dir, env, APPLY_TIMEOUT_MS);
-      logs.push(...toLines(init.all ?? '', 'Setting up'));
-      if (init.exitCode !== 0 || init.timedOut) return { state: req.state, logs, error: `terraform init failed: ${firstError(init.all ?? '')}` };
+      let init: { dataDir: string; lockFile: string; logs: string };
+      try {
+        init = await this.initOnce(files);
+      } catch (e) {
+        const message = (e as Error).message;
+        logs.push(tfLine('Setting up', `Error: ${message}`, 'error'));
+        return { state: req.state, logs, error: message };
+      }
+      logs.push(...toLines(init.logs, 'Setting up'));
+      await copyFile(init.lockFile, join(dir, '.terraform.lock.hcl')).catch(() => undefined); // none when the template has no providers
+      env.TF_DATA_DIR = init.dataDir;
 
       const stage = STAGE_OF[ctx.transition];
       logs.push(stageLine(stage));

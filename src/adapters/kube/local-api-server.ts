@@ -79,11 +79,13 @@ export async function startLocalKubeApi(opts: StartLocalKubeApiOptions = {}): Pr
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   };
   const onSignal = (signal: NodeJS.Signals): void => {
+    // Someone else handles the signal (the CLI's shutdown): it will call stop(), which stops cleanly.
+    if (process.listenerCount(signal) > 1) return;
     killNow();
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
-    // Nobody else listens: behave as the default handler would have.
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    // Nobody else listens: end the process as the default handler would have.
+    process.kill(process.pid, signal);
   };
   const stop = async (): Promise<void> => {
     if (stopped) return;
