@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -78,26 +78,32 @@ export async function startLocalKubeApi(opts: StartLocalKubeApiOptions = {}): Pr
   const killNow = (): void => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   };
-  const onSignal = (signal: NodeJS.Signals): void => {
+  // Bound per signal: a handler is called without arguments when someone emits the event by hand.
+  const handlerFor = (signal: NodeJS.Signals) => (): void => {
     // Someone else handles the signal (the CLI's shutdown): it will call stop(), which stops cleanly.
     if (process.listenerCount(signal) > 1) return;
     killNow();
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    unlisten();
+    rmSync(dir, { recursive: true, force: true });
     // Nobody else listens: end the process as the default handler would have.
     process.kill(process.pid, signal);
+  };
+  const onSigint = handlerFor('SIGINT');
+  const onSigterm = handlerFor('SIGTERM');
+  const unlisten = (): void => {
+    process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGTERM', onSigterm);
   };
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    unlisten();
     // The API server first: it holds connections to etcd.
     for (const c of [...children].reverse()) await stopProcess(c);
     await rm(dir, { recursive: true, force: true });
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
 
   try {
     const certs = await generateApiServerCerts(dir);

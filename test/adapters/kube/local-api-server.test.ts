@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
 import { KubeClient, readKubeconfig, startLocalKubeApi } from '../../../src/adapters/kube';
 import { describeRealStack } from '../../harness/real-stack';
 
@@ -33,5 +36,35 @@ describeRealStack('the local Kubernetes API server (real etcd + kube-apiserver)'
     } finally {
       if (!stopped) await api.stop();
     }
+  });
+
+  it('a SIGINT to a process that does not handle it stops etcd and the API server and removes their files', async () => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'fixtures', 'hold-api-server.ts')], {
+      cwd: join(__dirname, '..', '..', '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    const info = await new Promise<{ server: string; dir: string }>((resolve, reject) => {
+      let out = '';
+      child.stdout?.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0] ?? '{}'));
+      });
+      child.once('exit', () => reject(new Error('the helper exited before the API server was ready')));
+    });
+    expect(existsSync(info.dir)).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe('SIGINT');
+    expect(existsSync(info.dir)).toBe(false);
+    // Nothing listens on the API server's port any more.
+    const port = Number(new URL(info.server).port);
+    const refused = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve('connected');
+      });
+      socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    });
+    expect(refused).toBe('ECONNREFUSED');
   });
 });
