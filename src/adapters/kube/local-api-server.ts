@@ -98,12 +98,19 @@ export async function startLocalKubeApi(opts: StartLocalKubeApiOptions = {}): Pr
     if (stopped) return;
     stopped = true;
     unlisten();
+    process.removeListener('exit', onExit);
     // The API server first: it holds connections to etcd.
     for (const c of [...children].reverse()) await stopProcess(c);
     await rm(dir, { recursive: true, force: true });
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  // A crash (uncaught exception, process.exit) must not orphan etcd and the API server.
+  const onExit = (): void => {
+    killNow();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', onExit);
 
   try {
     const certs = await generateApiServerCerts(dir);

@@ -38,12 +38,12 @@ describeRealStack('the local Kubernetes API server (real etcd + kube-apiserver)'
     }
   });
 
-  it('a SIGINT to a process that does not handle it stops etcd and the API server and removes their files', async () => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'fixtures', 'hold-api-server.ts')], {
+  async function holdApiServer(args: string[]) {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'fixtures', 'hold-api-server.ts'), ...args], {
       cwd: join(__dirname, '..', '..', '..'),
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
     const info = await new Promise<{ server: string; dir: string }>((resolve, reject) => {
       let out = '';
       child.stdout?.on('data', (c: Buffer) => {
@@ -52,12 +52,12 @@ describeRealStack('the local Kubernetes API server (real etcd + kube-apiserver)'
       });
       child.once('exit', () => reject(new Error('the helper exited before the API server was ready')));
     });
-    expect(existsSync(info.dir)).toBe(true);
-    child.kill('SIGINT');
-    expect(await exited).toBe('SIGINT');
-    expect(existsSync(info.dir)).toBe(false);
-    // Nothing listens on the API server's port any more.
-    const port = Number(new URL(info.server).port);
+    return { child, exited, info };
+  }
+
+  /** Polls until nothing listens on the port: SIGKILL is delivered asynchronously on a loaded machine. */
+  async function portCloses(server: string): Promise<string> {
+    const port = Number(new URL(server).port);
     const probe = () =>
       new Promise<string>((resolve) => {
         const socket = connect(port, '127.0.0.1', () => {
@@ -66,12 +66,27 @@ describeRealStack('the local Kubernetes API server (real etcd + kube-apiserver)'
         });
         socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
       });
-    // SIGKILL is delivered asynchronously; on a loaded machine the port closes a moment later.
-    let refused = await probe();
-    for (let i = 0; i < 50 && refused === 'connected'; i++) {
+    let result = await probe();
+    for (let i = 0; i < 50 && result === 'connected'; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      refused = await probe();
+      result = await probe();
     }
-    expect(refused).toBe('ECONNREFUSED');
+    return result;
+  }
+
+  it('a SIGINT to a process that does not handle it stops etcd and the API server and removes their files', async () => {
+    const { child, exited, info } = await holdApiServer([]);
+    expect(existsSync(info.dir)).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe('SIGINT');
+    expect(existsSync(info.dir)).toBe(false);
+    expect(await portCloses(info.server)).toBe('ECONNREFUSED');
+  });
+
+  it('a crash of the owning process does not orphan etcd and the API server', async () => {
+    const { exited, info } = await holdApiServer(['--crash']);
+    expect(await exited).toBe(1);
+    expect(existsSync(info.dir)).toBe(false);
+    expect(await portCloses(info.server)).toBe('ECONNREFUSED');
   });
 });
