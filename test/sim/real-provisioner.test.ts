@@ -57,7 +57,13 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
     const stateBefore = stateEntries(sim.stateOf(ws.id));
     const res = await api<BuildJson>(sim, 'POST', `/workspaces/${ws.id}/builds`, { json: body });
     if (res.status !== 201) throw new Error(`POST build answered ${res.status}: ${res.text}`);
-    const done = (await waitForBuild(sim, res.body.id, REAL_BUILD_TIMEOUT_MS)).build;
+    let done: BuildJson;
+    try {
+      done = (await waitForBuild(sim, res.body.id, REAL_BUILD_TIMEOUT_MS)).build;
+    } catch (e) {
+      throw new Error(`${label}: ${(e as Error).message}\n${await logTail(sim, res.body.id)}`);
+    }
+    if (done.job.status === 'failed') failedLogs.push(`${sim.provisioner.kind} ${label}: ${done.job.error ?? ''}\n${await logTail(sim, done.id)}`);
     const objectsAfter = objectsOf(sim, ws.id);
     const stateAfter = stateEntries(sim.stateOf(ws.id));
     const uidsAfter = new Set(objectsAfter.map((o) => o.uid));
@@ -73,6 +79,12 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
         .sort(),
     };
     return { effect, build: done };
+  }
+
+  const failedLogs: string[] = [];
+  async function logTail(sim: CoderSimulator, buildId: string): Promise<string> {
+    const logs = await api<{ output: string }[]>(sim, 'GET', `/workspacebuilds/${buildId}/logs`);
+    return Array.isArray(logs.body) ? logs.body.map((l) => l.output).slice(-25).join('\n') : '';
   }
 
   async function handMigrate(sim: CoderSimulator): Promise<string> {
@@ -109,6 +121,7 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
   for (const [name, scenario] of Object.entries(scenarios)) {
     it(`agrees with the structural planner: ${name}`, async () => {
       const results: Record<string, Effect[]> = {};
+      failedLogs.length = 0;
       for (const kind of ['structural', 'terraform'] as const) {
         const sim = await simOf(kind);
         try {
@@ -116,6 +129,10 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
         } finally {
           await sim.close();
         }
+      }
+      if (JSON.stringify(results.terraform) !== JSON.stringify(results.structural)) {
+        // Show why a real build did what it did, not only that it differs.
+        console.error(`the provisioners disagree on "${name}"; failed builds:\n${failedLogs.join('\n---\n')}`);
       }
       expect(results.terraform).toEqual(results.structural);
       // None of these builds may lose a home volume outside a workspace delete.
