@@ -56,6 +56,8 @@ export interface WsmigrateConfig {
   /** Undefined: plain TCP (the dev server). */
   readonly temporalTls?: TemporalTls;
   readonly temporalApiKey?: Secret;
+  /** Absolute; set when the worker may run `terraform import` (the import strategy) against this cluster. */
+  readonly kubeconfig?: string;
   /** Names of the variables that were unset and took their default. */
   readonly defaulted: readonly string[];
 }
@@ -470,6 +472,7 @@ const envSchema = z.object({
   TEMPORAL_TLS_KEY: z.string().optional(),
   TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
   TEMPORAL_API_KEY: z.string().optional(),
+  WSMIGRATE_KUBECONFIG: z.string().optional(),
 });
 
 type EnvName = keyof typeof envSchema.shape;
@@ -538,6 +541,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     codecToken: v.WSMIGRATE_CODEC_TOKEN,
     temporalTls: tls.value,
     temporalApiKey: v.TEMPORAL_API_KEY ? Secret.of(v.TEMPORAL_API_KEY) : undefined,
+    ...(v.WSMIGRATE_KUBECONFIG ? { kubeconfig: isAbsolute(v.WSMIGRATE_KUBECONFIG) ? v.WSMIGRATE_KUBECONFIG : resolve(cwd, v.WSMIGRATE_KUBECONFIG) } : {}),
     defaulted: defaulted.filter((k) => k in DEFAULTS),
   };
 }
@@ -671,6 +675,7 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
     ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', `${cfg.workerActivitySlots}${isDefault('WSMIGRATE_WORKER_ACTIVITY_SLOTS')}`],
+    ['WSMIGRATE_KUBECONFIG', cfg.kubeconfig ?? '(not set: no import strategy; DIFFERENT pairs are refused)'],
     ['WSMIGRATE_APPROVER', cfg.approver ?? '(not set)'],
     ['SLACK_SIGNING_SECRET', cfg.slackSigningSecret ? `${cfg.slackSigningSecret} (set)` : '(not set)'],
     ['SLACK_BOT_TOKEN', cfg.slackBotToken ? `${cfg.slackBotToken} (set)` : '(not set)'],

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError, notFound } from './api-error';
-import { applyPlan } from './build-apply';
-import { renderPlan, stageLine, tfLine, type LogLine } from './build-log';
-import { planBuild } from './build-plan';
+import { stageLine, tfLine, type LogLine } from './build-log';
 import { KubeCluster } from './kube-cluster';
 import {
   ACTIVE_JOB_STATUSES,
@@ -20,10 +18,12 @@ import {
 } from './model';
 import type { SimRandom } from './random';
 import { unpackTar } from './tar-archive';
+import type { SimProvisioner } from './provisioner';
+import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
-import { parseState, serializeState } from './terraform-state';
+import { parseState } from './terraform-state';
 import type { FailBuildsFault } from './types';
-import { buildResolver, type Transition, type WorkspaceContext } from './workspace-context';
+import type { Transition, WorkspaceContext } from './workspace-context';
 
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
 
@@ -42,8 +42,6 @@ export interface CreateVersionRequest {
   message?: string;
 }
 
-const STAGE_OF: Record<Transition, string> = { start: 'Starting workspace', stop: 'Stopping workspace', delete: 'Destroying workspace' };
-
 const ADJECTIVES = ['eager', 'brave', 'calm', 'quirky', 'sharp', 'jolly', 'lucid', 'nifty', 'stoic', 'vivid'];
 const SCIENTISTS = ['tesla', 'curie', 'hopper', 'turing', 'lovelace', 'noether', 'dirac', 'bohr', 'meitner', 'ramanujan'];
 
@@ -58,13 +56,16 @@ export class SimDeployment {
   readonly files = new Map<string, FileRecord>();
   readonly workspaces = new Map<string, WorkspaceRecord>();
   readonly builds = new Map<string, BuildRecord>();
+  /** The fake cluster of the structural provisioner (unused by the Terraform one). */
   readonly cluster: KubeCluster;
+  provisioner: SimProvisioner;
   failBuilds: FailBuildsFault | undefined;
   accessUrl = 'http://127.0.0.1';
   private nextLogId = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly buildWaiters = new Map<string, (() => void)[]>();
   private closed = false;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     readonly org: Organization,
@@ -72,6 +73,7 @@ export class SimDeployment {
     readonly buildLatencyMs: number,
   ) {
     this.cluster = new KubeCluster(() => random.uuid());
+    this.provisioner = new StructuralProvisioner(this.cluster, () => this.newId());
   }
 
   now(): string {
@@ -151,9 +153,11 @@ export class SimDeployment {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.closed) return;
-      void Promise.resolve()
+      const run = Promise.resolve()
         .then(fn)
         .catch(() => undefined);
+      this.inFlight.add(run);
+      void run.finally(() => this.inFlight.delete(run));
     }, ms);
     this.timers.add(timer);
   }
@@ -314,7 +318,7 @@ export class SimDeployment {
   }
 
   /** Seeds a build that already happened (no waiting), for the deployment's initial history. */
-  seedBuild(ws: WorkspaceRecord, versionId: string, transition: Transition, initiator: User, pvcData: string): BuildRecord {
+  async seedBuild(ws: WorkspaceRecord, versionId: string, transition: Transition, initiator: User, pvcData: string): Promise<BuildRecord> {
     const previousId = ws.buildIds[ws.buildIds.length - 1];
     const previous = previousId ? this.builds.get(previousId) : undefined;
     const version = this.versions.get(versionId);
@@ -336,7 +340,8 @@ export class SimDeployment {
     this.builds.set(build.id, build);
     ws.buildIds.push(build.id);
     this.startJob(build.job);
-    this.executeBuild(build, ws, version, false, pvcData);
+    await this.executeBuild(build, ws, version, false, pvcData);
+    if (build.job.status !== 'succeeded') throw new Error(`simulator seed: build of ${ws.name} failed: ${build.job.error ?? ''}`);
     return build;
   }
 
@@ -381,12 +386,12 @@ export class SimDeployment {
         this.completeBuild(build, ws, message);
         return;
       }
-      this.executeBuild(build, ws, version, orphan, '');
+      return this.executeBuild(build, ws, version, orphan, '');
     });
   }
 
-  /** Plans and applies synchronously, then completes the job. */
-  private executeBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean, pvcData: string): void {
+  /** Runs the build on the provisioner, then completes the job with the state it wrote. */
+  private async executeBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean, pvcData: string): Promise<void> {
     const config = version.config;
     if (!config) {
       this.completeBuild(build, ws, `template version ${version.name} has no parsed configuration`);
@@ -398,34 +403,20 @@ export class SimDeployment {
       return;
     }
     const ctx = this.workspaceContext(ws, version, build.transition);
+    const file = this.files.get(version.job.fileId);
     try {
-      const prior = parseState(build.state, this.newId());
-      const resolve = buildResolver(ctx, config, () => []);
-      const plan = planBuild({
-        config,
-        state: prior,
-        transition: build.transition,
-        resolve,
-        objectExists: (id) => this.cluster.get(id.kind, id.namespace, id.name) !== undefined,
-      });
-      this.log(build.job, [stageLine('Planning infrastructure'), ...renderPlan(plan, 'Planning infrastructure')]);
-      const stage = STAGE_OF[build.transition];
-      this.log(build.job, [stageLine(stage)]);
-      const outcome = applyPlan({
-        plan,
-        config,
-        priorState: prior,
-        ctx,
-        cluster: this.cluster,
+      const result = await this.provisioner.provision({
         buildId: build.id,
-        stage,
-        newId: () => this.newId(),
+        state: build.state,
+        ctx,
+        config,
+        files: async () => (file ? unpackTar(file.bytes) : []),
         newPvcData: pvcData,
       });
-      this.log(build.job, outcome.logs);
-      build.state = serializeState(outcome.state);
+      this.log(build.job, result.logs);
+      build.state = result.state;
       build.resources = this.resourcesOf(build);
-      this.completeBuild(build, ws, outcome.error);
+      this.completeBuild(build, ws, result.error);
     } catch (err) {
       // PlanError and state-load errors carry messages written for the operator; anything else is a simulator bug, shown as is.
       const message = err instanceof Error ? err.message : String(err);
@@ -500,9 +491,11 @@ export class SimDeployment {
     build.updatedAt = this.now();
   }
 
-  close(): void {
+  /** Stops scheduling; resolves once builds already running on the provisioner have ended. */
+  async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    await Promise.all([...this.inFlight]);
   }
 }

@@ -1,5 +1,6 @@
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
+import type { SimProvisioner } from './provisioner';
 import { SimRandom } from './random';
 import { seedDeployment } from './seed';
 import type { CoderSimulator, FaultConfig, SimulatorOptions } from './types';
@@ -31,12 +32,26 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   // A separate stream for fault draws, so turning faults on does not shift the seeded ids.
   const faultRandom = new SimRandom(opts.seed === undefined ? undefined : opts.seed + 0x9e3779b9);
   const version = opts.version ?? DEFAULT_SIM_VERSION;
-  const seeded = await seedDeployment(random, {
-    workspaces: opts.workspaces ?? 3,
-    templateName: opts.templateName ?? 'k8s-dev',
-    workspacesRunning: opts.workspacesRunning ?? true,
-    buildLatencyMs: opts.buildLatencyMs ?? 30,
-  });
+  let real: (SimProvisioner & { kubeconfigPath: string }) | undefined;
+  if ((opts.provisioner ?? 'structural') === 'terraform') {
+    const { TerraformProvisioner } = await import('./terraform-provisioner');
+    real = await TerraformProvisioner.start(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {});
+  } else if (opts.kubeconfig) {
+    throw new Error('A kubeconfig is only used by the terraform provisioner; pass provisioner: "terraform" too.');
+  }
+  let seeded: Awaited<ReturnType<typeof seedDeployment>>;
+  try {
+    seeded = await seedDeployment(random, {
+      workspaces: opts.workspaces ?? 3,
+      templateName: opts.templateName ?? 'k8s-dev',
+      workspacesRunning: opts.workspacesRunning ?? true,
+      buildLatencyMs: opts.buildLatencyMs ?? 30,
+      ...(real ? { provisioner: real } : {}),
+    });
+  } catch (e) {
+    await real?.close();
+    throw e;
+  }
   const d = seeded.deployment;
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
@@ -73,7 +88,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       faults = f ? { ...f } : undefined;
       d.failBuilds = f?.failBuilds ? { ...f.failBuilds } : undefined;
     },
-    cluster: d.cluster,
+    cluster: d.provisioner.cluster,
+    provisioner: real ? { kind: 'terraform', kubeconfig: real.kubeconfigPath } : { kind: 'structural' },
     async updateAndRestart(workspaceId) {
       const ws = workspaceOrThrow(workspaceId);
       const latest = d.latestBuild(ws);
@@ -96,8 +112,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     requestLog: () => server.log.map((e) => ({ ...e })),
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
     async close() {
-      d.close();
+      await d.close();
       await server.close();
+      await d.provisioner.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { SimDeployment } from './deployment';
 import type { TemplateRecord, User, WorkspaceRecord } from './model';
+import type { SimProvisioner } from './provisioner';
 import type { SimRandom } from './random';
 import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
@@ -10,6 +11,8 @@ export interface SeedOptions {
   templateName: string;
   workspacesRunning: boolean;
   buildLatencyMs: number;
+  /** Runs the seeded builds and every later one; default the structural provisioner. */
+  provisioner?: SimProvisioner;
 }
 
 export interface SeededDeployment {
@@ -38,6 +41,7 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
   const created = new Date().toISOString();
   const org = { id: random.uuid(), name: 'coder', displayName: 'Coder', createdAt: created };
   const d = new SimDeployment(org, random, opts.buildLatencyMs);
+  if (opts.provisioner) d.provisioner = opts.provisioner;
   const user = (username: string, owner: boolean): User => ({
     id: random.uuid(),
     username,
@@ -106,8 +110,8 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
     };
     d.workspaces.set(ws.id, ws);
     const homeData = `home of ${owner.username}`;
-    d.seedBuild(ws, versionId, 'start', owner, homeData);
-    if (!opts.workspacesRunning) d.seedBuild(ws, versionId, 'stop', owner, homeData);
+    await d.seedBuild(ws, versionId, 'start', owner, homeData);
+    if (!opts.workspacesRunning) await d.seedBuild(ws, versionId, 'stop', owner, homeData);
   }
   return { deployment: d, admin, member: members[0] as User, template, originalVersionId: versionId };
 }

@@ -16,6 +16,14 @@ export interface SimulatorOptions {
   /** Default 'k8s-dev'; the organization is always 'coder'. */
   templateName?: string;
   faults?: FaultConfig;
+  /**
+   * What runs builds. 'structural' (default): the simulator's model of Terraform against a fake
+   * cluster, fast. 'terraform': real Terraform, the real kubernetes and coder providers and a real
+   * Kubernetes API server (see README "Two provisioners"); needs `bootstrap-tools.sh --real-stack`.
+   */
+  provisioner?: 'structural' | 'terraform';
+  /** With provisioner 'terraform': an existing cluster's kubeconfig; without it a local API server is started. */
+  kubeconfig?: string;
   /** Default true: each seeded workspace's latest build is a succeeded start (else a succeeded stop). */
   workspacesRunning?: boolean;
 }
@@ -107,7 +115,10 @@ export interface CoderSimulator {
   template: SimulatedTemplateSummary;
   workspaces(): SimulatedWorkspaceSummary[];
   setFaults(f: FaultConfig | undefined): void;
+  /** For 'structural' the fake cluster; for 'terraform' a view of the API server refreshed after every build. */
   cluster: KubeClusterView;
+  /** Which provisioner runs builds, and for 'terraform' the kubeconfig of the API server it uses. */
+  provisioner: { kind: 'structural' | 'terraform'; kubeconfig?: string };
   /** The Coder UI's "Update and restart" on 2.31.1+: stop on the previous build's version (waits), then start pinned to the active version. */
   updateAndRestart(workspaceId: string): Promise<{ stopBuildId?: string; startBuildId: string }>;
   requestLog(): RequestLogEntry[];

@@ -1,6 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { registerSimCommands } from '../../src/cli/commands/sim';
 import type { CliIo } from '../../src/cli/io';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { describeRealStack } from '../harness/real-stack';
 
 function collector(): CliIo & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
@@ -74,5 +77,25 @@ describe('wsmigrate sim', () => {
     });
     process.emit('SIGINT');
     await first;
+  });
+});
+
+
+describeRealStack('wsmigrate sim --provisioner terraform', () => {
+  test('starts its own API server, builds the seeded workspace with real Terraform, and removes everything on SIGTERM', async () => {
+    const io = collector();
+    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--provisioner', 'terraform'], { from: 'user' });
+    await until(() => io.lines.some((l) => l.startsWith('export ')), 300_000);
+    const line = io.lines.find((l) => l.includes('provisioner:')) ?? '';
+    const kubeconfig = /against the API server in (\S+)$/.exec(line)?.[1] ?? '';
+    expect(existsSync(kubeconfig)).toBe(true);
+    process.emit('SIGTERM');
+    await run;
+    expect(existsSync(dirname(kubeconfig))).toBe(false);
+  }, 600_000);
+
+  test('--kubeconfig without --provisioner terraform is refused', async () => {
+    const io = collector();
+    await expect(program(io).parseAsync(['sim', '--port', '0', '--kubeconfig', '/tmp/x'], { from: 'user' })).rejects.toThrow(/only used by the terraform provisioner/);
   });
 });

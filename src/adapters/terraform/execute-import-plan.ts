@@ -50,7 +50,7 @@ export async function executeImportPlan(stateText: string, steps: readonly Impor
         throw new ImportPlanExecutionError(index, step, 'state rm', e as Error);
       }
       try {
-        await importIntoStateFile(workdir, stateFile, { address: step.newAddress, id: step.importId }, opts.vars, opts.timeoutMs);
+        await importIntoStateFile(workdir, stateFile, { address: step.newAddress, id: step.importId }, opts.vars, opts.timeoutMs, opts.env);
       } catch (e) {
         throw new ImportPlanExecutionError(index, step, 'import', e as Error);
       }

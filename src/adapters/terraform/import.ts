@@ -17,6 +17,8 @@ export interface TemplateWorkdirOptions {
   /** Run `terraform init -backend=false` in the copy first (needs the providers, from the registry or a mirror). */
   readonly init?: boolean;
   readonly timeoutMs?: number;
+  /** Extra environment for every Terraform command (provider mirror, cluster credentials). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function prepareTemplateWorkdir(dest: string, opts: TemplateWorkdir
   await mkdir(dest, { recursive: true });
   await cp(opts.templateDir, dest, { recursive: true });
   if (opts.init) {
-    await runTerraform(['init', '-input=false', '-backend=false'], { cwd: dest, timeoutMs: opts.timeoutMs, subject: 'the template copy' });
+    await runTerraform(['init', '-input=false', '-backend=false'], { cwd: dest, timeoutMs: opts.timeoutMs, subject: 'the template copy', ...(opts.env ? { env: opts.env } : {}) });
   }
 }
 
@@ -42,10 +44,12 @@ export async function importIntoStateFile(
   target: ImportTarget,
   vars: Readonly<Record<string, string>> = {},
   timeoutMs?: number,
+  env?: Readonly<Record<string, string>>,
 ): Promise<void> {
   await runTerraform(importArgs(stateFile, target.address, target.id, vars), {
     cwd: workdir,
     timeoutMs,
+    ...(env ? { env } : {}),
     subject: `${target.address} (import ID ${target.id})`,
   });
 }
@@ -61,7 +65,7 @@ export async function importResource(
     const stateFile = join(dir, 'in.tfstate');
     await writeFile(stateFile, stateText, { mode: 0o600 });
     await prepareTemplateWorkdir(workdir, opts);
-    await importIntoStateFile(workdir, stateFile, target, opts.vars, opts.timeoutMs);
+    await importIntoStateFile(workdir, stateFile, target, opts.vars, opts.timeoutMs, opts.env);
     return readFile(stateFile, 'utf8');
   });
 }

@@ -7,6 +7,8 @@ export interface TerraformRunOptions {
   readonly timeoutMs?: number;
   /** What the command works on, for the error text (e.g. the resource address being imported). */
   readonly subject?: string;
+  /** Extra environment, e.g. TF_CLI_CONFIG_FILE (a provider mirror) and KUBE_CONFIG_PATH. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface TerraformOutput {
@@ -44,7 +46,7 @@ export async function runTerraform(args: readonly string[], opts: TerraformRunOp
   const subcommand = args.slice(0, words);
   const result = await execa(binary, [...subcommand, '-no-color', ...args.slice(words)], {
     cwd: opts.cwd,
-    env: { CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' },
+    env: { ...opts.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' },
     extendEnv: true,
     reject: false,
     stdin: 'ignore',

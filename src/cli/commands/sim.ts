@@ -26,6 +26,13 @@ interface SimOptions {
   buildLatencyMs: number;
   seed?: number;
   stopped?: boolean;
+  provisioner: 'structural' | 'terraform';
+  kubeconfig?: string;
+}
+
+function provisionerKind(raw: string): 'structural' | 'terraform' {
+  if (raw === 'structural' || raw === 'terraform') return raw;
+  throw new InvalidArgumentError(`--provisioner must be "structural" (fast model) or "terraform" (real Terraform and a real API server), got "${raw}".`);
 }
 
 /** Resolves on the first SIGINT or SIGTERM, and stops listening for both. */
@@ -60,11 +67,19 @@ export function registerSimCommands(program: Command, io: CliIo): void {
     .option('--build-latency-ms <ms>', 'time each build phase takes (pending, running)', integer('--build-latency-ms', 0, 600_000), 200)
     .option('--seed <n>', 'make ids, names and tokens reproducible', integer('--seed', 0, 2 ** 32 - 1))
     .option('--stopped', 'seed the workspaces stopped instead of running')
+    .option(
+      '--provisioner <kind>',
+      'what runs builds: "structural" (the simulator\'s model of Terraform, instant) or "terraform" (real Terraform, the real providers and a Kubernetes API server; about 2 s a build; needs `bash scripts/bootstrap-tools.sh --real-stack`)',
+      provisionerKind,
+      'structural',
+    )
+    .option('--kubeconfig <path>', 'with --provisioner terraform: use this cluster instead of starting a local etcd + kube-apiserver')
     .addHelpText(
       'after',
       `
 Example:
   $ wsmigrate sim --workspaces 200 --port 3000 --version v2.31.7 --seed 7
+  $ wsmigrate sim --workspaces 3 --provisioner terraform     # real Terraform against a local API server
   Then paste the printed "export CODER_URL=… CODER_SESSION_TOKEN=…" line into another shell.
 
 Exit codes:
@@ -83,9 +98,14 @@ Exit codes:
           version: opts.version,
           buildLatencyMs: opts.buildLatencyMs,
           workspacesRunning: !opts.stopped,
+          provisioner: opts.provisioner,
+          ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         });
       } catch (err) {
+        if (opts.provisioner === 'terraform' || opts.kubeconfig !== undefined) {
+          throw new CliError(`The Coder simulator with the terraform provisioner could not start: ${(err as Error).message}`, EXIT.failure);
+        }
         throw new CliError(
           `The Coder simulator could not listen on ${opts.host}:${opts.port}: ${(err as Error).message}. Pick another --port (0 picks a free one).`,
           EXIT.failure,
@@ -95,6 +115,7 @@ Exit codes:
       io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}`);
       io.out(`  admin token:  ${sim.token}`);
       io.out(`  member token: ${sim.memberToken}`);
+      if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
       const signal = await untilSignal();
       await sim.close();

@@ -1,0 +1,96 @@
+import { startLocalKubeApi, type LocalKubeApi } from '../../src/adapters/kube';
+import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { describeRealStack, REAL_BUILD_TIMEOUT_MS } from '../harness/real-stack';
+import { api, fixtureSource, homePvcName, pushTemplateVersion, waitForBuild, type BuildJson } from './helpers';
+
+jest.setTimeout(900_000);
+
+/**
+ * The zero-touch template version (removed{destroy=false} + an import driven by a
+ * data "kubernetes_resources" lookup, per renamed resource) on the real stack: the scenarios of
+ * reference/real-kubernetes.md "Zero-touch", with uids read from the API server.
+ */
+describeRealStack('a zero-touch template version with real Terraform', () => {
+  let kube: LocalKubeApi;
+  let sim: CoderSimulator;
+  let zeroTouch: string;
+
+  beforeAll(async () => {
+    kube = await startLocalKubeApi();
+    sim = await startSimulator({ workspaces: 3, buildLatencyMs: 5, seed: 777, provisioner: 'terraform', kubeconfig: kube.kubeconfigPath });
+    const version = await pushTemplateVersion(sim, fixtureSource('template-v1-zero-touch'), { promote: true });
+    expect(version.job.status).toBe('succeeded');
+    zeroTouch = version.id;
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await kube?.stop();
+  });
+
+  const ws = (i: number) => sim.workspaces()[i] ?? (() => { throw new Error(`no workspace ${i}`); })();
+  const uids = async (i: number) => ({
+    pvc: (await kube.client.get('PersistentVolumeClaim', 'coder', homePvcName(ws(i).id)))?.uid,
+    deployment: (await kube.client.get('Deployment', 'coder', `coder-${ws(i).id}`))?.uid,
+  });
+  const types = (i: number) =>
+    (JSON.parse(sim.stateOf(ws(i).id)).resources as { mode: string; type: string }[]).filter((r) => r.mode === 'managed' && r.type.startsWith('kubernetes_')).map((r) => r.type).sort();
+  async function build(i: number, body: Record<string, unknown>): Promise<{ build: BuildJson; log: string }> {
+    const res = await api<BuildJson>(sim, 'POST', `/workspaces/${ws(i).id}/builds`, { json: body });
+    if (res.status !== 201) throw new Error(`POST build answered ${res.status}: ${res.text}`);
+    const done = (await waitForBuild(sim, res.body.id, REAL_BUILD_TIMEOUT_MS)).build;
+    const logs = await api<{ output: string }[]>(sim, 'GET', `/workspacebuilds/${done.id}/logs`);
+    return { build: done, log: logs.body.map((l) => l.output).join('\n') };
+  }
+
+  it('running, unmigrated: the next start imports both objects (same uids, nothing destroyed); the one after is a no-op; a downgrade then loses the PVC', async () => {
+    const before = await uids(0);
+    const first = await build(0, { transition: 'start', template_version_id: zeroTouch });
+    expect(first.build.job.status).toBe('succeeded');
+    expect(first.log).toMatch(/2 imported|Resources: 2 imported/);
+    expect(first.log).toMatch(/0 destroyed/);
+    expect(await uids(0)).toEqual(before);
+    expect(types(0)).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
+
+    const again = await build(0, { transition: 'start', template_version_id: zeroTouch });
+    expect(again.build.job.status).toBe('succeeded');
+    // Nothing left to migrate: no import, no forget, nothing added or destroyed. (The Deployment is
+    // updated in place: the coder provider gives the agent a new token on every start.)
+    expect(again.log).toMatch(/Apply complete! Resources: 0 added, \d+ changed, 0 destroyed\./);
+    expect(again.log).not.toMatch(/import|Removing from state|will no longer be managed/i);
+    expect(await uids(0)).toEqual(before);
+    expect(sim.cluster.pvcLosses()).toEqual([]);
+
+    // The one thing zero-touch cannot prevent: a build of the OLD version on a migrated workspace.
+    await build(0, { transition: 'start', template_version_id: sim.template.originalVersionId });
+    expect((await uids(0)).pvc).not.toBe(before.pvc);
+    expect(sim.cluster.pvcLosses().map((l) => l.oldUid)).toEqual([before.pvc]);
+  });
+
+  it('running, unmigrated, first new-version build is a stop: the PVC is imported, the old Deployment is forgotten, and the next start imports it', async () => {
+    const before = await uids(1);
+    const stop = await build(1, { transition: 'stop', template_version_id: zeroTouch });
+    expect(stop.build.job.status).toBe('succeeded');
+    expect(types(1)).toEqual(['kubernetes_persistent_volume_claim_v1']);
+    // Forgotten, not destroyed: still running until the next start adopts it.
+    expect(await uids(1)).toEqual(before);
+    const start = await build(1, { transition: 'start', template_version_id: zeroTouch });
+    expect(start.build.job.status).toBe('succeeded');
+    expect(await uids(1)).toEqual(before);
+    expect(types(1)).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
+  });
+
+  it('stopped, unmigrated: a stop on the new version imports the PVC; the start creates the Deployment and leaves the PVC alone', async () => {
+    await build(2, { transition: 'stop', template_version_id: sim.template.originalVersionId });
+    const pvc = (await uids(2)).pvc;
+    expect((await uids(2)).deployment).toBeUndefined();
+    const stop = await build(2, { transition: 'stop', template_version_id: zeroTouch });
+    expect(stop.build.job.status).toBe('succeeded');
+    expect(types(2)).toEqual(['kubernetes_persistent_volume_claim_v1']);
+    const start = await build(2, { transition: 'start', template_version_id: zeroTouch });
+    expect(start.build.job.status).toBe('succeeded');
+    const after = await uids(2);
+    expect(after.pvc).toBe(pvc);
+    expect(after.deployment).toBeDefined();
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(2).id)).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { KubeClient, readKubeconfig } from '../../src/adapters/kube';
+import { startWorkspaceMigration } from '../../src/client/migrations';
+import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import { describeRealStack } from '../harness/real-stack';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+jest.setTimeout(900_000);
+
+/**
+ * The runbook end to end with the real provisioner: every build the workflows trigger runs real
+ * Terraform with the real providers against a real kube-apiserver, and PVC uids are read from it.
+ */
+describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () => {
+  let env: MigrationEnv;
+  let kube: KubeClient;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, provisioner: 'terraform' });
+    kube = new KubeClient(await readKubeconfig(env.sim.provisioner.kubeconfig ?? ''));
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  const ws = (i: number) => env.sim.workspaces()[i] ?? (() => { throw new Error(`no workspace ${i}`); })();
+  const pvcUid = async (i: number) => (await kube.get('PersistentVolumeClaim', 'coder', `coder-${ws(i).id}-home`))?.uid;
+  const managedTypes = (i: number) =>
+    (JSON.parse(env.sim.stateOf(ws(i).id)).resources as { mode: string; type: string }[]).filter((r) => r.mode === 'managed').map((r) => r.type);
+  const run = async (i: number, option: 'A' | 'B') =>
+    (await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws(i).owner, workspace: ws(i).name, template: env.sim.template.name, targetVersionId, approval: { policy: 'none' }, option },
+      { taskQueue: env.taskQueue },
+    )).result() as Promise<WorkspaceMigrationResult>;
+
+  it('option A: stop, state renamed and pushed, start pinned to the _v1 version: same PVC uid in the API server, _v1 types in the state', async () => {
+    const uid = await pvcUid(0);
+    expect(uid).toBeDefined();
+    const result = await run(0, 'A');
+    expect(result.outcome).toBe('migrated');
+    expect(await pvcUid(0)).toBe(uid);
+    expect(managedTypes(0)).toEqual(expect.arrayContaining(['kubernetes_persistent_volume_claim_v1', 'kubernetes_deployment_v1']));
+    expect(managedTypes(0)).not.toContain('kubernetes_persistent_volume_claim');
+    const build = (await env.coder.workspace(ws(0).id)).latest_build;
+    expect(build).toMatchObject({ transition: 'start', template_version_id: targetVersionId });
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it('compensation: the pinned start fails after the push, the backed-up state is restored and the old version restarted, PVC kept', async () => {
+    const uid = await pvcUid(1);
+    env.sim.setFaults({ failBuilds: { workspaceId: ws(1).id, transition: 'start', times: 1, message: 'injected: node not ready' } });
+    try {
+      await expect(run(1, 'A')).rejects.toThrow(WorkflowFailedError);
+    } finally {
+      env.sim.setFaults(undefined);
+    }
+    const handle = env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${ws(1).owner}/${ws(1).name}`);
+    const status = (await handle.query('status')) as WorkspaceMigrationStatus;
+    expect(status.phase).toBe('restored');
+    const build = (await env.coder.workspace(ws(1).id)).latest_build;
+    expect(build).toMatchObject({ transition: 'start', template_version_id: env.sim.template.originalVersionId });
+    expect(build.job.status).toBe('succeeded');
+    expect(managedTypes(1)).toEqual(expect.arrayContaining(['kubernetes_persistent_volume_claim', 'kubernetes_deployment']));
+    expect(await pvcUid(1)).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+});
