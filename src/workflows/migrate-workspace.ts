@@ -119,6 +119,10 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   const leanHistory = patched('wsmigrate-lean-history');
   // Quick reads, pure steps and idempotent quick writes run as local activities: one marker event each.
   const acts = leanHistory ? proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP) : proxyActivities<WsmigrateActivities>(QUICK_STEP);
+  // The backup and the push are never local: a local step is recorded only when its workflow task
+  // completes, so a worker dying after the push would re-run the backup against the already-pushed
+  // state and the compensation would then "restore" the migrated bytes. Each needs its own durable event.
+  const durable = proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const comp = proxyActivities<WsmigrateActivities>(compensation);
   const buildTimeoutMs = durationMs(input.buildTimeout);
   const builds = proxyActivities<WsmigrateActivities>({
@@ -175,7 +179,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
 
   if (input.dryRun) {
     enter('backing-up');
-    const backup = await acts.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
+    const backup = await durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
     const rewrite = await acts.rewriteState.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy}), dry run` }, [{ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId }]);
     enter('verifying');
     const verdict = await acts.verifyMigration.executeWithOptions({ summary: `plan ${pf.targetVersionName} against the migrated state; guard` }, [{ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId }]);
@@ -211,7 +215,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   enter('backing-up');
   let backup: StateBackup | undefined;
   try {
-    backup = await acts.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
+    backup = await durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
     status.backup = { ref: backup.blob.ref, sha256: backup.blob.sha256 };
     done('backup');
 
@@ -236,7 +240,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
 
     enter('pushing-state');
     if (!rewrite.alreadyMigrated) {
-      await acts.pushState.executeWithOptions({ summary: `push the migrated state onto build #${backup.buildNumber}, no build` }, [{ subject, workspaceId: pf.workspaceId, backup, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 }]);
+      await durable.pushState.executeWithOptions({ summary: `push the migrated state onto build #${backup.buildNumber}, no build` }, [{ subject, workspaceId: pf.workspaceId, backup, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 }]);
     }
     done('push-state');
 

@@ -150,8 +150,13 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
   it('a signed click on Reject stops the migration; the workspace is restored and the message shows who rejected', async () => {
     const handle = await start(1);
     const { message, raw } = await postedFor(handle.workflowId);
-    const listed = await send(url, commandRequest(SIGNING, { userId: 'UBOB', text: 'approvals', responseUrl: slack.responseUrl('list') }));
-    expect(listed.body.text).toContain(handle.workflowId);
+    // The listing reads Temporal's visibility, which may trail the message by a moment.
+    let listed = '';
+    await waitFor(async () => {
+      listed = (await send(url, commandRequest(SIGNING, { userId: 'UBOB', text: 'approvals', responseUrl: slack.responseUrl('list') }))).body.text ?? '';
+      return listed.includes(handle.workflowId);
+    }, 30_000);
+    expect(listed).toContain(handle.workflowId);
     // The CLI lists the same (it and chatops share the client door).
     const cli = await runCommand(registerApprovalCommands, 'approvals');
     expect(cli.out).toMatch(new RegExp(`${handle.workflowId}: 'apply' since [\\s\\S]*approvers: alice`));

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerDemoCommands } from '../../src/cli/commands/demo';
 import { freeLoopbackPort } from '../../src/adapters/temporal-dev-server';
+import { Client, Connection } from '@temporalio/client';
+import { decide, migrationStatus } from '../../src/client/migrations';
+import type { FleetProgress } from '../../src/workflows/migrate-fleet';
 import { runCommand } from '../harness/cli';
 
 describe('wsmigrate demo', () => {
@@ -26,6 +29,44 @@ describe('wsmigrate demo', () => {
       for (const row of rows) expect(row).toMatch(/\smigrated\s+[0-9a-f-]{36} -> kept$/);
       expect(r.out).toContain('PVCs lost: 0');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('with --interactive it approves nothing itself: a person approves each gate from outside (here: the client, as `wsmigrate approve` does)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-demo-'));
+    const port = await freeLoopbackPort();
+    const demo = runCommand(registerDemoCommands, 'demo', '--workspaces', '3', '--canary', '1', '--concurrency', '2', '--port', String(port), '--ui-port', String(await freeLoopbackPort()), '--dir', dir, '--exit-when-done', '--interactive');
+    let connection: Connection | undefined;
+    try {
+      const approved: string[] = [];
+      let done = false;
+      void demo.finally(() => (done = true));
+      while (!done && approved.length < 3) {
+        try {
+          connection ??= await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1000 });
+          const client = new Client({ connection });
+          const fleet = (await migrationStatus(client, 'wsmigrate-fleet/coder/k8s-dev')) as FleetProgress;
+          const target = fleet.pendingApproval ? 'wsmigrate-fleet/coder/k8s-dev' : fleet.childApprovals.find((a) => a.workflowId.startsWith('wsmigrate-template/'))?.workflowId;
+          if (target) {
+            const r = await decide(client, target, 'approve', { approver: 'demo-sre', comment: 'a person' });
+            approved.push(r.gateId);
+          }
+        } catch {
+          // not up yet, or between gates
+        }
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      const r = await demo;
+      expect(r.exitCode).toBe(0);
+      expect(approved).toEqual(['template-promote', 'fleet-continue', 'fleet-archive']);
+      expect(r.out).not.toMatch(/approved '[a-z-]+' as demo-sre/); // the demo itself approved nothing
+      expect(r.out).toMatch(/by hand: wsmigrate approve wsmigrate-fleet\/coder\/k8s-dev --approver demo-sre/);
+      expect(r.out).toMatch(/^migrated\s+3$/m);
+      expect(r.out).toContain('PVCs lost: 0');
+    } finally {
+      await connection?.close();
+      await demo.catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);

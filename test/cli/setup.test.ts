@@ -38,7 +38,7 @@ describe('a namespace where no worker has run yet', () => {
   test('a start says which search attribute is missing and names `wsmigrate setup`; after setup it starts', async () => {
     expect(await customAttributes()).not.toContain('WsmigrateTemplate');
 
-    const refused = await wsmigrate('migrate', 'template', '--org', 'coder', 'k8s-dev');
+    const refused = await wsmigrate('migrate', 'template', '--org', 'coder', 'k8s-dev', '--approver', 'sre');
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('Failed to start Workflow');
     expect(refused.err).toContain("no search attribute 'WsmigrateTemplate' registered");
@@ -53,7 +53,7 @@ describe('a namespace where no worker has run yet', () => {
     const again = await wsmigrate('setup');
     expect(again.out).toContain('nothing to do');
 
-    const started = await wsmigrate('migrate', 'template', '--org', 'coder', 'k8s-dev');
+    const started = await wsmigrate('migrate', 'template', '--org', 'coder', 'k8s-dev', '--approver', 'sre');
     expect(started.err).toBe('');
     expect(started.out).toContain('started wsmigrate-template/coder/k8s-dev');
     await new Client({ connection }).workflow.getHandle('wsmigrate-template/coder/k8s-dev').terminate('test done; no worker runs here');

@@ -4,7 +4,7 @@ import { InputError, parseInput } from '../../src/domain/migration-input';
 
 const TARGET = '11111111-2222-4333-8444-555555555555';
 const OLD = '99999999-2222-4333-8444-555555555555';
-const filters = (extra = {}) => migrateFleetInputSchema.parse({ organization: 'coder', template: 'k8s', filters: extra }).filters;
+const filters = (extra = {}) => migrateFleetInputSchema.parse({ organization: 'coder', template: 'k8s', filters: extra, approval: { approvers: ['sre'] } }).filters;
 const ws = (extra: Partial<FleetWorkspaceFacts> = {}): FleetWorkspaceFacts => ({
   id: 'w1',
   owner: 'alice',
@@ -18,7 +18,9 @@ const ws = (extra: Partial<FleetWorkspaceFacts> = {}): FleetWorkspaceFacts => ({
 
 describe('fleet input', () => {
   it('fills the documented defaults from plain JSON', () => {
-    const p = migrateFleetInputSchema.parse({ organization: 'coder', template: 'k8s-dev' });
+    // A fleet asks for approvals (canary, budget, archive), so it must name who answers them.
+    expect(() => migrateFleetInputSchema.parse({ organization: 'coder', template: 'k8s-dev' })).toThrow(/names no approver.*--approver/);
+    const p = migrateFleetInputSchema.parse({ organization: 'coder', template: 'k8s-dev', approval: { approvers: ['sre'] } });
     expect(p).toMatchObject({ concurrency: 10, canary: 3, failureBudget: { percent: 10, min: 2 }, option: 'A', strategy: 'rename', dryRun: false, archiveOldVersions: true });
     expect(p.filters).toEqual({ owners: [], status: 'any', exclude: [] });
   });

@@ -59,11 +59,12 @@ describe('two worker processes on one task queue', () => {
     expect(env.sim.requestLog().filter((r) => r.method === 'PUT' && r.status === 204)).toHaveLength(workspaces.length);
     for (const r of results) expect((await env.blobs.get(r.backup!.ref)).length).toBeGreaterThan(0);
 
-    // Both processes ran activities (their identities are pid@host).
+    // Both processes ran activities, remote or local (their identities are pid@host).
     const identities = new Set<string>();
     for (const h of handles) {
       for (const e of (await h.fetchHistory()).events ?? []) {
-        const id = e.activityTaskStartedEventAttributes?.identity;
+        // Quick steps are local activities: they run inside the workflow task of the worker that completes it.
+        const id = e.activityTaskStartedEventAttributes?.identity ?? e.workflowTaskCompletedEventAttributes?.identity;
         if (id) identities.add(id);
       }
     }

@@ -1,21 +1,14 @@
 import type { Connection } from '@temporalio/client';
 import type { InFlightCounts } from './prometheus-metrics';
 
-/** Phases a workspace migration can be in while it runs (the terminal ones are counted as finished). */
-export const IN_FLIGHT_PHASES = [
-  'preflight',
-  'stopping',
-  'backing-up',
-  'rewriting',
-  'verifying',
-  'awaiting-approval',
-  'pushing-state',
-  'starting',
-  'checking',
-  'compensating',
-] as const;
+/**
+ * A running migration writes WsmigratePhase only at milestones (to keep its history short), so the
+ * gauge counts what visibility can tell exactly: waiting on a human (WsmigratePendingApproval),
+ * compensating (a milestone), and every other running migration as 'running'.
+ */
+export const IN_FLIGHT_PHASES = ['running', 'awaiting-approval', 'compensating'] as const;
 
-export const APPROVAL_GATES = ['stop', 'apply', 'start', 'template-push', 'template-promote', 'canary'] as const;
+export const APPROVAL_GATES = ['stop', 'apply', 'start', 'recover', 'template-push', 'template-promote', 'canary', 'fleet-continue', 'fleet-budget', 'fleet-archive'] as const;
 
 /**
  * Gauges of what is running come from Temporal's visibility, not from a worker's memory: with two
@@ -29,10 +22,15 @@ export function visibilityCounts(connection: Connection, namespace: string, opts
   const readAll = async (): Promise<InFlightCounts | undefined> => {
     try {
       const running = `ExecutionStatus = 'Running'`;
-      const phases = await Promise.all(IN_FLIGHT_PHASES.map((p) => count(`WorkflowType = 'migrateWorkspace' AND ${running} AND WsmigratePhase = '${p}'`)));
+      const workspaceRuns = `WorkflowType IN ('migrateWorkspace', 'recoverWorkspace') AND ${running}`;
+      const [all, awaiting, compensating] = await Promise.all([
+        count(workspaceRuns),
+        count(`${workspaceRuns} AND WsmigratePendingApproval != 'none'`),
+        count(`${workspaceRuns} AND WsmigratePhase = 'compensating'`),
+      ]);
       const gates = await Promise.all(APPROVAL_GATES.map((g) => count(`${running} AND WsmigratePendingApproval = '${g}'`)));
       return {
-        byPhase: Object.fromEntries(IN_FLIGHT_PHASES.map((p, i) => [p, phases[i]])),
+        byPhase: { running: Math.max(0, all - awaiting - compensating), 'awaiting-approval': awaiting, compensating },
         pendingByGate: Object.fromEntries(APPROVAL_GATES.map((g, i) => [g, gates[i]])),
       };
     } catch {
