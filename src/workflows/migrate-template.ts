@@ -66,7 +66,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   enter('preflight');
   const pf = await acts.preflightTemplate({ organization: input.organization, template: input.template });
   enter('rewriting');
-  const rewrite = await acts.rewriteTemplateSource({ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent });
+  const rewrite = await acts.rewriteTemplateSource({ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent, allowRemoteModules: input.allowRemoteModules });
   const { source, ...report } = rewrite;
   status.report = report;
   const base = { previousActiveVersionId: pf.activeVersionId, report };
