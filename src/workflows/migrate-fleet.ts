@@ -437,6 +437,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       approval: {
         policy: input.workspaceApproval.policy,
         approvers: input.approval.approvers,
+        // Without it, a fleet started with --any-approver and no list would start children nobody can approve.
+        anyApprover: input.approval.anyApprover,
         timeout: input.workspaceApproval.timeout ?? input.approval.timeout,
         escalateTo: input.approval.escalateTo,
       },
