@@ -375,7 +375,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       upsertSearchAttributes([{ key: WsmigratePhase, value: 'fleet-template' }]);
       const t = await executeChild(migrateTemplate, {
         workflowId: templateWorkflowId(input.organization, input.template),
-        args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun }],
+        args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `template ${fleetName} → _v1 (for fleet ${workflowId})`,
       });

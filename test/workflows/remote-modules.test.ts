@@ -1,3 +1,4 @@
+import { startFleet } from '../../src/client/fleet';
 import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
 import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
@@ -54,6 +55,15 @@ describe('templates calling a module whose code is not in the template', () => {
     expect(msg).toContain('source = "git::https://***@git.example.com/infra/cache-volume.git?ref=v3"');
     expect(msg).toContain('vendor it into the template');
     expect(msg).toContain('Nothing was pushed');
+    expect(msg).not.toContain('hunter2');
+    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it('a fleet that migrates the template first fails with the same refusal and touches no workspace', async () => {
+    const before = env.sim.requestLog().length;
+    const handle = await startFleet(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue });
+    const msg = await failureOf(handle.result());
+    expect(msg).toMatch(/^template migration failed, no workspace was touched: .*module\.cache \(main\.tf:\d+, source = "git::https:\/\/\*\*\*@git\.example\.com/);
     expect(msg).not.toContain('hunter2');
     expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
   });
