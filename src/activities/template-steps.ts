@@ -1,5 +1,5 @@
 import type { RenamedToken, TemplateRewriteReport } from '../domain/template-rewrite';
-import { HclSyntaxError, rewriteTemplate, TemplateRewriteError } from '../domain/template-rewrite';
+import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError } from '../domain/template-rewrite';
 import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStatePushNoBuild } from '../domain/coder-version';
 import { TemplateArchiveError, writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
@@ -46,6 +46,8 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
     subject: string;
     versionId: string;
     renameDifferent: boolean;
+    /** Absent in activities scheduled before the option existed: refuse, the safe reading. */
+    allowRemoteModules?: boolean;
   }): Promise<TemplateRewriteResult> {
     let source;
     try {
@@ -59,6 +61,10 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
       '',
       '. Fix the template source (`wsmigrate template rewrite DIR` shows the same problem offline), push it as a new version, then run again',
     );
+    const remote = externalModuleRefusal(report.externalModules);
+    if (remote && !input.allowRemoteModules) {
+      throw refuse('rewrite template', input.subject, `${remote}. Nothing was pushed. Or, to rewrite the rest and leave those modules as they are, run again with --allow-remote-modules (each workspace holding deprecated types inside such a module is then refused before its state is pushed)`);
+    }
     const rewritten = new Map(files.map((f) => [f.path, f.content]));
     const archive = source.archive.map((f) =>
       rewritten.has(f.path) ? { ...f, bytes: Buffer.from(rewritten.get(f.path) as string, 'utf8') } : f,

@@ -4,7 +4,9 @@ import type { Secret } from '../config/secret';
 import { APPROVE_ACTION, REJECT_ACTION, decodeButtonValue } from '../domain/approval-button';
 import type { Decision } from '../domain/approval-policy';
 import type { ApprovalReceipt } from '../workflows/approval-gates';
-import { SignedSlackReceiver, type HttpReply } from './signed-receiver';
+import { SignedSlackReceiver, type ChatopsLogger, type HttpReply } from './signed-receiver';
+
+export type { ChatopsLogger };
 import { ChatRefusal, decideFromSlack, type SlackDecisionRequest } from './slack-decision';
 import { SLASH_USAGE, parseSlashCommand } from './slash-command';
 import { describeStatus, describeWaiting } from './status-text';
@@ -17,7 +19,8 @@ export interface ChatopsOptions {
   host?: string;
   slackApprovers: Readonly<Record<string, string>>;
   gateway: ApprovalGateway;
-  log: (line: string) => void;
+  /** `processLogger(cfg, 'chatops')` in production: JSON lines, secrets scrubbed. */
+  logger: ChatopsLogger;
   now?: () => number;
 }
 
@@ -52,7 +55,7 @@ async function answer(reply: HttpReply, ack: (r: { response_type: 'ephemeral'; t
  * workflow id and gate, so it serves every workflow that uses ApprovalGates.
  */
 export async function startChatops(opts: ChatopsOptions): Promise<Chatops> {
-  const receiver = new SignedSlackReceiver({ signingSecret: opts.signingSecret, port: opts.port, host: opts.host, log: opts.log, now: opts.now });
+  const receiver = new SignedSlackReceiver({ signingSecret: opts.signingSecret, port: opts.port, host: opts.host, logger: opts.logger, now: opts.now });
   const app = new App({
     receiver,
     // One workspace, one bot: no OAuth installs and no auth.test round trip at start.
@@ -65,9 +68,7 @@ export async function startChatops(opts: ChatopsOptions): Promise<Chatops> {
   // The audit line of every decision chatops sends; refusals are logged by the receiver.
   const decide = async (req: SlackDecisionRequest): Promise<ApprovalReceipt> => {
     const r = await decideFromSlack(opts.gateway, opts.slackApprovers, req);
-    opts.log(
-      JSON.stringify({ at: new Date().toISOString(), component: 'chatops', msg: 'decision sent', workflowId: req.workflowId, gateId: r.gateId, planHash: r.planHash, decision: r.decision, approver: r.approver, slackUserId: req.slackUserId }),
-    );
+    opts.logger.info({ workflowId: req.workflowId, gateId: r.gateId, planHash: r.planHash, decision: r.decision, approver: r.approver, slackUserId: req.slackUserId }, 'decision sent');
     return r;
   };
 

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { verifySlackRequest, type App, type Receiver } from '@slack/bolt';
 import { redactSecrets, type Secret } from '../config/secret';
 
+/** Where chatops writes its lines: the process logger (pino) in production, any sink with the same three levels in tests. */
+export type ChatopsLogger = Pick<import('pino').Logger, 'info' | 'warn' | 'error'>;
+
 export const SLACK_EVENTS_PATH = '/slack/events';
 const MAX_BODY_BYTES = 64 * 1024;
 const WINDOW_SECONDS = 5 * 60;
@@ -16,8 +19,8 @@ export interface SignedReceiverOptions {
   signingSecret: Secret;
   port: number;
   host?: string;
-  /** One JSON line per request: outcome, status and reason; never a body, header or secret. */
-  log: (line: string) => void;
+  /** One line per request: outcome, status and reason; never a body, header or secret. */
+  logger: ChatopsLogger;
   now?: () => number;
 }
 
@@ -110,8 +113,9 @@ export class SignedSlackReceiver implements Receiver {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private log(fields: Record<string, unknown>): void {
-    this.opts.log(redactSecrets(JSON.stringify({ at: new Date(this.now()).toISOString(), component: 'chatops', ...fields }), [this.opts.signingSecret]));
+  private log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void {
+    const reason = typeof fields.reason === 'string' ? { reason: redactSecrets(fields.reason, [this.opts.signingSecret]) } : {};
+    this.opts.logger[level]({ ...fields, ...reason }, msg);
   }
 
   private remember(key: string): boolean {
@@ -175,14 +179,14 @@ export class SignedSlackReceiver implements Receiver {
       const interaction = typeof body.trigger_id === 'string' ? body.trigger_id : undefined;
       if (interaction && !this.remember(`trigger:${interaction}`)) throw new Refused(200, 'already handled (Slack retry)');
       await this.dispatch(res, body, retryNum);
-      this.log({ msg: 'slack request', status: res.statusCode, user });
+      this.log('info', 'slack request', { status: res.statusCode, user });
     } catch (err) {
       if (err instanceof Refused) {
-        this.log({ msg: 'slack request refused', status: err.status, reason: err.message, user, ...(retryNum ? { retryNum } : {}) });
+        this.log('warn', 'slack request refused', { status: err.status, reason: err.message, user, ...(retryNum ? { retryNum } : {}) });
         return this.reply(res, err.status, err.status === 200 ? { text: err.message } : { response_type: 'ephemeral', text: err.message, error: err.message });
       }
       const message = redactSecrets((err as Error).message, [this.opts.signingSecret]).slice(0, 300);
-      this.log({ msg: 'slack request failed', status: 500, reason: message, user });
+      this.log('error', 'slack request failed', { status: 500, reason: message, user });
       this.reply(res, 500, { response_type: 'ephemeral', text: `wsmigrate could not handle this: ${message}` });
     }
   }

@@ -20,7 +20,9 @@ export function addFleetOptions(cmd: Command): Command {
     .option('--budget-min <n>', '…but at least this many', '2')
     .addOption(new Option('--approval <policy>', "the fleet's own gates (fleet-continue, fleet-archive): none | destructive | all").choices(['none', 'destructive', 'all']).default('destructive'))
     .addOption(new Option('--workspace-approval <policy>', "each workspace's gates (the guard still asks when a plan needs it)").choices(['none', 'destructive', 'all']).default('none'))
-    .option('--approver <name...>', 'who may approve, pause, resume and cancel (default: anyone; WSMIGRATE_APPROVERS)')
+    .option('--approver <name...>', 'who may approve, pause, resume and cancel (default: WSMIGRATE_APPROVERS); gates that ask need one, or --any-approver')
+    .option('--any-approver', 'accept any approver name (when no --approver is given); recorded in the memo, passed to every workspace', false)
+    .option('--allow-remote-modules', 'migrate a template that calls registry/git modules, leaving them as they are; workspaces holding deprecated types inside one are refused', false)
     .option('--approval-timeout <duration>', 'a gate waits this long, escalates once, waits again, then cancels the fleet', '4h')
     .option('--escalate-to <who>', 'who the escalation notification names')
     .option('--no-archive', 'keep the old template versions (default: archive the unused ones at the end, after approval)')
@@ -51,6 +53,7 @@ export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprove
     approval: {
       policy: o.approval as 'none' | 'destructive' | 'all',
       approvers: (o.approver as string[] | undefined) ?? [...defaultApprovers],
+      ...(o.anyApprover ? { anyApprover: true } : {}),
       timeout: o.approvalTimeout as string,
       ...(o.escalateTo ? { escalateTo: o.escalateTo as string } : {}),
     },
@@ -58,5 +61,6 @@ export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprove
     archiveOldVersions: o.archive !== false,
     buildTimeout: o.buildTimeout as string,
     dryRun: Boolean(o.dryRun),
+    ...(o.allowRemoteModules ? { allowRemoteModules: true } : {}),
   };
 }

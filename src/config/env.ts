@@ -478,6 +478,11 @@ const envSchema = z.object({
 type EnvName = keyof typeof envSchema.shape;
 const ENV_NAMES = Object.keys(envSchema.shape) as EnvName[];
 
+/** Every variable wsmigrate reads, so deployment files can be checked against the real config. */
+export function configVariableNames(): readonly string[] {
+  return ENV_NAMES;
+}
+
 /**
  * Reads wsmigrate's settings from `env`. A variable set to the empty string counts as unset, since
  * container and CI templates often render missing values that way. Throws one ConfigError naming

@@ -61,6 +61,12 @@ export const migrateTemplateInputSchema = z.object({
   /** Push the new version but leave the active one in place (promote later by hand or with --promote). */
   stopBeforePromote: z.boolean().default(false),
   renameDifferent: z.boolean().default(false),
+  /**
+   * Rewrite a template that calls modules from outside itself (their code is left as it is).
+   * Safe because each workspace migration refuses, before pushing, a state holding deprecated
+   * instances inside such a module.
+   */
+  allowRemoteModules: z.boolean().default(false),
   dryRun: z.boolean().default(false),
 });
 

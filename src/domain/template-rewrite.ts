@@ -1,6 +1,7 @@
 import { isPersistentType, lookupDeprecated } from './type-map';
 import { DEFAULT_GUARD_FILE_NAME, guardAddressesIn, isGuardFile, renderGuardFile } from './hcl/guard-blocks';
 import { typeOccurrencesInJson } from './hcl/json-occurrences';
+import { redactModuleSource } from './hcl/module-source';
 import { dirOf } from './hcl/module-tree';
 import { typeOccurrencesInHcl } from './hcl/native-occurrences';
 import { annotatedResources } from './hcl/protect-annotations';
@@ -35,6 +36,20 @@ export interface TemplateRewriteReport {
   guards: { from: string }[];
   changedFiles: string[];
   unchanged: boolean;
+  /**
+   * Module calls whose code is not in the template (registry, git, a path outside it): the rewrite
+   * cannot rename the deprecated types inside them, so a template that has any must not be pushed.
+   * Sources are redacted (no credentials).
+   */
+  externalModules: ExternalModule[];
+}
+
+export interface ExternalModule {
+  file: string;
+  line: number;
+  /** `module.app`, or `module.a.module.b` for a call inside a local module. */
+  module: string;
+  source: string;
 }
 
 /** A template the rewriter cannot handle as given; the message says which file and what to do. */
@@ -120,8 +135,25 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
       guards: guards.map((from) => ({ from })),
       changedFiles,
       unchanged: changedFiles.length === 0,
+      externalModules: model.modules.externalCalls().map(({ call, address }) => ({ file: call.file, line: call.line, module: address, source: redactModuleSource(call.source) })),
     },
   };
+}
+
+/**
+ * Why a template that calls modules from outside itself must not be migrated as it is, or
+ * undefined when it calls none. The rewrite cannot see inside such a module, so workspaces'
+ * states may hold `module.x.kubernetes_*` instances that the new version would destroy and re-create.
+ */
+export function externalModuleRefusal(modules: readonly ExternalModule[]): string | undefined {
+  if (modules.length === 0) return undefined;
+  const list = modules.map((m) => `${m.module} (${m.file}:${m.line}, source = "${m.source}")`).join('; ');
+  return (
+    `the template calls ${modules.length} module(s) whose code is not in the template: ${list}. ` +
+    'wsmigrate cannot rename the deprecated kubernetes_* types inside such a module, and workspaces may hold them in their state ' +
+    '(module.NAME.kubernetes_...), which the new version would destroy and re-create. Migrate the module itself to the _v1 types ' +
+    '(a new module release, pinned here) or vendor it into the template as a local folder (source = "./modules/NAME"), then run again'
+  );
 }
 
 function occurrencesIn(file: ConfigFile, isRewritten: (fromDir: string, callPath: readonly string[]) => boolean): TypeOccurrence[] {

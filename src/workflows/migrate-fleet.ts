@@ -375,7 +375,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       upsertSearchAttributes([{ key: WsmigratePhase, value: 'fleet-template' }]);
       const t = await executeChild(migrateTemplate, {
         workflowId: templateWorkflowId(input.organization, input.template),
-        args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun }],
+        args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `template ${fleetName} → _v1 (for fleet ${workflowId})`,
       });
@@ -437,6 +437,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       approval: {
         policy: input.workspaceApproval.policy,
         approvers: input.approval.approvers,
+        // Without it, a fleet started with --any-approver and no list would start children nobody can approve.
+        anyApprover: input.approval.anyApprover,
         timeout: input.workspaceApproval.timeout ?? input.approval.timeout,
         escalateTo: input.approval.escalateTo,
       },

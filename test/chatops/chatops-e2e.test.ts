@@ -1,3 +1,4 @@
+import { lineLogger } from './line-logger';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -77,7 +78,7 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
       host: '127.0.0.1',
       slackApprovers: cfg.slackApprovers,
       gateway: approvalGateway(env.t.client),
-      log: (l) => logs.push(l),
+      logger: lineLogger(logs),
     });
     url = `http://127.0.0.1:${chatops.port}/slack/events`;
   }, 120_000);

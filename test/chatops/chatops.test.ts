@@ -1,3 +1,4 @@
+import { lineLogger } from './line-logger';
 import type { ApprovalGateway } from '../../src/client/approvals';
 import { MigrationNotFoundError } from '../../src/client/approvals';
 import { startChatops, type Chatops } from '../../src/chatops/app';
@@ -52,7 +53,7 @@ describe('wsmigrate chatops (signed Slack requests, a recording gateway in place
   });
   beforeEach(async () => {
     rec = recordingGateway(pending);
-    chatops = await startChatops({ signingSecret: Secret.of(SECRET), port: 0, host: '127.0.0.1', slackApprovers: { UALICE: 'alice', UBOB: 'bob' }, gateway: rec.gateway, log: (l) => logs.push(l), slackApiUrl: slack.apiUrl });
+    chatops = await startChatops({ signingSecret: Secret.of(SECRET), port: 0, host: '127.0.0.1', slackApprovers: { UALICE: 'alice', UBOB: 'bob' }, gateway: rec.gateway, logger: lineLogger(logs), slackApiUrl: slack.apiUrl });
     url = `http://127.0.0.1:${chatops.port}/slack/events`;
   });
   afterEach(async () => chatops.stop());
@@ -152,7 +153,7 @@ describe('wsmigrate chatops (signed Slack requests, a recording gateway in place
   it('says so when nothing is waiting', async () => {
     await chatops.stop();
     rec = recordingGateway(undefined);
-    chatops = await startChatops({ signingSecret: Secret.of(SECRET), port: 0, host: '127.0.0.1', slackApprovers: { UALICE: 'alice' }, gateway: rec.gateway, log: (l) => logs.push(l) });
+    chatops = await startChatops({ signingSecret: Secret.of(SECRET), port: 0, host: '127.0.0.1', slackApprovers: { UALICE: 'alice' }, gateway: rec.gateway, logger: lineLogger(logs) });
     url = `http://127.0.0.1:${chatops.port}/slack/events`;
     const r = await send(url, click());
     expect(r.status).toBe(403);

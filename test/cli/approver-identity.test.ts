@@ -1,6 +1,7 @@
 import { registerApprovalCommands } from '../../src/cli/commands/approvals';
 import { registerChatopsCommand } from '../../src/cli/commands/chatops';
 import { registerMigrateCommands } from '../../src/cli/commands/migrate';
+import { registerRecoverCommand } from '../../src/cli/commands/recover';
 import { EXIT } from '../../src/cli/io';
 import { runCommand } from '../harness/cli';
 
@@ -25,6 +26,15 @@ describe('approver identity on the command line', () => {
     const t = await runCommand(registerMigrateCommands, 'migrate', 'template', '--org', 'coder', 'k8s', '--approval', 'all');
     expect(t.exitCode).toBe(EXIT.usage);
     expect(t.err).toMatch(/--approver/);
+  });
+
+  it('recover asks always, so it refuses to start with no approver, naming --any-approver, which it accepts', async () => {
+    const r = await runCommand(registerRecoverCommand, 'recover', 'alice/dev', '--template', 'k8s', '--version', version);
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toMatch(/approval\.approvers: .*--any-approver/);
+    // Accepted: it gets as far as connecting to Temporal (which is not there).
+    const any = await runCommand(registerRecoverCommand, 'recover', 'alice/dev', '--template', 'k8s', '--version', version, '--any-approver').catch((err: Error) => ({ exitCode: -1, err: err.message }));
+    expect(any.err).not.toMatch(/approval\.approvers/);
   });
 
   it('approve and reject need a name: --approver or WSMIGRATE_APPROVER', async () => {

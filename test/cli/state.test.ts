@@ -77,6 +77,13 @@ describe('wsmigrate state rewrite', () => {
     expect(r.out).toHaveLength(1);
     expect(JSON.parse(r.out[0]).serial).toBe(8);
     expect(r.err.join('\n')).toContain('module.workspace[1].kubernetes_deployment.main[0] -> module.workspace[1].kubernetes_deployment_v1.main[0]');
+    // Renames inside modules are safe only with module code that declares the _v1 types: said, not silently done.
+    expect(r.err.join('\n')).toMatch(/Warning: \d+ of them live in modules\..*registry or git module that still declares the old type would destroy them/);
+  });
+
+  it('warns about modules only when something inside one was renamed', async () => {
+    const r = await run('state', 'rewrite', copy('count.tfstate'));
+    expect(r.err.join('\n')).not.toContain('live in modules');
   });
 
   it('--json gives the report as JSON', async () => {

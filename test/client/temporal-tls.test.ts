@@ -4,7 +4,8 @@ import { connectClient, temporalConnectionOptions } from '../../src/client/tempo
 import { ConfigError, loadConfig } from '../../src/config/env';
 import { startTemplateMigration } from '../../src/client/migrations';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
-import { spawnCliWorker, type CliWorker } from '../worker/fixtures/cli-worker';
+import { freePort, spawnCliProcess, spawnCliWorker, type CliWorker } from '../worker/fixtures/cli-worker';
+import { commandRequest, send } from '../chatops/fake-slack';
 import { makeTestPki, startTlsProxy, type TlsProxy } from './fixtures/tls-proxy';
 
 describe('connecting to Temporal with TLS, mTLS or an API key', () => {
@@ -103,5 +104,33 @@ describe('connecting to Temporal with TLS, mTLS or an API key', () => {
       }
       expect(worker.output()).not.toMatch(/PRIVATE KEY/);
     }, 180_000);
+
+    it('the chat bridge (`wsmigrate chatops`) connects with mTLS and logs JSON lines through the process logger', async () => {
+      const port = await freePort();
+      const signing = 'tls-chatops-signing-secret-5e6f';
+      const before = proxy.authorized();
+      const chatops = await spawnCliProcess(
+        'chatops',
+        { ...tlsEnv(proxy.address), SLACK_SIGNING_SECRET: signing, WSMIGRATE_SLACK_APPROVERS: 'UALICE=alice', WSMIGRATE_CHATOPS_PORT: String(port) },
+        /listening on/,
+      );
+      try {
+        const url = `http://127.0.0.1:${port}/slack/events`;
+        const listed = await send(url, commandRequest(signing, { userId: 'UALICE', text: 'approvals', responseUrl: 'http://127.0.0.1:9/unused' }));
+        expect(listed).toMatchObject({ status: 200, body: { text: 'Nothing is waiting for an approval.' } });
+        const missing = await send(url, commandRequest(signing, { userId: 'UALICE', text: 'status wsmigrate-fleet/coder/no-such-template', responseUrl: 'http://127.0.0.1:9/unused' }));
+        expect(missing.status).toBe(404);
+        expect(missing.body.text).toMatch(/no migration 'wsmigrate-fleet\/coder\/no-such-template'/);
+        // Only a client with the CA and the client pair gets through the mTLS proxy.
+        expect(proxy.authorized()).toBeGreaterThan(before);
+        const lines = chatops.output().split('\n').filter((l) => l.trim().startsWith('{'));
+        expect(lines.map((l) => JSON.parse(l) as { component?: string; msg?: string })).toEqual(
+          expect.arrayContaining([expect.objectContaining({ component: 'chatops', msg: expect.stringMatching(/^listening on/) }), expect.objectContaining({ component: 'chatops', msg: 'slack request' })]),
+        );
+        expect(chatops.output()).not.toContain(signing);
+      } finally {
+        await chatops.stop();
+      }
+    }, 120_000);
   });
 });

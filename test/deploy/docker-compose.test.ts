@@ -1,18 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { configVariableNames } from '../../src/config/env';
 
 // No Docker engine runs here, so the stack is checked by reading it: a broken service definition
 // would otherwise only be found by a user on their first `docker compose up`.
 const root = join(__dirname, '..', '..');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as {
-  services: Record<string, { image?: string; build?: string; environment?: Record<string, string>; ports?: string[]; depends_on?: unknown; volumes?: string[] }>;
+  services: Record<
+    string,
+    { image?: string; build?: string; command?: string[]; profiles?: string[]; environment?: Record<string, string>; ports?: string[]; depends_on?: unknown; volumes?: string[]; healthcheck?: { test: string[] } }
+  >;
   volumes: Record<string, unknown>;
 };
 
 describe('docker-compose.yml', () => {
-  it('has Temporal on PostgreSQL, the UI and the worker', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['postgresql', 'temporal', 'temporal-ui', 'wsmigrate-worker']);
+  it('has Temporal on PostgreSQL, the UI, the worker and (opt-in) chatops', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['chatops', 'postgresql', 'temporal', 'temporal-ui', 'wsmigrate-worker']);
     expect(compose.services.postgresql.image).toMatch(/^postgres:\d+/);
     expect(compose.services.temporal.image).toMatch(/^temporalio\/auto-setup:1\./);
     expect(compose.services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
@@ -48,6 +52,36 @@ describe('docker-compose.yml', () => {
     expect(env.WSMIGRATE_BLOB_URL).toBe('${WSMIGRATE_BLOB_URL:-file:///var/lib/wsmigrate/blobs}');
     for (const name of ['WSMIGRATE_S3_ENDPOINT', 'WSMIGRATE_S3_REGION', 'WSMIGRATE_S3_FORCE_PATH_STYLE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_REGION']) {
       expect(env[name]).toBe(`\${${name}:-}`);
+    }
+  });
+
+  it('passes the notification settings to the worker from the environment, none inline', () => {
+    const env = compose.services['wsmigrate-worker'].environment ?? {};
+    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_CHANNEL', 'WSMIGRATE_WEBHOOK_URL', 'WSMIGRATE_WEBHOOK_SECRET']) {
+      expect({ name, value: env[name] }).toEqual({ name, value: `\${${name}:-}` });
+    }
+  });
+
+  it('runs chatops (opt-in profile) from the worker image, with its secrets from the environment, on loopback, probed on /healthz', () => {
+    const chatops = compose.services.chatops;
+    expect(chatops.image).toBe(compose.services['wsmigrate-worker'].image);
+    expect(chatops.command).toEqual(['chatops']);
+    expect(chatops.profiles).toEqual(['chatops']);
+    const env = chatops.environment ?? {};
+    expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect(env.WSMIGRATE_ENCRYPTION_KEY).toBe(compose.services['wsmigrate-worker'].environment?.WSMIGRATE_ENCRYPTION_KEY);
+    for (const name of ['SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'WSMIGRATE_SLACK_APPROVERS']) {
+      expect({ name, value: env[name] }).toEqual({ name, value: `\${${name}:-}` });
+    }
+    expect(chatops.ports).toEqual([`127.0.0.1:${env.WSMIGRATE_CHATOPS_PORT}:${env.WSMIGRATE_CHATOPS_PORT}`]);
+    expect(chatops.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${env.WSMIGRATE_CHATOPS_PORT}/healthz`);
+  });
+
+  it('names only variables the config loader knows (or the AWS SDK reads), in every wsmigrate service', () => {
+    for (const service of ['wsmigrate-worker', 'chatops']) {
+      for (const name of Object.keys(compose.services[service].environment ?? {})) {
+        expect({ service, name, known: configVariableNames().includes(name) || name.startsWith('AWS_') }).toEqual({ service, name, known: true });
+      }
     }
   });
 

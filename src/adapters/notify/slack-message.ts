@@ -56,8 +56,7 @@ export function slackMessage(n: Notification): { text: string; blocks: Block[] }
           text: { type: 'plain_text', text: 'Reject' },
           value,
           confirm: {
-            title: { type: 'plain_text', text: 'Reject and restore?' },
-            text: { type: 'mrkdwn', text: 'The migration stops here and the workspace is restored to its backed-up state.' },
+            ...rejectConfirmation(n.gateId),
             confirm: { type: 'plain_text', text: 'Reject' },
             deny: { type: 'plain_text', text: 'Cancel' },
           },
@@ -72,4 +71,15 @@ export function slackMessage(n: Notification): { text: string; blocks: Block[] }
         ? `${n.subject} (escalated to ${n.escalateTo})`
         : n.subject;
   return { text: escape(text), blocks };
+}
+
+/** What a rejection does, said before the click: a fleet gate cancels or skips, a migration's gate restores. */
+function rejectConfirmation(gateId: string): { title: Block; text: Block } {
+  if (gateId === 'fleet-archive') {
+    return { title: { type: 'plain_text', text: 'Keep the old versions?' }, text: { type: 'mrkdwn', text: 'The fleet ends without archiving the old template versions.' } };
+  }
+  if (gateId.startsWith('fleet-')) {
+    return { title: { type: 'plain_text', text: 'Cancel the fleet?' }, text: { type: 'mrkdwn', text: 'No new migration starts; running ones finish (or restore), and the fleet ends cancelled.' } };
+  }
+  return { title: { type: 'plain_text', text: 'Reject and restore?' }, text: { type: 'mrkdwn', text: 'The migration stops here and the workspace is restored to its backed-up state.' } };
 }

@@ -32,6 +32,8 @@ export function registerChatopsCommand(program: Command, io: CliIo): void {
       }
       const port = o.port === undefined ? cfg.chatopsPort : Number(o.port);
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError([`--port must be an integer from 1 to 65535 (got ${o.port})`]);
+      const { processLogger } = await import('../process-logger');
+      const logger = processLogger(cfg, 'chatops', [cfg.slackSigningSecret.reveal(), ...(cfg.slackBotToken ? [cfg.slackBotToken.reveal()] : [])]);
       const { connectClient } = await import('../../client/temporal-client');
       const { approvalGateway } = await import('../../client/approvals');
       const { startChatops } = await import('../../chatops/app');
@@ -44,9 +46,9 @@ export function registerChatopsCommand(program: Command, io: CliIo): void {
         host: o.host,
         slackApprovers: cfg.slackApprovers,
         gateway: approvalGateway(client),
-        log: (line) => io.err(line),
+        logger,
       });
-      io.err(`wsmigrate chatops: listening on ${o.host}:${chatops.port}/slack/events (Temporal ${cfg.temporalAddress}, namespace ${cfg.temporalNamespace}); Ctrl-C stops it`);
+      logger.info({ host: o.host, port: chatops.port, temporalAddress: cfg.temporalAddress, namespace: cfg.temporalNamespace }, `listening on ${o.host}:${chatops.port}/slack/events; Ctrl-C stops it`);
       await new Promise<void>((resolve) => {
         for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());
       });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env';
-import { InputError } from '../../domain/migration-input';
+import { InputError, migrateWorkspaceInputSchema, parseInput } from '../../domain/migration-input';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const HELP = `
@@ -29,7 +29,8 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
     .argument('<owner/workspace>', 'the workspace, as owner/name')
     .requiredOption('--template <name>', 'the template the workspace uses')
     .requiredOption('--version <id>', 'the template version (UUID) with the _v1 types, from `migrate template`')
-    .option('--approver <name...>', 'who may approve (default: anyone; WSMIGRATE_APPROVERS sets a default list)')
+    .option('--approver <name...>', 'who may approve (default: WSMIGRATE_APPROVERS); one is needed, or --any-approver')
+    .option('--any-approver', 'accept any approver name (recorded in the memo)', false)
     .option('--approval-timeout <duration>', 'wait this long (e.g. 30m, 4h), escalate once, wait again, then abort', '4h')
     .option('--escalate-to <who>', 'who the escalation notification names')
     .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
@@ -40,23 +41,27 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
       const cfg = loadConfig();
+      const input = {
+        owner,
+        workspace,
+        template: o.template,
+        targetVersionId: o.version,
+        dryRun: o.dryRun,
+        buildTimeout: o.buildTimeout,
+        approval: { policy: 'all' as const, approvers: o.approver ?? cfg.approvers, anyApprover: o.anyApprover, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
+      };
+      try {
+        // Refused here, before a connection: a run nobody could approve must not even start.
+        parseInput(migrateWorkspaceInputSchema, input);
+      } catch (err) {
+        if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+        throw err;
+      }
       const { connectClient } = await import('../../client/temporal-client');
       const { startWorkspaceRecovery } = await import('../../client/recovery');
       const { client, connection } = await connectClient(cfg);
       try {
-        const handle = await startWorkspaceRecovery(
-          client,
-          {
-            owner,
-            workspace,
-            template: o.template,
-            targetVersionId: o.version,
-            dryRun: o.dryRun,
-            buildTimeout: o.buildTimeout,
-            approval: { policy: 'all', approvers: o.approver ?? cfg.approvers, timeout: o.approvalTimeout, escalateTo: o.escalateTo },
-          },
-          { taskQueue: cfg.taskQueue },
-        );
+        const handle = await startWorkspaceRecovery(client, input, { taskQueue: cfg.taskQueue });
         io.out(`started ${handle.workflowId}`);
         io.out(`  status:  wsmigrate status ${handle.workflowId}`);
         io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);

@@ -94,6 +94,14 @@ function describeRewrite(report: RenameReport, input: string): string[] {
       `serial ${report.serial.from} -> ${report.serial.to}, lineage ${report.lineage} kept`,
     ...report.renamed.map((c) => `  ${c.from} -> ${c.to}`),
   ];
+  const inModules = report.renamed.filter((c) => c.from.startsWith('module.'));
+  if (inModules.length > 0) {
+    lines.push(
+      `Warning: ${inModules.length} of them live in modules. Use this state only with a template whose module code declares the _v1 types ` +
+        '(a local module rewritten by `wsmigrate template rewrite`); a registry or git module that still declares the old type would destroy them ' +
+        'and create empty twins on the next apply. `wsmigrate migrate workspace` checks this against the target version; this offline command cannot.',
+    );
+  }
   if (report.refused.length > 0) {
     lines.push(`Left in place (${report.refused.length}), for the import strategy ('wsmigrate state import-plan ${input}'):`);
     lines.push(...report.refused.map((r) => `  ${r.address}: ${r.reason}`));

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { readTemplateDir, writeTemplateFiles } from '../../adapters/template-dir';
 import { DEFAULT_GUARD_FILE_NAME } from '../../domain/hcl/guard-blocks';
-import { HclSyntaxError, rewriteTemplate, TemplateRewriteError, type TemplateFile, type TemplateRewriteReport } from '../../domain/template-rewrite';
+import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, type TemplateFile, type TemplateRewriteReport } from '../../domain/template-rewrite';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const REWRITE_HELP = `
@@ -25,6 +25,13 @@ What it does:
   implementations: they are refused and left alone (rewrite them by hand, import their state),
   unless --rename-different.
 
+  A module whose code is not in the template (registry, git::, a path outside the folder) cannot
+  be renamed from here, yet workspaces may hold its deprecated types in their state
+  (module.NAME.kubernetes_...). Such a template is refused (exit ${EXIT.denied}) naming each module and its
+  source: migrate the module itself or vendor it into the template as a local folder.
+  --allow-remote-modules rewrites the rest and leaves those modules as they are; every workspace
+  migration then refuses, before pushing anything, a state holding deprecated types inside one.
+
 Examples:
   wsmigrate template rewrite ./k8s-template            # report and diff, change nothing
   wsmigrate template rewrite ./k8s-template --check    # same, exit 4 if a rewrite is pending (CI)
@@ -32,7 +39,7 @@ Examples:
 
 Exit codes:
   ${EXIT.ok}  nothing to change (or, without --check, the report was printed; with --write, written)
-  ${EXIT.denied}  DIFFERENT types were refused and left as they are (takes precedence over 4)
+  ${EXIT.denied}  DIFFERENT types were refused and left as they are, or remote modules refused (precedes 4)
   ${EXIT.changesPending}  --check only: the template still needs rewriting
   ${EXIT.failure}  the template cannot be read or parsed; the message names file:line
   ${EXIT.usage}  bad usage (for example --check together with --write)`;
@@ -42,6 +49,7 @@ interface RewriteOptions {
   write?: boolean;
   json?: boolean;
   renameDifferent?: boolean;
+  allowRemoteModules?: boolean;
   guardFile: string;
 }
 
@@ -62,6 +70,7 @@ export function registerTemplateCommands(program: Command, io: CliIo): void {
     .option('--write', 'rewrite the changed files in place and write the guard file')
     .option('--json', 'print the report as JSON')
     .option('--rename-different', 'also rename DIFFERENT pairs (their state must then be imported, not renamed)')
+    .option('--allow-remote-modules', 'rewrite even though the template calls registry/git modules (they stay as they are)')
     .option('--guard-file <name>', 'file name for the removed{} guard blocks, in the template root', DEFAULT_GUARD_FILE_NAME)
     .addHelpText('after', REWRITE_HELP)
     .action(async (dir: string, opts: RewriteOptions) => runRewrite(dir, opts, io));
@@ -89,6 +98,11 @@ async function runRewrite(dir: string, opts: RewriteOptions, io: CliIo): Promise
     throw error;
   }
   const { files, report } = result;
+  const remote = externalModuleRefusal(report.externalModules);
+  if (remote && !opts.allowRemoteModules) {
+    if (opts.json) io.out(JSON.stringify({ dir, mode: 'refused', report, diff: [], written: [] }, null, 2));
+    throw new CliError(`${dir}: refused, nothing written: ${remote}. Or pass --allow-remote-modules to rewrite the rest and leave those modules as they are.`, EXIT.denied);
+  }
   const changed = files.filter((f) => report.changedFiles.includes(f.path));
   const diff = changedLines(input, changed, opts.guardFile);
   const written = opts.write ? await writeTemplateFiles(dir, changed, true) : [];
@@ -132,7 +146,13 @@ function renderText(dir: string, report: TemplateRewriteReport, diff: ChangedLin
     `Template ${dir}: ${report.renamed.length} rename(s) on ${diff.length} line(s) in ${sourceFiles.length} file(s), ` +
       `${report.refused.length} refused, ${report.protectedResources.length} protected resource(s), ${report.guards.length} guard(s).`,
   );
-  if (report.unchanged && report.refused.length === 0) lines.push('Nothing to change: the template uses only versioned types.');
+  if (report.unchanged && report.refused.length === 0) {
+    lines.push(report.externalModules.length > 0 ? 'Nothing to change in the template\'s own files.' : 'Nothing to change: the template uses only versioned types.');
+  }
+  if (report.externalModules.length > 0) {
+    lines.push('', 'Remote modules, left as they are (workspaces holding deprecated types inside them will be refused):');
+    for (const m of report.externalModules) lines.push(`${m.file}:${m.line}  ${m.module}  source = "${m.source}"`);
+  }
 
   if (diff.length > 0) {
     lines.push('', 'Changes (file:line, - old, + new):');

@@ -22,6 +22,7 @@ export interface ModuleCall {
   readonly file: string;
   readonly name: string;
   readonly source: string | undefined;
+  readonly line: number;
 }
 
 export interface ConfigOutline {
@@ -52,7 +53,7 @@ export function outlineHcl(parsed: ParsedHcl): ConfigOutline {
 
   const moduleCalls = blocksOfType(parsed.items, 'module')
     .filter((b) => b.labels[0])
-    .map((b): ModuleCall => ({ file: parsed.path, name: b.labels[0].value, source: literalString(parsed, attributeNamed(b.body, 'source')) }));
+    .map((b): ModuleCall => ({ file: parsed.path, name: b.labels[0].value, source: literalString(parsed, attributeNamed(b.body, 'source')), line: b.type.line }));
   return { resources, moduleCalls };
 }
 
@@ -81,7 +82,7 @@ export function outlineJson(root: JsonNode, file: string): ConfigOutline {
             const source = labelledBodies(body, 0)
               .flatMap((b) => b.entries)
               .find((e) => e.key.value === 'source')?.value;
-            moduleCalls.push({ file, name: name.value, source: source?.kind === 'string' ? source.value : undefined });
+            moduleCalls.push({ file, name: name.value, source: source?.kind === 'string' ? source.value : undefined, line: name.line });
           }
         }
       }

@@ -23,6 +23,19 @@ export function resolveLocalSource(dir: string, source: string | undefined): str
   return parts.join('/');
 }
 
+/** Where a module path leads: a folder of this template, a call whose code is elsewhere, or no call at all. */
+export type ModuleResolution =
+  | { readonly kind: 'local'; readonly dir: string }
+  | { readonly kind: 'external'; readonly call: ModuleCall; readonly address: string }
+  | { readonly kind: 'not-called'; readonly address: string };
+
+/** A module call, reached from the root folder, whose code is not in the template (registry, git, a path outside it). */
+export interface ExternalModuleCall {
+  readonly call: ModuleCall;
+  /** `module.a` or `module.a.module.b`. */
+  readonly address: string;
+}
+
 /**
  * Which folders of a template are local modules, reached from the root folder through which
  * `module` calls. A resource inside such a module is addressed `module.a.module.b.T.name`.
@@ -64,5 +77,36 @@ export class ModuleTree {
     };
     visit('', '', 0);
     return [...new Set(found)].sort();
+  }
+
+  /** Follows `callPath` (module names, outermost first) from the root folder. */
+  resolve(callPath: readonly string[]): ModuleResolution {
+    let dir = '';
+    let address = '';
+    for (const name of callPath) {
+      address = `${address}${address ? '.' : ''}module.${name}`;
+      const call = this.callsByDir.get(dir)?.find((c) => c.name === name);
+      if (!call) return { kind: 'not-called', address };
+      const target = resolveLocalSource(dir, call.source);
+      if (target === undefined || !this.configDirs.has(target)) return { kind: 'external', call, address };
+      dir = target;
+    }
+    return { kind: 'local', dir };
+  }
+
+  /** Every module call reached from the root whose code is not in the template, outermost first. */
+  externalCalls(): ExternalModuleCall[] {
+    const found: ExternalModuleCall[] = [];
+    const visit = (at: string, prefix: string, depth: number): void => {
+      if (depth >= MAX_DEPTH) return;
+      for (const call of this.callsByDir.get(at) ?? []) {
+        const address = `${prefix}module.${call.name}`;
+        const target = resolveLocalSource(at, call.source);
+        if (target !== undefined && this.configDirs.has(target)) visit(target, `${address}.`, depth + 1);
+        else found.push({ call, address });
+      }
+    };
+    visit('', '', 0);
+    return found;
   }
 }
