@@ -40,6 +40,7 @@ describe('wsmigrate demo', () => {
     let connection: Connection | undefined;
     try {
       const approved: string[] = [];
+      const firstSeen = new Map<string, number>();
       let done = false;
       void demo.finally(() => (done = true));
       while (!done && approved.length < 3) {
@@ -48,7 +49,10 @@ describe('wsmigrate demo', () => {
           const client = new Client({ connection });
           const fleet = (await migrationStatus(client, 'wsmigrate-fleet/coder/k8s-dev')) as FleetProgress;
           const target = fleet.pendingApproval ? 'wsmigrate-fleet/coder/k8s-dev' : fleet.childApprovals.find((a) => a.workflowId.startsWith('wsmigrate-template/'))?.workflowId;
-          if (target) {
+          // A person reads the demo's "by hand:" line first: answer a gate only once the demo (polling every 0.5 s) has shown it.
+          const key = target && `${target}:${fleet.pendingApproval?.gateId ?? fleet.childApprovals.find((a) => a.workflowId === target)?.gateId}`;
+          if (key && !firstSeen.has(key)) firstSeen.set(key, Date.now());
+          if (target && key && Date.now() - (firstSeen.get(key) ?? Date.now()) >= 1500) {
             const r = await decide(client, target, 'approve', { approver: 'demo-sre', comment: 'a person' });
             approved.push(r.gateId);
           }
