@@ -1,15 +1,19 @@
 import { startLocalKubeApi, type LocalKubeApi } from '../../src/adapters/kube';
+import { DEFAULT_ZERO_TOUCH_FILE_NAME } from '../../src/domain/hcl/zero-touch-blocks';
+import { rewriteTemplate } from '../../src/domain/template-rewrite';
+import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { describeRealStack, REAL_BUILD_TIMEOUT_MS } from '../harness/real-stack';
-import { api, fixtureSource, homePvcName, pushTemplateVersion, waitForBuild, type BuildJson } from './helpers';
+import { api, homePvcName, pushTemplateVersion, waitForBuild, type BuildJson } from './helpers';
 
 jest.setTimeout(900_000);
 
 /**
- * The zero-touch template version (removed{destroy=false} + an import driven by a
- * data "kubernetes_resources" lookup, per renamed resource) on the real stack: the scenarios of
- * reference/real-kubernetes.md "Zero-touch", with uids read from the API server.
+ * The zero-touch template version that `wsmigrate template rewrite --zero-touch` generates from the
+ * seeded (unmigrated) template, on the real stack: the scenarios of reference/real-kubernetes.md
+ * "Zero-touch", with uids read from the API server.
  */
+const generated = rewriteTemplate([{ path: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], { zeroTouch: true }).files;
 describeRealStack('a zero-touch template version with real Terraform', () => {
   let kube: LocalKubeApi;
   let sim: CoderSimulator;
@@ -17,8 +21,9 @@ describeRealStack('a zero-touch template version with real Terraform', () => {
 
   beforeAll(async () => {
     kube = await startLocalKubeApi();
-    sim = await startSimulator({ workspaces: 3, buildLatencyMs: 5, seed: 777, provisioner: 'terraform', kubeconfig: kube.kubeconfigPath });
-    const version = await pushTemplateVersion(sim, fixtureSource('template-v1-zero-touch'), { promote: true });
+    sim = await startSimulator({ workspaces: 4, buildLatencyMs: 5, seed: 777, provisioner: 'terraform', kubeconfig: kube.kubeconfigPath });
+    expect(generated.map((f) => f.path).sort()).toEqual(['main.tf', DEFAULT_ZERO_TOUCH_FILE_NAME]);
+    const version = await pushTemplateVersion(sim, generated.map((f) => ({ name: f.path, content: f.content })), { promote: true });
     expect(version.job.status).toBe('succeeded');
     zeroTouch = version.id;
   });
@@ -92,5 +97,18 @@ describeRealStack('a zero-touch template version with real Terraform', () => {
     expect(after.pvc).toBe(pvc);
     expect(after.deployment).toBeDefined();
     expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(2).id)).toEqual([]);
+  });
+
+  it('without the start_count guard, a stop on the new version fails at plan ("Configuration for import target does not exist") and changes nothing', async () => {
+    const unguarded = generated.map((f) => ({ name: f.path, content: f.content.replace(/data\.coder_workspace\.me\.start_count > 0 && /g, '') }));
+    expect(unguarded.find((f) => f.name === DEFAULT_ZERO_TOUCH_FILE_NAME)!.content).not.toContain('start_count');
+    const version = await pushTemplateVersion(sim, unguarded, { name: 'zero-touch-unguarded' });
+    expect(version.job.status).toBe('succeeded');
+    const before = await uids(3);
+    const stop = await build(3, { transition: 'stop', template_version_id: version.id });
+    expect(stop.build.job.status).toBe('failed');
+    expect(stop.log).toMatch(/Configuration for import target does not exist/);
+    expect(await uids(3)).toEqual(before);
+    expect(types(3)).toEqual(['kubernetes_deployment', 'kubernetes_persistent_volume_claim']);
   });
 });
