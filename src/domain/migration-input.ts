@@ -61,6 +61,8 @@ export const migrateTemplateInputSchema = z.object({
   /** Push the new version but leave the active one in place (promote later by hand or with --promote). */
   stopBeforePromote: z.boolean().default(false),
   renameDifferent: z.boolean().default(false),
+  /** Push a version that migrates each workspace at its next build (removed{} + conditional import{}), not guard blocks. */
+  zeroTouch: z.boolean().default(false),
   dryRun: z.boolean().default(false),
 });
 
