@@ -1,4 +1,6 @@
+import { startFleet } from '../../src/client/fleet';
 import { startTemplateMigration } from '../../src/client/migrations';
+import type { FleetResult } from '../../src/workflows/migrate-fleet';
 import { readTar } from '../../src/adapters/template-tar';
 import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
 import { homePvcName, startBuild } from '../sim/helpers';
@@ -39,5 +41,55 @@ describe('migrateTemplate zeroTouch', () => {
     expect(types).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
     expect(env.sim.requestLog().filter((r) => r.method === 'PUT' && r.path.includes('/state')).length).toBe(putsBefore);
+  });
+});
+
+describe('migrateFleet zeroTouch', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 5 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('only a pinned start per running workspace, nothing for a stopped one; the report says who migrated itself, who was migrated by the runbook, who still waits', async () => {
+    const pvcUids = () => Object.fromEntries(env.sim.workspaces().map((w) => [w.id, env.sim.cluster.pvc('coder', homePvcName(w.id))?.uid]));
+    const before = pvcUids();
+    const [self, stopped] = env.sim.workspaces();
+    await startBuild(env.sim, stopped.id, { transition: 'stop' });
+    const template = (await (
+      await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, zeroTouch: true, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })
+    ).result()) as TemplateMigrationResult;
+    // Its owner restarts it on the (now active) zero-touch version: it migrates itself.
+    expect((await startBuild(env.sim, self.id, { transition: 'start', template_version_id: template.versionId })).job.status).toBe('succeeded');
+    const statePuts = () => env.sim.requestLog().filter((r) => r.method === 'PUT' && r.path.includes('/state')).length;
+    const putsBefore = statePuts();
+
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId: template.versionId, zeroTouch: true, canary: 0, concurrency: 2, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.phase).toBe('done');
+    const subject = (i: number) => `${env.sim.workspaces()[i].owner}/${env.sim.workspaces()[i].name}`;
+    expect(result.zeroTouch).toEqual({
+      migratedThemselves: 1,
+      migratedByRunbook: expect.arrayContaining([subject(2), subject(3), subject(4)]),
+      waitingForBuild: [subject(1)],
+    });
+    expect(result.zeroTouch!.migratedByRunbook).toHaveLength(3);
+    expect(result.summary).toMatchObject({ migrated: 3, failed: 0, needsAttention: 0, restored: 0 });
+    expect(result.summary.pvcUidsKept).toBe(3);
+    // No state was pushed, no workspace was stopped by the fleet, and every PVC kept its uid.
+    expect(statePuts()).toBe(putsBefore);
+    expect(pvcUids()).toEqual(before);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+    // The stopped one is still unmigrated until its next start.
+    const types = (id: string) => (JSON.parse(env.sim.stateOf(id)).resources as { mode: string; type: string }[]).filter((r) => r.mode === 'managed' && r.type.startsWith('kubernetes_')).map((r) => r.type).sort();
+    expect(types(stopped.id)).toEqual(['kubernetes_persistent_volume_claim']);
+    expect(types(env.sim.workspaces()[2].id)).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
+    // The old version is still used by the stopped workspace: not archived.
+    expect(result.archive?.archived ?? []).toEqual([]);
   });
 });
