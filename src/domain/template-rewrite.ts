@@ -49,7 +49,7 @@ export interface TemplateRewriteReport {
 /** zeroTouch only: resources a zero-touch version cannot adopt (or a Terraform older than 1.7); nothing was written. */
 export class ZeroTouchRefusedError extends Error {
   constructor(readonly problems: readonly string[]) {
-    super(`A zero-touch version cannot be generated for this template:\n${problems.map((p) => `  ${p}`).join('\n')}\nFix these, or migrate the template with the runbook (template rewrite without --zero-touch).`);
+    super(`A zero-touch version cannot be generated for this template:\n${problems.map((p) => `  ${p}`).join('\n')}\nFix these, or migrate the template with the runbook (template rewrite without --zero-touch)`);
     this.name = 'ZeroTouchRefusedError';
   }
 }

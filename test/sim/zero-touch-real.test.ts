@@ -21,18 +21,21 @@ describeRealStack('a zero-touch template version with real Terraform', () => {
 
   beforeAll(async () => {
     kube = await startLocalKubeApi();
-    sim = await startSimulator({ workspaces: 4, buildLatencyMs: 5, seed: 777, provisioner: 'terraform', kubeconfig: kube.kubeconfigPath });
+    sim = await startSimulator({ workspaces: 5, buildLatencyMs: 5, seed: 777, provisioner: 'terraform', kubeconfig: kube.kubeconfigPath });
     expect(generated.map((f) => f.path).sort()).toEqual(['main.tf', DEFAULT_ZERO_TOUCH_FILE_NAME]);
     const version = await pushTemplateVersion(sim, generated.map((f) => ({ name: f.path, content: f.content })), { promote: true });
     expect(version.job.status).toBe('succeeded');
     zeroTouch = version.id;
+    seeded = sim.workspaces();
   });
   afterAll(async () => {
     await sim?.close();
     await kube?.stop();
   });
 
-  const ws = (i: number) => sim.workspaces()[i] ?? (() => { throw new Error(`no workspace ${i}`); })();
+  // Kept from the start: a deleted workspace leaves sim.workspaces().
+  let seeded: ReturnType<CoderSimulator['workspaces']> = [];
+  const ws = (i: number) => seeded[i] ?? (() => { throw new Error(`no workspace ${i}`); })();
   const uids = async (i: number) => ({
     pvc: (await kube.client.get('PersistentVolumeClaim', 'coder', homePvcName(ws(i).id)))?.uid,
     deployment: (await kube.client.get('Deployment', 'coder', `coder-${ws(i).id}`))?.uid,
@@ -110,5 +113,23 @@ describeRealStack('a zero-touch template version with real Terraform', () => {
     expect(stop.log).toMatch(/Configuration for import target does not exist/);
     expect(await uids(3)).toEqual(before);
     expect(types(3)).toEqual(['kubernetes_deployment', 'kubernetes_persistent_volume_claim']);
+  });
+
+  it('a workspace with no state and no objects (a brand-new one; here: deleted, then built again) creates both on the new version, and the next build changes nothing', async () => {
+    const del = await build(4, { transition: 'delete', template_version_id: sim.template.originalVersionId });
+    expect(del.build.job.status).toBe('succeeded');
+    expect(await uids(4)).toEqual({ pvc: undefined, deployment: undefined });
+    const first = await build(4, { transition: 'start', template_version_id: zeroTouch });
+    expect(first.build.job.status).toBe('succeeded');
+    expect(first.log).not.toMatch(/Importing|imported/i);
+    expect(first.log).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\./);
+    const created = await uids(4);
+    expect(created.pvc).toBeDefined();
+    expect(created.deployment).toBeDefined();
+    expect(types(4)).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
+    const again = await build(4, { transition: 'start', template_version_id: zeroTouch });
+    expect(again.build.job.status).toBe('succeeded');
+    expect(again.log).toMatch(/Resources: 0 added, \d+ changed, 0 destroyed\./);
+    expect(await uids(4)).toEqual(created);
   });
 });

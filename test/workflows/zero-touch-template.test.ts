@@ -3,7 +3,8 @@ import { startTemplateMigration } from '../../src/client/migrations';
 import type { FleetResult } from '../../src/workflows/migrate-fleet';
 import { readTar } from '../../src/adapters/template-tar';
 import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
-import { homePvcName, startBuild } from '../sim/helpers';
+import { failureOf } from '../harness/wait';
+import { homePvcName, pushTemplateVersion, startBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(180_000);
@@ -91,5 +92,29 @@ describe('migrateFleet zeroTouch', () => {
     expect(types(env.sim.workspaces()[2].id)).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
     // The old version is still used by the stopped workspace: not archived.
     expect(result.archive?.archived ?? []).toEqual([]);
+  });
+});
+
+describe('migrateTemplate zeroTouch refusals', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('a name only known after apply: refused naming the resource, nothing pushed, the active version unchanged', async () => {
+    const { K8S_TEMPLATE_MAIN_TF } = await import('../../src/sim/template-source');
+    const source = K8S_TEMPLATE_MAIN_TF.replace('name      = "coder-${data.coder_workspace.me.id}-home"', 'name      = "coder-${random_id.home.hex}-home"');
+    expect(source).not.toBe(K8S_TEMPLATE_MAIN_TF);
+    const pushed = await pushTemplateVersion(env.sim, `${source}\nresource "random_id" "home" {\n  byte_length = 4\n}\n`, { promote: true });
+    const active = env.sim.template.activeVersionId;
+    expect(active).toBe(pushed.id);
+    const versionsBefore = (await env.coder.templateVersions(env.sim.template.id)).length;
+    const handle = await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, zeroTouch: true, approval: { policy: 'none' } }, { taskQueue: env.taskQueue });
+    const failure = await failureOf(handle.result());
+    expect(failure).toMatch(/main\.tf:\d+: kubernetes_persistent_volume_claim\.home: its metadata\.name uses random_id\.home/);
+    expect(env.sim.template.activeVersionId).toBe(active);
+    expect((await env.coder.templateVersions(env.sim.template.id)).length).toBe(versionsBefore);
   });
 });
