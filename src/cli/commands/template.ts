@@ -43,7 +43,7 @@ Examples:
 
 Exit codes:
   ${EXIT.ok}  nothing to change (or, without --check, the report was printed; with --write, written)
-  ${EXIT.denied}  DIFFERENT types were refused and left as they are (takes precedence over 4)
+  ${EXIT.denied}  DIFFERENT types were refused and left as they are (takes precedence over 4), or --zero-touch was refused (nothing written)
   ${EXIT.changesPending}  --check only: the template still needs rewriting
   ${EXIT.failure}  the template cannot be read or parsed; the message names file:line
   ${EXIT.usage}  bad usage (for example --check together with --write)`;
