@@ -5,7 +5,7 @@ NPM_STAMP := node_modules/.package-lock.json
 .PHONY: demo test deps tools tools-real-stack build typecheck lint unit bench bench-reliability clean
 
 demo: deps build
-	node dist/cli/main.js demo
+	node dist/cli/main.js demo $(DEMO_FLAGS)
 
 test: deps tools-real-stack
 	npx tsc --noEmit -p tsconfig.json

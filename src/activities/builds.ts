@@ -1,7 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import type { CoderApi } from './ports';
-import { FailureType, coderStep, conflict } from './failures';
+import { downgradeHazards } from '../domain/downgrade-guard';
+import { parseStateV4, StateFormatError } from '../domain/state';
+import { FailureType, coderStep, conflict, refuse } from './failures';
+import { cachedTemplateSourceLoader, type LoadTemplateSource } from './template-source';
 import { heartbeatIfInActivity } from './heartbeat';
 
 export interface BuildRequest {
@@ -38,6 +41,7 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
     }
     build = latest;
   } else {
+    await refuseDowngrade(coder, req, latest.id, req.templateVersionId ?? latest.template_version_id);
     build = await coderStep(step, req.subject, () =>
       coder.createWorkspaceBuild(req.workspaceId, {
         transition: req.transition,
@@ -59,4 +63,40 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
     });
   }
   return done;
+}
+
+const loaders = new WeakMap<CoderApi, LoadTemplateSource>();
+
+/**
+ * The plan guard's downgrade rule, for every build wsmigrate starts: a workspace whose state is
+ * migrated (holds _v1 types) is never built with a version that still declares the old types.
+ * Reads the state first and downloads the version's source only when something is migrated.
+ */
+async function refuseDowngrade(coder: CoderApi, req: BuildRequest, latestBuildId: string, versionId: string): Promise<void> {
+  const step = `${req.transition} build`;
+  const bytes = await coderStep(step, req.subject, () => coder.getWorkspaceBuildState(latestBuildId));
+  if (bytes.length === 0) return;
+  let resources;
+  try {
+    resources = parseStateV4(bytes.toString('utf8')).resources;
+  } catch (err) {
+    if (err instanceof StateFormatError) return; // not ours to judge here: preflight refuses unreadable state
+    throw err;
+  }
+  if (!resources.some((r) => r.mode === 'managed' && r.type.startsWith('kubernetes_') && /_v\d+(beta\d+)?$/.test(r.type))) return;
+  let load = loaders.get(coder);
+  if (!load) {
+    load = cachedTemplateSourceLoader(coder);
+    loaders.set(coder, load);
+  }
+  const source = await load(versionId, req.subject);
+  const hazards = downgradeHazards(resources, source.terraform);
+  if (hazards.length > 0) {
+    throw refuse(
+      step,
+      req.subject,
+      `template version ${versionId} is older than this workspace's migrated state (${hazards.join('; ')}). ` +
+        'Build it with the migrated (_v1) version instead; archive the pre-migration versions so nobody else can pick them.',
+    );
+  }
 }

@@ -1,5 +1,5 @@
 import type { RenamedToken, TemplateRewriteReport } from '../domain/template-rewrite';
-import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError } from '../domain/template-rewrite';
+import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, ZeroTouchRefusedError } from '../domain/template-rewrite';
 import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStatePushNoBuild } from '../domain/coder-version';
 import { TemplateArchiveError, writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
@@ -38,6 +38,8 @@ export interface TemplateRewriteResult {
   refused: TemplateRewriteReport['refused'];
   guards: string[];
   protectedResources: string[];
+  /** zeroTouch only: old -> new addresses each workspace adopts at its next build. */
+  zeroTouch?: { from: string; to: string }[];
 }
 
 /** Pulls the active version's source, rewrites it (with guard blocks) and stores the new archive. */
@@ -48,6 +50,7 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
     renameDifferent: boolean;
     /** Absent in activities scheduled before the option existed: refuse, the safe reading. */
     allowRemoteModules?: boolean;
+    zeroTouch?: boolean;
   }): Promise<TemplateRewriteResult> {
     let source;
     try {
@@ -56,8 +59,8 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
       if (err instanceof TemplateArchiveError) throw refuse('rewrite template', input.subject, `${err.message} (template version ${input.versionId})`);
       throw err;
     }
-    const { files, report } = refuseOn('rewrite template', input.subject, [HclSyntaxError, TemplateRewriteError], () =>
-      rewriteTemplate(source.terraform, { renameDifferent: input.renameDifferent }),
+    const { files, report } = refuseOn('rewrite template', input.subject, [HclSyntaxError, TemplateRewriteError, ZeroTouchRefusedError], () =>
+      rewriteTemplate(source.terraform, { renameDifferent: input.renameDifferent, zeroTouch: input.zeroTouch }),
       '',
       '. Fix the template source (`wsmigrate template rewrite DIR` shows the same problem offline), push it as a new version, then run again',
     );
@@ -79,6 +82,7 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
       refused: report.refused.slice(0, 50),
       guards: report.guards.map((g) => g.from),
       protectedResources: report.protectedResources.map((p) => p.address),
+      ...(report.zeroTouch ? { zeroTouch: report.zeroTouch.map(({ from, to }) => ({ from, to })) } : {}),
     };
     if (report.unchanged) return { source: null, versionName: '', unchanged: true, ...common };
     const blob = await blobStep('rewrite template', input.subject, () => deps.blobs.put(tar, { kind: 'template-source', label: input.subject, ...currentWorkflowRun() }));

@@ -27,6 +27,7 @@ export function addFleetOptions(cmd: Command): Command {
     .option('--escalate-to <who>', 'who the escalation notification names')
     .option('--no-archive', 'keep the old template versions (default: archive the unused ones at the end, after approval)')
     .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
+    .option('--zero-touch', 'push a self-migrating version (Terraform >= 1.7); then only a pinned start per running workspace, stopped ones migrate at their next start', false)
     .option('--dry-run', 'dry-run every workspace: read, rewrite, verify; change nothing', false);
 }
 
@@ -62,5 +63,6 @@ export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprove
     buildTimeout: o.buildTimeout as string,
     dryRun: Boolean(o.dryRun),
     ...(o.allowRemoteModules ? { allowRemoteModules: true } : {}),
+    ...(o.zeroTouch ? { zeroTouch: true } : {}),
   };
 }

@@ -44,6 +44,12 @@ export function summaryTable(r: FleetResult): string {
     else if (r.archive.skipped) lines.push('', `old versions not archived: ${r.archive.skipped}`);
     if (r.archive.keptInUse.length) lines.push(`still in use (kept): ${r.archive.keptInUse.map((v) => `${v.name} (${v.workspaces})`).join(', ')}`);
   }
+  if (r.zeroTouch) {
+    const z = r.zeroTouch;
+    lines.push('', 'zero-touch:', `  migrated themselves (built on the zero-touch version): ${z.migratedThemselves}`);
+    lines.push(`  migrated by the runbook (pinned start, then checked): ${z.migratedByRunbook.length}${z.migratedByRunbook.length ? `  ${z.migratedByRunbook.join(', ')}` : ''}`);
+    lines.push(`  still waiting for a build (stopped; migrate at their next start): ${z.waitingForBuild.length}${z.waitingForBuild.length ? `  ${z.waitingForBuild.join(', ')}` : ''}`);
+  }
   if (r.note) lines.push('', r.note);
   return lines.join('\n');
 }

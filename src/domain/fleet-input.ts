@@ -50,6 +50,12 @@ export const migrateFleetInputSchema = z.object({
     .prefault({}),
   /** At the end, when every workspace is migrated, archive the old versions no workspace uses (after the `fleet-archive` gate). */
   archiveOldVersions: z.boolean().default(true),
+  /**
+   * Zero-touch: the template step pushes the zero-touch version (removed{} + conditional import{});
+   * per workspace only a start pinned to it for running ones, nothing for stopped ones (they migrate
+   * themselves at their next start), then the health check. No state push, no stop.
+   */
+  zeroTouch: z.boolean().default(false),
   /** Every workspace is dry-run: read, rewrite, verify; nothing changes. */
   dryRun: z.boolean().default(false),
   /** Passed to the template child (see migrateTemplate's input); workspaces are checked whatever it says. */

@@ -5,8 +5,9 @@
  */
 import type { FleetFilters } from './fleet-input';
 
-export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed';
-export const CHILD_OUTCOMES: readonly ChildOutcome[] = ['migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention', 'failed'];
+/** waiting-for-build: a zero-touch fleet left a stopped workspace to migrate itself at its next start. */
+export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed' | 'waiting-for-build';
+export const CHILD_OUTCOMES: readonly ChildOutcome[] = ['migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention', 'failed', 'waiting-for-build'];
 
 export interface FleetCounts {
   migrated: number;
@@ -15,6 +16,7 @@ export interface FleetCounts {
   restored: number;
   'needs-attention': number;
   failed: number;
+  'waiting-for-build': number;
   /** Found already on the target version (finished by an earlier run), or never started (cancel, limit). */
   skipped: number;
   /** Persistent volumes (PVC/PV) checked after a migration to have kept their uid. */
@@ -22,7 +24,7 @@ export interface FleetCounts {
 }
 
 export function emptyCounts(): FleetCounts {
-  return { migrated: 0, 'already-migrated': 0, 'dry-run': 0, restored: 0, 'needs-attention': 0, failed: 0, skipped: 0, pvcUidsKept: 0 };
+  return { migrated: 0, 'already-migrated': 0, 'dry-run': 0, restored: 0, 'needs-attention': 0, failed: 0, 'waiting-for-build': 0, skipped: 0, pvcUidsKept: 0 };
 }
 
 export function finishedCount(c: FleetCounts): number {

@@ -67,6 +67,8 @@ export const migrateTemplateInputSchema = z.object({
    * instances inside such a module.
    */
   allowRemoteModules: z.boolean().default(false),
+  /** Push a version that migrates each workspace at its next build (removed{} + conditional import{}), not guard blocks. */
+  zeroTouch: z.boolean().default(false),
   dryRun: z.boolean().default(false),
 });
 

@@ -2,6 +2,7 @@ import { isPersistentType, lookupDeprecated } from './type-map';
 import { DEFAULT_GUARD_FILE_NAME, guardAddressesIn, isGuardFile, renderGuardFile } from './hcl/guard-blocks';
 import { typeOccurrencesInJson } from './hcl/json-occurrences';
 import { redactModuleSource } from './hcl/module-source';
+import { admitsTerraform17, DEFAULT_ZERO_TOUCH_FILE_NAME, isZeroTouchFile, renderZeroTouchFile, requiredVersions, zeroTouchTarget, type ZeroTouchTarget } from './hcl/zero-touch-blocks';
 import { dirOf } from './hcl/module-tree';
 import { typeOccurrencesInHcl } from './hcl/native-occurrences';
 import { annotatedResources } from './hcl/protect-annotations';
@@ -17,6 +18,12 @@ export interface TemplateRewriteOptions {
   renameDifferent?: boolean;
   /** Root-folder file that receives the removed{} guard blocks; default 'wsmigrate_guards.tf'. */
   guardFileName?: string;
+  /**
+   * Emit, instead of guard blocks, the zero-touch file: per renamed resource a removed{destroy=false}
+   * and an import{} driven by a data "kubernetes_resources" lookup, so each workspace migrates at its
+   * next build. Refuses (ZeroTouchRefusedError) what Terraform could not plan.
+   */
+  zeroTouch?: boolean;
 }
 
 export interface RenamedToken {
@@ -42,6 +49,8 @@ export interface TemplateRewriteReport {
    * Sources are redacted (no credentials).
    */
   externalModules: ExternalModule[];
+  /** zeroTouch only: the resources the generated version adopts at each workspace's next build. */
+  zeroTouch?: { from: string; to: string; kind: string }[];
 }
 
 export interface ExternalModule {
@@ -50,6 +59,14 @@ export interface ExternalModule {
   /** `module.app`, or `module.a.module.b` for a call inside a local module. */
   module: string;
   source: string;
+}
+
+/** zeroTouch only: resources a zero-touch version cannot adopt (or a Terraform older than 1.7); nothing was written. */
+export class ZeroTouchRefusedError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`A zero-touch version cannot be generated for this template:\n${problems.map((p) => `  ${p}`).join('\n')}\nFix these, or migrate the template with the runbook (template rewrite without --zero-touch)`);
+    this.name = 'ZeroTouchRefusedError';
+  }
 }
 
 /** A template the rewriter cannot handle as given; the message says which file and what to do. */
@@ -123,7 +140,13 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
     return edits ? { path: f.path, content: applyEdits(f.content, edits) } : { path: f.path, content: f.content };
   });
 
-  const guards = updateGuardFile(out, model.guardFiles, guardFileName, newGuards);
+  let zeroTouch: ZeroTouchTarget[] | undefined;
+  if (opts.zeroTouch) {
+    zeroTouch = zeroTouchTargets(model.configFiles, renamedLabelStarts);
+    const guarded = new Set(model.guardFiles.flatMap((p) => guardAddressesIn(p, files.find((f) => f.path === p)!.content)));
+    writeZeroTouchFile(out, zeroTouch, guarded);
+  }
+  const guards = opts.zeroTouch ? [] : updateGuardFile(out, model.guardFiles, guardFileName, newGuards);
   const changedFiles = out.filter((f) => files.find((g) => g.path === f.path)?.content !== f.content).map((f) => f.path);
 
   return {
@@ -136,6 +159,7 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
       changedFiles,
       unchanged: changedFiles.length === 0,
       externalModules: model.modules.externalCalls().map(({ call, address }) => ({ file: call.file, line: call.line, module: address, source: redactModuleSource(call.source) })),
+      ...(zeroTouch ? { zeroTouch: zeroTouch.map((t) => ({ from: t.from, to: t.to, kind: t.kind })) } : {}),
     },
   };
 }
@@ -154,6 +178,48 @@ export function externalModuleRefusal(modules: readonly ExternalModule[]): strin
     '(module.NAME.kubernetes_...), which the new version would destroy and re-create. Migrate the module itself to the _v1 types ' +
     '(a new module release, pinned here) or vendor it into the template as a local folder (source = "./modules/NAME"), then run again'
   );
+}
+
+function zeroTouchTargets(configFiles: readonly ConfigFile[], renamedLabelStarts: ReadonlyMap<string, ReadonlySet<number>>): ZeroTouchTarget[] {
+  const problems: string[] = [];
+  const versions = configFiles.flatMap((f) => (f.syntax === 'native' && f.parsed.dialect === 'config' && dirOf(f.path) === '' ? requiredVersions(f.parsed).map((v) => ({ ...v, file: f.path })) : []));
+  for (const v of versions) {
+    if (!admitsTerraform17(v.value)) problems.push(`${v.file}:${v.line}: required_version = "${v.value}" rules out Terraform 1.7, which import for_each and removed blocks need. Raise it to allow >= 1.7 (and upgrade the provisioners' Terraform).`);
+  }
+  const targets: ZeroTouchTarget[] = [];
+  for (const file of configFiles) {
+    for (const r of file.outline.resources) {
+      if (r.mode !== 'managed' || !renamedLabelStarts.get(file.path)?.has(r.typeStart)) continue;
+      const where = `${r.file}:${r.line}: ${r.type}.${r.name}`;
+      const newType = lookupDeprecated(r.mode, r.type)?.replacement ?? r.type;
+      if (file.syntax !== 'native' || r.headerIndex === undefined) {
+        problems.push(`${where}: zero-touch reads native .tf files only; rewrite this .tf.json resource with the runbook`);
+        continue;
+      }
+      if (dirOf(file.path) !== '') {
+        problems.push(`${where}: it sits in a child module; zero-touch adopts resources of the root module only`);
+        continue;
+      }
+      const block = file.parsed.items.find((it) => it.kind === 'block' && it.headerIndex === r.headerIndex);
+      const target = block?.kind === 'block' ? zeroTouchTarget(file.parsed, block, r.type, newType, r.name) : { reason: 'its block could not be read' };
+      if ('reason' in target) problems.push(`${where}: ${target.reason}`);
+      else targets.push(target);
+    }
+  }
+  if (problems.length > 0) throw new ZeroTouchRefusedError(problems);
+  return targets;
+}
+
+/** Writes the zero-touch file into `out` when there is something to adopt; a file of ours is regenerated. */
+function writeZeroTouchFile(out: TemplateFile[], targets: readonly ZeroTouchTarget[], guarded: ReadonlySet<string>): void {
+  if (targets.length === 0) return;
+  const at = out.findIndex((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME);
+  if (at >= 0 && !isZeroTouchFile(out[at].content)) {
+    throw new TemplateRewriteError(`${DEFAULT_ZERO_TOUCH_FILE_NAME} already exists in the template and was not generated by wsmigrate. Rename that file, then run again.`);
+  }
+  const content = renderZeroTouchFile(targets, guarded);
+  if (at >= 0) out[at] = { path: DEFAULT_ZERO_TOUCH_FILE_NAME, content };
+  else out.push({ path: DEFAULT_ZERO_TOUCH_FILE_NAME, content });
 }
 
 function occurrencesIn(file: ConfigFile, isRewritten: (fromDir: string, callPath: readonly string[]) => boolean): TypeOccurrence[] {

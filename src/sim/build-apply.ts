@@ -235,6 +235,13 @@ export function applyPlan(input: ApplyInput): ApplyOutcome {
         logs.push(tfLine(stage, `Error: ${message}`, 'error'));
         return finish(message);
       }
+      const live = change.action === 'create' && change.imported ? cluster.get(identity.kind, identity.namespace, identity.name) : undefined;
+      if (live) {
+        const instance = createdInstance(resource, change.indexKey, resolve, live.uid, newId);
+        working.put('managed', resource.type, resource.name, instance);
+        logs.push(tfLine(stage, `${change.address}: Import complete [id=${identity.namespace ? `${identity.namespace}/` : ''}${identity.name}]`));
+        continue;
+      }
       try {
         uid = cluster.create({ ...identity, ...(identity.kind === 'PersistentVolumeClaim' ? { data: newPvcData } : {}) }).uid;
       } catch (err) {

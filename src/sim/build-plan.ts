@@ -17,7 +17,7 @@ interface FromState {
 
 export type PlannedChange =
   | ({ action: 'keep'; address: string; config: ConfigResource; indexKey?: number } & FromState)
-  | { action: 'create'; address: string; config: ConfigResource; indexKey?: number; drifted?: boolean }
+  | { action: 'create'; address: string; config: ConfigResource; indexKey?: number; drifted?: boolean; imported?: boolean }
   | ({ action: 'replace'; address: string; config: ConfigResource; indexKey?: number } & FromState)
   | ({ action: 'destroy'; address: string; reason: 'delete_because_no_resource_config' | 'delete_because_count_index' | 'destroy_plan' } & FromState)
   | ({ action: 'forget'; address: string } & FromState);
@@ -178,7 +178,11 @@ export function planBuild(input: PlanInput): Plan {
     }
   }
   for (const [address, target] of desired) {
-    if (!matched.has(address)) changes.push({ action: 'create', address, config: target.config, indexKey: target.indexKey });
+    if (matched.has(address)) continue;
+    // An import{} block adopts the live object of the same name/namespace (the zero-touch lookup found it).
+    const identity = config.imports.includes(address) ? identityFromConfig(target.config.type, target.config.body, resolve) : undefined;
+    const imported = identity !== undefined && input.objectExists(identity);
+    changes.push({ action: 'create', address, config: target.config, indexKey: target.indexKey, ...(imported ? { imported } : {}) });
   }
   return { changes, createOrder: orderByDependencies(config.resources) };
 }

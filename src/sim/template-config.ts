@@ -30,6 +30,8 @@ export interface RemovedBlock {
 export interface TemplateConfig {
   resources: ConfigResource[];
   removed: RemovedBlock[];
+  /** `import { to = ... }` targets (addresses as written, e.g. kubernetes_deployment_v1.main[0]). */
+  imports: string[];
   dataSources: { type: string; name: string }[];
   variables: Record<string, unknown>;
   locals: Record<string, unknown>;
@@ -60,7 +62,7 @@ function isRootTerraformFile(name: string): boolean {
 
 /** Parses the root module's .tf files of a template archive; a syntax error rejects with hcl2json's message (file:line). */
 export async function parseTemplateConfig(files: readonly ArchiveFile[]): Promise<TemplateConfig> {
-  const config: TemplateConfig = { resources: [], removed: [], dataSources: [], variables: {}, locals: {} };
+  const config: TemplateConfig = { resources: [], removed: [], imports: [], dataSources: [], variables: {}, locals: {} };
   const tfFiles = files.filter((f) => isRootTerraformFile(f.name)).sort((a, b) => a.name.localeCompare(b.name));
   if (tfFiles.length === 0) throw new Error('The template archive has no .tf files at its root.');
   for (const file of tfFiles) {
@@ -91,6 +93,7 @@ export async function parseTemplateConfig(files: readonly ArchiveFile[]): Promis
       const lifecycle = (removed.lifecycle as Record<string, unknown>[] | undefined)?.[0];
       config.removed.push({ from: stripInterpolation(removed.from), destroy: lifecycle?.destroy !== false });
     }
+    for (const imported of (parsed.import ?? []) as Record<string, unknown>[]) config.imports.push(stripInterpolation(imported.to));
     for (const [name, blocks] of Object.entries((parsed.variable ?? {}) as Record<string, Record<string, unknown>[]>)) {
       config.variables[name] = blocks[0]?.default;
     }

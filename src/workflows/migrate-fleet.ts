@@ -103,7 +103,20 @@ export interface FleetState {
   runs: number;
   archive?: FleetArchiveResult;
   note?: string;
+  zeroTouch?: ZeroTouchReport;
 }
+
+/** A zero-touch fleet's answer to "who migrated how" (names capped at ZERO_TOUCH_NAMES each). */
+export interface ZeroTouchReport {
+  /** Found with no deprecated type left, or already built on the zero-touch version: they migrated at a build of their own. */
+  migratedThemselves: number;
+  /** Running workspaces the fleet started pinned to the zero-touch version (then checked). */
+  migratedByRunbook: string[];
+  /** Stopped, still unmigrated: each migrates at its next start (the zero-touch version is active). */
+  waitingForBuild: string[];
+}
+
+const ZERO_TOUCH_NAMES = 500;
 
 export interface FleetArchiveResult {
   archived: { id: string; name: string }[];
@@ -156,6 +169,7 @@ export interface FleetResult {
   targetVersionId?: string;
   failures: FleetFailure[];
   archive?: FleetArchiveResult;
+  zeroTouch?: ZeroTouchReport;
   /** True when a limit (a maintenance window's batch) or a cancel left workspaces for a later run. */
   moreRemaining: boolean;
   note?: string;
@@ -244,6 +258,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   }
   const { workflowId } = workflowInfo();
   const st: FleetState = carried ? { ...carried, runs: carried.runs + 1 } : initialState();
+  if (input.zeroTouch && !st.zeroTouch) st.zeroTouch = { migratedThemselves: 0, migratedByRunbook: [], waitingForBuild: [] };
   const fleetName = `${input.organization}/${input.template}`;
   const notify = (n: Omit<Notification, 'workflowId'>) => acts.notify({ ...n, workflowId });
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));
@@ -297,6 +312,11 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (i < 0) return; // a duplicate (signal and result both arrive) or not ours
     const [child] = st.running.splice(i, 1);
     st.counts[r.outcome] += 1;
+    if (st.zeroTouch) {
+      if (r.outcome === 'already-migrated') st.zeroTouch.migratedThemselves += 1;
+      else if (r.outcome === 'migrated' && st.zeroTouch.migratedByRunbook.length < ZERO_TOUCH_NAMES) st.zeroTouch.migratedByRunbook.push(child.subject);
+      else if (r.outcome === 'waiting-for-build' && st.zeroTouch.waitingForBuild.length < ZERO_TOUCH_NAMES) st.zeroTouch.waitingForBuild.push(child.subject);
+    }
     st.counts.pvcUidsKept += r.pvcUidsKept ?? 0;
     const took = r.durationMs ?? Date.now() - child.startedAtMs;
     st.durations.totalMs += took;
@@ -375,7 +395,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       upsertSearchAttributes([{ key: WsmigratePhase, value: 'fleet-template' }]);
       const t = await executeChild(migrateTemplate, {
         workflowId: templateWorkflowId(input.organization, input.template),
-        args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules }],
+        args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `template ${fleetName} → _v1 (for fleet ${workflowId})`,
       });
@@ -403,6 +423,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     const known = new Set(st.running.map((r) => r.workflowId));
     st.queue.push(...page.items.filter((i) => !known.has(workspaceWorkflowId(input.template, i.owner, i.workspace))));
     st.counts.skipped += page.alreadyDone + page.heldForAttention.length;
+    // Already on the zero-touch version: built by their owners since it was promoted.
+    if (st.zeroTouch) st.zeroTouch.migratedThemselves += page.alreadyDone;
     for (const h of page.heldForAttention) {
       st.failures.push({
         workflowId: workspaceWorkflowId(input.template, h.owner, h.workspace),
@@ -445,16 +467,17 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     };
     try {
       // Non-cancellable: cancelling the fleet must never cancel a migration half-way.
-      const handle = await CancellationScope.nonCancellable(() => startChild<typeof migrateWorkspace>('migrateWorkspace', {
+      const handle = await CancellationScope.nonCancellable(() => startChild<typeof migrateWorkspace>(input.zeroTouch ? 'zeroTouchWorkspace' : 'migrateWorkspace', {
         workflowId: childId,
         args: [childInput],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         typedSearchAttributes: [{ key: WsmigrateTemplate, value: input.template }],
-        staticSummary: `${subject} → ${input.template} @ ${targetVersionId.slice(0, 8)}${input.dryRun ? ' (dry run)' : ''} · fleet ${fleetName}${isCanary ? ' · canary' : ''}`,
+        staticSummary: `${subject} → ${input.template} @ ${targetVersionId.slice(0, 8)}${input.zeroTouch ? ' (zero-touch)' : ''}${input.dryRun ? ' (dry run)' : ''} · fleet ${fleetName}${isCanary ? ' · canary' : ''}`,
       }));
       // In this run the result also arrives as an event; children from earlier runs report by signal only.
       void handle.result().then(
-        (r) => childDone({ workflowId: childId, outcome: r.outcome, pvcUidsKept: r.pvcUidsKept }),
+        // A zeroTouchWorkspace child answers with the same fields, plus 'waiting-for-build'.
+        (r) => childDone({ workflowId: childId, outcome: r.outcome as ChildOutcome, pvcUidsKept: r.pvcUidsKept }),
         (err) => {
           const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
           childDone({ workflowId: childId, outcome: outcomeOfFailure(cause instanceof ApplicationFailure ? cause.type : undefined), reason: (cause as Error)?.message ?? String(err) });
@@ -557,7 +580,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       const moreToDo = !st.cancelled && !hitLimit() && (st.queue.length > 0 || !st.discoveryDone);
       if (st.canary.length > 0) {
         const lines = st.canary.map((c) => `${c.subject}: ${c.outcome ?? '?'}`).join('; ');
-        const ok = st.canary.filter((c) => c.outcome === 'migrated' || c.outcome === 'already-migrated' || c.outcome === 'dry-run').length;
+        const ok = st.canary.filter((c) => c.outcome === 'migrated' || c.outcome === 'already-migrated' || c.outcome === 'dry-run' || c.outcome === 'waiting-for-build').length;
         const text = `Canary: ${ok} of ${st.canary.length} ok (${lines}).`;
         await notify({ kind: 'fleet-canary-done', subject: `Fleet ${fleetName}: canary done`, text, counts: countsRecord(st.counts) });
         if (moreToDo) {
@@ -624,6 +647,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       ...(st.targetVersionId ? { targetVersionId: st.targetVersionId } : {}),
       failures: st.failures,
       ...(st.archive ? { archive: st.archive } : {}),
+      ...(st.zeroTouch ? { zeroTouch: st.zeroTouch } : {}),
       moreRemaining,
       ...(st.note ? { note: st.note } : {}),
     };

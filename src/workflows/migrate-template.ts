@@ -70,7 +70,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   enter('preflight');
   const pf = await acts.preflightTemplate.executeWithOptions({ summary: `preflight ${subject}: Coder version, active version` }, [{ organization: input.organization, template: input.template }]);
   enter('rewriting');
-  const rewrite = await acts.rewriteTemplateSource.executeWithOptions({ summary: 'rewrite the active version to _v1 types with removed{} guards' }, [{ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent, allowRemoteModules: input.allowRemoteModules }]);
+  const rewrite = await acts.rewriteTemplateSource.executeWithOptions({ summary: input.zeroTouch ? 'rewrite the active version to a zero-touch _v1 version (removed{} + conditional import{})' : 'rewrite the active version to _v1 types with removed{} guards' }, [{ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }]);
   const { source, ...report } = rewrite;
   status.report = report;
   const base = { previousActiveVersionId: pf.activeVersionId, report };

@@ -74,4 +74,24 @@ describe('wsmigrate demo', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('--zero-touch: a fleet that migrates itself; running ones by a pinned start, stopped ones at their owner\'s start; every PVC uid kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-demo-zt-'));
+    try {
+      const uiPort = await freeLoopbackPort();
+      const r = await runCommand(registerDemoCommands, 'demo', '--zero-touch', '--workspaces', '6', '--canary', '1', '--concurrency', '3', '--port', '0', '--ui-port', String(uiPort), '--dir', dir, '--exit-when-done');
+      expect(r.exitCode).toBe(0);
+      expect(r.out).toMatch(/2 stopped workspace\(s\) are left alone/);
+      expect(r.out).toMatch(/migrated by the runbook \(pinned start, then checked\): 4/);
+      expect(r.out).toMatch(/still waiting for a build .*: 2/);
+      const rows = r.out.split('\n').filter((l) => /^\S+\/\S+\s+.+ [0-9a-f-]{36} -> /.test(l));
+      expect(rows).toHaveLength(6);
+      expect(rows.filter((row) => /\smigrated itself\s/.test(row))).toHaveLength(2);
+      expect(rows.filter((row) => /\spinned start\s/.test(row))).toHaveLength(4);
+      for (const row of rows) expect(row).toMatch(/ -> kept$/);
+      expect(r.out).toContain('PVCs lost: 0');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

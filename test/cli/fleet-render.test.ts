@@ -48,6 +48,19 @@ describe('fleet rendering', () => {
     expect(table).toMatch(/old versions not archived: not every workspace is migrated yet/);
   });
 
+  it('a zero-touch fleet says who migrated itself, who was migrated by the runbook, and who still waits for a build', () => {
+    const table = summaryTable({
+      phase: 'done',
+      summary: { migrated: 2, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 1, dryRun: 0, pvcUidsKept: 2 },
+      failures: [],
+      zeroTouch: { migratedThemselves: 1, migratedByRunbook: ['alice/dev', 'bob/api'], waitingForBuild: ['carol/old'] },
+      moreRemaining: false,
+    });
+    expect(table).toMatch(/migrated themselves \(built on the zero-touch version\): 1$/m);
+    expect(table).toMatch(/migrated by the runbook \(pinned start, then checked\): 2 {2}alice\/dev, bob\/api$/m);
+    expect(table).toMatch(/still waiting for a build .*: 1 {2}carol\/old$/m);
+  });
+
   it("the Web UI's current details: progress table, the pending gate with the approve command and the signal JSON", () => {
     const md = detailsMarkdown(progress({ phase: 'awaiting-approval', pendingApproval: { gateId: 'fleet-continue', planHash: 'canary:abc', summary: 'Canary: 3 of 3 ok', requestedAt: 'x', escalated: false } }));
     expect(md).toMatch(/\| 20 \| 0 \| 0 \| 0 \| 1 \| 0 \| 10 \| 29 \| 20 \|/);

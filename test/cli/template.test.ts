@@ -132,3 +132,29 @@ describe('wsmigrate template rewrite', () => {
     expect(r.out).toMatch(/Exit codes:\n {2}0 .*\n {2}3 .*refused.*\n {2}4 .*--check/);
   });
 });
+
+describe('wsmigrate template rewrite --zero-touch', () => {
+  test('--write writes the _v1 template and wsmigrate_zero_touch.tf, no guard file; the report lists the adopted resources', async () => {
+    const dir = join(work, 'zt');
+    cpSync(join(__dirname, '..', 'fixtures', 'sim', 'template-v1'), dir, { recursive: true });
+    const { K8S_TEMPLATE_MAIN_TF } = await import('../../src/sim/template-source');
+    writeFileSync(join(dir, 'main.tf'), K8S_TEMPLATE_MAIN_TF);
+    const r = await run('template', 'rewrite', dir, '--zero-touch', '--write');
+    expect(r.exitCode).toBe(EXIT.ok);
+    expect(r.out).toContain('kubernetes_deployment.main -> kubernetes_deployment_v1.main[0]  (Deployment)');
+    expect(read(dir, 'wsmigrate_zero_touch.tf')).toContain('to       = kubernetes_persistent_volume_claim_v1.home');
+    expect(existsSync(join(dir, 'wsmigrate_guards.tf'))).toBe(false);
+  });
+
+  test('exits 3 naming the resource whose name is only known after apply, and writes nothing', async () => {
+    const dir = join(work, 'zt-refused');
+    cpSync(join(__dirname, '..', 'fixtures', 'sim', 'template-v1'), dir, { recursive: true });
+    const main = 'resource "kubernetes_secret" "token" {\n  metadata {\n    name = "t-${random_id.x.hex}"\n  }\n}\n';
+    writeFileSync(join(dir, 'main.tf'), main);
+    const r = await run('template', 'rewrite', dir, '--zero-touch', '--write');
+    expect(r.exitCode).toBe(EXIT.denied);
+    expect(r.err).toMatch(/main\.tf:1: kubernetes_secret\.token: its metadata\.name uses random_id\.x/);
+    expect(read(dir, 'main.tf')).toBe(main);
+    expect(existsSync(join(dir, 'wsmigrate_zero_touch.tf'))).toBe(false);
+  });
+});

@@ -1,3 +1,4 @@
+import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { planBuild, PlanError, type PlannedChange } from '../../src/sim/build-plan';
 import { parseTemplateConfig, type TemplateConfig } from '../../src/sim/template-config';
 import type { StateResource, TerraformStateV4 } from '../../src/sim/terraform-state';
@@ -48,7 +49,7 @@ function plan(cfg: TemplateConfig, st: TerraformStateV4, transition: Transition,
 }
 
 function summaryOf(c: PlannedChange): string {
-  const reason = c.action === 'destroy' ? ` (${c.reason})` : c.action === 'create' && c.drifted ? ' (drifted)' : '';
+  const reason = c.action === 'destroy' ? ` (${c.reason})` : c.action === 'create' && c.drifted ? ' (drifted)' : c.action === 'create' && c.imported ? ' (import)' : '';
   return `${c.action} ${c.address}${reason}`;
 }
 
@@ -96,6 +97,34 @@ describe('simulated Terraform planner', () => {
       'destroy kubernetes_deployment.main[0] (delete_because_no_resource_config)',
       'forget kubernetes_persistent_volume_claim.home',
       'keep coder_agent.main',
+    ]);
+  });
+
+  test('a zero-touch version: import{} adopts the live object of the same name (running and stopped), creates it when absent, and a stop forgets the old Deployment', async () => {
+    const zt = rewriteTemplate([{ path: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], { zeroTouch: true }).files;
+    const zeroTouch = await parseTemplateConfig(zt.map((f) => ({ name: f.path, content: f.content })));
+    expect(plan(zeroTouch, state(agent(), pvc(), deployment()), 'start')).toEqual([
+      'create kubernetes_deployment_v1.main[0] (import)',
+      'create kubernetes_persistent_volume_claim_v1.home (import)',
+      'forget kubernetes_deployment.main[0]',
+      'forget kubernetes_persistent_volume_claim.home',
+      'keep coder_agent.main',
+    ]);
+    expect(plan(zeroTouch, state(agent(), pvc(), deployment()), 'stop')).toEqual([
+      'create kubernetes_persistent_volume_claim_v1.home (import)',
+      'forget kubernetes_deployment.main[0]',
+      'forget kubernetes_persistent_volume_claim.home',
+      'keep coder_agent.main',
+    ]);
+    expect(plan(zeroTouch, state(), 'start', () => false)).toEqual([
+      'create coder_agent.main',
+      'create kubernetes_deployment_v1.main[0]',
+      'create kubernetes_persistent_volume_claim_v1.home',
+    ]);
+    expect(plan(zeroTouch, state(agent(), pvc('kubernetes_persistent_volume_claim_v1'), deployment('kubernetes_deployment_v1')), 'start')).toEqual([
+      'keep coder_agent.main',
+      'keep kubernetes_deployment_v1.main[0]',
+      'keep kubernetes_persistent_volume_claim_v1.home',
     ]);
   });
 

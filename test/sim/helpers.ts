@@ -81,8 +81,12 @@ export async function latestBuildId(sim: CoderSimulator, workspaceId: string): P
 }
 
 /** Uploads a template source, creates a version of the seeded template, waits for its import; promotes it when asked. */
-export async function pushTemplateVersion(sim: CoderSimulator, source: string, opts: { promote?: boolean; name?: string } = {}): Promise<{ id: string; job: { status: string; error?: string } }> {
-  const tar = await packTar([{ name: 'main.tf', content: source }]);
+export async function pushTemplateVersion(
+  sim: CoderSimulator,
+  source: string | { name: string; content: string }[],
+  opts: { promote?: boolean; name?: string } = {},
+): Promise<{ id: string; job: { status: string; error?: string } }> {
+  const tar = await packTar(typeof source === 'string' ? [{ name: 'main.tf', content: source }] : source);
   const upload = await api<{ hash: string }>(sim, 'POST', '/files', { body: tar, contentType: 'application/x-tar' });
   if (upload.status !== 201 && upload.status !== 200) throw new Error(`upload answered ${upload.status}`);
   const created = await api<{ id: string }>(sim, 'POST', `/organizations/${sim.orgId}/templateversions`, {

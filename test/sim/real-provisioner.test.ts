@@ -1,4 +1,6 @@
 import { startLocalKubeApi, type LocalKubeApi } from '../../src/adapters/kube';
+import { rewriteTemplate } from '../../src/domain/template-rewrite';
+import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
 import { startSimulator, type CoderSimulator, type KubeObject } from '../../src/sim';
 import { describeRealStack, REAL_BUILD_TIMEOUT_MS } from '../harness/real-stack';
 import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, waitForBuild, type BuildJson } from './helpers';
@@ -110,6 +112,15 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
     'the guard version (removed{destroy=false}) on an unmigrated workspace': async (sim) => {
       const guard = await pushTemplateVersion(sim, fixtureSource('template-v1-guard'), { promote: true });
       return [(await build(sim, 'start pinned to the guard version', { transition: 'start', template_version_id: guard.id })).effect];
+    },
+    'the zero-touch version (template rewrite --zero-touch): stop first, then start, then start again': async (sim) => {
+      const zt = rewriteTemplate([{ path: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], { zeroTouch: true }).files;
+      const version = await pushTemplateVersion(sim, zt.map((f) => ({ name: f.path, content: f.content })), { promote: true });
+      return [
+        (await build(sim, 'stop on the zero-touch version', { transition: 'stop', template_version_id: version.id })).effect,
+        (await build(sim, 'start', { transition: 'start', template_version_id: version.id })).effect,
+        (await build(sim, 'start again', { transition: 'start', template_version_id: version.id })).effect,
+      ];
     },
     'stop, start and delete on the original version': async (sim) => [
       (await build(sim, 'stop', { transition: 'stop' })).effect,

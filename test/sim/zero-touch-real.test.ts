@@ -1,15 +1,19 @@
 import { startLocalKubeApi, type LocalKubeApi } from '../../src/adapters/kube';
+import { DEFAULT_ZERO_TOUCH_FILE_NAME } from '../../src/domain/hcl/zero-touch-blocks';
+import { rewriteTemplate } from '../../src/domain/template-rewrite';
+import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { describeRealStack, REAL_BUILD_TIMEOUT_MS } from '../harness/real-stack';
-import { api, fixtureSource, homePvcName, pushTemplateVersion, waitForBuild, type BuildJson } from './helpers';
+import { api, homePvcName, pushTemplateVersion, waitForBuild, type BuildJson } from './helpers';
 
 jest.setTimeout(900_000);
 
 /**
- * The zero-touch template version (removed{destroy=false} + an import driven by a
- * data "kubernetes_resources" lookup, per renamed resource) on the real stack: the scenarios of
- * reference/real-kubernetes.md "Zero-touch", with uids read from the API server.
+ * The zero-touch template version that `wsmigrate template rewrite --zero-touch` generates from the
+ * seeded (unmigrated) template, on the real stack: the scenarios of reference/real-kubernetes.md
+ * "Zero-touch", with uids read from the API server.
  */
+const generated = rewriteTemplate([{ path: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], { zeroTouch: true }).files;
 describeRealStack('a zero-touch template version with real Terraform', () => {
   let kube: LocalKubeApi;
   let sim: CoderSimulator;
@@ -17,17 +21,21 @@ describeRealStack('a zero-touch template version with real Terraform', () => {
 
   beforeAll(async () => {
     kube = await startLocalKubeApi();
-    sim = await startSimulator({ workspaces: 3, buildLatencyMs: 5, seed: 777, provisioner: 'terraform', kubeconfig: kube.kubeconfigPath });
-    const version = await pushTemplateVersion(sim, fixtureSource('template-v1-zero-touch'), { promote: true });
+    sim = await startSimulator({ workspaces: 5, buildLatencyMs: 5, seed: 777, provisioner: 'terraform', kubeconfig: kube.kubeconfigPath });
+    expect(generated.map((f) => f.path).sort()).toEqual(['main.tf', DEFAULT_ZERO_TOUCH_FILE_NAME]);
+    const version = await pushTemplateVersion(sim, generated.map((f) => ({ name: f.path, content: f.content })), { promote: true });
     expect(version.job.status).toBe('succeeded');
     zeroTouch = version.id;
+    seeded = sim.workspaces();
   });
   afterAll(async () => {
     await sim?.close();
     await kube?.stop();
   });
 
-  const ws = (i: number) => sim.workspaces()[i] ?? (() => { throw new Error(`no workspace ${i}`); })();
+  // Kept from the start: a deleted workspace leaves sim.workspaces().
+  let seeded: ReturnType<CoderSimulator['workspaces']> = [];
+  const ws = (i: number) => seeded[i] ?? (() => { throw new Error(`no workspace ${i}`); })();
   const uids = async (i: number) => ({
     pvc: (await kube.client.get('PersistentVolumeClaim', 'coder', homePvcName(ws(i).id)))?.uid,
     deployment: (await kube.client.get('Deployment', 'coder', `coder-${ws(i).id}`))?.uid,
@@ -92,5 +100,36 @@ describeRealStack('a zero-touch template version with real Terraform', () => {
     expect(after.pvc).toBe(pvc);
     expect(after.deployment).toBeDefined();
     expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(2).id)).toEqual([]);
+  });
+
+  it('without the start_count guard, a stop on the new version fails at plan ("Configuration for import target does not exist") and changes nothing', async () => {
+    const unguarded = generated.map((f) => ({ name: f.path, content: f.content.replace(/data\.coder_workspace\.me\.start_count > 0 && /g, '') }));
+    expect(unguarded.find((f) => f.name === DEFAULT_ZERO_TOUCH_FILE_NAME)!.content).not.toContain('start_count');
+    const version = await pushTemplateVersion(sim, unguarded, { name: 'zero-touch-unguarded' });
+    expect(version.job.status).toBe('succeeded');
+    const before = await uids(3);
+    const stop = await build(3, { transition: 'stop', template_version_id: version.id });
+    expect(stop.build.job.status).toBe('failed');
+    expect(stop.log).toMatch(/Configuration for import target does not exist/);
+    expect(await uids(3)).toEqual(before);
+    expect(types(3)).toEqual(['kubernetes_deployment', 'kubernetes_persistent_volume_claim']);
+  });
+
+  it('a workspace with no state and no objects (a brand-new one; here: deleted, then built again) creates both on the new version, and the next build changes nothing', async () => {
+    const del = await build(4, { transition: 'delete', template_version_id: sim.template.originalVersionId });
+    expect(del.build.job.status).toBe('succeeded');
+    expect(await uids(4)).toEqual({ pvc: undefined, deployment: undefined });
+    const first = await build(4, { transition: 'start', template_version_id: zeroTouch });
+    expect(first.build.job.status).toBe('succeeded');
+    expect(first.log).not.toMatch(/Importing|imported/i);
+    expect(first.log).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\./);
+    const created = await uids(4);
+    expect(created.pvc).toBeDefined();
+    expect(created.deployment).toBeDefined();
+    expect(types(4)).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
+    const again = await build(4, { transition: 'start', template_version_id: zeroTouch });
+    expect(again.build.job.status).toBe('succeeded');
+    expect(again.log).toMatch(/Resources: 0 added, \d+ changed, 0 destroyed\./);
+    expect(await uids(4)).toEqual(created);
   });
 });

@@ -32,6 +32,7 @@ export interface DemoOptions {
   concurrency: string;
   canary: string;
   interactive: boolean;
+  zeroTouch?: boolean;
 }
 
 /**
@@ -123,8 +124,18 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
     const pvcUid = (w: (typeof workspaces)[number]) => sim.cluster.objects().find((x) => x.kind === 'PersistentVolumeClaim' && x.name.includes(w.id))?.uid;
     const pvcBefore = new Map(workspaces.map((w) => [w.id, pvcUid(w)]));
 
-    io.out(`migrateFleet coder/${template}: the template first (rewrite to _v1 + removed{} guards, push, promote),`);
-    io.out(`then a canary of ${o.canary}, the 'fleet-continue' gate, and the rest ${o.concurrency} at a time; at the end the old version is archived.`);
+    const coder = new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-demo' });
+    // Zero-touch: a third of the fleet is stopped, to show workspaces migrating themselves at their owner's next start.
+    const stoppedByOwners = o.zeroTouch ? workspaces.filter((_, i) => i % 3 === 2) : [];
+    for (const w of stoppedByOwners) await coder.waitForBuild((await coder.createWorkspaceBuild(w.id, { transition: 'stop' })).id, { timeoutMs: 60_000 });
+    if (o.zeroTouch) {
+      io.out(`migrateFleet coder/${template} --zero-touch: the template first (rewrite to _v1 + removed{destroy=false} + an import per resource`);
+      io.out(`driven by a kubernetes_resources lookup, push, promote); then only a pinned start per running workspace and its health check.`);
+      io.out(`${stoppedByOwners.length} stopped workspace(s) are left alone: they migrate themselves when their owners start them.`);
+    } else {
+      io.out(`migrateFleet coder/${template}: the template first (rewrite to _v1 + removed{} guards, push, promote),`);
+      io.out(`then a canary of ${o.canary}, the 'fleet-continue' gate, and the rest ${o.concurrency} at a time; at the end the old version is archived.`);
+    }
     const fleet = await startFleet(
       client,
       {
@@ -133,6 +144,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
         canary: Number(o.canary),
         concurrency: Number(o.concurrency),
         approval: { policy: 'destructive', approvers: ['demo-sre'] },
+        ...(o.zeroTouch ? { zeroTouch: true } : {}),
       },
       { taskQueue },
     );
@@ -141,8 +153,19 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
 
     io.out('');
     io.out(summaryTable(result));
+    const outcomes = new Map<string, string>(result.failures.map((f) => [f.subject, f.outcome]));
+    if (result.zeroTouch) {
+      for (const s of result.zeroTouch.migratedByRunbook) outcomes.set(s, 'pinned start');
+      const waiting = workspaces.filter((w) => result.zeroTouch?.waitingForBuild.includes(`${w.owner}/${w.name}`));
+      if (waiting.length) io.out(`\nthe owners of the ${waiting.length} stopped workspace(s) start them on the active (zero-touch) version: each imports its own objects`);
+      const active = (await coder.template(sim.template.id)).active_version_id;
+      for (const w of waiting) {
+        const build = await coder.waitForBuild((await coder.createWorkspaceBuild(w.id, { transition: 'start', template_version_id: active })).id, { timeoutMs: 60_000 });
+        outcomes.set(`${w.owner}/${w.name}`, build.job.status === 'succeeded' ? 'migrated itself' : `build ${build.job.status}`);
+      }
+    }
     io.out('\nworkspace                         outcome           PVC uid before -> after');
-    const failedBy = new Map(result.failures.map((f) => [f.subject, f.outcome]));
+    const failedBy = outcomes;
     for (const w of workspaces) {
       const before = pvcBefore.get(w.id);
       const after = pvcUid(w);

@@ -14,6 +14,7 @@ export function registerDemoCommands(program: Command, io: CliIo): void {
     .option('--canary <k>', 'workspaces migrated first, before the fleet-continue gate', '3')
     .option('--interactive', 'do not approve the gates: a person does, with `wsmigrate approve` or in the Web UI', false)
     .option('--dir <path>', 'where the demo keeps its Temporal database and state backups', '.wsmigrate/demo')
+    .option('--zero-touch', 'a fleet that migrates itself: the zero-touch version, pinned starts for running workspaces, stopped ones migrate at their owner\'s next start', false)
     .option('--exit-when-done', 'stop everything after the migration instead of waiting for Ctrl-C', false)
     .addHelpText('after', '\nThen open http://127.0.0.1:8233 to see each workflow, its history, approvals and search attributes.')
     .action(async (o: DemoOptions) => (await import('./demo-run')).runDemo(io, o));

@@ -57,6 +57,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
       .option('--no-promote', 'push the new version but leave the active one in place')
       .option('--rename-different', 'also rename types whose _v1 twin is another implementation (you fix their bodies by hand)', false)
       .option('--allow-remote-modules', 'rewrite even though the template calls registry/git modules (left as they are; workspaces holding deprecated types inside them are refused)', false)
+      .option('--zero-touch', 'push a version that migrates each workspace itself at its next build (Terraform >= 1.7; see template rewrite --help)', false)
       .option('--dry-run', 'report what would change; push nothing', false)
       .option('--wait', 'wait for the result and print it', false),
   )
@@ -68,6 +69,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
         stopBeforePromote: !o.promote,
         renameDifferent: o.renameDifferent,
         allowRemoteModules: o.allowRemoteModules,
+        ...(o.zeroTouch ? { zeroTouch: true } : {}),
         dryRun: o.dryRun,
         approval: approvalInput(o),
       }, o.wait);

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { readTemplateDir, writeTemplateFiles } from '../../adapters/template-dir';
 import { DEFAULT_GUARD_FILE_NAME } from '../../domain/hcl/guard-blocks';
-import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, type TemplateFile, type TemplateRewriteReport } from '../../domain/template-rewrite';
+import { DEFAULT_ZERO_TOUCH_FILE_NAME } from '../../domain/hcl/zero-touch-blocks';
+import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, ZeroTouchRefusedError, type TemplateFile, type TemplateRewriteReport } from '../../domain/template-rewrite';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const REWRITE_HELP = `
@@ -32,14 +33,24 @@ What it does:
   --allow-remote-modules rewrites the rest and leaves those modules as they are; every workspace
   migration then refuses, before pushing anything, a state holding deprecated types inside one.
 
+  --zero-touch writes, instead of the guard file, wsmigrate_zero_touch.tf: per renamed resource a
+  removed { destroy = false } on the old address and an import{} into the _v1 address that fires
+  when a data "kubernetes_resources" lookup finds the live object during plan (with a
+  start_count > 0 guard and [0] for counted resources). Pushed as a new version, it migrates each
+  workspace at its next build, same object uids, no state push. Refused (exit 3, naming the
+  resource) when an object's name or namespace is only known after apply, or when the template's
+  required_version rules out Terraform 1.7. Never build a migrated workspace with an older version:
+  that destroys its volume.
+
 Examples:
+  wsmigrate template rewrite ./k8s-template --zero-touch --write   # self-migrating version
   wsmigrate template rewrite ./k8s-template            # report and diff, change nothing
   wsmigrate template rewrite ./k8s-template --check    # same, exit 4 if a rewrite is pending (CI)
   wsmigrate template rewrite ./k8s-template --write    # rewrite in place, add the guard file
 
 Exit codes:
   ${EXIT.ok}  nothing to change (or, without --check, the report was printed; with --write, written)
-  ${EXIT.denied}  DIFFERENT types were refused and left as they are, or remote modules refused (precedes 4)
+  ${EXIT.denied}  DIFFERENT types were refused and left as they are, remote modules were refused, or --zero-touch was refused (nothing written; precedes 4)
   ${EXIT.changesPending}  --check only: the template still needs rewriting
   ${EXIT.failure}  the template cannot be read or parsed; the message names file:line
   ${EXIT.usage}  bad usage (for example --check together with --write)`;
@@ -51,6 +62,7 @@ interface RewriteOptions {
   renameDifferent?: boolean;
   allowRemoteModules?: boolean;
   guardFile: string;
+  zeroTouch?: boolean;
 }
 
 interface ChangedLine {
@@ -72,6 +84,7 @@ export function registerTemplateCommands(program: Command, io: CliIo): void {
     .option('--rename-different', 'also rename DIFFERENT pairs (their state must then be imported, not renamed)')
     .option('--allow-remote-modules', 'rewrite even though the template calls registry/git modules (they stay as they are)')
     .option('--guard-file <name>', 'file name for the removed{} guard blocks, in the template root', DEFAULT_GUARD_FILE_NAME)
+    .option('--zero-touch', 'emit removed{} + conditional import{} blocks so each workspace migrates itself at its next build')
     .addHelpText('after', REWRITE_HELP)
     .action(async (dir: string, opts: RewriteOptions) => runRewrite(dir, opts, io));
 }
@@ -91,9 +104,10 @@ async function runRewrite(dir: string, opts: RewriteOptions, io: CliIo): Promise
 
   let result: ReturnType<typeof rewriteTemplate>;
   try {
-    result = rewriteTemplate(input, { renameDifferent: opts.renameDifferent, guardFileName: opts.guardFile });
+    result = rewriteTemplate(input, { renameDifferent: opts.renameDifferent, guardFileName: opts.guardFile, zeroTouch: opts.zeroTouch });
   } catch (error) {
     if (error instanceof HclSyntaxError) throw new CliError(`${join(dir, error.file)}${error.message.slice(error.file.length)} Fix the file (terraform validate shows the same problem), then run again.`, EXIT.failure);
+    if (error instanceof ZeroTouchRefusedError) throw new CliError(`${dir}: ${error.message}`, EXIT.denied);
     if (error instanceof TemplateRewriteError) throw new CliError(`${dir}: ${error.message}`, EXIT.failure);
     throw error;
   }
@@ -129,7 +143,7 @@ async function runRewrite(dir: string, opts: RewriteOptions, io: CliIo): Promise
 function changedLines(input: readonly TemplateFile[], changed: readonly TemplateFile[], guardFile: string): ChangedLine[] {
   const out: ChangedLine[] = [];
   for (const file of changed) {
-    if (file.path === guardFile) continue;
+    if (file.path === guardFile || file.path === DEFAULT_ZERO_TOUCH_FILE_NAME) continue;
     const before = input.find((f) => f.path === file.path)?.content.split('\n') ?? [];
     const after = file.content.split('\n');
     after.forEach((line, i) => {
@@ -141,7 +155,7 @@ function changedLines(input: readonly TemplateFile[], changed: readonly Template
 
 function renderText(dir: string, report: TemplateRewriteReport, diff: ChangedLine[], opts: RewriteOptions, written: string[], guardFile: TemplateFile | undefined): string {
   const lines: string[] = [];
-  const sourceFiles = report.changedFiles.filter((f) => f !== opts.guardFile);
+  const sourceFiles = report.changedFiles.filter((f) => f !== opts.guardFile && f !== DEFAULT_ZERO_TOUCH_FILE_NAME);
   lines.push(
     `Template ${dir}: ${report.renamed.length} rename(s) on ${diff.length} line(s) in ${sourceFiles.length} file(s), ` +
       `${report.refused.length} refused, ${report.protectedResources.length} protected resource(s), ${report.guards.length} guard(s).`,
@@ -157,6 +171,10 @@ function renderText(dir: string, report: TemplateRewriteReport, diff: ChangedLin
   if (diff.length > 0) {
     lines.push('', 'Changes (file:line, - old, + new):');
     for (const d of diff) lines.push(`${d.file}:${d.line}`, `  - ${d.old.trim()}`, `  + ${d.new.trim()}`);
+  }
+  if (report.zeroTouch && report.zeroTouch.length > 0) {
+    lines.push('', 'wsmigrate_zero_touch.tf: each workspace adopts at its next build (removed + conditional import):');
+    for (const z of report.zeroTouch) lines.push(`  ${z.from} -> ${z.to}  (${z.kind})`);
   }
   if (report.changedFiles.includes(opts.guardFile) && guardFile) {
     lines.push('', `${opts.guardFile}: removed { lifecycle { destroy = false } } guards on the old addresses:`);

@@ -1,5 +1,6 @@
 import { outlineHcl, outlineJson, type ConfigOutline } from './config-outline';
 import { isGuardFile } from './guard-blocks';
+import { isZeroTouchFile } from './zero-touch-blocks';
 import { parseJsonTree, type JsonNode } from './json-tree';
 import { ModuleTree, dirOf } from './module-tree';
 import { parseHclFile, type ParsedHcl } from './native-occurrences';
@@ -24,7 +25,7 @@ export function readTemplateConfig(files: readonly TemplateFile[]): TemplateConf
   for (const file of files) {
     const kind = syntaxOf(file.path);
     if (kind.syntax === 'other') continue;
-    if (kind.syntax === 'native' && isGuardFile(file.content)) {
+    if (kind.syntax === 'native' && (isGuardFile(file.content) || isZeroTouchFile(file.content))) {
       guardFiles.push(file.path);
       continue;
     }

@@ -1,0 +1,33 @@
+import { dirOf } from './hcl/module-tree';
+import { readTemplateConfig } from './hcl/template-config';
+import type { TemplateFile } from './hcl/template-file';
+import type { StateResourceView } from './state/parse';
+import { lookupReplacement } from './type-map';
+
+/**
+ * The downgrade: a workspace whose state holds `T_v1.x` built with a version that declares the
+ * deprecated `T.x` (and no `T_v1.x`). Terraform destroys the `_v1` object (no config for it) and
+ * creates the old-type twin, which fails AlreadyExists or wins after the delete: either way the
+ * volume is gone (measured on the real stack, reference/real-kubernetes.md "Zero-touch").
+ * Returns one line per endangered state entry; empty when the version is safe for this state.
+ */
+export function downgradeHazards(state: readonly Pick<StateResourceView, 'module' | 'mode' | 'type' | 'name'>[], versionFiles: readonly TemplateFile[]): string[] {
+  const declared = new Set(
+    readTemplateConfig(versionFiles)
+      .configFiles.filter((f) => dirOf(f.path) === '')
+      .flatMap((f) => f.outline.resources)
+      .filter((r) => r.mode === 'managed')
+      .map((r) => `${r.type}.${r.name}`),
+  );
+  const hazards: string[] = [];
+  for (const r of state) {
+    if (r.mode !== 'managed' || r.module !== undefined) continue;
+    const mapping = lookupReplacement('managed', r.type);
+    if (!mapping) continue;
+    const old = `${mapping.deprecated}.${r.name}`;
+    if (declared.has(old) && !declared.has(`${r.type}.${r.name}`)) {
+      hazards.push(`${r.type}.${r.name} is migrated, but this version declares the old ${old}: the build would destroy it and re-create it empty`);
+    }
+  }
+  return hazards;
+}

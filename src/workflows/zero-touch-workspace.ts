@@ -1,0 +1,77 @@
+import { ApplicationFailure, proxyActivities, upsertMemo, type ActivityOptions } from '@temporalio/workflow';
+import type { WsmigrateActivities } from '../activities';
+import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
+import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
+import { reportToFleet } from './fleet-report';
+
+export interface ZeroTouchWorkspaceResult {
+  /**
+   * migrated: running, started pinned to the zero-touch version by the runbook, and checked.
+   * already-migrated: no deprecated type left (it migrated itself at a build of its own).
+   * waiting-for-build: stopped and unmigrated; its next start on the active version migrates it.
+   */
+  outcome: 'migrated' | 'already-migrated' | 'waiting-for-build';
+  workspaceId: string;
+  startBuildId?: string;
+  pvcUidsKept?: number;
+  warnings: string[];
+}
+
+/**
+ * One workspace of a zero-touch fleet: no state push, no stop. The zero-touch version (promoted by
+ * the template step) imports the live objects at the workspace's next build; for a running
+ * workspace that build is a start pinned to it, followed by the health check (every PVC/PV kept
+ * its uid, no deprecated type left). A stopped one is left to migrate itself at its next start.
+ */
+export async function zeroTouchWorkspace(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspaceResult> {
+  let result: ZeroTouchWorkspaceResult;
+  try {
+    result = await steps(rawInput);
+  } catch (err) {
+    const failure = withActivityMessage(err);
+    await reportToFleet(undefined, failure);
+    throw failure;
+  }
+  await reportToFleet(result);
+  return result;
+}
+
+async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspaceResult> {
+  let input;
+  try {
+    input = parseInput(migrateWorkspaceInputSchema, rawInput);
+  } catch (err) {
+    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
+  }
+  const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
+  const buildTimeoutMs = durationMs(input.buildTimeout);
+  const builds = proxyActivities<WsmigrateActivities>({
+    startToCloseTimeout: buildTimeoutMs + 5 * 60_000,
+    heartbeatTimeout: '2m',
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+  } satisfies ActivityOptions);
+  const subject = `${input.owner}/${input.workspace}`;
+
+  const pf = await acts.preflightWorkspace.executeWithOptions({ summary: `preflight ${subject}` }, [
+    { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy },
+  ]);
+  if (pf.alreadyMigrated) {
+    upsertMemo({ outcome: 'already-migrated' });
+    return { outcome: 'already-migrated', workspaceId: pf.workspaceId, warnings: [] };
+  }
+  if (pf.prior.transition !== 'start') {
+    upsertMemo({ outcome: 'waiting-for-build' });
+    return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: [] };
+  }
+  if (input.dryRun) {
+    return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: ['dry run: the pinned start was not run'] };
+  }
+  // The backup is the health check's "before": the uids every PVC/PV must keep.
+  const backup = await acts.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
+  const start = await builds.startPinned.executeWithOptions({ summary: `start ${subject} pinned to the zero-touch version ${pf.targetVersionName}` }, [
+    { workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs },
+  ]);
+  const check = await acts.postBuildCheck.executeWithOptions({ summary: 'check every PVC/PV kept its uid; no deprecated type left' }, [{ subject, buildId: start.buildId, backupRef: backup.blob.ref }]);
+  upsertMemo({ outcome: 'migrated', zeroTouch: true });
+  return { outcome: 'migrated', workspaceId: pf.workspaceId, startBuildId: start.buildId, pvcUidsKept: check.persistentChecked, warnings: check.warnings };
+}

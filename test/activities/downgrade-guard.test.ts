@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createActivities } from '../../src/activities';
+import { createFileBlobStore } from '../../src/adapters/blob-store';
+import { CoderClient } from '../../src/adapters/coder';
+import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState } from '../sim/helpers';
+
+describe('the plan guard refuses a downgrade on every build wsmigrate starts', () => {
+  let sim: CoderSimulator;
+  let dir: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 2, buildLatencyMs: 5 });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-downgrade-'));
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const acts = () => createActivities({ coder: new CoderClient({ url: sim.url, token: sim.token }), blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } });
+
+  it('a start or stop of a migrated workspace on the pre-migration version is refused before any build; the _v1 version still builds', async () => {
+    const ws = sim.workspaces()[0];
+    const buildId = await latestBuildId(sim, ws.id);
+    const pulled = await api(sim, 'GET', `/workspacebuilds/${buildId}/state`);
+    expect((await putState(sim, buildId, migrateStateByHand(pulled.text))).status).toBe(204);
+    const v1 = await pushTemplateVersion(sim, fixtureSource('template-v1'));
+    const pvc = sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const number = (await coder.workspace(ws.id)).latest_build.build_number;
+    const a = acts();
+
+    await expect(a.startPinned({ workspaceId: ws.id, subject: 'alice/dev', templateVersionId: sim.template.originalVersionId, afterBuildNumber: number, timeoutMs: 30_000 })).rejects.toThrow(
+      /start build refused for alice\/dev: template version .* is older than this workspace's migrated state \(kubernetes_persistent_volume_claim_v1\.home is migrated, but this version declares the old kubernetes_persistent_volume_claim\.home/,
+    );
+    // A stop reuses the latest build's version: the old one here (the state was pushed with no build).
+    await expect(a.stopWorkspace({ workspaceId: ws.id, subject: 'alice/dev', afterBuildNumber: number, timeoutMs: 30_000 })).rejects.toThrow(/stop build refused/);
+    expect((await coder.workspace(ws.id)).latest_build.build_number).toBe(number);
+    expect(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(pvc);
+
+    const ok = await a.startPinned({ workspaceId: ws.id, subject: 'alice/dev', templateVersionId: v1.id, afterBuildNumber: number, timeoutMs: 30_000 });
+    expect(ok.buildNumber).toBe(number + 1);
+    expect(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(pvc);
+    expect(sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it('an unmigrated workspace builds on its old version as before', async () => {
+    const ws = sim.workspaces()[1];
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const number = (await coder.workspace(ws.id)).latest_build.build_number;
+    const stop = await acts().stopWorkspace({ workspaceId: ws.id, subject: 'bob/dev', afterBuildNumber: number, timeoutMs: 30_000 });
+    expect(stop).toBeDefined();
+    expect((await coder.workspace(ws.id)).latest_build.transition).toBe('stop');
+  });
+});
