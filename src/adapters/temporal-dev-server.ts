@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from './free-port';
 import { Connection } from '@temporalio/client';
 import { WSMIGRATE_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+
+export { freeLoopbackPort };
 
 export interface DevServerOptions {
   temporalBin: string;
@@ -24,18 +26,6 @@ export interface DevServer {
   uiUrl?: string;
   process: ChildProcess;
   stop(): Promise<void>;
-}
-
-export async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts `temporal server start-dev` on loopback with SQLite and wsmigrate's search attributes, and waits until it answers. */

@@ -1,7 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type LogLevel as TemporalLogLevel } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { createServer } from 'node:net';
 import { createActivities, type ActivityDeps } from '../activities';
+import { freeLoopbackPort } from '../adapters/free-port';
 import { PinoTemporalLogger } from '../adapters/logging/temporal-logger';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../adapters/metrics/http-endpoint';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics';
@@ -43,17 +43,6 @@ export function installRuntime(cfg: WsmigrateConfig, temporalMetricsAddress?: st
 }
 
 /** A free loopback port for the Temporal runtime's exporter, which only our endpoint reads. */
-async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 export interface RunWorkerOptions {
   signal?: AbortSignal;
   log?: (l: string) => void;

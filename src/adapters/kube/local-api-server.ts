@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '../free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateApiServerCerts } from './certs';
@@ -23,18 +23,6 @@ export interface LocalKubeApi {
 export interface StartLocalKubeApiOptions {
   tools?: RealStackTools;
   readyTimeoutMs?: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function launch(binary: string, args: string[], logFile: string): ChildProcess {
@@ -116,7 +104,7 @@ export async function startLocalKubeApi(opts: StartLocalKubeApiOptions = {}): Pr
     const certs = await generateApiServerCerts(dir);
     const token = randomBytes(24).toString('hex');
     await writeFile(join(dir, 'tokens.csv'), `${token},wsmigrate-admin,wsmigrate-admin,"system:masters"\n`, { mode: 0o600 });
-    const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const [etcdPort, peerPort, apiPort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
 
     const etcdLog = join(dir, 'etcd.log');
     const etcd = launch(tools.etcd, [
