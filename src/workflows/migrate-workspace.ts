@@ -190,6 +190,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
 
   enter('backing-up');
   let backup: StateBackup | undefined;
+  let migratedSha256: string | undefined;
   try {
     backup = await acts.backupState({ workspaceId: pf.workspaceId, subject });
     status.backup = { ref: backup.blob.ref, sha256: backup.blob.sha256 };
@@ -197,6 +198,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
 
     enter('rewriting');
     const rewrite = await acts.rewriteState({ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId });
+    migratedSha256 = rewrite.migrated.sha256;
     done('rewrite');
 
     enter('verifying');
@@ -265,7 +267,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       enter('compensating');
       try {
         if (backup) {
-          await comp.restoreState({ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId } });
+          await comp.restoreState({ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId }, migratedSha256 });
           done('restore-state');
         }
         const back = await builds.returnToPrior({ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs });

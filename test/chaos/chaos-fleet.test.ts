@@ -19,7 +19,8 @@ import { startFleet } from '../../src/client/fleet';
 import { temporalCliPath } from '../../src/config/tools';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { defaultWorkflowsPath } from '../../src/worker/create-worker';
-import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import { migrationStatus } from '../../src/client/migrations';
+import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
 import { chaosSeed, FULL_SCALE, reportFigures, seededRandom } from './fixtures/chaos-report';
 import { fleetTruth, pvcUids } from './fixtures/fleet-checks';
 import { WorkerPool } from './fixtures/worker-pool';
@@ -94,9 +95,19 @@ describe('chaos: a fleet through worker SIGKILLs and Temporal server restarts', 
         return false; // the server is restarting
       }
     };
+    // Only while workspaces migrate (not during the template child), so every kill hits the fleet.
+    const migrating = async () => {
+      try {
+        const p = (await migrationStatus(client, handle.workflowId)) as FleetProgress;
+        return p.stage === 'rolling' && p.running.length > 0;
+      } catch {
+        return false;
+      }
+    };
     while (pool.kills < SIZE.kills || restarts < SIZE.restarts) {
       if (await closed()) break;
-      await sleep(2000 + rnd() * 4000);
+      await sleep(1500 + rnd() * 3000);
+      if (!(await migrating())) continue;
       if (!(await pool.killOne(rnd))) continue; // both workers still starting
       if (restartAfterKill[restarts] === pool.kills) {
         const down = Date.now();
