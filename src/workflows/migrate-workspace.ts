@@ -175,23 +175,28 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
 
   const ownBuildIds: string[] = [];
   let afterBuildNumber = pf.latestBuild.buildNumber;
-  if (input.option === 'A' && pf.prior.transition === 'start') {
+  const stopFirst = input.option === 'A' && pf.prior.transition === 'start';
+  if (stopFirst) {
     const stopGate = await gates.request('stop', `stop:${pf.latestBuild.id}`, `Stop ${subject} before migrating (option A)`);
     if (stopGate === 'rejected' || stopGate === 'timed-out') {
       throw ApplicationFailure.create({ message: `stop of ${subject} ${stopGate}; nothing changed`, type: 'WsmigrateRejected', nonRetryable: true });
     }
-    enter('stopping');
-    const stop = await builds.stopWorkspace({ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs });
-    ownBuildIds.push(stop.buildId);
-    await watch.after(stop.buildId);
-    afterBuildNumber = stop.buildNumber;
-    done('stop');
   }
 
-  enter('backing-up');
   let backup: StateBackup | undefined;
   let migratedSha256: string | undefined;
   try {
+    if (stopFirst) {
+      // Inside the try: a stop that fails (a flaky provisioner) is compensated by starting the workspace again.
+      enter('stopping');
+      const stop = await builds.stopWorkspace({ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs });
+      ownBuildIds.push(stop.buildId);
+      await watch.after(stop.buildId);
+      afterBuildNumber = stop.buildNumber;
+      done('stop');
+    }
+
+    enter('backing-up');
     backup = await acts.backupState({ workspaceId: pf.workspaceId, subject });
     status.backup = { ref: backup.blob.ref, sha256: backup.blob.sha256 };
     done('backup');
