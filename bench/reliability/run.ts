@@ -145,7 +145,7 @@ export function chaosRows(c: ChaosFigures, jest: JestResults): [string, string][
     [
       'damaged found / recovered (stray users)',
       su
-        ? `${su.damagedAfterFirstRun} found / ${su.recoveriesApproved} recovered (${su.strayBuilds} stray builds, ${su.strayBuildsFailed} failed; ${su.reportedMigratedWhileDamaged} reported migrated while damaged; ` +
+        ? `${su.recoveriesApproved} recovered by a migration (recover gate) / ${su.damagedAfterFirstRun} still damaged after the first run, all found by the scan (${su.strayBuilds} stray builds, ${su.strayBuildsFailed} failed; ${su.reportedMigratedWhileDamaged} reported migrated while damaged; ` +
           `first run ${outcomes(su.firstRun)}; final scan ${Object.entries(su.finalScan).map(([k, v]) => `${k} ${v}`).join(', ')})`
         : NOT_RUN,
     ],
