@@ -6,8 +6,9 @@
  *
  *   node -r @swc-node/register bench/reliability/run.ts      (make bench-reliability)
  *
- * Rows the fleet workflow and health/recovery will measure (worker kills, fault storms, stray
- * users) are printed as "not measured yet" until those suites exist.
+ * The chaos rows come from test/chaos/chaos-fleet, fault-storm and blob-and-conflict, run here at
+ * full size (WSMIGRATE_CHAOS_SCALE=full: 200 workspaces, 20 worker kills, 2 server restarts); each
+ * test writes what it measured to WSMIGRATE_CHAOS_REPORT_DIR. `--small` runs the normal-suite sizes.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,29 +44,113 @@ export interface BadInputCase {
 
 const here = __dirname;
 const root = join(here, '..', '..');
-const NOT_YET = 'not measured yet (needs migrateFleet and health/recovery)';
 
-function runSuites(): { jest: JestResults; secrets?: SecretsReport; exitCode: number } {
+/** What each chaos test wrote (see test/chaos/fixtures/chaos-report.ts); absent when it did not get that far. */
+export interface ChaosFigures {
+  chaosFleet?: {
+    seed: number;
+    workspaces: number;
+    workerKills: number;
+    serverRestarts: number;
+    totalSeconds: number;
+    summary: Record<string, number>;
+    coder: { onTarget: number; onOriginal: number; elsewhere: number };
+    pvcLosses: number;
+    pvcsReplaced: number;
+    duplicatePushes: number;
+    duplicateBuilds: number;
+  };
+  faultStorm?: {
+    workspaces: number;
+    faults: Record<string, number>;
+    summary: Record<string, number>;
+    restoredWithReason: number;
+    overBudget: number;
+    pvcLosses: number;
+    pvcsReplaced: number;
+  };
+  strayUsers?: {
+    workspaces: number;
+    strayBuilds: number;
+    strayBuildsFailed: number;
+    damagedAfterFirstRun: number;
+    recoveriesApproved: number;
+    reportedMigratedWhileDamaged: number;
+    firstRun: Record<string, number>;
+    secondRun: Record<string, number>;
+    finalScan: Record<string, number>;
+    pvcLosses: number;
+    pvcsReplaced: number;
+  };
+}
+
+const small = process.argv.includes('--small');
+
+function runSuites(): { jest: JestResults; secrets?: SecretsReport; chaos: ChaosFigures; exitCode: number } {
   const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-bench-rel-'));
   const jestOut = join(dir, 'jest.json');
   const secretsOut = join(dir, 'secrets.json');
+  const chaosDir = join(dir, 'chaos');
   try {
-    const run = spawnSync('npx', ['jest', '--runInBand', '--json', `--outputFile=${jestOut}`, 'test/chaos/bad-input', 'test/chaos/secrets'], {
+    const run = spawnSync('npx', ['jest', '--runInBand', '--json', `--outputFile=${jestOut}`, 'test/chaos/'], {
       cwd: root,
       stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, WSMIGRATE_SECRETS_REPORT: secretsOut },
+      env: { ...process.env, WSMIGRATE_SECRETS_REPORT: secretsOut, WSMIGRATE_CHAOS_REPORT_DIR: chaosDir, ...(small ? {} : { WSMIGRATE_CHAOS_SCALE: 'full' }) },
     });
     const jest = JSON.parse(readFileSync(jestOut, 'utf8')) as JestResults;
-    let secrets: SecretsReport | undefined;
-    try {
-      secrets = JSON.parse(readFileSync(secretsOut, 'utf8')) as SecretsReport;
-    } catch {
-      secrets = undefined; // the secrets test did not get as far as its scan
-    }
-    return { jest, secrets, exitCode: run.status ?? 1 };
+    const readJson = <T>(path: string): T | undefined => {
+      try {
+        return JSON.parse(readFileSync(path, 'utf8')) as T;
+      } catch {
+        return undefined; // that test did not get as far as its report
+      }
+    };
+    const chaos: ChaosFigures = {
+      chaosFleet: readJson(join(chaosDir, 'chaos-fleet.json')),
+      faultStorm: readJson(join(chaosDir, 'fault-storm.json')),
+      strayUsers: readJson(join(chaosDir, 'stray-users.json')),
+    };
+    return { jest, secrets: readJson<SecretsReport>(secretsOut), chaos, exitCode: run.status ?? 1 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const NOT_RUN = 'not measured (the test failed before its report; see above)';
+const outcomes = (s: Record<string, number>) =>
+  `migrated ${s.migrated + (s.alreadyMigrated ?? 0)}, restored ${s.restored}, needs-attention ${s.needsAttention}, failed ${s.failed}, skipped ${s.skipped}`;
+
+/** The chaos rows of the table, from what the chaos tests measured. */
+export function chaosRows(c: ChaosFigures, jest: JestResults): [string, string][] {
+  const f = c.chaosFleet;
+  const st = c.faultStorm;
+  const su = c.strayUsers;
+  const blobTests = jest.testResults.filter((r) => /blob-and-conflict\.test\.ts$/.test(r.name)).flatMap((r) => r.assertionResults);
+  return [
+    [
+      'faults injected by kind (fault storm)',
+      st ? `${Object.entries(st.faults).map(([k, v]) => `${k} ${v}`).join(', ')} over ${st.workspaces} workspaces` : NOT_RUN,
+    ],
+    ['worker kills and server restarts', f ? `${f.workerKills} SIGKILLs of 2 workers, ${f.serverRestarts} dev-server restarts (SQLite), ${f.workspaces} workspaces, seed ${f.seed}, ${f.totalSeconds}s` : NOT_RUN],
+    [
+      'workspaces by outcome (fleet under chaos)',
+      f ? `${outcomes(f.summary)}; Coder's own count: ${f.coder.onTarget} on the new version, ${f.coder.onOriginal} on the old, ${f.coder.elsewhere} elsewhere` : NOT_RUN,
+    ],
+    ['workspaces by outcome (fault storm)', st ? `${outcomes(st.summary)}; restores with their reason ${st.restoredWithReason}/${st.summary.restored}; attempts past a retry budget ${st.overBudget}` : NOT_RUN],
+    [
+      'PVCs lost (chaos / storm / stray users)',
+      [f, st, su].map((x) => (x ? `${x.pvcLosses + x.pvcsReplaced}` : '–')).join(' / '),
+    ],
+    ['duplicate pushes / duplicate builds (fleet under chaos)', f ? `${f.duplicatePushes} / ${f.duplicateBuilds}` : NOT_RUN],
+    [
+      'damaged found / recovered (stray users)',
+      su
+        ? `${su.recoveriesApproved} recovered by a migration (recover gate) / ${su.damagedAfterFirstRun} still damaged after the first run, all found by the scan (${su.strayBuilds} stray builds, ${su.strayBuildsFailed} failed; ${su.reportedMigratedWhileDamaged} reported migrated while damaged; ` +
+          `first run ${outcomes(su.firstRun)}; final scan ${Object.entries(su.finalScan).map(([k, v]) => `${k} ${v}`).join(', ')})`
+        : NOT_RUN,
+    ],
+    ['blob store and conflicts (corrupt, deleted, full disk, foreign push/build)', blobTests.length ? `${blobTests.filter((a) => a.status === 'passed').length} / ${blobTests.length} held` : NOT_RUN],
+  ];
 }
 
 export function badInputCases(jest: JestResults): BadInputCase[] {
@@ -92,7 +177,7 @@ function table(rows: [string, string][]): string {
 
 function main(): void {
   const started = Date.now();
-  const { jest, secrets, exitCode } = runSuites();
+  const { jest, secrets, chaos, exitCode } = runSuites();
   const cases = badInputCases(jest);
   const measured = cases.filter((c) => !c.notMeasuredYet);
   const mustRefuse = measured.filter((c) => c.expected === 'refused');
@@ -111,12 +196,7 @@ function main(): void {
       'secrets found',
       secrets ? `${secrets.found.length} (${secrets.secretsSeeded} seeded secrets, ${secrets.placesScanned} places scanned, ${secrets.runs} migration runs)` : 'scan did not run (see the test failure above)',
     ],
-    ['faults injected by kind', NOT_YET],
-    ['worker kills and server restarts', NOT_YET],
-    ['workspaces by outcome (fleet)', NOT_YET],
-    ['PVCs lost (fleet under chaos)', NOT_YET],
-    ['duplicate pushes / duplicate builds (fleet under chaos)', NOT_YET],
-    ['damaged found / recovered (stray users)', NOT_YET],
+    ...chaosRows(chaos, jest),
   ];
   const text = table(rows);
   const seconds = Math.round((Date.now() - started) / 1000);
@@ -125,7 +205,7 @@ function main(): void {
   const failed = measured.filter((c) => !c.passed);
   if (failed.length) console.log(`\ncases that did not hold:\n${failed.map((c) => `  [${c.category}] ${c.name}`).join('\n')}`);
 
-  writeFileSync(join(here, 'results.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), secrets: secrets ?? null, badInput: cases }, null, 2)}\n`);
+  writeFileSync(join(here, 'results.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), scale: small ? 'small' : 'full', secrets: secrets ?? null, chaos, badInput: cases }, null, 2)}\n`);
   writeFileSync(
     join(here, 'RESULTS.md'),
     `# Reliability figures\n\nGenerated by \`make bench-reliability\` (bench/reliability/run.ts) on ${new Date().toISOString().slice(0, 10)}; ` +

@@ -56,6 +56,17 @@ export async function blobStep<T>(step: string, subject: string, fn: () => Promi
     if (err instanceof BlobRefError) {
       throw ApplicationFailure.create({ message: message(err.message), type: FailureType.refused, nonRetryable: true });
     }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS') {
+      // A full or read-only disk does not heal by retrying for minutes: a few attempts, then say so.
+      const final = attempt() >= BLOB_STEP_ATTEMPTS;
+      const why = code === 'EROFS' ? 'the blob store is on a read-only file system' : 'the blob store\'s disk is full';
+      throw ApplicationFailure.create({
+        message: message(`${why} (${code}); nothing was stored${final ? ` (gave up after ${BLOB_STEP_ATTEMPTS} attempts)` : ''}. Free space on the store's disk (or point WSMIGRATE_BLOB_DIR/WSMIGRATE_BLOB_URL at a larger store) and run the migration again`),
+        type: FailureType.blobUnavailable,
+        nonRetryable: final,
+      });
+    }
     throw err;
   }
 }

@@ -34,6 +34,13 @@ export function makePushState({ coder, blobs }: ActivityDeps) {
     if (current !== input.backup.blob.sha256) {
       throw conflict(step, input.subject, `the state of build #${input.backup.buildNumber} changed since the backup (sha256 ${current.slice(0, 12)}…); not overwriting it`);
     }
+    // Never push without a backup that reads back intact: once Coder holds the migrated state, it is the way back.
+    await blobStep(
+      step,
+      input.subject,
+      () => blobs.get(input.backup.blob.ref),
+      `Nothing was pushed: Coder's own copy, the state of build #${input.backup.buildNumber}, is unchanged; run the migration again to take a fresh backup`,
+    );
     const migrated = await blobStep(step, input.subject, () => blobs.get(input.migratedRef));
     const stored = await coderStep(step, input.subject, () => putStateAndReadBack(coder, input.backup.buildId, migrated));
     if (stored !== input.migratedSha256) {

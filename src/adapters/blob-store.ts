@@ -181,8 +181,13 @@ export function createFileBlobStore(opts: { dir: string; encryptionKey?: Buffer;
       await handle.chmod(0o600);
       await handle.writeFile(content);
       await handle.sync();
+    } catch (err) {
+      // A full disk: leave no half-written temp file taking the space a retry needs.
+      await handle.close().catch(() => undefined);
+      await unlink(temp).catch(() => undefined);
+      throw err;
     } finally {
-      await handle.close();
+      await handle.close().catch(() => undefined);
     }
     try {
       await rename(temp, path);

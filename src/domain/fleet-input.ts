@@ -61,6 +61,8 @@ export const migrateFleetInputSchema = z.object({
   /** Passed to the template child (see migrateTemplate's input); workspaces are checked whatever it says. */
   allowRemoteModules: z.boolean().default(false),
   buildTimeout: durationSchema.default('30m'),
+  /** Each workspace's build steps: how long a silent (dead) worker holds one before another worker takes it over (default: the workspace's 2m). */
+  heartbeatTimeout: durationSchema.optional(),
   /** Continue-as-new once a run's history holds this many events (Temporal warns at 10,240). */
   historyLimit: z.int().min(200, 'historyLimit must be at least 200').max(9_000, 'historyLimit must stay under 9,000').default(4_000),
 });

@@ -60,6 +60,9 @@ export class SimDeployment {
   readonly cluster: KubeCluster;
   provisioner: SimProvisioner;
   failBuilds: FailBuildsFault | undefined;
+  /** Draws for failBuilds.rate (the simulator's fault stream, so seeded ids do not shift). */
+  faultDraw: () => number = Math.random;
+  buildFaultsInjected = 0;
   accessUrl = 'http://127.0.0.1';
   private nextLogId = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -367,10 +370,12 @@ export class SimDeployment {
     if (!fault) return undefined;
     if (fault.workspaceId !== undefined && fault.workspaceId !== build.workspaceId) return undefined;
     if (fault.transition !== undefined && fault.transition !== build.transition) return undefined;
+    if (fault.rate !== undefined && this.faultDraw() >= fault.rate) return undefined;
     if (fault.times !== undefined) {
       if (fault.times <= 0) return undefined;
       fault.times -= 1;
     }
+    this.buildFaultsInjected++;
     return fault;
   }
 

@@ -9,6 +9,7 @@ export type {
   CoderSimulator,
   FaultConfig,
   FailBuildsFault,
+  FaultCounts,
   KubeClusterView as KubeCluster,
   KubeObject,
   PvcLoss,
@@ -55,6 +56,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   const d = seeded.deployment;
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
+  d.faultDraw = () => faultRandom.next();
 
   const server = new SimHttpServer({ deployment: d, serverVersion: version, faultRandom, faults: () => faults });
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
@@ -110,6 +112,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       return { ...(stopBuildId ? { stopBuildId } : {}), startBuildId: start.id };
     },
     requestLog: () => server.log.map((e) => ({ ...e })),
+    faultCounts: () => ({ ...server.injected, buildFailed: d.buildFaultsInjected }),
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
     async close() {
       await d.close();

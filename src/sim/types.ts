@@ -33,6 +33,8 @@ export interface FailBuildsFault {
   transition?: 'start' | 'stop' | 'delete';
   /** How many matching builds fail; unlimited when absent. */
   times?: number;
+  /** 0..1: each matching build fails with this chance (a flaky provisioner); absent = every matching build. */
+  rate?: number;
   message?: string;
 }
 
@@ -42,6 +44,9 @@ export interface FaultConfig {
   rate429?: number;
   retryAfterSeconds?: number;
   addedLatencyMs?: number;
+  /** 0..1: this share of requests is held latencySpikeMs (default 5000) before any other fault or answer. */
+  latencySpikeRate?: number;
+  latencySpikeMs?: number;
   /** Destroy the socket without an answer, before the request has any effect. */
   dropConnectionRate?: number;
   /** Matching builds end failed before they touch state or cluster. */
@@ -55,6 +60,14 @@ export interface FaultConfig {
   only?: string[];
   /** Let request faults hit GET /buildinfo too. */
   includeBuildInfo?: boolean;
+}
+
+export interface FaultCounts {
+  http500: number;
+  http429: number;
+  dropped: number;
+  latencySpike: number;
+  buildFailed: number;
 }
 
 export interface KubeObject {
@@ -122,6 +135,8 @@ export interface CoderSimulator {
   /** The Coder UI's "Update and restart" on 2.31.1+: stop on the previous build's version (waits), then start pinned to the active version. */
   updateAndRestart(workspaceId: string): Promise<{ stopBuildId?: string; startBuildId: string }>;
   requestLog(): RequestLogEntry[];
+  /** Faults injected since start, by kind: http500, http429, dropped, latencySpike, buildFailed. */
+  faultCounts(): FaultCounts;
   /** The latest build's state text. */
   stateOf(workspaceId: string): string;
   close(): Promise<void>;

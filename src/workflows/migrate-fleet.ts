@@ -456,6 +456,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       strategy: input.strategy,
       dryRun: input.dryRun,
       buildTimeout: input.buildTimeout,
+      ...(input.heartbeatTimeout ? { heartbeatTimeout: input.heartbeatTimeout } : {}),
       approval: {
         policy: input.workspaceApproval.policy,
         approvers: input.approval.approvers,

@@ -199,28 +199,35 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
 
   const ownBuildIds: string[] = [];
   let afterBuildNumber = pf.latestBuild.buildNumber;
-  if (input.option === 'A' && pf.prior.transition === 'start') {
+  const stopFirst = input.option === 'A' && pf.prior.transition === 'start';
+  if (stopFirst) {
     const stopGate = await gates.request('stop', `stop:${pf.latestBuild.id}`, `Stop ${subject} before migrating (option A)`);
     if (stopGate === 'rejected' || stopGate === 'timed-out') {
       throw ApplicationFailure.create({ message: `stop of ${subject} ${stopGate}; nothing changed`, type: 'WsmigrateRejected', nonRetryable: true });
     }
-    enter('stopping');
-    const stop = await builds.stopWorkspace.executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [{ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs }]);
-    ownBuildIds.push(stop.buildId);
-    await watch.after(stop.buildId);
-    afterBuildNumber = stop.buildNumber;
-    done('stop');
   }
 
-  enter('backing-up');
   let backup: StateBackup | undefined;
+  let migratedSha256: string | undefined;
   try {
+    if (stopFirst) {
+      // Inside the try: a stop that fails (a flaky provisioner) is compensated by starting the workspace again.
+      enter('stopping');
+      const stop = await builds.stopWorkspace.executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [{ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs }]);
+      ownBuildIds.push(stop.buildId);
+      await watch.after(stop.buildId);
+      afterBuildNumber = stop.buildNumber;
+      done('stop');
+    }
+
+    enter('backing-up');
     backup = await durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
     status.backup = { ref: backup.blob.ref, sha256: backup.blob.sha256 };
     done('backup');
 
     enter('rewriting');
     const rewrite = await acts.rewriteState.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy})` }, [{ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId }]);
+    migratedSha256 = rewrite.migrated.sha256;
     done('rewrite');
 
     enter('verifying');
@@ -290,7 +297,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       enter('compensating');
       try {
         if (backup) {
-          await comp.restoreState.executeWithOptions({ summary: `compensation: put the backed-up state back onto ${subject}` }, [{ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId } }]);
+          await comp.restoreState.executeWithOptions({ summary: `compensation: put the backed-up state back onto ${subject}` }, [{ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId }, migratedSha256 }]);
           done('restore-state');
         }
         const back = await builds.returnToPrior.executeWithOptions({ summary: `compensation: return ${subject} to ${pf.prior.transition} on its prior version` }, [{ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs }]);

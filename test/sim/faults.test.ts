@@ -65,6 +65,37 @@ describe('simulator: request faults', () => {
     expect(delayed).toBeGreaterThan(plain);
   });
 
+  test('latencySpikeRate holds that share of answers latencySpikeMs, and faultCounts counts every injected fault by kind', async () => {
+    sim.setFaults({ latencySpikeRate: 1, latencySpikeMs: 200 });
+    const t0 = Date.now();
+    expect((await api(sim, 'GET', workspacePath())).status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(195);
+    sim.setFaults({ error500Rate: 1 });
+    await api(sim, 'GET', workspacePath());
+    sim.setFaults({ rate429: 1 });
+    await api(sim, 'GET', workspacePath());
+    expect(sim.faultCounts()).toEqual({ http500: 1, http429: 1, dropped: 0, latencySpike: 1, buildFailed: 0 });
+  });
+
+  test('failBuilds.rate fails roughly that share of builds, each counted', async () => {
+    sim.setFaults({ failBuilds: { rate: 0.5 } });
+    const ws = sim.workspaces()[1];
+    let failed = 0;
+    for (let i = 0; i < 20; i++) {
+      const post = await api<{ id: string }>(sim, 'POST', `/workspaces/${ws.id}/builds`, { json: { transition: i % 2 ? 'start' : 'stop' } });
+      expect(post.status).toBe(201);
+      for (;;) {
+        const b = await api<{ job: { status: string } }>(sim, 'GET', `/workspacebuilds/${post.body.id}`);
+        if (b.body.job.status === 'failed') failed++;
+        if (!['pending', 'running'].includes(b.body.job.status)) break;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+    expect(failed).toBeGreaterThan(3);
+    expect(failed).toBeLessThan(17);
+    expect(sim.faultCounts().buildFailed).toBe(failed);
+  });
+
   test('only restricts faults to matching paths', async () => {
     sim.setFaults({ error500Rate: 1, only: ['/state'] });
     expect((await api(sim, 'GET', workspacePath())).status).toBe(200);

@@ -95,6 +95,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** The HTTP face of the simulator: coderd's routes, auth, error bodies, and injected faults. */
 export class SimHttpServer {
   readonly log: RequestLogEntry[] = [];
+  readonly injected = { http500: 0, http429: 0, dropped: 0, latencySpike: 0 };
   private readonly server: Server;
   private readonly sockets = new Set<import('node:net').Socket>();
 
@@ -134,18 +135,25 @@ export class SimHttpServer {
     if (faults && faultApplies(faults, url.pathname)) {
       if (faults.addedLatencyMs) await sleep(faults.addedLatencyMs);
       const rnd = this.opts.faultRandom;
+      if (faults.latencySpikeRate && rnd.next() < faults.latencySpikeRate) {
+        this.injected.latencySpike++;
+        await sleep(faults.latencySpikeMs ?? 5000);
+      }
       if (faults.dropConnectionRate && rnd.next() < faults.dropConnectionRate) {
+        this.injected.dropped++;
         req.socket.destroy();
         return;
       }
       if (faults.rate429 && rnd.next() < faults.rate429) {
         const retryAfter = String(faults.retryAfterSeconds ?? 1);
         res.setHeader('Retry-After', retryAfter);
+        this.injected.http429++;
         entry.status = 429;
         send(res, { status: 429, json: { message: 'You have been rate limited.', detail: `Retry after ${retryAfter} seconds.` } });
         return;
       }
       if (faults.error500Rate && rnd.next() < faults.error500Rate) {
+        this.injected.http500++;
         entry.status = 500;
         send(res, { status: 500, json: { message: 'Internal error.', detail: 'simulated fault (error500Rate)' } });
         return;
