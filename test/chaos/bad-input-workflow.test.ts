@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { registerFleetCommands } from '../../src/cli/commands/fleet';
 import { registerStateRestoreCommand } from '../../src/cli/commands/state-restore';
 import { EXIT } from '../../src/cli/io';
 import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
@@ -196,8 +197,18 @@ describe('bad input: workflow inputs', () => {
     });
   });
 
-  it.todo('fleet: concurrency 0 is refused naming the field (needs migrateFleet)');
-  it.todo('fleet: concurrency 10,000 is refused naming the limit (needs migrateFleet)');
+  /** `wsmigrate fleet start`: refused before anything reaches Temporal or Coder. */
+  async function expectFleetRefuses(concurrency: string) {
+    const before = env.sim.requestLog().length;
+    const r = await runCommand(registerFleetCommands, 'fleet', 'start', '--org', 'coder', '--template', env.sim.template.name, '--version', targetVersionId, '--approver', 'sre', '--concurrency', concurrency);
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toMatch(/concurrency must be 1\.\.200/);
+    expect(env.sim.requestLog().length).toBe(before);
+    await expect(env.t.client.workflow.getHandle(`wsmigrate-fleet/coder/${env.sim.template.name}`).describe()).rejects.toThrow(/not found/i);
+  }
+
+  it('fleet: concurrency 0 is refused naming the field', async () => expectFleetRefuses('0'));
+  it('fleet: concurrency 10,000 is refused naming the limit', async () => expectFleetRefuses('10000'));
 });
 
 describe('bad input: Coder answers (a buildinfo version that does not parse)', () => {
