@@ -18,7 +18,13 @@ import type { WorkspaceContext } from './workspace-context';
 const PVC = 'PersistentVolumeClaim';
 /** Kinds the cluster view lists after each build. */
 const VIEW_KINDS = [PVC, 'Deployment'];
-const APPLY_TIMEOUT_MS = 5 * 60_000;
+/**
+ * An apply here takes about a second. One that runs for two minutes is stuck, and there is a real way
+ * to get stuck: an old version applied to a migrated state destroys the _v1 PVC and creates the
+ * old-type one of the same name concurrently; when the create wins, the destroy waits for a name that
+ * exists again. Coder's provisioner would fail that build at its own timeout; so does this one.
+ */
+const APPLY_TIMEOUT_MS = 2 * 60_000;
 
 export interface TerraformProvisionerOptions {
   /** An existing cluster's kubeconfig; without one a local etcd + kube-apiserver is started. */
