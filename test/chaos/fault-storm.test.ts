@@ -163,11 +163,16 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
       (await env.coder.createTemplateVersion(template.organization_id, { template_id: template.id, file_id: file.hash, name: 'old-guarded' })).id,
     );
     const uidsBefore = pvcUids(env.sim);
+    const strays: { ws: string; action: StrayAction; buildNumber: number; status: string }[] = [];
+    // One user is always first: Update on an unmigrated workspace, before the fleet reaches it (the
+    // guarded build fails and forgets the PVC), so the run always has damage to find, however fast it goes.
+    const earlyUser = env.sim.workspaces()[N - 1];
+    const firstStray = await env.coder.waitForBuild((await env.sim.updateAndRestart(earlyUser.id)).startBuildId);
+    strays.push({ ws: `${earlyUser.owner}/${earlyUser.name}`, action: 'update', buildNumber: firstStray.build_number, status: firstStray.job.status });
 
     const handle = await startFleet(env.t.client, fleetInput(env, targetVersionId, { concurrency: FULL_SCALE ? 8 : 4 }), { taskQueue: env.taskQueue });
     let fleetDone = false;
     const approvals = approveRecoveries(handle.workflowId, () => fleetDone);
-    const strays: { ws: string; action: StrayAction; buildNumber: number; status: string }[] = [];
     const users = (async () => {
       while (!fleetDone) {
         await sleep(400 + rnd() * 800);
