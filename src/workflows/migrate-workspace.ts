@@ -117,6 +117,9 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   }
   // patched: runs started before the lean history (local steps, milestone-only phase writes) replay as they ran.
   const leanHistory = patched('wsmigrate-lean-history');
+  // Every patch is decided here, before the first local activity: a patch marker recorded after local
+  // steps of the same workflow task can land ahead of their markers and trip the replay of a query.
+  const healthPreflight = patched('wsmigrate-health-preflight');
   // Quick reads, pure steps and idempotent quick writes run as local activities: one marker event each.
   const acts = leanHistory ? proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP) : proxyActivities<WsmigrateActivities>(QUICK_STEP);
   // The backup and the push are never local: a local step is recorded only when its workflow task
@@ -164,7 +167,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   done('preflight');
   // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
   // patched: runs started before the health check replay on its absence and keep the old rule.
-  const health = patched('wsmigrate-health-preflight')
+  const health = healthPreflight
     ? await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId })
     : ({ health: pf.alreadyMigrated && pf.onTargetVersion ? 'migrated' : 'unmigrated' } as const);
   if (health.health === 'damaged') return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
-import { startWorkspaceMigration } from '../../src/client/migrations';
+import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import { createWsmigrateWorker, defaultWorkflowsPath } from '../../src/worker/create-worker';
-import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 const root = join(__dirname, '..', '..');
@@ -21,7 +22,7 @@ describe('upgrading workers mid-migration', () => {
     oldSrc = mkdtempSync(join(tmpdir(), 'wsmigrate-old-'));
     execSync(`git archive ${BEFORE_BUILD_WATCH} src | tar -x -C ${oldSrc}`, { cwd: root });
     symlinkSync(join(root, 'node_modules'), join(oldSrc, 'node_modules'));
-    env = await createMigrationEnv({ workspaces: 1 });
+    env = await createMigrationEnv({ workspaces: 2 });
   });
   afterAll(async () => {
     await env?.close();
@@ -50,5 +51,25 @@ describe('upgrading workers mid-migration', () => {
     const history = await handle.fetchHistory();
     expect(JSON.stringify(history)).not.toContain('trackBuildChanges');
     await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, handle.workflowId)).resolves.toBeUndefined();
+  }, 180_000);
+
+  it("a history written by today's code, with a gate, a compensation and its local steps, replays on today's code", async () => {
+    const worker = await env.startWorker();
+    try {
+      const versionId = (await env.migrateTemplate()).versionId;
+      const ws = env.sim.workspaces()[1];
+      const handle = await startWorkspaceMigration(
+        env.t.client,
+        { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, option: 'A', approval: { policy: 'destructive', approvers: ['sre'] } },
+        { taskQueue: env.taskQueue },
+      );
+      await waitFor(async () => ((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId === 'apply', 120_000);
+      await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
+      await expect(handle.result()).rejects.toThrow();
+      const history = await handle.fetchHistory();
+      await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, handle.workflowId)).resolves.toBeUndefined();
+    } finally {
+      await worker.stop();
+    }
   }, 180_000);
 });
