@@ -15,6 +15,12 @@ export function isNeedsAttention(err: unknown): boolean {
  */
 export class BuildWatch {
   readonly tracked: TrackedBuild[] = [];
+  /**
+   * Runs started by a worker without this step replay without it (no nondeterminism on upgrade).
+   * Decided when the watch is made, at the workflow's start: a patch called after local steps of the
+   * same workflow task lands ahead of their markers.
+   */
+  private readonly enabled = patched('wsmigrate-build-watch');
 
   constructor(
     private readonly acts: Pick<WsmigrateActivities, 'trackBuildChanges' | 'notify'>,
@@ -23,8 +29,7 @@ export class BuildWatch {
   ) {}
 
   async after(buildId: string | undefined): Promise<void> {
-    // Runs started by a worker without this step replay without it (no nondeterminism on upgrade).
-    if (!buildId || !patched('wsmigrate-build-watch')) return;
+    if (!buildId || !this.enabled) return;
     const seen = await this.acts.trackBuildChanges({ ...this.ctx, buildId });
     if (seen.changeCount > 0) this.tracked.push(seen);
     if (seen.protectedDestroyed.length === 0) return;
