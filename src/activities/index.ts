@@ -1,3 +1,4 @@
+import { makeReleaseActiveVersion, makeRequireActiveVersion } from './active-version-lock';
 import { makeArchiveTemplateVersions, makePlanVersionArchive } from './archive-versions';
 import { makeAssessHealth } from './assess-health';
 import { makeBackupForRecovery } from './backup-for-recovery';
@@ -53,6 +54,8 @@ export function createActivities(deps: ActivityDeps) {
     discoverFleetPage: makeDiscoverFleetPage(deps),
     planVersionArchive: makePlanVersionArchive(deps),
     archiveTemplateVersions: makeArchiveTemplateVersions(deps),
+    requireActiveVersion: makeRequireActiveVersion(deps),
+    releaseActiveVersion: makeReleaseActiveVersion(deps),
   };
   return deps.metrics ? meterActivities(activities, deps.metrics) : activities;
 }

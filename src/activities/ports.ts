@@ -28,6 +28,7 @@ export type CoderApi = Pick<
   | 'waitForTemplateVersion'
   | 'promoteTemplateVersion'
   | 'archiveTemplateVersion'
+  | 'setTemplateRequireActiveVersion'
 >;
 
 export type NotificationKind =

@@ -25,6 +25,7 @@ export function addFleetOptions(cmd: Command): Command {
     .option('--allow-remote-modules', 'migrate a template that calls registry/git modules, leaving them as they are; workspaces holding deprecated types inside one are refused', false)
     .option('--approval-timeout <duration>', 'a gate waits this long, escalates once, waits again, then cancels the fleet', '4h')
     .option('--escalate-to <who>', 'who the escalation notification names')
+    .option('--no-require-active-version', "leave the template's 'require active version' as it is (default: on while migrating, so nobody starts a migrated workspace on an old version; given back after the archive)")
     .option('--no-archive', 'keep the old template versions (default: archive the unused ones at the end, after approval)')
     .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
     .option('--zero-touch', 'push a self-migrating version (Terraform >= 1.7); then only a pinned start per running workspace, stopped ones migrate at their next start', false)
@@ -60,6 +61,7 @@ export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprove
     },
     workspaceApproval: { policy: o.workspaceApproval as 'none' | 'destructive' | 'all' },
     archiveOldVersions: o.archive !== false,
+    requireActiveVersion: o.requireActiveVersion !== false,
     buildTimeout: o.buildTimeout as string,
     dryRun: Boolean(o.dryRun),
     ...(o.allowRemoteModules ? { allowRemoteModules: true } : {}),

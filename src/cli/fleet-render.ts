@@ -44,6 +44,8 @@ export function summaryTable(r: FleetResult): string {
     else if (r.archive.skipped) lines.push('', `old versions not archived: ${r.archive.skipped}`);
     if (r.archive.keptInUse.length) lines.push(`still in use (kept): ${r.archive.keptInUse.map((v) => `${v.name} (${v.workspaces})`).join(', ')}`);
   }
+  const lock = activeVersionLine(r);
+  if (lock) lines.push('', lock);
   if (r.zeroTouch) {
     const z = r.zeroTouch;
     lines.push('', 'zero-touch:', `  migrated themselves (built on the zero-touch version): ${z.migratedThemselves}`);
@@ -52,6 +54,17 @@ export function summaryTable(r: FleetResult): string {
   }
   if (r.note) lines.push('', r.note);
   return lines.join('\n');
+}
+
+/** Whether members can still start a migrated workspace on an old version (which destroys its PVC). */
+function activeVersionLine(r: FleetResult): string | undefined {
+  const released = r.archive?.activeVersion;
+  if (released === 'switched-off') return "require active version: given back (off) now that the old versions are archived";
+  if (released === 'left-on-by-operator') return 'require active version: left on (it was on before wsmigrate)';
+  const lock = r.activeVersionLock;
+  if (!lock || lock.state === 'refused') return undefined; // the refusal is in the note
+  if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
+  return 'require active version: on until the old versions are archived (members cannot start a workspace on an old version meanwhile)';
 }
 
 /** `fleet status` in words. */

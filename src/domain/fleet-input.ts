@@ -51,6 +51,12 @@ export const migrateFleetInputSchema = z.object({
   /** At the end, when every workspace is migrated, archive the old versions no workspace uses (after the `fleet-archive` gate). */
   archiveOldVersions: z.boolean().default(true),
   /**
+   * While the fleet migrates, the template requires its active version (Premium), so no member can
+   * start a migrated workspace on an old version (that destroys its PVC); wsmigrate gives the setting
+   * back once the old versions are archived. Off: migrated workspaces stay exposed until then.
+   */
+  requireActiveVersion: z.boolean().default(true),
+  /**
    * Zero-touch: the template step pushes the zero-touch version (removed{} + conditional import{});
    * per workspace only a start pinned to it for running ones, nothing for stopped ones (they migrate
    * themselves at their next start), then the health check. No state push, no stop.

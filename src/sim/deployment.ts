@@ -64,6 +64,8 @@ export class SimDeployment {
   faultDraw: () => number = Math.random;
   buildFaultsInjected = 0;
   accessUrl = 'http://127.0.0.1';
+  /** A licensed (Premium) deployment: template access control such as require_active_version works. */
+  accessControlLicensed = true;
   private nextLogId = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly buildWaiters = new Map<string, (() => void)[]>();
@@ -271,6 +273,26 @@ export class SimDeployment {
     return archived;
   }
 
+  /**
+   * PATCH /templates/{id}: only require_active_version is modelled. Like codersdk's non-pointer bool,
+   * an omitted field means false, so a client must send the template's current value back.
+   */
+  updateTemplateMeta(actor: User, template: TemplateRecord, body: Record<string, unknown>): boolean {
+    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
+    const want = body.require_active_version === true;
+    if (body.require_active_version !== undefined && typeof body.require_active_version !== 'boolean') {
+      throw new ApiError(400, 'Request body must be valid JSON.', 'require_active_version must be a boolean.');
+    }
+    if (want === Boolean(template.requireActiveVersion)) return false;
+    // AGPL may switch it off but not on (coderd's AGPL access-control store; the exact status is UNCONFIRMED).
+    if (want && !this.accessControlLicensed) {
+      throw new ApiError(500, 'Internal error updating template metadata.', 'set template access control: enterprise license required for require_active_version');
+    }
+    template.requireActiveVersion = want;
+    template.updatedAt = this.now();
+    return true;
+  }
+
   // ── workspace builds ──────────────────────────────────────────────────
 
   createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest): BuildRecord {
@@ -289,6 +311,12 @@ export class SimDeployment {
     const version = this.versions.get(versionId);
     if (!version) throw new ApiError(400, 'Template version not found.', `No template version with id ${versionId}.`);
     if (version.templateId !== ws.templateId) throw new ApiError(400, 'template version doesn\'t match template');
+    const template = this.template(ws.templateId);
+    // coderd lets only template admins start a non-active version of a template that requires the active
+    // one. That stops and deletes on the old version stay allowed is UNCONFIRMED (the lenient reading).
+    if (template?.requireActiveVersion && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor)) {
+      throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
+    }
     // Coder refuses builds on an archived version; wsmigrate archives the pre-migration versions so a
     // migrated workspace can never be "downgraded" to the old types (which destroys the PVC).
     if (version.archived) throw new ApiError(400, 'The provided template version is archived.', `Template version ${version.name} is archived; build with the active version.`);

@@ -54,6 +54,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     throw e;
   }
   const d = seeded.deployment;
+  d.accessControlLicensed = opts.premium ?? true;
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
   d.faultDraw = () => faultRandom.next();
@@ -73,6 +74,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     url,
     token: seeded.admin.token,
     memberToken: seeded.member.token,
+    tokenOf(username) {
+      const user = d.users.find((u) => u.username === username);
+      if (!user) throw new Error(`The simulator has no user ${username}; its users are ${d.users.map((u) => u.username).join(', ')}.`);
+      return user.token;
+    },
     orgId: d.org.id,
     template: {
       id: template.id,

@@ -52,6 +52,8 @@ export interface TemplateRecord {
   displayName: string;
   organizationId: string;
   activeVersionId: string;
+  /** Premium: members may build only the active version (template admins may still pick another). */
+  requireActiveVersion?: boolean;
   createdById: string;
   createdAt: string;
   updatedAt: string;

@@ -26,6 +26,11 @@ export interface SimulatorOptions {
   kubeconfig?: string;
   /** Default true: each seeded workspace's latest build is a succeeded start (else a succeeded stop). */
   workspacesRunning?: boolean;
+  /**
+   * Default true: a Premium-licensed deployment, where a template can require its active version.
+   * false: AGPL, which refuses to switch require_active_version on.
+   */
+  premium?: boolean;
 }
 
 export interface FailBuildsFault {
@@ -124,6 +129,8 @@ export interface CoderSimulator {
   token: string;
   /** A plain member: reads own workspaces; no template update (GET state → 404, PUT state → 403/404). */
   memberToken: string;
+  /** The session token of a seeded user (a workspace's owner), to act as that user. */
+  tokenOf(username: string): string;
   orgId: string;
   template: SimulatedTemplateSummary;
   workspaces(): SimulatedWorkspaceSummary[];

@@ -12,6 +12,7 @@ import {
   defineUpdate,
   executeChild,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -22,6 +23,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
+import type { ActiveVersionLock, ActiveVersionRelease } from '../activities/active-version-lock';
 import type { FleetItem } from '../activities/discover-fleet';
 import type { Notification } from '../activities/ports';
 import type { PendingApproval } from '../domain/approval-policy';
@@ -104,6 +106,7 @@ export interface FleetState {
   archive?: FleetArchiveResult;
   note?: string;
   zeroTouch?: ZeroTouchReport;
+  activeVersionLock?: ActiveVersionLock;
 }
 
 /** A zero-touch fleet's answer to "who migrated how" (names capped at ZERO_TOUCH_NAMES each). */
@@ -122,6 +125,8 @@ export interface FleetArchiveResult {
   archived: { id: string; name: string }[];
   keptInUse: { id: string; name: string; workspaces: number }[];
   skipped?: string;
+  /** Once no old version can be built: the template's require_active_version given back (or left, if it was the operator's). */
+  activeVersion?: ActiveVersionRelease;
 }
 
 export interface FleetSummary {
@@ -170,6 +175,8 @@ export interface FleetResult {
   failures: FleetFailure[];
   archive?: FleetArchiveResult;
   zeroTouch?: ZeroTouchReport;
+  /** What the fleet did so nobody starts a migrated workspace on an old version meanwhile. */
+  activeVersionLock?: ActiveVersionLock;
   /** True when a limit (a maintenance window's batch) or a cancel left workspaces for a later run. */
   moreRemaining: boolean;
   note?: string;
@@ -257,6 +264,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
   }
   const { workflowId } = workflowInfo();
+  // Decided in the first activation, before any command, like every patch of the workspace workflow.
+  const locksOldVersions = patched('wsmigrate-active-version-lock');
   const st: FleetState = carried ? { ...carried, runs: carried.runs + 1 } : initialState();
   if (input.zeroTouch && !st.zeroTouch) st.zeroTouch = { migratedThemselves: 0, migratedByRunbook: [], waitingForBuild: [] };
   const fleetName = `${input.organization}/${input.template}`;
@@ -409,6 +418,15 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     enter(input.canary > 0 ? 'canary' : 'rolling');
   }
   const targetVersionId = st.targetVersionId as string;
+  if (locksOldVersions && input.requireActiveVersion && !input.dryRun && !st.activeVersionLock && st.stage !== 'done' && st.stage !== 'archive') {
+    st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId });
+    if (st.activeVersionLock.state === 'refused') {
+      const why = `Coder refused to make template ${fleetName} require its active version (${st.activeVersionLock.reason}). Until the old versions are archived, a member who starts a migrated workspace on an old version destroys its PVC: tell users not to pick an old version, and let the fleet archive them at the end.`;
+      st.note = st.note ? `${st.note} ${why}` : why;
+      log.warn('old versions stay buildable by members while the fleet runs', { template: fleetName });
+      refreshDetails();
+    }
+  }
 
   // ── discovery and children ────────────────────────────────────────────
   async function discoverMore(): Promise<void> {
@@ -622,7 +640,9 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (input.dryRun) return { archived: [], keptInUse: [], skipped: 'dry run' };
     if (!allDone) return { archived: [], keptInUse: [], skipped: 'not every workspace is migrated yet' };
     const plan = await slow.planVersionArchive({ organization: input.organization, template: input.template, targetVersionId });
-    if (plan.versions.length === 0) return { archived: [], keptInUse: plan.inUse, skipped: 'no unused old version' };
+    if (plan.versions.length === 0) {
+      return { archived: [], keptInUse: plan.inUse, skipped: 'no unused old version', ...(await releaseIfNoOldVersionLeft(plan.inUse.length)) };
+    }
     const names = plan.versions.map((v) => v.name).join(', ');
     const decision = await gates.request(
       'fleet-archive',
@@ -633,10 +653,18 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (decision !== 'approved' && decision !== 'not-required') return { archived: [], keptInUse: plan.inUse, skipped: `archive ${decision}` };
     const done = await slow.archiveTemplateVersions({ template: input.template, versionIds: plan.versions.map((v) => v.id) });
     const byId = new Map(plan.versions.map((v) => [v.id, v]));
+    const keptInUse = [...plan.inUse, ...done.keptInUse.map((id) => ({ id, name: byId.get(id)?.name ?? id, workspaces: 1 }))];
     return {
       archived: done.archived.map((id) => byId.get(id) ?? { id, name: id }),
-      keptInUse: [...plan.inUse, ...done.keptInUse.map((id) => ({ id, name: byId.get(id)?.name ?? id, workspaces: 1 }))],
+      keptInUse,
+      ...(await releaseIfNoOldVersionLeft(keptInUse.length)),
     };
+  }
+
+  /** Only once no old version can be built is the template's setting given back; an old version in use keeps it on. */
+  async function releaseIfNoOldVersionLeft(inUse: number): Promise<{ activeVersion?: ActiveVersionRelease }> {
+    if (!locksOldVersions || inUse > 0) return {};
+    return { activeVersion: await acts.releaseActiveVersion({ organization: input.organization, template: input.template }) };
   }
 
   async function finish(moreRemaining: boolean): Promise<FleetResult> {
@@ -649,6 +677,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       failures: st.failures,
       ...(st.archive ? { archive: st.archive } : {}),
       ...(st.zeroTouch ? { zeroTouch: st.zeroTouch } : {}),
+      ...(st.activeVersionLock ? { activeVersionLock: st.activeVersionLock } : {}),
       moreRemaining,
       ...(st.note ? { note: st.note } : {}),
     };

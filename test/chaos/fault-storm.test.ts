@@ -9,9 +9,10 @@ import { startFleet } from '../../src/client/fleet';
 import { scanFleet } from '../../src/client/fleet-scan';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { workspaceWorkflowId } from '../../src/domain/migration-input';
-import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
+import { CoderClient } from '../../src/adapters/coder';
 import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
 import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { chaosSeed, FULL_SCALE, reportFigures, seededRandom } from './fixtures/chaos-report';
 import { fleetTruth, pvcUids } from './fixtures/fleet-checks';
@@ -154,14 +155,15 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
     const rnd = seededRandom(chaosSeed());
     const originalVersionId = env.sim.template.activeVersionId;
     const targetVersionId = (await env.migrateTemplate()).versionId;
-    // The old version as a careful template admin republishes it while a fleet moves: a start on it
-    // forgets a _v1 volume instead of destroying it (an unguarded one destroys it; see the report).
-    const guardedOld = `${K8S_TEMPLATE_MAIN_TF}\nremoved {\n  from = kubernetes_persistent_volume_claim_v1.home\n  lifecycle {\n    destroy = false\n  }\n}\n`;
-    const template = await env.coder.template(env.sim.template.id);
-    const file = await env.coder.uploadFile(await packTar([{ name: 'main.tf', content: guardedOld }]));
-    const oldVersion = await env.coder.waitForTemplateVersion(
-      (await env.coder.createTemplateVersion(template.organization_id, { template_id: template.id, file_id: file.hash, name: 'old-guarded' })).id,
-    );
+    // The users act as themselves (workspace owners, not template admins), and "start pinned to the
+    // old version" uses the real pre-migration version, unguarded: on a migrated workspace real
+    // Terraform destroys the PVC with it. The fleet holds members to the active version meanwhile.
+    const asOwner = new Map<string, CoderClient>();
+    const ownerClient = (owner: string) => {
+      if (!asOwner.has(owner)) asOwner.set(owner, new CoderClient({ url: env.sim.url, token: env.sim.tokenOf(owner), retry: { maxAttempts: 1 } }));
+      return asOwner.get(owner) as CoderClient;
+    };
+    let refusedOldStarts = 0;
     const uidsBefore = pvcUids(env.sim);
     const strays: { ws: string; action: StrayAction; buildNumber: number; status: string }[] = [];
     // One user is always first: Update on an unmigrated workspace, before the fleet reaches it (the
@@ -173,7 +175,21 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
     const handle = await startFleet(env.t.client, fleetInput(env, targetVersionId, { concurrency: FULL_SCALE ? 8 : 4 }), { taskQueue: env.taskQueue });
     let fleetDone = false;
     const approvals = approveRecoveries(handle.workflowId, () => fleetDone);
+    const startOld = (ws: { id: string; owner: string }) =>
+      ownerClient(ws.owner)
+        .createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: originalVersionId })
+        .then((b) => b.id)
+        .catch((err: Error) => {
+          if (/non-active version/.test(err.message)) refusedOldStarts++;
+          throw err;
+        });
     const users = (async () => {
+      // Once the fleet holds members to the active version, one owner always tries the old version first.
+      await waitFor(async () => (await env.coder.template(env.sim.template.id)).require_active_version === true, 60_000);
+      for (const ws of env.sim.workspaces()) {
+        if (refusedOldStarts > 0 || fleetDone) break;
+        await startOld(ws).catch(() => undefined);
+      }
       while (!fleetDone) {
         await sleep(400 + rnd() * 800);
         const ws = env.sim.workspaces()[Math.floor(rnd() * N)];
@@ -182,9 +198,9 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
           let buildId: string;
           if (action === 'update') buildId = (await env.sim.updateAndRestart(ws.id)).startBuildId;
           else if (action === 'restart') {
-            await env.coder.waitForBuild((await env.coder.createWorkspaceBuild(ws.id, { transition: 'stop' })).id);
-            buildId = (await env.coder.createWorkspaceBuild(ws.id, { transition: 'start' })).id;
-          } else buildId = (await env.coder.createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: oldVersion.id })).id;
+            await env.coder.waitForBuild((await ownerClient(ws.owner).createWorkspaceBuild(ws.id, { transition: 'stop' })).id);
+            buildId = (await ownerClient(ws.owner).createWorkspaceBuild(ws.id, { transition: 'start' })).id;
+          } else buildId = await startOld(ws);
           const b = await env.coder.waitForBuild(buildId);
           strays.push({ ws: `${ws.owner}/${ws.name}`, action, buildNumber: b.build_number, status: b.job.status });
         } catch {
@@ -226,6 +242,7 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
       strayBuilds: strays.length,
       strayByAction: Object.fromEntries((['update', 'restart', 'start-old'] as const).map((a) => [a, strays.filter((x) => x.action === a).length])),
       strayBuildsFailed: damagingStrays.length,
+      oldVersionStartsRefused: refusedOldStarts,
       recoveriesApproved: approvedInFirst + approvedInSecond,
       damagedAfterFirstRun: damagedAfterFirst.length,
       reportedMigratedWhileDamaged: reportedMigratedWhileDamaged.length,
@@ -240,6 +257,9 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
 
     expect(strays.length).toBeGreaterThanOrEqual(N / 4); // users were busy: how many got a build in depends on how fast the fleet went
     expect(damagingStrays.length).toBeGreaterThan(0); // users really damaged workspaces
+    // No owner got a build on the old version while the fleet ran: Coder refused each one.
+    expect(refusedOldStarts).toBeGreaterThan(0);
+    expect(strays.filter((x) => x.action === 'start-old')).toEqual([]);
     expect(reportedMigratedWhileDamaged).toEqual([]);
     expect(truth.pvcLosses).toBe(0);
     expect(truth.pvcsReplaced).toBe(0);

@@ -45,6 +45,11 @@ describe('backup retention', () => {
     expect(decisions.map((d) => (d.action === 'keep' ? d.reason.split(' (')[0] : 'delete'))).toEqual(['younger than the cut-off', 'no record of who wrote it', 'delete']);
   });
 
+  it("never deletes wsmigrate's mark that it switched on a template's require_active_version, however old", () => {
+    const decisions = planPrune([blob('a', [{ kind: 'template-lock', workflowId: 'wsmigrate-fleet/coder/k8s', storedAt: daysAgo(400) }])], [], NOW, 30 * 86_400_000);
+    expect(decisions[0]).toMatchObject({ action: 'keep', reason: expect.stringMatching(/require_active_version/) });
+  });
+
   it('reads ages and workflow ids', () => {
     expect(parseAge('30d')).toBe(30 * 86_400_000);
     expect(parseAge('12h')).toBe(12 * 3_600_000);

@@ -1,3 +1,4 @@
+import { CoderClient } from '../../src/adapters/coder';
 import { controlFleet, fleetStatus, startFleet } from '../../src/client/fleet';
 import { decide, migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
@@ -40,6 +41,14 @@ describe('migrateFleet: template, canary, gate, window, archive', () => {
     expect(atGate.pendingApproval?.summary).toMatch(/Canary: 2 of 2 ok/);
     expect(env.notes.some((n) => n.kind === 'fleet-canary-done' && n.workflowId === handle.workflowId)).toBe(true);
     await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'mallory' })).rejects.toThrow(/'mallory' is not an approver/);
+    // While the fleet migrates, the template requires its active version: the owner of a migrated
+    // workspace cannot start it on the old version (real Terraform destroys the PVC then).
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(true);
+    const onTarget = [];
+    for (const w of env.sim.workspaces()) if ((await env.coder.workspace(w.id)).latest_build.template_version_id === atGate.targetVersionId) onTarget.push(w);
+    expect(onTarget).toHaveLength(2);
+    const owner = new CoderClient({ url: env.sim.url, token: env.sim.tokenOf(onTarget[0].owner), retry: { maxAttempts: 1 } });
+    await expect(owner.createWorkspaceBuild(onTarget[0].id, { transition: 'start', template_version_id: original })).rejects.toThrow(/non-active version/);
     await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre', comment: 'canary fine' });
 
     await waitFor(async () => (await progressOf(env, handle.workflowId)).pendingApproval?.gateId === 'fleet-archive', 120_000);
@@ -53,6 +62,10 @@ describe('migrateFleet: template, canary, gate, window, archive', () => {
     expect(result.summary).toMatchObject({ migrated: 10, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0 });
     expect(result.summary.pvcUidsKept).toBeGreaterThanOrEqual(10);
     expect(result.archive?.archived.map((v) => v.id)).toEqual([original]);
+    expect(result.activeVersionLock).toEqual({ state: 'switched-on' });
+    // No old version can be built any more: the template's own setting is given back.
+    expect(result.archive?.activeVersion).toBe('switched-off');
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
     expect(result.moreRemaining).toBe(false);
     expect(uids()).toEqual(uidsBefore);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
@@ -190,11 +203,18 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     expect(first.summary).toMatchObject({ migrated: 2, skipped: 0 });
     expect(first.moreRemaining).toBe(true);
     expect(first.archive?.skipped).toBe('not every workspace is migrated yet');
+    // Between batches the old version is still in use, so members stay held to the active version.
+    expect(first.activeVersionLock).toEqual({ state: 'switched-on' });
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(true);
 
     const second = await run({ filters: { exclude: [] } });
     expect(second.summary).toMatchObject({ migrated: 4, skipped: 2, failed: 0 });
     expect(second.moreRemaining).toBe(false);
     expect(second.archive?.archived.map((v) => v.id)).toEqual([env.sim.template.originalVersionId]);
+    // The second batch (another workflow) finds wsmigrate's own mark and gives the setting back.
+    expect(second.activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: true });
+    expect(second.archive?.activeVersion).toBe('switched-off');
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 180_000);
 });

@@ -84,6 +84,29 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Coder template names: letters, digits and single dashes; anything else could smuggle search terms into q. */
 const TEMPLATE_NAME = /^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$/;
 
+/** The settings of codersdk.UpdateTemplateMeta that GET /templates/{id} returns under the same names. */
+const TEMPLATE_META_FIELDS = [
+  'name',
+  'display_name',
+  'description',
+  'icon',
+  'default_ttl_ms',
+  'activity_bump_ms',
+  'autostop_requirement',
+  'autostart_requirement',
+  'allow_user_autostart',
+  'allow_user_autostop',
+  'allow_user_cancel_workspace_jobs',
+  'failure_ttl_ms',
+  'time_til_dormant_ms',
+  'time_til_dormant_autodelete_ms',
+  'deprecation_message',
+  'max_port_share_level',
+  'use_classic_parameter_flow',
+  'cors_behavior',
+  'disable_module_cache',
+] as const;
+
 const NEEDS = {
   workspaceRead: 'read access to the workspace (its owner, a template admin or an owner)',
   workspaceUpdate: '`update` on the workspace',
@@ -374,6 +397,32 @@ export class CoderClient {
       { method: 'GET', path: `/templates/${seg(id)}`, expect: [200], endpoint: { does: `get template ${id}`, needs: NEEDS.templateRead } },
       TemplateSchema,
     );
+  }
+
+  /**
+   * Switches the template's "require active version" (Premium): members can then start only the
+   * active version. codersdk's UpdateTemplateMeta takes the whole settings block (non-pointer fields
+   * reset to zero when omitted), so, as `coder templates edit` does, the current values are sent back
+   * with only this one changed. Coder answers 304 when nothing changed.
+   */
+  async setTemplateRequireActiveVersion(id: string, requireActiveVersion: boolean): Promise<void> {
+    const current = (await this.template(id)) as Record<string, unknown>;
+    const body: Record<string, unknown> = {};
+    for (const key of TEMPLATE_META_FIELDS) if (current[key] !== undefined) body[key] = current[key];
+    body.require_active_version = requireActiveVersion;
+    // Never true: it would delete the "Everyone" group's access to the template.
+    body.disable_everyone_group_access = false;
+    await this.#http.send({
+      method: 'PATCH',
+      path: `/templates/${seg(id)}`,
+      body: { json: body },
+      expect: [200, 304],
+      endpoint: {
+        does: `${requireActiveVersion ? 'require' : 'stop requiring'} the active version of template ${id}`,
+        needs: NEEDS.templateAdmin,
+        hints: { 500: 'Coder without a Premium license refuses to require the active version (enterprise license required).' },
+      },
+    });
   }
 
   templateVersion(id: string): Promise<TemplateVersion> {

@@ -36,6 +36,16 @@ export const templateRoutes: Route[] = [
     },
   },
   {
+    method: 'PATCH',
+    path: '/templates/{template}',
+    async handle(ctx) {
+      const template = templateById(ctx);
+      const changed = ctx.deployment.updateTemplateMeta(ctx.actor, template, await readJson(ctx));
+      // coderd answers 304 Not Modified when nothing changed.
+      return changed ? ok(templateJson(ctx.deployment, template)) : { status: 304 };
+    },
+  },
+  {
     method: 'GET',
     path: '/templates/{template}/versions',
     handle(ctx) {

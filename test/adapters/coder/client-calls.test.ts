@@ -215,4 +215,41 @@ describe('CoderClient calls', () => {
       message: expect.stringContaining('choose another name'),
     });
   });
+
+  it("switches require_active_version by sending the template's current settings back, so nothing else is reset", async () => {
+    const template = {
+      ...fixture('template'),
+      display_name: 'Kubernetes',
+      description: 'dev boxes',
+      default_ttl_ms: 28_800_000,
+      activity_bump_ms: 3_600_000,
+      autostop_requirement: { days_of_week: ['sunday'], weeks: 1 },
+      allow_user_autostart: false,
+      failure_ttl_ms: 604_800_000,
+      deprecation_message: '',
+      require_active_version: false,
+      active_user_count: 12,
+    };
+    coder.on('GET', `/templates/${template.id}`, { status: 200, json: template });
+    coder.on('PATCH', `/templates/${template.id}`, { status: 200, json: { ...template, require_active_version: true } }, { status: 304 });
+    await client.setTemplateRequireActiveVersion(template.id, true);
+    await client.setTemplateRequireActiveVersion(template.id, true);
+    const [patch] = coder.requestsTo('PATCH', `/templates/${template.id}`);
+    const body = JSON.parse(patch!.body.toString());
+    expect(body).toMatchObject({
+      name: template.name,
+      display_name: 'Kubernetes',
+      description: 'dev boxes',
+      default_ttl_ms: 28_800_000,
+      activity_bump_ms: 3_600_000,
+      autostop_requirement: { days_of_week: ['sunday'], weeks: 1 },
+      allow_user_autostart: false,
+      failure_ttl_ms: 604_800_000,
+      require_active_version: true,
+      disable_everyone_group_access: false,
+    });
+    // Read-only fields are not sent back.
+    expect(body).not.toHaveProperty('active_user_count');
+    expect(body).not.toHaveProperty('id');
+  });
 });
