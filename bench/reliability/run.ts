@@ -73,6 +73,8 @@ export interface ChaosFigures {
     workspaces: number;
     strayBuilds: number;
     strayBuildsFailed: number;
+    /** Owners' starts on the real, unguarded old version, refused by Coder while the fleet held the template to its active version. */
+    oldVersionStartsRefused?: number;
     damagedAfterFirstRun: number;
     recoveriesApproved: number;
     reportedMigratedWhileDamaged: number;
@@ -148,6 +150,10 @@ export function chaosRows(c: ChaosFigures, jest: JestResults): [string, string][
         ? `${su.recoveriesApproved} recovered by a migration (recover gate) / ${su.damagedAfterFirstRun} still damaged after the first run, all found by the scan (${su.strayBuilds} stray builds, ${su.strayBuildsFailed} failed; ${su.reportedMigratedWhileDamaged} reported migrated while damaged; ` +
           `first run ${outcomes(su.firstRun)}; final scan ${Object.entries(su.finalScan).map(([k, v]) => `${k} ${v}`).join(', ')})`
         : NOT_RUN,
+    ],
+    [
+      'owners\' starts on the old (unguarded) version refused (stray users)',
+      su?.oldVersionStartsRefused !== undefined ? `${su.oldVersionStartsRefused} refused by Coder (require_active_version held by the fleet), 0 built` : NOT_RUN,
     ],
     ['blob store and conflicts (corrupt, deleted, full disk, foreign push/build)', blobTests.length ? `${blobTests.filter((a) => a.status === 'passed').length} / ${blobTests.length} held` : NOT_RUN],
   ];
