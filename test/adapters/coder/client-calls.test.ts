@@ -217,6 +217,84 @@ describe('CoderClient calls', () => {
   });
 
   it("switches require_active_version by sending the template's current settings back, so nothing else is reset", async () => {
+    const settings = {
+      display_name: 'Kubernetes',
+      description: 'dev boxes',
+      default_ttl_ms: 28_800_000,
+      activity_bump_ms: 3_600_000,
+      autostop_requirement: { days_of_week: ['sunday'], weeks: 1 },
+      allow_user_autostart: false,
+      failure_ttl_ms: 604_800_000,
+      deprecation_message: '',
+    };
+    const template = { ...fixture('template'), ...settings, require_active_version: false, active_user_count: 12 };
+    coder.on('GET', `/templates/${template.id}`, { status: 200, json: template });
+    coder.on('GET', `/templateversions/${version.id}`, { status: 200, json: version });
+    expect((await client.templateByName(template.organization_id, 'k8s-dev')).active_version_id).toBe(version.id);
+    expect((await client.template(template.id)).name).toBe('k8s-dev');
+    expect((await client.templateVersion(version.id)).job.file_id).toBe(version.job.file_id);
+  });
+
+  it('resolves an organization name to its id when the sub-route does not take names', async () => {
+    const template = fixture('template');
+    coder.on('GET', '/organizations/coder/templates/k8s-dev', { status: 404, json: fixture('error') });
+    coder.on('GET', '/organizations/coder', { status: 200, json: { id: template.organization_id, name: 'coder' } });
+    coder.on('GET', `/organizations/${template.organization_id}/templates/k8s-dev`, { status: 200, json: template });
+    expect((await client.templateByName('coder', 'k8s-dev')).id).toBe(template.id);
+  });
+
+  it('also works when the sub-route takes the organization name directly', async () => {
+    coder.on('GET', '/organizations/coder/templates/k8s-dev', { status: 200, json: fixture('template') });
+    await client.templateByName('coder', 'k8s-dev');
+    expect(coder.received).toHaveLength(1);
+  });
+
+  it('downloads and uploads template archives as raw bytes', async () => {
+    const tar = Buffer.alloc(4096, 7);
+    coder.on('GET', '/files/f1', { status: 200, raw: tar, headers: { 'content-type': 'application/x-tar' } });
+    coder.on('POST', '/files', { status: 201, json: fixture('file-upload') }, { status: 200, json: fixture('file-upload') });
+    expect((await client.downloadFile('f1')).equals(tar)).toBe(true);
+    const first = await client.uploadFile(tar);
+    const again = await client.uploadFile(tar);
+    expect(first.hash).toBe(fixture('file-upload').hash);
+    expect(again.hash).toBe(first.hash);
+    const [upload] = coder.requestsTo('POST', '/files');
+    expect(upload?.headers['content-type']).toBe('application/x-tar');
+    expect(upload?.body.equals(tar)).toBe(true);
+  });
+
+  it('creates a template version from a file with the CLI defaults, then promotes it', async () => {
+    const version = fixture('template-version');
+    coder.on('POST', `/organizations/${version.organization_id}/templateversions`, { status: 201, json: version });
+    coder.on('PATCH', `/templates/${version.template_id}/versions`, { status: 200, json: { message: 'Updated the active template version!' } });
+    const created = await client.createTemplateVersion(version.organization_id, { template_id: version.template_id, file_id: version.job.file_id, name: version.name });
+    expect(created.id).toBe(version.id);
+    await client.promoteTemplateVersion(version.template_id, version.id);
+    const [post] = coder.requestsTo('POST', `/organizations/${version.organization_id}/templateversions`);
+    expect(JSON.parse(post!.body.toString())).toEqual({
+      template_id: version.template_id,
+      file_id: version.job.file_id,
+      name: version.name,
+      storage_method: 'file',
+      provisioner: 'terraform',
+    });
+    const [patch] = coder.requestsTo('PATCH', `/templates/${version.template_id}/versions`);
+    expect(JSON.parse(patch!.body.toString())).toEqual({ id: version.id });
+  });
+
+  it('treats "name already exists" for a version made from the same file as an earlier run of the same call', async () => {
+    const version = fixture('template-version');
+    coder.on('POST', `/organizations/${version.organization_id}/templateversions`, { status: 409, json: { message: 'Template version name already exists' } });
+    coder.on('GET', `/templates/${version.template_id}/versions/${version.name}`, { status: 200, json: version });
+    const req = { template_id: version.template_id, file_id: version.job.file_id, name: version.name };
+    expect((await client.createTemplateVersion(version.organization_id, req)).id).toBe(version.id);
+    await expect(client.createTemplateVersion(version.organization_id, { ...req, file_id: 'another-file' })).rejects.toMatchObject({
+      kind: 'conflict',
+      message: expect.stringContaining('choose another name'),
+    });
+  });
+
+  it("switches require_active_version by sending the template's current settings back, so nothing else is reset", async () => {
     const template = {
       ...fixture('template'),
       display_name: 'Kubernetes',
@@ -236,18 +314,7 @@ describe('CoderClient calls', () => {
     await client.setTemplateRequireActiveVersion(template.id, true);
     const [patch] = coder.requestsTo('PATCH', `/templates/${template.id}`);
     const body = JSON.parse(patch!.body.toString());
-    expect(body).toMatchObject({
-      name: template.name,
-      display_name: 'Kubernetes',
-      description: 'dev boxes',
-      default_ttl_ms: 28_800_000,
-      activity_bump_ms: 3_600_000,
-      autostop_requirement: { days_of_week: ['sunday'], weeks: 1 },
-      allow_user_autostart: false,
-      failure_ttl_ms: 604_800_000,
-      require_active_version: true,
-      disable_everyone_group_access: false,
-    });
+    expect(body).toMatchObject({ ...settings, name: template.name, require_active_version: true, disable_everyone_group_access: false });
     // Read-only fields are not sent back.
     expect(body).not.toHaveProperty('active_user_count');
     expect(body).not.toHaveProperty('id');
