@@ -50,6 +50,29 @@ describe('wsmigrate sim', () => {
     await expect(fetch(`${url}/api/v2/buildinfo`)).rejects.toThrow();
   });
 
+  test("--no-premium acts as an unlicensed Coder; each owner's token is printed, to act as that owner", async () => {
+    const io = collector();
+    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '2', '--seed', '4', '--no-premium'], { from: 'user' });
+    await until(() => io.lines.some((l) => l.startsWith('export ')));
+    try {
+      const [, url, token] = /^export CODER_URL=(\S+) CODER_SESSION_TOKEN=(\S+)$/.exec(io.lines.find((l) => l.startsWith('export ')) as string) as RegExpExecArray;
+      const owners = Object.fromEntries(((/owner tokens: (.*)$/m.exec(io.lines.join('\n')) as RegExpExecArray)[1]).split(' ').map((kv) => kv.split('=')));
+      const workspaces = (await (await fetch(`${url}/api/v2/workspaces`, { headers: { 'Coder-Session-Token': owners.alice } })).json()) as { workspaces: { owner_name: string }[] };
+      expect(workspaces.workspaces.map((w) => w.owner_name)).toEqual(['alice']);
+      const template = (await (await fetch(`${url}/api/v2/organizations/coder/templates/k8s-dev`, { headers: { 'Coder-Session-Token': token } })).json()) as { id: string };
+      const patch = await fetch(`${url}/api/v2/templates/${template.id}`, {
+        method: 'PATCH',
+        headers: { 'Coder-Session-Token': token, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ require_active_version: true }),
+      });
+      expect(patch.status).toBe(500);
+      expect(((await patch.json()) as { detail: string }).detail).toMatch(/enterprise license required/);
+    } finally {
+      process.emit('SIGTERM');
+      await run;
+    }
+  });
+
   test('rejects a bad flag value with a usage error naming the flag', async () => {
     const io = collector();
     await expect(program(io).parseAsync(['sim', '--workspaces', 'many'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);

@@ -28,6 +28,8 @@ interface SimOptions {
   stopped?: boolean;
   provisioner: 'structural' | 'terraform';
   kubeconfig?: string;
+  /** commander's --no-premium */
+  premium: boolean;
 }
 
 function provisionerKind(raw: string): 'structural' | 'terraform' {
@@ -74,6 +76,7 @@ export function registerSimCommands(program: Command, io: CliIo): void {
       'structural',
     )
     .option('--kubeconfig <path>', 'with --provisioner terraform: use this cluster instead of starting a local etcd + kube-apiserver')
+    .option('--no-premium', "act as an unlicensed (AGPL) Coder: a template cannot be made to require its active version")
     .addHelpText(
       'after',
       `
@@ -98,6 +101,7 @@ Exit codes:
           version: opts.version,
           buildLatencyMs: opts.buildLatencyMs,
           workspacesRunning: !opts.stopped,
+          premium: opts.premium,
           provisioner: opts.provisioner,
           ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
@@ -115,6 +119,8 @@ Exit codes:
       io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}`);
       io.out(`  admin token:  ${sim.token}`);
       io.out(`  member token: ${sim.memberToken}`);
+      const owners = [...new Set(sim.workspaces().map((w) => w.owner))];
+      if (owners.length) io.out(`  owner tokens: ${owners.map((o) => `${o}=${sim.tokenOf(o)}`).join(' ')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
       const signal = await untilSignal();
