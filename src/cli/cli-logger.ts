@@ -58,7 +58,7 @@ function commandName(cmd: Command): string {
   return words.join(' ') || cmd.name();
 }
 
-/** The command's name and what its arguments name: workflow id (with its workspace), workspace, template, gate. */
+/** The command's name and what its arguments name: workflow id (with its workspace), workspace, template, gate, schedule. */
 function contextOf(cmd: Command, contextOfWorkflowId: (id: string) => Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = { command: commandName(cmd) };
   cmd.registeredArguments.forEach((arg, i) => {
@@ -66,6 +66,8 @@ function contextOf(cmd: Command, contextOfWorkflowId: (id: string) => Record<str
     if (typeof value !== 'string') return;
     if (arg.name() === 'workflow-id') Object.assign(fields, contextOfWorkflowId(value));
     if (arg.name() === 'owner/workspace') fields.workspace = value;
+    if (arg.name() === 'template') fields.template = value;
+    if (arg.name() === 'name' && cmd.parent?.name() === 'schedule') fields.schedule = value;
   });
   const o = cmd.opts<Record<string, unknown>>();
   if (typeof o.template === 'string' && fields.template === undefined) fields.template = o.template;
