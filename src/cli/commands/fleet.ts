@@ -33,6 +33,7 @@ export async function waitForFleet(client: Client, io: CliIo, workflowId: string
       log?.info({ phase: s.phase, ...(s.result ? { summary: s.result.summary } : {}) }, 'fleet ended');
       if (s.phase === 'failed') return EXIT.failure;
       const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
+      if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention }, 'some workspaces were not migrated');
       return bad > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
     }
     const p = s.progress;
