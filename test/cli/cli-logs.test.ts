@@ -3,6 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Command } from 'commander';
+import { reportFailure, secretsInEnv } from '../../src/cli/cli-logger';
+import type { CliIo } from '../../src/cli/io';
+import { main } from '../../src/cli/main';
 import { migrationStatus } from '../../src/client/migrations';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
@@ -186,4 +190,51 @@ describe('one-shot CLI commands log JSON lines on stderr and keep stdout for the
       }
     }
   }, 300_000);
+});
+
+describe('the error that ends a command', () => {
+  const token = 'AbCdEf1234-s3cr3tT0kenValue0123456789';
+  const key = randomBytes(32);
+  const env = { CODER_SESSION_TOKEN: token, WSMIGRATE_ENCRYPTION_KEY: key.toString('hex') };
+  const collect = (isTTY: boolean) => {
+    const err: string[] = [];
+    const log: string[] = [];
+    const io: CliIo = { out: () => undefined, err: (t) => void err.push(t), log: { write: (l: string) => void log.push(l), isTTY } };
+    return { io, err, log };
+  };
+  const status = () => new Command('wsmigrate').addCommand(new Command('status').argument('<workflow-id>')).commands[0];
+  const leaky = `Coder refused ${token}; key ${key.toString('base64')}`;
+
+  it('on a terminal is the one human line, scrubbed; nothing on the log', async () => {
+    const c = collect(true);
+    await reportFailure(c.io, status(), leaky, 3, env);
+    expect(c.err).toEqual(['wsmigrate: Coder refused [redacted]; key [redacted]']);
+    expect(c.log).toEqual([]);
+  });
+
+  it('piped is one JSON line with level, msg, exitCode and command; WSMIGRATE_LOG_FORMAT overrides the terminal guess', async () => {
+    for (const [isTTY, extra] of [[false, {}], [true, { WSMIGRATE_LOG_FORMAT: 'json' }]] as const) {
+      const c = collect(isTTY);
+      await reportFailure(c.io, status(), leaky, 3, { ...env, ...extra });
+      expect(c.err).toEqual([]);
+      expect(c.log).toHaveLength(1);
+      expect(JSON.parse(c.log[0])).toMatchObject({ level: 'error', component: 'cli', command: 'status', exitCode: 3, msg: 'Coder refused [redacted]; key [redacted]' });
+    }
+    const forcedPretty = collect(false);
+    await reportFailure(forcedPretty.io, status(), leaky, 3, { ...env, WSMIGRATE_LOG_FORMAT: 'pretty' });
+    expect(forcedPretty.err).toEqual(['wsmigrate: Coder refused [redacted]; key [redacted]']);
+  });
+
+  it('knows the key in every form whichever form it was given in, and the secret half of the token', () => {
+    for (const given of [key.toString('hex'), key.toString('base64'), key.toString('base64url')]) {
+      const secrets = secretsInEnv({ CODER_SESSION_TOKEN: token, WSMIGRATE_ENCRYPTION_KEY: given, SLACK_SIGNING_SECRET: 'sig', TEMPORAL_API_KEY: 'tak' });
+      expect(secrets).toEqual(expect.arrayContaining([token, 's3cr3tT0kenValue0123456789', key.toString('hex'), key.toString('base64'), key.toString('base64url'), 'sig', 'tak']));
+    }
+  });
+
+  it('main() reports a usage error raised while parsing options under the command that was typed, with exit code 2', async () => {
+    const c = collect(false);
+    expect(await main(['scan', '--template', 'k8s', '--concurrency', '0'], c.io)).toBe(2);
+    expect(c.log.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([expect.objectContaining({ level: 'error', command: 'scan', exitCode: 2 })]);
+  });
 });
