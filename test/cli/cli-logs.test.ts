@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -236,5 +238,29 @@ describe('the error that ends a command', () => {
     const c = collect(false);
     expect(await main(['scan', '--template', 'k8s', '--concurrency', '0'], c.io)).toBe(2);
     expect(c.log.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([expect.objectContaining({ level: 'error', command: 'scan', exitCode: 2 })]);
+  });
+});
+
+describe('on a real terminal (a pseudo-terminal from script(1))', () => {
+  const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+  (hasScript ? it : it.skip)('the log is pretty text and the error the human line, exit code kept, key scrubbed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-tty-'));
+    const key = randomBytes(32).toString('hex');
+    try {
+      const r = spawnSync('script', ['-qec', `${process.execPath} -r @swc-node/register ${MAIN} backups show sha256:${key}`, '/dev/null'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WSMIGRATE_BLOB_DIR: dir, WSMIGRATE_ENCRYPTION_KEY: key },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status).toBe(1);
+      const text = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+      expect(text).toMatch(/INFO: reading backup \{"ref":"sha256:\[redacted\]"/);
+      expect(text).toMatch(/^wsmigrate: blob .*sha256\/\[redacted\].* does not exist/m);
+      expect(text).not.toMatch(/"level":/);
+      expect(text).not.toContain(key);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
