@@ -1,12 +1,22 @@
-/** Where a command writes; tests pass a collector instead of the process streams. */
+/**
+ * Where a command writes: `out` its result (stdout), `err` human text (stderr), `log` its log lines
+ * (stderr; JSON unless a terminal). Tests pass collectors; without `log` a command logs nothing.
+ */
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  log?: LogDestination;
+}
+
+export interface LogDestination {
+  write(line: string): unknown;
+  isTTY?: boolean;
 }
 
 export const processIo: CliIo = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  log: process.stderr,
 };
 
 /** A failure the user can act on: main prints the message (no stack) and exits with `exitCode`. */

@@ -18,6 +18,7 @@ import { registerStateCommands } from './commands/state';
 import { registerStateRestoreCommand } from './commands/state-restore';
 import { registerTemplateCommands } from './commands/template';
 import { registerWorkerCommands } from './commands/worker';
+import { reportFailure } from './cli-logger';
 import { CliError, EXIT, describeError, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
 
 export function buildProgram(io: CliIo): Command {
@@ -37,23 +38,32 @@ export function buildProgram(io: CliIo): Command {
   return program;
 }
 
+/** The command `argv` names (`fleet start`), for an error raised before its action ran (e.g. a bad option value). */
+function commandNamedBy(program: Command, argv: string[]): Command {
+  let cmd = program;
+  for (const word of argv) {
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) break;
+    cmd = sub;
+  }
+  return cmd;
+}
+
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const program = buildProgram(io).exitOverride();
+  let running: Command | undefined;
+  program.hook('preAction', (_program, action) => {
+    running = action;
+  });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    if (err instanceof CliError) {
-      io.err(`wsmigrate: ${err.message}`);
-      return err.exitCode;
-    }
-    if (err instanceof ConfigError) {
-      io.err(`wsmigrate: ${err.message}`);
-      return EXIT.usage;
-    }
-    io.err(`wsmigrate: ${describeError(err)}`);
-    return EXIT.failure;
+    const [message, exitCode] =
+      err instanceof CliError ? [err.message, err.exitCode] : err instanceof ConfigError ? [err.message, EXIT.usage] : [describeError(err), EXIT.failure];
+    await reportFailure(io, running ?? commandNamedBy(program, argv), message, exitCode);
+    return exitCode;
   }
 }
 

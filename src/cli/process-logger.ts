@@ -3,7 +3,7 @@ import type { WsmigrateConfig } from '../config/env';
 
 /**
  * The logger of a long-running wsmigrate process (worker, codec server, chat bridge): JSON lines on
- * stderr, pretty on a terminal, with every configured secret scrubbed in all the forms it could take.
+ * stderr, pretty on a terminal (WSMIGRATE_LOG_FORMAT decides when set), with every configured secret scrubbed in all the forms it could take.
  */
 export function processLogger(cfg: WsmigrateConfig, component: string, extraSecrets: readonly string[] = []): Logger {
   const token = cfg.coderSessionToken?.reveal();
@@ -16,5 +16,5 @@ export function processLogger(cfg: WsmigrateConfig, component: string, extraSecr
     key ? Buffer.from(key, 'hex').toString('base64') : undefined,
     ...extraSecrets,
   ];
-  return createLogger({ level: cfg.logLevel, secrets, base: { component } });
+  return createLogger({ level: cfg.logLevel, secrets, base: { component }, ...(cfg.logFormat ? { pretty: cfg.logFormat === 'pretty' } : {}) });
 }

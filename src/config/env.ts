@@ -8,6 +8,8 @@ import { Secret } from './secret';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'];
+export type LogFormat = 'json' | 'pretty';
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
 
 export interface WsmigrateConfig {
   readonly temporalAddress: string;
@@ -33,6 +35,8 @@ export interface WsmigrateConfig {
   /** Address the metrics/health endpoint binds to: loopback on a laptop, 0.0.0.0 in a container. */
   readonly metricsHost: string;
   readonly logLevel: LogLevel;
+  /** JSON lines or human text on stderr; unset: pretty exactly when stderr is a terminal. */
+  readonly logFormat?: LogFormat;
   readonly approvers: readonly string[];
   readonly uiPort: number;
   /** Activities one worker runs at once; each awaited Coder build holds one for its whole duration. */
@@ -297,6 +301,20 @@ function logLevel() {
     });
 }
 
+function logFormat() {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): LogFormat | undefined => {
+      if (raw === undefined) return undefined;
+      const format = raw.toLowerCase() as LogFormat;
+      if (!LOG_FORMATS.includes(format)) {
+        return fail(ctx, `WSMIGRATE_LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (got ${shown(raw)}); unset it to get pretty text on a terminal and JSON lines elsewhere`);
+      }
+      return format;
+    });
+}
+
 function approvers() {
   return z
     .string()
@@ -453,6 +471,7 @@ const envSchema = z.object({
   WSMIGRATE_METRICS_PORT: port('WSMIGRATE_METRICS_PORT', DEFAULTS.WSMIGRATE_METRICS_PORT, 0, ', or 0 to disable metrics'),
   WSMIGRATE_METRICS_HOST: bindHost(),
   WSMIGRATE_LOG_LEVEL: logLevel(),
+  WSMIGRATE_LOG_FORMAT: logFormat(),
   WSMIGRATE_APPROVERS: approvers(),
   WSMIGRATE_UI_PORT: port('WSMIGRATE_UI_PORT', DEFAULTS.WSMIGRATE_UI_PORT, 1, ''),
   WSMIGRATE_WORKER_ACTIVITY_SLOTS: slots(),
@@ -531,6 +550,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     metricsPort: v.WSMIGRATE_METRICS_PORT,
     metricsHost: v.WSMIGRATE_METRICS_HOST,
     logLevel: v.WSMIGRATE_LOG_LEVEL,
+    ...(v.WSMIGRATE_LOG_FORMAT ? { logFormat: v.WSMIGRATE_LOG_FORMAT } : {}),
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
     workerActivitySlots: v.WSMIGRATE_WORKER_ACTIVITY_SLOTS,
@@ -677,6 +697,7 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ],
     ['WSMIGRATE_METRICS_HOST', `${cfg.metricsHost}${isDefault('WSMIGRATE_METRICS_HOST')}`],
     ['WSMIGRATE_LOG_LEVEL', `${cfg.logLevel}${isDefault('WSMIGRATE_LOG_LEVEL')}`],
+    ['WSMIGRATE_LOG_FORMAT', cfg.logFormat ?? '(not set: pretty on a terminal, JSON lines otherwise)'],
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
     ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', `${cfg.workerActivitySlots}${isDefault('WSMIGRATE_WORKER_ACTIVITY_SLOTS')}`],

@@ -100,6 +100,7 @@ describe('loadConfig defaults', () => {
         WSMIGRATE_METRICS_PORT: '0',
         WSMIGRATE_METRICS_HOST: '0.0.0.0',
         WSMIGRATE_LOG_LEVEL: 'DEBUG',
+        WSMIGRATE_LOG_FORMAT: 'JSON',
         WSMIGRATE_APPROVERS: ' alice, bob,,alice ',
         WSMIGRATE_UI_PORT: '18233',
         WSMIGRATE_CHATOPS_PORT: '3100',
@@ -116,6 +117,7 @@ describe('loadConfig defaults', () => {
       metricsPort: 0,
       metricsHost: '0.0.0.0',
       logLevel: 'debug',
+      logFormat: 'json',
       approvers: ['alice', 'bob'],
       uiPort: 18233,
       workerActivitySlots: 64,
@@ -160,6 +162,7 @@ describe('loadConfig rejects each bad variable by name, with what is expected an
     ['WSMIGRATE_METRICS_PORT', '-1', /WSMIGRATE_METRICS_PORT must be an integer/],
     ['WSMIGRATE_METRICS_PORT', '80.5', /WSMIGRATE_METRICS_PORT must be an integer/],
     ['WSMIGRATE_LOG_LEVEL', 'verbose', /WSMIGRATE_LOG_LEVEL must be one of error, warn, info, debug \(got "verbose"\)/],
+    ['WSMIGRATE_LOG_FORMAT', 'xml', /WSMIGRATE_LOG_FORMAT must be one of json, pretty \(got "xml"\); unset it/],
     ['WSMIGRATE_APPROVERS', 'alice,bob smith', /WSMIGRATE_APPROVERS must be a comma-separated list .*"bob smith".*WSMIGRATE_APPROVERS=alice,bob/],
     ['WSMIGRATE_UI_PORT', '0', /WSMIGRATE_UI_PORT must be an integer from 1 to 65535 \(got "0"\)/],
     ['WSMIGRATE_METRICS_HOST', '0.0.0.0:9464', /WSMIGRATE_METRICS_HOST must be an address to bind to, without a port \(got "0\.0\.0\.0:9464"\); e\.g\. WSMIGRATE_METRICS_HOST=0\.0\.0\.0/],
@@ -235,10 +238,10 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(27);
+    expect(lines).toHaveLength(28);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR', 'WSMIGRATE_BLOB_URL',
-      'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
+      'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_LOG_FORMAT', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
       'WSMIGRATE_WORKER_ACTIVITY_SLOTS', 'WSMIGRATE_KUBECONFIG',
       'WSMIGRATE_APPROVER', 'SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'SLACK_CHANNEL', 'SLACK_API_URL', 'WSMIGRATE_CHATOPS_PORT',
       'WSMIGRATE_SLACK_APPROVERS', 'WSMIGRATE_WEBHOOK_URL', 'WSMIGRATE_WEBHOOK_SECRET', 'TEMPORAL_TLS', 'TEMPORAL_API_KEY', 'WSMIGRATE_CODEC_TOKEN',

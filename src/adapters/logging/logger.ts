@@ -14,6 +14,8 @@ export interface LoggerOptions {
   secrets?: readonly (string | Secret | undefined)[];
   /** Human-readable colours instead of JSON; by default when the destination is a terminal. */
   pretty?: boolean;
+  /** Pretty text only: fields left out (those every line repeats) and the rest on the message's own line. */
+  prettyCompact?: { ignore: readonly string[] };
   destination?: { write(line: string): unknown; isTTY?: boolean };
   /** Fields on every line, e.g. { component: 'worker' }. */
   base?: Record<string, unknown>;
@@ -35,7 +37,8 @@ export function createLogger(opts: LoggerOptions): Logger {
     },
   });
   const pretty = opts.pretty ?? Boolean(out.isTTY);
-  const stream = pretty ? pinoPretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', destination: scrubbed }) : { write: (line: string) => void out.write(scrub(line)) };
+  const compact = opts.prettyCompact ? { singleLine: true, ignore: ['pid', 'hostname', ...opts.prettyCompact.ignore].join(',') } : {};
+  const stream = pretty ? pinoPretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', destination: scrubbed, ...compact }) : { write: (line: string) => void out.write(scrub(line)) };
   return pino(
     {
       level: opts.level,

@@ -1,17 +1,8 @@
 import type { Command } from 'commander';
-import type { Client } from '@temporalio/client';
 import { loadConfig } from '../../config/env';
+import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
-
-async function withClient<T>(fn: (c: Client) => Promise<T>): Promise<T> {
-  const { connectClient } = await import('../../client/temporal-client');
-  const { client, connection } = await connectClient(loadConfig());
-  try {
-    return await fn(client);
-  } finally {
-    await connection.close();
-  }
-}
+import { withTemporal } from '../with-temporal';
 
 export function registerApprovalCommands(program: Command, io: CliIo): void {
   program
@@ -19,9 +10,11 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .description('show a migration: phase, steps done, the guard verdict and any pending approval')
     .argument('<workflow-id>', 'e.g. wsmigrate/k8s-dev/alice/dev')
     .option('--json', 'print JSON', false)
-    .action(async (id: string, o) => {
+    .action(async (id: string, o, cmd: Command) => {
+      const log = await cliLogger(io, cmd);
       const { migrationStatus } = await import('../../client/migrations');
-      const s = await withClient((c) => migrationStatus(c, id));
+      const s = await withTemporal((c) => migrationStatus(c, id), log);
+      log.debug({ phase: s.phase, gate: s.pendingApproval?.gateId }, 'status read');
       if (o.json) return io.out(JSON.stringify(s, null, 2));
       io.out(`${id}: ${s.phase}`);
       if ('stepsDone' in s) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
@@ -38,9 +31,11 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .command('approvals')
     .description('list the running migrations that wait for a human now, with gate, plan hash and summary')
     .option('--json', 'print JSON', false)
-    .action(async (o: { json: boolean }) => {
+    .action(async (o: { json: boolean }, cmd: Command) => {
+      const log = await cliLogger(io, cmd);
       const { waitingForApproval } = await import('../../client/approvals');
-      const waiting = await withClient((c) => waitingForApproval(c));
+      const waiting = await withTemporal((c) => waitingForApproval(c), log);
+      log.debug({ waiting: waiting.length }, 'approvals listed');
       if (o.json) return io.out(JSON.stringify(waiting, null, 2));
       if (waiting.length === 0) return io.out('nothing is waiting for an approval');
       for (const w of waiting) {
@@ -60,11 +55,13 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       .option('--plan <hash>', 'only if this plan hash is pending (default: the pending one)')
       .option('--comment <text>', 'recorded in the workflow history')
       .addHelpText('after', `\nThe same decision can be sent as a signal:\n  temporal workflow signal --workflow-id <id> --name approval --input '{"gateId":"apply","planHash":"sha256:…","approver":"alice","decision":"${decision}"}'`)
-      .action(async (id: string, o) => {
+      .action(async (id: string, o, cmd: Command) => {
         const approver: string | undefined = o.approver ?? loadConfig().approver;
         if (!approver) throw new CliError(`say who decides: --approver <your name>, or set WSMIGRATE_APPROVER=<your name>`, EXIT.usage);
+        const log = await cliLogger(io, cmd);
         const { decide } = await import('../../client/migrations');
-        const r = await withClient((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }));
+        const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }), log);
+        log.info({ gate: r.gateId, planHash: r.planHash, approver: r.approver, decision: r.decision }, 'approval sent');
         io.out(`${r.decision === 'approve' ? 'approved' : 'rejected'} '${r.gateId}' of ${id} as ${r.approver}`);
       });
   }

@@ -4,7 +4,9 @@ import { BlobStoreError } from '../../adapters/blob-store';
 import { BlobRefError, parseBlobRef } from '../../adapters/blob-ref';
 import { blobStoreSettings, loadConfig, type WsmigrateConfig } from '../../config/env';
 import { parseAge } from '../../domain/backup-retention';
+import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
+import { connectForCommand } from '../with-temporal';
 
 const HELP = `
 Backups are the state of each workspace before its migration, stored content-addressed in the
@@ -59,9 +61,12 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .command('list')
     .description('every blob in the store with its workspace, time and workflow, newest first')
     .option('--json', 'print JSON (every record of every blob)', false)
-    .action(async (o: { json: boolean }) => {
+    .action(async (o: { json: boolean }, cmd: Command) => {
       const s = await store(loadConfig());
+      const log = await cliLogger(io, cmd);
+      log.info({ location: s.location }, 'listing backups');
       const blobs = await storeCall(() => s.list());
+      log.debug({ blobs: blobs.length }, 'backups listed');
       if (o.json) return io.out(JSON.stringify(blobs, null, 2));
       const rows = blobs.map(summary).sort((a, b) => (a.storedAt < b.storedAt ? 1 : -1));
       if (rows.length === 0) return io.out(`no blobs in ${s.location}`);
@@ -74,13 +79,16 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .description('the records of one blob, and a check that it reads back with its sha256 (no content is printed)')
     .argument('<ref>', 'a ref from `backups list` or a migration status (s3://…/sha256/<hex>, file://…/sha256/<hex> or sha256:<hex>)')
     .option('--json', 'print JSON', false)
-    .action(async (ref: string, o: { json: boolean }) => {
+    .action(async (ref: string, o: { json: boolean }, cmd: Command) => {
       const cfg = loadConfig();
+      const log = await cliLogger(io, cmd);
       const parsed = await storeCall(async () => parseBlobRef(ref));
       const s = await store(cfg, parsed.location);
+      log.info({ ref, location: s.location }, 'reading backup');
       const blob = (await storeCall(() => s.list())).find((b) => b.sha256 === parsed.sha256);
       const bytes = await storeCall(() => s.get(ref));
       const result = { ref: blob?.ref ?? ref, sha256: parsed.sha256, size: bytes.length, verified: true, records: blob?.records ?? [] };
+      log.info({ ref: result.ref, size: result.size, records: result.records.length }, 'backup reads back with its hash');
       if (o.json) return io.out(JSON.stringify(result, null, 2));
       io.out(`${result.ref}\n  verified: reads back as sha256:${parsed.sha256} (${bytes.length} bytes)`);
       if (result.records.length === 0) io.out('  records: none (stored before wsmigrate kept records)');
@@ -95,7 +103,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .requiredOption('--older-than <age>', 'e.g. 30d, 12h')
     .option('--yes', 'delete; without this only show what would be deleted', false)
     .option('--json', 'print JSON', false)
-    .action(async (o: { olderThan: string; yes: boolean; json: boolean }) => {
+    .action(async (o: { olderThan: string; yes: boolean; json: boolean }, cmd: Command) => {
       let olderThanMs: number;
       try {
         olderThanMs = parseAge(o.olderThan);
@@ -103,12 +111,13 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
         throw new CliError((err as Error).message, EXIT.usage);
       }
       const cfg = loadConfig();
+      const log = await cliLogger(io, cmd);
       const s = await store(cfg);
-      const { connectClient } = await import('../../client/temporal-client');
+      log.info({ location: s.location, olderThan: o.olderThan, apply: o.yes }, 'pruning backups');
       const { pruneBackups, runningWorkflows } = await import('../../client/backups');
-      let conn: Awaited<ReturnType<typeof connectClient>>;
+      let conn: Awaited<ReturnType<typeof connectForCommand>>;
       try {
-        conn = await connectClient(cfg);
+        conn = await connectForCommand(cfg, log);
       } catch (err) {
         throw new CliError(`cannot reach Temporal at ${cfg.temporalAddress} to see which migrations are running; not pruning blind: ${(err as Error).message}`, EXIT.failure);
       }
@@ -122,6 +131,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
         };
         const result = await storeCall(() => pruneBackups(s, listRunning, { olderThanMs, apply: o.yes }));
         const toDelete = result.decisions.filter((d) => d.action === 'delete');
+        log.info({ blobs: result.decisions.length, deleted: result.deleted.length, wouldDelete: o.yes ? 0 : toDelete.length }, o.yes ? 'prune done' : 'prune planned (no --yes)');
         if (o.json) io.out(JSON.stringify(result, null, 2));
         else {
           for (const d of result.decisions) io.out(d.action === 'keep' ? `keep    ${d.ref}: ${d.reason}` : `${o.yes ? 'deleted' : 'delete '} ${d.ref} (stored ${d.storedAt})`);

@@ -3,7 +3,9 @@ import { userInfo } from 'node:os';
 import { InputError } from '../../domain/migration-input';
 import { addFleetOptions, fleetInputFromOptions } from '../fleet-options';
 import { progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
-import { withTemporal, type Client } from '../with-temporal';
+import type { Logger } from '../../adapters/logging/logger';
+import { cliLogger } from '../cli-logger';
+import { runIdOf, withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, processIo, type CliIo } from '../io';
 
 function me(): string {
@@ -15,8 +17,10 @@ function me(): string {
 }
 
 /** Follows a fleet until it ends: a redrawn bar on a terminal, a line per change otherwise. Returns its exit code. */
-export async function waitForFleet(client: Client, io: CliIo, workflowId: string, opts: { json: boolean; pollMs?: number; tty?: boolean }): Promise<number> {
+export async function waitForFleet(client: Client, io: CliIo, workflowId: string, opts: { json: boolean; pollMs?: number; tty?: boolean; log?: Logger }): Promise<number> {
   const { fleetStatus } = await import('../../client/fleet');
+  const log = opts.log?.child({ workflowId });
+  log?.info('waiting for result');
   const tty = opts.tty ?? (io === processIo && Boolean(process.stdout.isTTY) && !opts.json);
   let lastLine = '';
   let lastGate = '';
@@ -26,12 +30,15 @@ export async function waitForFleet(client: Client, io: CliIo, workflowId: string
       if (tty) process.stdout.write('\n');
       if (opts.json) io.out(JSON.stringify(s, null, 2));
       else io.out(s.result ? summaryTable(s.result) : `${workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}`);
+      log?.info({ phase: s.phase, ...(s.result ? { summary: s.result.summary } : {}) }, 'fleet ended');
       if (s.phase === 'failed') return EXIT.failure;
       const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
+      if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention }, 'some workspaces were not migrated');
       return bad > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
     }
     const p = s.progress;
     const gate = p.pendingApproval ? `${p.pendingApproval.gateId}:${p.pendingApproval.planHash}` : '';
+    if (gate && gate !== lastGate) log?.info({ gate: p.pendingApproval!.gateId, planHash: p.pendingApproval!.planHash }, 'waiting for approval');
     if (gate && gate !== lastGate && !opts.json) {
       if (tty) process.stdout.write('\n');
       io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  wsmigrate approve ${workflowId} --approver <you>`);
@@ -66,9 +73,10 @@ Examples:
 The canary waits at the 'fleet-continue' gate: wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver alice
 Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled, 1 the fleet itself failed.`,
     )
-    .action(async (o) => {
+    .action(async (o, cmd: Command) => {
       const { loadConfig } = await import('../../config/env');
       const input = fleetInputFromOptions(o, loadConfig().approvers);
+      const log = await cliLogger(io, cmd);
       const { startFleet } = await import('../../client/fleet');
       await withTemporal(async (client, taskQueue) => {
         let handle;
@@ -78,6 +86,7 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
           if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
           throw err;
         }
+        log.info({ workflowId: handle.workflowId, runId: runIdOf(handle), taskQueue }, 'workflow started');
         if (o.json && !o.wait) return io.out(JSON.stringify({ workflowId: handle.workflowId }));
         if (!o.json) {
           io.out(handle.workflowId);
@@ -85,10 +94,10 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
           io.out(`  pause:   wsmigrate fleet pause ${handle.workflowId}`);
         }
         if (o.wait) {
-          const code = await waitForFleet(client, io, handle.workflowId, { json: o.json });
+          const code = await waitForFleet(client, io, handle.workflowId, { json: o.json, log });
           if (code !== EXIT.ok) throw new CliError(`fleet ${handle.workflowId} did not migrate everything`, code);
         }
-      });
+      }, log);
     });
 
   fleet
@@ -97,17 +106,19 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
     .argument('<workflow-id>', 'e.g. wsmigrate-fleet/coder/k8s-dev')
     .option('--json', 'print JSON', false)
     .option('--wait', 'follow it to the end (progress bar on a terminal)', false)
-    .action(async (id: string, o) => {
+    .action(async (id: string, o, cmd: Command) => {
+      const log = await cliLogger(io, cmd);
       const { fleetStatus } = await import('../../client/fleet');
       await withTemporal(async (client) => {
         if (o.wait) {
-          const code = await waitForFleet(client, io, id, { json: o.json });
+          const code = await waitForFleet(client, io, id, { json: o.json, log });
           if (code !== EXIT.ok) throw new CliError(`fleet ${id} did not migrate everything`, code);
           return;
         }
         const s = await fleetStatus(client, id);
+        log.debug({ phase: s.phase }, 'status read');
         io.out(o.json ? JSON.stringify(s, null, 2) : statusText(s));
-      });
+      }, log);
     });
 
   const actions = {
@@ -124,12 +135,14 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
       .option('--reason <text>', 'recorded in the fleet')
       .option('--json', 'print JSON', false)
       .addHelpText('after', `\nThe same as a signal (e.g. from the Web UI):\n  temporal workflow signal --workflow-id <id> --name ${action} --input '{"by":"alice"}'`)
-      .action(async (id: string, o) => {
+      .action(async (id: string, o, cmd: Command) => {
+        const log = await cliLogger(io, cmd);
         const { controlFleet } = await import('../../client/fleet');
-        const entry = await withTemporal((client) => controlFleet(client, id, action, o.by ?? me(), o.reason)).catch((err: Error) => {
+        const entry = await withTemporal((client) => controlFleet(client, id, action, o.by ?? me(), o.reason), log).catch((err: Error) => {
           if (/refused:/.test(err.message)) throw new CliError(err.message, EXIT.denied);
           throw err;
         });
+        log.info({ action, by: entry.by, ...(o.reason ? { reason: o.reason } : {}) }, `${action} sent`);
         io.out(o.json ? JSON.stringify(entry) : `${{ pause: 'paused', resume: 'resumed', cancel: 'cancelling' }[action]} ${id} as ${entry.by}`);
       });
   }

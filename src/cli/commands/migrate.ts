@@ -2,7 +2,10 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { loadConfig } from '../../config/env';
 import { InputError, migrateTemplateInputSchema, migrateWorkspaceInputSchema, parseInput } from '../../domain/migration-input';
+import type { Logger } from '../../adapters/logging/logger';
+import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
+import { connectForCommand, runIdOf } from '../with-temporal';
 
 function approvalOptions(cmd: Command): Command {
   return cmd
@@ -17,7 +20,7 @@ function approvalInput(o: { approval: string; approver?: string[]; anyApprover: 
   return { policy: o.approval, approvers: o.approver ?? [...loadConfig().approvers], anyApprover: o.anyApprover, timeout: o.approvalTimeout, escalateTo: o.escalateTo };
 }
 
-async function start(io: CliIo, what: 'workspace' | 'template', input: Record<string, unknown>, wait: boolean): Promise<void> {
+async function start(io: CliIo, log: Logger, what: 'workspace' | 'template', input: Record<string, unknown>, wait: boolean): Promise<void> {
   const cfg = loadConfig();
   // Refuse bad input (e.g. approvals with no approver) before connecting to anything.
   try {
@@ -26,17 +29,23 @@ async function start(io: CliIo, what: 'workspace' | 'template', input: Record<st
     if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
     throw err;
   }
-  const { connectClient } = await import('../../client/temporal-client');
   const { startTemplateMigration, startWorkspaceMigration } = await import('../../client/migrations');
-  const { client, connection } = await connectClient(cfg);
+  const { client, connection } = await connectForCommand(cfg, log);
   try {
     const handle = what === 'workspace'
       ? await startWorkspaceMigration(client, input as never, { taskQueue: cfg.taskQueue })
       : await startTemplateMigration(client, input as never, { taskQueue: cfg.taskQueue });
+    const run = log.child({ workflowId: handle.workflowId });
+    run.info({ runId: runIdOf(handle), taskQueue: cfg.taskQueue, dryRun: Boolean(input.dryRun) }, 'workflow started');
     io.out(`started ${handle.workflowId}`);
     io.out(`  status:  wsmigrate status ${handle.workflowId}`);
     io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
-    if (wait) io.out(JSON.stringify(await handle.result(), null, 2));
+    if (wait) {
+      run.info('waiting for result');
+      const result = (await handle.result()) as { outcome?: string };
+      run.info({ outcome: result?.outcome }, 'workflow finished');
+      io.out(JSON.stringify(result, null, 2));
+    }
   } catch (err) {
     if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
     throw err;
@@ -62,8 +71,8 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
       .option('--wait', 'wait for the result and print it', false),
   )
     .addHelpText('after', '\nExample:\n  wsmigrate migrate template --org coder k8s-dev --approver alice\n\nPrints the workflow id; the new version id in its result is what `migrate workspace --version` takes.')
-    .action(async (template: string, o) => {
-      await start(io, 'template', {
+    .action(async (template: string, o, cmd: Command) => {
+      await start(io, await cliLogger(io, cmd), 'template', {
         organization: o.org,
         template,
         stopBeforePromote: !o.promote,
@@ -89,10 +98,10 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
       .option('--wait', 'wait for the result and print it', false),
   )
     .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c… --approver alice\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.')
-    .action(async (target: string, o) => {
+    .action(async (target: string, o, cmd: Command) => {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
-      await start(io, 'workspace', {
+      await start(io, await cliLogger(io, cmd), 'workspace', {
         owner,
         workspace,
         template: o.template,

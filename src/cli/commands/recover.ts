@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env';
 import { InputError, migrateWorkspaceInputSchema, parseInput } from '../../domain/migration-input';
+import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
+import { connectForCommand, runIdOf } from '../with-temporal';
 
 const HELP = `
 Brings back a workspace that 'wsmigrate scan' reports damaged (a failed build, or a state that
@@ -37,7 +39,7 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
     .option('--dry-run', 'back up, rewrite and verify; change nothing', false)
     .option('--wait', 'wait for the result and print it', false)
     .addHelpText('after', HELP)
-    .action(async (target: string, o) => {
+    .action(async (target: string, o, cmd: Command) => {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
       const cfg = loadConfig();
@@ -57,15 +59,22 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
         if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
         throw err;
       }
-      const { connectClient } = await import('../../client/temporal-client');
+      const log = await cliLogger(io, cmd);
       const { startWorkspaceRecovery } = await import('../../client/recovery');
-      const { client, connection } = await connectClient(cfg);
+      const { client, connection } = await connectForCommand(cfg, log);
       try {
         const handle = await startWorkspaceRecovery(client, input, { taskQueue: cfg.taskQueue });
+        const run = log.child({ workflowId: handle.workflowId });
+        run.info({ runId: runIdOf(handle), taskQueue: cfg.taskQueue, dryRun: Boolean(o.dryRun) }, 'workflow started');
         io.out(`started ${handle.workflowId}`);
         io.out(`  status:  wsmigrate status ${handle.workflowId}`);
         io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
-        if (o.wait) io.out(JSON.stringify(await handle.result(), null, 2));
+        if (o.wait) {
+          run.info('waiting for result');
+          const result = (await handle.result()) as { outcome?: string };
+          run.info({ outcome: result?.outcome }, 'workflow finished');
+          io.out(JSON.stringify(result, null, 2));
+        }
       } catch (err) {
         if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
         throw err;

@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import { CoderClient } from '../../adapters/coder';
 import { formatScanReport, scanFleet } from '../../client/fleet-scan';
 import { loadConfig, requireCoder } from '../../config/env';
+import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const HELP = `
@@ -35,8 +36,10 @@ export function registerScanCommand(program: Command, io: CliIo): void {
     .addOption(new Option('--concurrency <n>', 'workspaces read at a time').default('8').argParser(positiveInt('--concurrency')))
     .addOption(new Option('--depth <n>', 'recent builds read per workspace (a loss older than this is not seen)').default('10').argParser(positiveInt('--depth')))
     .addHelpText('after', HELP)
-    .action(async (o: { template: string; org?: string; json: boolean; concurrency: number | string; depth: number | string }) => {
+    .action(async (o: { template: string; org?: string; json: boolean; concurrency: number | string; depth: number | string }, cmd: Command) => {
       const c = requireCoder(loadConfig());
+      const log = await cliLogger(io, cmd);
+      log.info({ coderUrl: c.url, ...(o.org ? { organization: o.org } : {}), concurrency: Number(o.concurrency), depth: Number(o.depth) }, 'reading workspaces from Coder');
       const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
       const tty = process.stderr.isTTY === true;
       const report = await scanFleet(coder, {
@@ -46,6 +49,10 @@ export function registerScanCommand(program: Command, io: CliIo): void {
         depth: Number(o.depth),
         ...(tty ? { onProgress: (done: number, total: number) => process.stderr.write(`\rscanned ${done}/${total}${done === total ? '\n' : ''}`) } : {}),
       });
+      log.info({ counts: report.counts }, 'scan done');
+      for (const row of report.workspaces) {
+        if (row.health === 'damaged' || row.health === 'unreadable') log.warn({ workspace: row.workspace, health: row.health, reason: row.reason }, `workspace ${row.health}`);
+      }
       if (o.json) io.out(JSON.stringify(report, null, 2));
       else for (const line of formatScanReport(report)) io.out(line);
       const bad = report.counts.damaged + report.counts.unreadable;

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { InputError } from '../../domain/migration-input';
 import { addFleetOptions, fleetInputFromOptions } from '../fleet-options';
+import { cliLogger } from '../cli-logger';
 import { withTemporal } from '../with-temporal';
 import { CliError, EXIT, type CliIo } from '../io';
-
 
 export function registerScheduleCommands(program: Command, io: CliIo): void {
   const schedule = program
@@ -27,10 +27,11 @@ Example (50 workspaces each Saturday night in Berlin, template already migrated)
 A window never starts while the previous one runs (overlap SKIP); one missed by more than an hour is dropped.
 Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmigrate schedule describe <name>').`,
     )
-    .action(async (name: string, o) => {
+    .action(async (name: string, o, cmd: Command) => {
       const { loadConfig } = await import('../../config/env');
       const { createFleetSchedule, controlFleetSchedule } = await import('../../client/schedules');
       const input = fleetInputFromOptions(o, loadConfig().approvers);
+      const log = await cliLogger(io, cmd);
       await withTemporal(async (client, taskQueue) => {
         let id: string;
         try {
@@ -41,17 +42,19 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
           throw err;
         }
         if (o.paused) await controlFleetSchedule(client, id, 'pause', 'created paused');
+        log.info({ scheduleId: id, cron: o.cron, timezone: o.timezone, batch: Number(o.batch), paused: Boolean(o.paused), taskQueue }, 'schedule created');
         io.out(o.json ? JSON.stringify({ scheduleId: id }) : `created schedule ${id}${o.paused ? ' (paused)' : ''}\n  describe: wsmigrate schedule describe ${name}`);
-      });
+      }, log);
     });
 
   schedule
     .command('list')
     .description("wsmigrate's schedules: cron, paused or not, next and recent windows")
     .option('--json', 'print JSON', false)
-    .action(async (o) => {
+    .action(async (o, cmd: Command) => {
+      const log = await cliLogger(io, cmd);
       const { listFleetSchedules } = await import('../../client/schedules');
-      const list = await withTemporal((c) => listFleetSchedules(c));
+      const list = await withTemporal((c) => listFleetSchedules(c), log);
       if (o.json) return io.out(JSON.stringify(list, null, 2));
       if (list.length === 0) return io.out('no wsmigrate schedules');
       for (const s of list) io.out(`${s.scheduleId.padEnd(32)} ${s.paused ? 'paused ' : 'active '} ${s.cron.join(' ')} ${s.timezone ?? ''}  next ${s.nextRuns[0] ?? '-'}`);
@@ -62,9 +65,10 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
     .description('one schedule: its fleet input, windows taken and skipped, recent runs')
     .argument('<name>')
     .option('--json', 'print JSON', false)
-    .action(async (name: string, o) => {
+    .action(async (name: string, o, cmd: Command) => {
+      const log = await cliLogger(io, cmd);
       const { describeFleetSchedule } = await import('../../client/schedules');
-      const d = await withTemporal((c) => describeFleetSchedule(c, name));
+      const d = await withTemporal((c) => describeFleetSchedule(c, name), log);
       if (o.json) return io.out(JSON.stringify(d, null, 2));
       io.out(`${d.scheduleId}: ${d.paused ? 'paused' : 'active'} · ${d.cron.join(' ')} ${d.timezone ?? ''} · ${d.actionsTaken} window(s) taken, ${d.skippedOverlap} skipped (overlap)`);
       if (d.note) io.out(`  note: ${d.note}`);
@@ -79,9 +83,11 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       .description(actions[action])
       .argument('<name>')
       .option('--note <text>', 'why (pause/unpause)')
-      .action(async (name: string, o) => {
+      .action(async (name: string, o, cmd: Command) => {
+        const log = await cliLogger(io, cmd);
         const { controlFleetSchedule } = await import('../../client/schedules');
-        const id = await withTemporal((c) => controlFleetSchedule(c, name, action, o.note));
+        const id = await withTemporal((c) => controlFleetSchedule(c, name, action, o.note), log);
+        log.info({ scheduleId: id, action, ...(o.note ? { note: o.note } : {}) }, `schedule ${action} done`);
         io.out(`${{ pause: 'paused', unpause: 'unpaused', trigger: 'triggered', delete: 'deleted' }[action]} ${id}`);
       });
   }

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env';
+import { cliLogger } from '../cli-logger';
 import type { CliIo } from '../io';
+import { connectForCommand } from '../with-temporal';
 
 export function registerSetupCommand(program: Command, io: CliIo): void {
   program
@@ -14,15 +16,17 @@ export function registerSetupCommand(program: Command, io: CliIo): void {
         'Without it, a start fails with "no search attribute \'WsmigrateTemplate\' registered".\n' +
         'Needs operator rights on the namespace (the same call as `temporal operator search-attribute create`).',
     )
-    .action(async (o: { json: boolean }) => {
+    .action(async (o: { json: boolean }, cmd: Command) => {
       const cfg = loadConfig();
-      const { Connection } = await import('@temporalio/client');
+      const log = await cliLogger(io, cmd);
       const { ensureSearchAttributes } = await import('../../worker/ensure-search-attributes');
       const { WSMIGRATE_SEARCH_ATTRIBUTES } = await import('../../workflows/search-attributes');
-      const connection = await Connection.connect({ address: cfg.temporalAddress });
+      // The same TLS and API key as every other connection: a cluster needs them for operator calls too.
+      const { connection } = await connectForCommand(cfg, log);
       try {
         const registered = await ensureSearchAttributes(connection, cfg.temporalNamespace);
         const all = WSMIGRATE_SEARCH_ATTRIBUTES.map((sa) => sa.name);
+        log.info({ registered }, registered.length > 0 ? 'search attributes registered' : 'search attributes already registered');
         if (o.json) return io.out(JSON.stringify({ namespace: cfg.temporalNamespace, registered, searchAttributes: all }));
         io.out(
           registered.length > 0

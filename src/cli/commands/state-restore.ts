@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { blobStoreSettings, loadConfig, requireCoder } from '../../config/env';
+import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const HELP = `
@@ -30,7 +31,7 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
     .requiredOption('--backup <ref>', 'the backup ref from `wsmigrate status` (s3://…/sha256/<hex>, file://…/sha256/<hex> or sha256:<hex>)')
     .option('--yes', 'write it; without this only show what would happen', false)
     .addHelpText('after', HELP)
-    .action(async (target: string, o: { backup: string; yes: boolean }) => {
+    .action(async (target: string, o: { backup: string; yes: boolean }, cmd: Command) => {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
       const cfg = loadConfig();
@@ -41,8 +42,10 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
       const { applyRestore, planRestore, RestoreRefused } = await import('../../client/restore-backup');
       const { StateFormatError } = await import('../../domain/state');
       const c = requireCoder(cfg);
+      const log = await cliLogger(io, cmd);
       const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
       const blobs = openBlobStore(blobStoreSettings(cfg));
+      log.info({ backupRef: o.backup, coderUrl: c.url, apply: o.yes }, 'checking the backup against the workspace');
       let plan;
       try {
         plan = await planRestore(coder, blobs, owner, workspace, o.backup);
@@ -53,6 +56,7 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
         throw err;
       }
       if (plan.alreadyRestored) {
+        log.info({ backupRef: plan.backupRef, build: plan.buildNumber }, 'already restored');
         io.out(`${plan.workspace} already holds backup ${plan.backupRef} on build #${plan.buildNumber}; nothing to do`);
         return;
       }
@@ -60,7 +64,9 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
         io.out(`would put backup ${plan.backupRef} onto ${plan.workspace} build #${plan.buildNumber} (now sha256 ${plan.currentSha256.slice(0, 12)}…); run again with --yes`);
         throw new CliError('nothing written (no --yes)', EXIT.changesPending);
       }
+      log.info({ backupRef: plan.backupRef, build: plan.buildNumber }, 'writing the backed-up state');
       await applyRestore(coder, plan);
+      log.info({ backupRef: plan.backupRef, build: plan.buildNumber }, 'state restored; hash verified');
       io.out(`restored ${plan.backupRef} onto ${plan.workspace} build #${plan.buildNumber}; hash verified`);
     });
 }
