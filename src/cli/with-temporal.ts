@@ -15,7 +15,16 @@ function authOf(cfg: WsmigrateConfig): string {
 export async function connectForCommand(cfg: WsmigrateConfig, log?: Logger): Promise<{ client: Client; connection: Connection }> {
   const { connectClient } = await import('../client/temporal-client');
   log?.info({ address: cfg.temporalAddress, namespace: cfg.temporalNamespace, auth: authOf(cfg) }, 'connecting to Temporal');
-  const connected = await connectClient(cfg);
+  let connected: Awaited<ReturnType<typeof connectClient>>;
+  try {
+    connected = await connectClient(cfg);
+  } catch (err) {
+    const { CliError, describeError } = await import('./io');
+    throw new CliError(
+      `Cannot reach Temporal at ${cfg.temporalAddress} (namespace ${cfg.temporalNamespace}): ${describeError(err)}. ` +
+        'Is the server running? Set TEMPORAL_ADDRESS (and TEMPORAL_TLS_* or TEMPORAL_API_KEY for a cluster); `wsmigrate setup` checks the connection.',
+    );
+  }
   log?.debug('connected to Temporal');
   return connected;
 }

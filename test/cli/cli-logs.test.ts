@@ -194,6 +194,20 @@ describe('one-shot CLI commands log JSON lines on stderr and keep stdout for the
   }, 300_000);
 });
 
+describe('a Temporal that cannot be reached', () => {
+  it('ends with one error line naming the address and what to do, exit 1', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const address = `127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const r = await wsmigrate({ TEMPORAL_ADDRESS: address, CODER_URL: 'http://127.0.0.1:9', CODER_SESSION_TOKEN: 'AbCdEf1234-s3cr3tT0ken' }, 'status', 'wsmigrate/k8s/alice/dev');
+    expect(r.code).toBe(1);
+    const error = logLines(r).find((l) => l.level === 'error');
+    expect(error?.msg).toMatch(new RegExp(`Cannot reach Temporal at ${address.replace(/\./g, '\\.')} .*TEMPORAL_ADDRESS.*wsmigrate setup`));
+    expect(r.stdout).toBe('');
+  }, 60_000);
+});
+
 describe('the error that ends a command', () => {
   const token = 'AbCdEf1234-s3cr3tT0kenValue0123456789';
   const key = randomBytes(32);
