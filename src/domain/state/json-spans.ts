@@ -74,6 +74,40 @@ type ScanMode = 'check' | 'quick' | 'outline';
 
 const BRACKET_OR_QUOTE = /["{}[\]]/g;
 
+/** The patterns as a tree of path steps, each step knowing what to do with its value. */
+interface PatternNode {
+  interest: Interest;
+  readonly members: Map<string, PatternNode>;
+  elements?: PatternNode;
+}
+
+/** Which interest wins where patterns meet: a span over everything, walking over standing in. */
+const PRECEDENCE = [Interest.Skip, Interest.DescendQuietly, Interest.StandIn, Interest.Descend, Interest.Record];
+
+function patternTree(patterns: readonly JsonPathPattern[], standIns: readonly JsonPathPattern[]): PatternNode {
+  const newNode = (): PatternNode => ({ interest: Interest.Skip, members: new Map() });
+  const root = newNode();
+  const raise = (node: PatternNode, interest: Interest) => {
+    if (PRECEDENCE.indexOf(interest) > PRECEDENCE.indexOf(node.interest)) node.interest = interest;
+  };
+  const add = (pattern: JsonPathPattern, atEnd: Interest, onTheWay: Interest) => {
+    let node = root;
+    pattern.forEach((step, i) => {
+      let next = step === ANY_INDEX ? node.elements : node.members.get(step);
+      if (!next) {
+        next = newNode();
+        if (step === ANY_INDEX) node.elements = next;
+        else node.members.set(step, next);
+      }
+      raise(next, i === pattern.length - 1 ? atEnd : onTheWay);
+      node = next;
+    });
+  };
+  for (const pattern of patterns) add(pattern, Interest.Record, Interest.Descend);
+  for (const pattern of standIns) add(pattern, Interest.StandIn, Interest.DescendQuietly);
+  return root;
+}
+
 function kindOf(first: number): JsonTokenSpan['kind'] {
   if (first === Ch.Quote) return 'string';
   if (first === Ch.LBrace) return 'object';
@@ -156,19 +190,24 @@ class Scanner {
   private readonly spans: JsonTokenSpan[] = [];
   /** Whether guessing where a multi-line value ends from the indentation has not failed yet. */
   private guessFromIndentation = true;
+  private readonly tree: PatternNode;
+  private readonly walkDocument: boolean;
 
   constructor(
     private readonly text: string,
-    private readonly patterns: readonly JsonPathPattern[],
-    private readonly standIns: readonly JsonPathPattern[],
+    patterns: readonly JsonPathPattern[],
+    standIns: readonly JsonPathPattern[],
     private mode: ScanMode,
-  ) {}
+  ) {
+    this.tree = patternTree(patterns, standIns);
+    this.walkDocument = patterns.length + standIns.length > 0;
+  }
 
   run(): { value: unknown; spans: JsonTokenSpan[] } {
     let value: unknown;
     try {
       this.skipWhitespace();
-      value = this.value(this.patterns.length + this.standIns.length > 0 ? Interest.Descend : Interest.Skip);
+      value = this.value(this.walkDocument ? Interest.Descend : Interest.Skip, this.tree);
       this.skipWhitespace();
       if (this.pos < this.text.length) this.fail('unexpected text after the end of the JSON document');
     } catch (e) {
@@ -178,37 +217,8 @@ class Scanner {
     return { value, spans: this.spans };
   }
 
-  private interest(): Interest {
-    const path = this.path;
-    let interest = Interest.Skip;
-    for (const pattern of this.patterns) {
-      if (!this.onTheWay(pattern)) continue;
-      if (pattern.length === path.length) return Interest.Record;
-      interest = Interest.Descend;
-    }
-    if (interest === Interest.Descend) return interest;
-    for (const pattern of this.standIns) {
-      if (!this.onTheWay(pattern)) continue;
-      if (pattern.length === path.length) return Interest.StandIn;
-      interest = Interest.DescendQuietly;
-    }
-    return interest;
-  }
-
-  /** Whether the current path is the pattern or leads into it. */
-  private onTheWay(pattern: JsonPathPattern): boolean {
-    const path = this.path;
-    if (pattern.length < path.length) return false;
-    for (let i = 0; i < path.length; i++) {
-      const want = pattern[i];
-      const step = path[i];
-      if (want === ANY_INDEX ? typeof step !== 'number' : want !== step) return false;
-    }
-    return true;
-  }
-
   /** Reads one value; it is built (and returned) only in outline mode. */
-  private value(interest: Interest): unknown {
+  private value(interest: Interest, node?: PatternNode): unknown {
     const walk = interest === Interest.Descend || interest === Interest.DescendQuietly;
     if (this.mode === 'quick' && !walk && interest !== Interest.Record) {
       this.skipUnchecked();
@@ -223,9 +233,9 @@ class Scanner {
     }
     let value: unknown;
     if (c === Ch.LBrace) {
-      value = this.object(walk, interest === Interest.Descend);
+      value = this.object(walk, interest === Interest.Descend, node);
     } else if (c === Ch.LBracket) {
-      value = this.array(walk);
+      value = this.array(walk, node);
     } else {
       value = this.scalar();
     }
@@ -263,7 +273,7 @@ class Scanner {
     return this.fail(start >= text.length ? 'the text ends where a value was expected' : 'expected a value');
   }
 
-  private object(watched: boolean, refuseDuplicates = watched): Record<string, unknown> | undefined {
+  private object(watched: boolean, refuseDuplicates: boolean, node?: PatternNode): Record<string, unknown> | undefined {
     const build = watched && this.mode === 'outline';
     const out: Record<string, unknown> | undefined = build ? {} : undefined;
     this.pos++;
@@ -287,8 +297,9 @@ class Scanner {
       this.pos++;
       this.skipWhitespace();
       if (watched) {
+        const member = node?.members.get(key);
         this.path.push(key);
-        const value = this.value(this.interest());
+        const value = this.value(member ? member.interest : Interest.Skip, member);
         this.path.pop();
         if (out) setMember(out, key, value);
       } else {
@@ -309,8 +320,10 @@ class Scanner {
     }
   }
 
-  private array(watched: boolean): unknown[] | undefined {
+  private array(watched: boolean, node?: PatternNode): unknown[] | undefined {
     const out: unknown[] | undefined = watched && this.mode === 'outline' ? [] : undefined;
+    const element = node?.elements;
+    const interest = element ? element.interest : Interest.Skip;
     this.pos++;
     this.skipWhitespace();
     if (this.text.charCodeAt(this.pos) === Ch.RBracket) {
@@ -320,7 +333,7 @@ class Scanner {
     for (let index = 0; ; index++) {
       if (watched) {
         this.path.push(index);
-        const value = this.value(this.interest());
+        const value = this.value(interest, element);
         this.path.pop();
         if (out) out.push(value);
       } else {
