@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseStateV4, StateFormatError } from '../../../src/domain/state/parse';
+import { ANY_INDEX, type JsonPathPattern } from '../../../src/domain/state/json-spans';
+import { parseStateV4, readStateOutlineV4, readStateV4, StateFormatError } from '../../../src/domain/state/parse';
 
 const fixture = (name: string): string => readFileSync(join(__dirname, '../../fixtures/state', name), 'utf8');
 
@@ -55,4 +56,39 @@ describe('parseStateV4', () => {
     );
     expect(formatError('[4]').message).toContain('not a JSON object');
   });
+});
+
+describe('readStateOutlineV4', () => {
+  const patterns: JsonPathPattern[] = [['serial'], ['resources', ANY_INDEX, 'type'], ['resources', ANY_INDEX, 'instances', ANY_INDEX, 'dependencies', ANY_INDEX]];
+  const opaque = ['attributes', 'sensitive_attributes', 'identity', 'private'];
+  const outcome = (read: () => unknown): unknown => {
+    try {
+      return read();
+    } catch (e) {
+      if (e instanceof StateFormatError) return e.message;
+      throw e;
+    }
+  };
+
+  it.each(readdirSync(join(__dirname, '../../fixtures/state')).filter((f) => f.endsWith('.tfstate')))(
+    '%s: the same spans and refusals as readStateV4, and its state with the blobs emptied',
+    (name) => {
+      const text = fixture(name);
+      const full = outcome(() => readStateV4(text, patterns));
+      const outline = outcome(() => readStateOutlineV4(text, patterns));
+      if (typeof full === 'string') return expect(outline).toBe(full);
+      const { parsed, spans } = full as ReturnType<typeof readStateV4>;
+      const expected = structuredClone(parsed.state);
+      if (expected.outputs) expected.outputs = {};
+      for (const resource of expected.resources) {
+        for (const instance of resource.instances) {
+          for (const key of opaque) {
+            const value = instance[key];
+            if (Object.hasOwn(instance, key)) instance[key] = Array.isArray(value) ? [] : typeof value === 'string' ? '' : value !== null && typeof value === 'object' ? {} : value;
+          }
+        }
+      }
+      expect(outline).toEqual({ outline: expected, spans });
+    },
+  );
 });
