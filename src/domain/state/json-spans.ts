@@ -282,15 +282,16 @@ class Scanner {
       this.pos++;
       return out;
     }
-    const seen = refuseDuplicates ? new Set<string>() : undefined;
+    // The object being built knows its keys already; only a walk that builds nothing needs a set.
+    const seen = refuseDuplicates && !out ? new Set<string>() : undefined;
     for (;;) {
       if (this.text.charCodeAt(this.pos) !== Ch.Quote) this.fail('expected a quoted object key');
       const keyStart = this.pos;
       this.string();
       const key = watched ? this.keyText(keyStart, this.pos) : '';
-      if (seen) {
-        if (seen.has(key)) this.fail(`the key "${key}" appears twice in one object`, keyStart, false);
-        seen.add(key);
+      if (refuseDuplicates) {
+        if (out ? Object.hasOwn(out, key) : seen?.has(key)) this.fail(`the key "${key}" appears twice in one object`, keyStart, false);
+        seen?.add(key);
       }
       this.skipWhitespace();
       if (this.text.charCodeAt(this.pos) !== Ch.Colon) this.fail("expected ':' after an object key");
