@@ -91,4 +91,24 @@ describe('readStateOutlineV4', () => {
       expect(outline).toEqual({ outline: expected, spans });
     },
   );
+
+  it.each([
+    ['outputs', (doc: Record<string, unknown>, v: unknown) => (doc.outputs = v)],
+    ...opaque.map((key): [string, (doc: Record<string, unknown>, v: unknown) => unknown] => [
+      key,
+      (doc, v) => ((doc.resources as { instances: Record<string, unknown>[] }[])[0].instances[0][key] = v),
+    ]),
+  ])('%s: refused or accepted as readStateV4 does, whatever its kind and content', (_, put) => {
+    const values = [null, true, 0, -1.5, '', 'x', 'eyJzY2hlbWFfdmVyc2lvbiI6IjEifQ==', [], [1, 'a'], [[{ type: 'get_attr', value: 'x' }]], {}, { a: 1 }, { id: 'coder/x', n: [null] }];
+    for (const value of values) {
+      const doc = JSON.parse(fixture('count.tfstate')) as Record<string, unknown>;
+      put(doc, value);
+      const text = JSON.stringify(doc, null, 2);
+      const refusal = (read: () => unknown) => {
+        const result = outcome(read);
+        return typeof result === 'string' ? result : 'accepted';
+      };
+      expect([JSON.stringify(value), refusal(() => readStateOutlineV4(text, patterns))]).toEqual([JSON.stringify(value), refusal(() => readStateV4(text, patterns))]);
+    }
+  });
 });
