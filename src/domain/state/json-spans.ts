@@ -370,11 +370,13 @@ class Scanner {
       if (!standIn) return value;
       return typeof value === 'string' ? '' : value;
     }
-    let value = this.parseSlice(start, this.guessEnd(start));
+    const guess = this.guessEnd(start);
+    let value = guess < 0 ? undefined : this.parseSlice(start, guess);
     if (value === undefined) {
-      // The guess was wrong, or the value is not JSON: find its end bracket by bracket, and if
-      // JSON.parse still refuses it, walk it checking every byte to say where it breaks.
-      this.guessFromIndentation = false;
+      // No guess, a wrong one (then the layout is not what guessing assumes: stop), or the value
+      // is not JSON: find its end bracket by bracket, and if JSON.parse still refuses it, walk it
+      // checking every byte to say where it breaks.
+      if (guess >= 0) this.guessFromIndentation = false;
       this.pos = start;
       this.skipUnchecked();
       value = this.parseSlice(start, this.pos);
@@ -403,7 +405,7 @@ class Scanner {
   }
 
   /**
-   * Where the container opening at `open` probably ends (the caller checks). Terraform and
+   * Where the container opening at `open` probably ends (the caller checks), or -1. Terraform and
    * JSON.stringify indent: a value that continues on the next line closes at the start of the
    * first later line indented as the line it opens on, and strings hold no raw line breaks. Far
    * cheaper than following every bracket and quote of an attribute blob.
@@ -412,10 +414,7 @@ class Scanner {
     const text = this.text;
     let next = open + 1;
     if (text.charCodeAt(next) === Ch.Cr) next++;
-    if (!this.guessFromIndentation || text.charCodeAt(next) !== Ch.Lf) {
-      this.skipUnchecked();
-      return this.pos;
-    }
+    if (!this.guessFromIndentation || text.charCodeAt(next) !== Ch.Lf) return -1;
     const lineStart = text.lastIndexOf('\n', open) + 1;
     let width = 0;
     for (let c = text.charCodeAt(lineStart); c === Ch.Space || c === Ch.Tab; c = text.charCodeAt(lineStart + width)) width++;
