@@ -4,7 +4,7 @@ import {
   formatResourceAddress,
   goJsonString,
   parseResourceInstanceAddress,
-  readStateV4,
+  readStateOutlineV4,
   StateFormatError,
   withType,
   type JsonPathPattern,
@@ -89,14 +89,15 @@ interface Splice {
 }
 
 export function renameStateTypes(stateText: string, opts: RenameOptions = {}): { stateText: string; report: RenameReport } {
-  let read: ReturnType<typeof readStateV4>;
+  let read: ReturnType<typeof readStateOutlineV4>;
   try {
-    read = readStateV4(stateText, PATTERNS);
+    read = readStateOutlineV4(stateText, PATTERNS);
   } catch (e) {
     if (e instanceof StateFormatError) throw new StateRenameError([{ message: e.message }], 'invalid-state');
     throw e;
   }
-  const { state } = read.parsed;
+  // Attribute blobs are empty in the outline: the rename reads types, keys, dependencies and checks.
+  const state = read.outline;
   const problems: RenameProblem[] = [];
   const refused: RefusedEntry[] = [];
 
@@ -119,6 +120,7 @@ export function renameStateTypes(stateText: string, opts: RenameOptions = {}): {
   if (problems.length > 0) throw new StateRenameError(problems);
 
   const splices: Splice[] = [];
+  const renameAddress = renamedAddressTokens();
   let dependencies = 0;
   let checkResults = 0;
   let serialSpan: JsonTokenSpan | undefined;
@@ -131,7 +133,7 @@ export function renameStateTypes(stateText: string, opts: RenameOptions = {}): {
       if (mapping) splices.push({ start: span.start, end: span.end, text: goJsonString(mapping.replacement) });
     } else if (path[0] === 'resources') {
       const instance = state.resources[path[1] as number].instances[path[3] as number];
-      const splice = renameAddressToken(span, instance.dependencies?.[path[5] as number]);
+      const splice = renameAddress(span, instance.dependencies?.[path[5] as number]);
       if (splice) {
         splices.push(splice);
         dependencies++;
@@ -140,7 +142,7 @@ export function renameStateTypes(stateText: string, opts: RenameOptions = {}): {
       const check = state.check_results?.[path[1] as number];
       if (check?.object_kind !== 'resource') continue;
       const value = path[2] === 'config_addr' ? check.config_addr : check.objects?.[path[3] as number]?.object_addr;
-      const splice = renameAddressToken(span, value);
+      const splice = renameAddress(span, value);
       if (splice) {
         splices.push(splice);
         checkResults++;
@@ -195,14 +197,28 @@ function differentReason(mapping: TypeMapping): string {
   return `${different}; needs strategy import (terraform state rm + terraform import, see \`wsmigrate state import-plan\`)`;
 }
 
-/** A dependency or check address that names a SAME deprecated type, re-encoded with the new type. */
-function renameAddressToken(span: JsonTokenSpan, value: string | undefined): Splice | undefined {
-  if (span.kind !== 'string' || value === undefined) return undefined;
-  const parsed = parseResourceInstanceAddress(value);
-  if (!parsed) return undefined;
-  const mapping = renamableOrDifferent(parsed.mode, parsed.type);
-  if (!mapping || mapping.compat !== 'SAME') return undefined;
-  return { start: span.start, end: span.end, text: goJsonString(withType(value, parsed, mapping.replacement)) };
+/**
+ * A dependency or check address that names a SAME deprecated type, re-encoded with the new type.
+ * Each distinct address is worked out once: every instance of a resource repeats its dependencies.
+ */
+function renamedAddressTokens(): (span: JsonTokenSpan, value: string | undefined) => Splice | undefined {
+  const tokens = new Map<string, string | undefined>();
+  const renamedToken = (value: string): string | undefined => {
+    const parsed = parseResourceInstanceAddress(value);
+    if (!parsed) return undefined;
+    const mapping = renamableOrDifferent(parsed.mode, parsed.type);
+    if (!mapping || mapping.compat !== 'SAME') return undefined;
+    return goJsonString(withType(value, parsed, mapping.replacement));
+  };
+  return (span, value) => {
+    if (span.kind !== 'string' || value === undefined) return undefined;
+    let text = tokens.get(value);
+    if (text === undefined && !tokens.has(value)) {
+      text = renamedToken(value);
+      tokens.set(value, text);
+    }
+    return text === undefined ? undefined : { start: span.start, end: span.end, text };
+  };
 }
 
 function findCollisions(resources: readonly StateResourceV4[], renames: ReadonlyMap<number, TypeMapping>): { address: string; message: string }[] {

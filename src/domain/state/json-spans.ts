@@ -58,9 +58,68 @@ const enum Ch {
   RBrace = 125,
 }
 
-type Interest = 'skip' | 'descend' | 'record';
+const enum Interest {
+  /** Off every pattern: read (or skipped) as a whole. */
+  Skip,
+  /** On the way to a span pattern: walked member by member, duplicate keys refused. */
+  Descend,
+  /** On the way to a stand-in pattern only: walked member by member, the last duplicate wins. */
+  DescendQuietly,
+  Record,
+  StandIn,
+}
+
+/** 'check': every byte checked; 'quick': values off the patterns skipped unchecked; 'outline': see parseJsonOutline. */
+type ScanMode = 'check' | 'quick' | 'outline';
 
 const BRACKET_OR_QUOTE = /["{}[\]]/g;
+
+/** The patterns as a tree of path steps, each step knowing what to do with its value. */
+interface PatternNode {
+  interest: Interest;
+  readonly members: Map<string, PatternNode>;
+  elements?: PatternNode;
+}
+
+/** Which interest wins where patterns meet: a span over everything, walking over standing in. */
+const PRECEDENCE = [Interest.Skip, Interest.DescendQuietly, Interest.StandIn, Interest.Descend, Interest.Record];
+
+function patternTree(patterns: readonly JsonPathPattern[], standIns: readonly JsonPathPattern[]): PatternNode {
+  const newNode = (): PatternNode => ({ interest: Interest.Skip, members: new Map() });
+  const root = newNode();
+  const raise = (node: PatternNode, interest: Interest) => {
+    if (PRECEDENCE.indexOf(interest) > PRECEDENCE.indexOf(node.interest)) node.interest = interest;
+  };
+  const add = (pattern: JsonPathPattern, atEnd: Interest, onTheWay: Interest) => {
+    let node = root;
+    pattern.forEach((step, i) => {
+      let next = step === ANY_INDEX ? node.elements : node.members.get(step);
+      if (!next) {
+        next = newNode();
+        if (step === ANY_INDEX) node.elements = next;
+        else node.members.set(step, next);
+      }
+      raise(next, i === pattern.length - 1 ? atEnd : onTheWay);
+      node = next;
+    });
+  };
+  for (const pattern of patterns) add(pattern, Interest.Record, Interest.Descend);
+  for (const pattern of standIns) add(pattern, Interest.StandIn, Interest.DescendQuietly);
+  return root;
+}
+
+function kindOf(first: number): JsonTokenSpan['kind'] {
+  if (first === Ch.Quote) return 'string';
+  if (first === Ch.LBrace) return 'object';
+  if (first === Ch.LBracket) return 'array';
+  return first === Ch.Minus || (first >= Ch.Zero && first <= Ch.Nine) ? 'number' : 'literal';
+}
+
+/** As JSON.parse sets a member: a key "__proto__" is an own property, not the prototype. */
+function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  else object[key] = value;
+}
 
 /**
  * Parses the text and returns the spans of the values whose paths match one of `patterns`, in
@@ -74,7 +133,7 @@ const BRACKET_OR_QUOTE = /["{}[\]]/g;
 export function parseJsonWithSpans(text: string, patterns: readonly JsonPathPattern[]): { value: unknown; spans: JsonTokenSpan[] } {
   let spans: JsonTokenSpan[] | undefined;
   try {
-    spans = new Scanner(text, patterns, false).run();
+    spans = new Scanner(text, patterns, [], 'quick').run().spans;
   } catch (e) {
     // A duplicated key is wrong even in valid JSON; anything else is left for the checks below.
     if (!(e instanceof JsonSyntaxError) || !e.syntaxOnly) throw e;
@@ -92,7 +151,24 @@ export function parseJsonWithSpans(text: string, patterns: readonly JsonPathPatt
 
 /** Checks the whole text and returns the spans; throws JsonSyntaxError at the first error. */
 export function scanJsonSpans(text: string, patterns: readonly JsonPathPattern[]): JsonTokenSpan[] {
-  return new Scanner(text, patterns, true).run();
+  return new Scanner(text, patterns, [], 'check').run().spans;
+}
+
+/**
+ * parseJsonWithSpans for a caller that reads little of a large document: the same spans, the
+ * same verdict on the text (what JSON.parse refuses is refused, located as scanJsonSpans locates
+ * it) and the same value, except that each value matched by `standIns` is replaced by an empty
+ * one of its JSON kind ({}, [], '') — numbers, booleans and null stay as they are. The values
+ * off the patterns are still read (with JSON.parse, one value at a time), so nothing is left
+ * unchecked; but the stand-ins' content becomes garbage at once instead of living as long as
+ * the document, which is most of the cost of reading a state's attribute blobs.
+ */
+export function parseJsonOutline(
+  text: string,
+  patterns: readonly JsonPathPattern[],
+  standIns: readonly JsonPathPattern[],
+): { value: unknown; spans: JsonTokenSpan[] } {
+  return new Scanner(text, patterns, standIns, 'outline').run();
 }
 
 /** 1-based line and column of an offset (columns count UTF-16 units, like most editors). */
@@ -112,107 +188,123 @@ class Scanner {
   private pos = 0;
   private readonly path: JsonPathStep[] = [];
   private readonly spans: JsonTokenSpan[] = [];
+  /** Whether guessing where a multi-line value ends from the indentation has not failed yet. */
+  private guessFromIndentation = true;
+  private readonly tree: PatternNode;
+  private readonly walkDocument: boolean;
 
   constructor(
     private readonly text: string,
-    private readonly patterns: readonly JsonPathPattern[],
-    /** False: skip values off the patterns without checking them (JSON.parse checks them). */
-    private readonly checking: boolean,
-  ) {}
+    patterns: readonly JsonPathPattern[],
+    standIns: readonly JsonPathPattern[],
+    private mode: ScanMode,
+  ) {
+    this.tree = patternTree(patterns, standIns);
+    this.walkDocument = patterns.length + standIns.length > 0;
+  }
 
-  run(): JsonTokenSpan[] {
+  run(): { value: unknown; spans: JsonTokenSpan[] } {
+    let value: unknown;
     try {
       this.skipWhitespace();
-      this.value(this.patterns.length > 0 ? 'descend' : 'skip');
+      value = this.value(this.walkDocument ? Interest.Descend : Interest.Skip, this.tree);
       this.skipWhitespace();
       if (this.pos < this.text.length) this.fail('unexpected text after the end of the JSON document');
     } catch (e) {
       if (e instanceof RangeError) this.fail('values are nested too deeply');
       throw e;
     }
-    return this.spans;
+    return { value, spans: this.spans };
   }
 
-  private interest(): Interest {
-    const path = this.path;
-    let descend = false;
-    for (const pattern of this.patterns) {
-      if (pattern.length < path.length) continue;
-      let matches = true;
-      for (let i = 0; i < path.length; i++) {
-        const want = pattern[i];
-        const step = path[i];
-        if (want === ANY_INDEX ? typeof step !== 'number' : want !== step) {
-          matches = false;
-          break;
-        }
-      }
-      if (!matches) continue;
-      if (pattern.length === path.length) return 'record';
-      descend = true;
-    }
-    return descend ? 'descend' : 'skip';
-  }
-
-  private value(interest: Interest): void {
-    if (interest === 'skip' && !this.checking) {
+  /** Reads one value; it is built (and returned) only in outline mode. */
+  private value(interest: Interest, node?: PatternNode): unknown {
+    const walk = interest === Interest.Descend || interest === Interest.DescendQuietly;
+    if (this.mode === 'quick' && !walk && interest !== Interest.Record) {
       this.skipUnchecked();
-      return;
+      return undefined;
     }
     const start = this.pos;
     const c = this.text.charCodeAt(this.pos);
-    let kind: JsonTokenSpan['kind'];
-    if (c === Ch.LBrace) {
-      this.object(interest === 'descend');
-      kind = 'object';
-    } else if (c === Ch.LBracket) {
-      this.array(interest === 'descend');
-      kind = 'array';
-    } else if (c === Ch.Quote) {
-      this.string();
-      kind = 'string';
-    } else if (c === Ch.Minus || (c >= Ch.Zero && c <= Ch.Nine)) {
-      this.number();
-      kind = 'number';
-    } else if (this.text.startsWith('true', this.pos) || this.text.startsWith('null', this.pos)) {
-      this.pos += 4;
-      kind = 'literal';
-    } else if (this.text.startsWith('false', this.pos)) {
-      this.pos += 5;
-      kind = 'literal';
-    } else {
-      this.fail(this.pos >= this.text.length ? 'the text ends where a value was expected' : 'expected a value');
+    if (this.mode === 'outline' && !walk) {
+      const value = this.readWhole(interest === Interest.StandIn);
+      if (interest === Interest.Record) this.spans.push({ path: [...this.path], start, end: this.pos, kind: kindOf(c) });
+      return value;
     }
-    if (interest === 'record') this.spans.push({ path: [...this.path], start, end: this.pos, kind });
+    let value: unknown;
+    if (c === Ch.LBrace) {
+      value = this.object(walk, interest === Interest.Descend, node);
+    } else if (c === Ch.LBracket) {
+      value = this.array(walk, node);
+    } else {
+      value = this.scalar();
+    }
+    if (interest === Interest.Record) this.spans.push({ path: [...this.path], start, end: this.pos, kind: kindOf(c) });
+    return value;
   }
 
-  private object(watched: boolean): void {
+  /** A string, number or literal, checked; its value in outline mode. */
+  private scalar(): unknown {
+    const text = this.text;
+    const start = this.pos;
+    const c = text.charCodeAt(start);
+    const build = this.mode === 'outline';
+    if (c === Ch.Quote) {
+      this.string();
+      return build ? this.keyText(start, this.pos) : undefined;
+    }
+    if (c === Ch.Minus || (c >= Ch.Zero && c <= Ch.Nine)) {
+      this.number();
+      // Number() and JSON.parse round a decimal to the same double.
+      return build ? Number(text.slice(start, this.pos)) : undefined;
+    }
+    if (text.startsWith('true', start)) {
+      this.pos += 4;
+      return true;
+    }
+    if (text.startsWith('null', start)) {
+      this.pos += 4;
+      return null;
+    }
+    if (text.startsWith('false', start)) {
+      this.pos += 5;
+      return false;
+    }
+    return this.fail(start >= text.length ? 'the text ends where a value was expected' : 'expected a value');
+  }
+
+  private object(watched: boolean, refuseDuplicates: boolean, node?: PatternNode): Record<string, unknown> | undefined {
+    const build = watched && this.mode === 'outline';
+    const out: Record<string, unknown> | undefined = build ? {} : undefined;
     this.pos++;
     this.skipWhitespace();
     if (this.text.charCodeAt(this.pos) === Ch.RBrace) {
       this.pos++;
-      return;
+      return out;
     }
-    const seen = watched ? new Set<string>() : undefined;
+    // The object being built knows its keys already; only a walk that builds nothing needs a set.
+    const seen = refuseDuplicates && !out ? new Set<string>() : undefined;
     for (;;) {
       if (this.text.charCodeAt(this.pos) !== Ch.Quote) this.fail('expected a quoted object key');
       const keyStart = this.pos;
       this.string();
       const key = watched ? this.keyText(keyStart, this.pos) : '';
-      if (seen) {
-        if (seen.has(key)) this.fail(`the key "${key}" appears twice in one object`, keyStart, false);
-        seen.add(key);
+      if (refuseDuplicates) {
+        if (out ? Object.hasOwn(out, key) : seen?.has(key)) this.fail(`the key "${key}" appears twice in one object`, keyStart, false);
+        seen?.add(key);
       }
       this.skipWhitespace();
       if (this.text.charCodeAt(this.pos) !== Ch.Colon) this.fail("expected ':' after an object key");
       this.pos++;
       this.skipWhitespace();
       if (watched) {
+        const member = node?.members.get(key);
         this.path.push(key);
-        this.value(this.interest());
+        const value = this.value(member ? member.interest : Interest.Skip, member);
         this.path.pop();
+        if (out) setMember(out, key, value);
       } else {
-        this.value('skip');
+        this.value(Interest.Skip);
       }
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);
@@ -223,26 +315,30 @@ class Scanner {
       }
       if (c === Ch.RBrace) {
         this.pos++;
-        return;
+        return out;
       }
       this.fail("expected ',' or '}' after an object member");
     }
   }
 
-  private array(watched: boolean): void {
+  private array(watched: boolean, node?: PatternNode): unknown[] | undefined {
+    const out: unknown[] | undefined = watched && this.mode === 'outline' ? [] : undefined;
+    const element = node?.elements;
+    const interest = element ? element.interest : Interest.Skip;
     this.pos++;
     this.skipWhitespace();
     if (this.text.charCodeAt(this.pos) === Ch.RBracket) {
       this.pos++;
-      return;
+      return out;
     }
     for (let index = 0; ; index++) {
       if (watched) {
         this.path.push(index);
-        this.value(this.interest());
+        const value = this.value(interest, element);
         this.path.pop();
+        if (out) out.push(value);
       } else {
-        this.value('skip');
+        this.value(Interest.Skip);
       }
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);
@@ -253,10 +349,83 @@ class Scanner {
       }
       if (c === Ch.RBracket) {
         this.pos++;
-        return;
+        return out;
       }
       this.fail("expected ',' or ']' after an array element");
     }
+  }
+
+  /**
+   * Outline mode, a value read as a whole: a container is found to its end and handed to
+   * JSON.parse, which checks it far faster than this scanner could; a stand-in's content is
+   * dropped at once. JSON.parse accepting the slice proves the end was right: a JSON value that
+   * opens with a bracket closes at one place only.
+   */
+  private readWhole(standIn: boolean): unknown {
+    const text = this.text;
+    const start = this.pos;
+    const c = text.charCodeAt(start);
+    if (c !== Ch.LBrace && c !== Ch.LBracket) {
+      const value = this.scalar();
+      if (!standIn) return value;
+      return typeof value === 'string' ? '' : value;
+    }
+    const guess = this.guessEnd(start);
+    let value = guess < 0 ? undefined : this.parseSlice(start, guess);
+    if (value === undefined) {
+      // No guess, a wrong one (then the layout is not what guessing assumes: stop), or the value
+      // is not JSON: find its end bracket by bracket, and if JSON.parse still refuses it, walk it
+      // checking every byte to say where it breaks.
+      if (guess >= 0) this.guessFromIndentation = false;
+      this.pos = start;
+      this.skipUnchecked();
+      value = this.parseSlice(start, this.pos);
+      if (value === undefined) {
+        this.pos = start;
+        this.mode = 'check';
+        this.value(Interest.Skip);
+        this.mode = 'outline';
+        value = this.parseSlice(start, this.pos);
+        if (value === undefined) this.fail('expected a value', start);
+      }
+    }
+    this.pos = start + value.length;
+    if (standIn) return c === Ch.LBrace ? {} : [];
+    return value.parsed;
+  }
+
+  private parseSlice(start: number, end: number): { parsed: unknown; length: number } | undefined {
+    if (end <= start) return undefined;
+    try {
+      return { parsed: JSON.parse(this.text.slice(start, end)), length: end - start };
+    } catch (e) {
+      if (e instanceof SyntaxError) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * Where the container opening at `open` probably ends (the caller checks), or -1. Terraform and
+   * JSON.stringify indent: a value that continues on the next line closes at the start of the
+   * first later line indented as the line it opens on, and strings hold no raw line breaks. Far
+   * cheaper than following every bracket and quote of an attribute blob.
+   */
+  private guessEnd(open: number): number {
+    const text = this.text;
+    let next = open + 1;
+    if (text.charCodeAt(next) === Ch.Cr) next++;
+    if (!this.guessFromIndentation || text.charCodeAt(next) !== Ch.Lf) return -1;
+    const lineStart = text.lastIndexOf('\n', open) + 1;
+    let width = 0;
+    for (let c = text.charCodeAt(lineStart); c === Ch.Space || c === Ch.Tab; c = text.charCodeAt(lineStart + width)) width++;
+    const indentation = text.slice(lineStart, lineStart + width);
+    const closer = text.charCodeAt(open) === Ch.LBrace ? '}' : ']';
+    for (let at = text.indexOf(closer, next); at >= 0; at = text.indexOf(closer, at + 1)) {
+      if (text.charCodeAt(at - width - 1) === Ch.Lf && text.startsWith(indentation, at - width)) return at + 1;
+    }
+    // No such line: the layout is not what the guess assumes; stop guessing for this text.
+    this.guessFromIndentation = false;
+    return -1;
   }
 
   private string(): void {
@@ -287,7 +456,7 @@ class Scanner {
     this.pos = i + 1;
   }
 
-  /** A key's value: its text between the quotes, unless it holds an escape JSON.parse must decode. */
+  /** A string token's value: its text between the quotes, unless it holds an escape JSON.parse must decode. */
   private keyText(start: number, end: number): string {
     const inner = this.text.slice(start + 1, end - 1);
     return inner.includes('\\') ? (JSON.parse(this.text.slice(start, end)) as string) : inner;

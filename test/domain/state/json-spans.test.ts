@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ANY_INDEX, JsonSyntaxError, parseJsonWithSpans, scanJsonSpans } from '../../../src/domain/state/json-spans';
+import { ANY_INDEX, JsonSyntaxError, parseJsonOutline, parseJsonWithSpans, scanJsonSpans, type JsonPathPattern } from '../../../src/domain/state/json-spans';
 
 describe('scanJsonSpans', () => {
   it('records the raw token of each matching value, quotes included, in text order', () => {
@@ -94,5 +94,96 @@ describe('scanJsonSpans', () => {
     expect(() => parseJsonWithSpans('{"a": [{"t": "x"}],\n "blob": {"deep": [1, 2,]}}', [['a', ANY_INDEX, 't']])).toThrow(/^line 2, column 25: expected a value/);
     expect(() => parseJsonWithSpans('{"a": [{"t": "x", "t": "y"}]}', [['a', ANY_INDEX, 't']])).toThrow(/"t" appears twice/);
     expect(() => parseJsonWithSpans('{"a": "unterminated', [['a']])).toThrow(JsonSyntaxError);
+  });
+});
+
+describe('parseJsonOutline', () => {
+  const patterns: JsonPathPattern[] = [['a', ANY_INDEX, 't'], ['n']];
+  const standIns: JsonPathPattern[] = [['a', ANY_INDEX, 'blob'], ['z']];
+
+  const standIn = (v: unknown) => (Array.isArray(v) ? [] : typeof v === 'string' ? '' : v !== null && typeof v === 'object' ? {} : v);
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+  /** JSON.parse's value with each stand-in path emptied, as parseJsonOutline promises. */
+  function outlineOf(text: string): unknown {
+    const doc: unknown = JSON.parse(text);
+    if (!isObject(doc)) return doc;
+    if (Object.hasOwn(doc, 'z')) doc.z = standIn(doc.z);
+    if (Array.isArray(doc.a)) for (const item of doc.a) if (isObject(item) && Object.hasOwn(item, 'blob')) item.blob = standIn(item.blob);
+    return doc;
+  }
+
+  /** The spans, or the error message: what a caller of each reader sees. */
+  function outcome(read: () => readonly unknown[]): unknown {
+    try {
+      return read();
+    } catch (e) {
+      if (e instanceof JsonSyntaxError) return e.message;
+      throw e;
+    }
+  }
+
+  const docs = fc.record(
+    {
+      a: fc.array(fc.record({ t: fc.jsonValue({ maxDepth: 2 }), blob: fc.jsonValue({ maxDepth: 4 }), u: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }), { maxLength: 4 }),
+      n: fc.jsonValue({ maxDepth: 2 }),
+      z: fc.jsonValue({ maxDepth: 4 }),
+      w: fc.jsonValue({ maxDepth: 3 }),
+    },
+    { requiredKeys: [] },
+  );
+  /** Layouts the indentation guess is right for, and ones it is wrong for (it must notice). */
+  const layout = fc.oneof(
+    fc.record({ indent: fc.constantFrom(0, 1, 2, 4, '\t'), crlf: fc.boolean(), scramble: fc.constant(0) }),
+    fc.record({ indent: fc.constantFrom(2, '\t'), crlf: fc.boolean(), scramble: fc.integer({ min: 2, max: 9 }) }),
+  );
+  function lay(doc: unknown, { indent, crlf, scramble }: { indent: number | string; crlf: boolean; scramble: number }): string {
+    let text = JSON.stringify(doc, null, indent);
+    if (scramble > 0) text = text.replace(/\n[ \t]*/g, (_, offset: number) => `\n${' '.repeat(offset % scramble)}`);
+    return crlf ? text.replace(/\n/g, '\r\n') : text;
+  }
+
+  it('gives the spans of the checking scan and the value of JSON.parse, stand-ins emptied to their kind', () => {
+    fc.assert(
+      fc.property(docs, layout, (doc, how) => {
+        const text = lay(doc, how);
+        const { value, spans } = parseJsonOutline(text, patterns, standIns);
+        expect(spans).toEqual(scanJsonSpans(text, patterns));
+        expect(value).toEqual(outlineOf(text));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('refuses what the checking scan refuses, with the same line, column and words, and nothing else', () => {
+    const mutation = fc.record({ at: fc.nat(), op: fc.constantFrom('delete', 'insert', 'truncate'), char: fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', ' ', '0', '-', 'e', 'x', '\n', '\u0001') });
+    fc.assert(
+      fc.property(docs, layout, mutation, (doc, how, { at, op, char }) => {
+        const valid = lay(doc, how);
+        const i = at % (valid.length + 1);
+        const text = op === 'delete' ? valid.slice(0, i) + valid.slice(i + 1) : op === 'insert' ? valid.slice(0, i) + char + valid.slice(i) : valid.slice(0, i);
+        const outline = outcome(() => parseJsonOutline(text, patterns, standIns).spans);
+        expect(outline).toEqual(outcome(() => scanJsonSpans(text, patterns)));
+        if (Array.isArray(outline)) expect(parseJsonOutline(text, patterns, standIns).value).toEqual(outlineOf(text));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('finds the end of a value whose closing line looks like another one, and of values nested far deeper than a call stack goes', () => {
+    // The blob opens on a line indented by 6 and holds a line "      }" that is not its end.
+    const tricky = '{\n  "a": [\n    {\n      "blob": {\n        "s": "\\n      }\\n  ]",\n        "k": {\n      },\n        "x": [\n    1]\n      },\n      "t": "yes"\n    }\n  ]\n}';
+    expect(JSON.parse(tricky).a[0].blob.k).toEqual({});
+    expect(parseJsonOutline(tricky, patterns, standIns)).toEqual({ value: { a: [{ blob: {}, t: 'yes' }] }, spans: scanJsonSpans(tricky, patterns) });
+    const deep = `{"a": [{"blob": ${'['.repeat(100_000)}${']'.repeat(100_000)}, "t": 1}], "z": ${'{"k":'.repeat(50_000)}0${'}'.repeat(50_000)}}`;
+    expect(parseJsonOutline(deep, patterns, standIns).value).toEqual({ a: [{ blob: [], t: 1 }], z: {} });
+  });
+
+  it('keeps a "__proto__" member as JSON.parse does, an own property and not the prototype', () => {
+    const { value } = parseJsonOutline('{"a": [{"__proto__": {"polluted": 1}, "t": 1}]}', patterns, standIns);
+    const item = (value as { a: Record<string, unknown>[] }).a[0];
+    expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+    expect(Object.hasOwn(item, '__proto__')).toBe(true);
+    expect(item).toEqual(JSON.parse('{"__proto__": {"polluted": 1}, "t": 1}'));
   });
 });

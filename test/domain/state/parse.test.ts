@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseStateV4, StateFormatError } from '../../../src/domain/state/parse';
+import { ANY_INDEX, type JsonPathPattern } from '../../../src/domain/state/json-spans';
+import { parseStateV4, readStateOutlineV4, readStateV4, StateFormatError } from '../../../src/domain/state/parse';
 
 const fixture = (name: string): string => readFileSync(join(__dirname, '../../fixtures/state', name), 'utf8');
 
@@ -54,5 +55,60 @@ describe('parseStateV4', () => {
       /resources\[0\]\.type/,
     );
     expect(formatError('[4]').message).toContain('not a JSON object');
+  });
+});
+
+describe('readStateOutlineV4', () => {
+  const patterns: JsonPathPattern[] = [['serial'], ['resources', ANY_INDEX, 'type'], ['resources', ANY_INDEX, 'instances', ANY_INDEX, 'dependencies', ANY_INDEX]];
+  const opaque = ['attributes', 'sensitive_attributes', 'identity', 'private'];
+  const outcome = (read: () => unknown): unknown => {
+    try {
+      return read();
+    } catch (e) {
+      if (e instanceof StateFormatError) return e.message;
+      throw e;
+    }
+  };
+
+  it.each(readdirSync(join(__dirname, '../../fixtures/state')).filter((f) => f.endsWith('.tfstate')))(
+    '%s: the same spans and refusals as readStateV4, and its state with the blobs emptied',
+    (name) => {
+      const text = fixture(name);
+      const full = outcome(() => readStateV4(text, patterns));
+      const outline = outcome(() => readStateOutlineV4(text, patterns));
+      if (typeof full === 'string') return expect(outline).toBe(full);
+      const { parsed, spans } = full as ReturnType<typeof readStateV4>;
+      const expected = structuredClone(parsed.state);
+      if (expected.outputs) expected.outputs = {};
+      for (const resource of expected.resources) {
+        for (const instance of resource.instances) {
+          for (const key of opaque) {
+            const value = instance[key];
+            if (Object.hasOwn(instance, key)) instance[key] = Array.isArray(value) ? [] : typeof value === 'string' ? '' : value !== null && typeof value === 'object' ? {} : value;
+          }
+        }
+      }
+      expect(outline).toEqual({ outline: expected, spans });
+    },
+  );
+
+  it.each([
+    ['outputs', (doc: Record<string, unknown>, v: unknown) => (doc.outputs = v)],
+    ...opaque.map((key): [string, (doc: Record<string, unknown>, v: unknown) => unknown] => [
+      key,
+      (doc, v) => ((doc.resources as { instances: Record<string, unknown>[] }[])[0].instances[0][key] = v),
+    ]),
+  ])('%s: refused or accepted as readStateV4 does, whatever its kind and content', (_, put) => {
+    const values = [null, true, 0, -1.5, '', 'x', 'eyJzY2hlbWFfdmVyc2lvbiI6IjEifQ==', [], [1, 'a'], [[{ type: 'get_attr', value: 'x' }]], {}, { a: 1 }, { id: 'coder/x', n: [null] }];
+    for (const value of values) {
+      const doc = JSON.parse(fixture('count.tfstate')) as Record<string, unknown>;
+      put(doc, value);
+      const text = JSON.stringify(doc, null, 2);
+      const refusal = (read: () => unknown) => {
+        const result = outcome(read);
+        return typeof result === 'string' ? result : 'accepted';
+      };
+      expect([JSON.stringify(value), refusal(() => readStateOutlineV4(text, patterns))]).toEqual([JSON.stringify(value), refusal(() => readStateV4(text, patterns))]);
+    }
   });
 });
