@@ -6,7 +6,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY data ./data
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+RUN npx tsc -p tsconfig.build.json && node dist/worker/write-workflow-bundle.js && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 # Terraform is only needed for the `import` strategy; the default `rename` strategy is offline JSON.

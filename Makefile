@@ -27,6 +27,7 @@ tools-real-stack:
 
 build: $(NPM_STAMP)
 	npx tsc -p tsconfig.build.json
+	node dist/worker/write-workflow-bundle.js
 
 typecheck: $(NPM_STAMP)
 	npx tsc --noEmit -p tsconfig.json

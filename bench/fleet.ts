@@ -10,7 +10,7 @@
  * time for N, speedup, CPU seconds per workspace (dev server + worker), worker peak RSS, the fleet's
  * longest run history and history events per workspace.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +60,17 @@ async function startSimProcess(phaseMs: number): Promise<{ child: ChildProcess; 
   return { child, ...(JSON.parse(line) as { url: string; token: string; template: string }) };
 }
 
+let bundlePath: string | undefined;
+/** The build's workflow bundle, written once by its own process (as `make build` does), so webpack never loads here. */
+function workflowBundle(): string {
+  if (bundlePath) return bundlePath;
+  const path = join(mkdtempSync(join(tmpdir(), 'wsmigrate-bench-bundle-')), 'workflow-bundle.js');
+  const r = spawnSync(process.execPath, ['-r', '@swc-node/register', join(__dirname, '..', 'src', 'worker', 'write-workflow-bundle.ts'), path], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error('writing the workflow bundle failed');
+  bundlePath = path;
+  return path;
+}
+
 interface Row {
   phaseMs: number;
   perWorkspaceS: number;
@@ -89,7 +100,8 @@ async function scenario(phaseMs: number): Promise<Row> {
     const coder = new CoderClient({ url: sim.url, token: sim.token });
     const activities = createActivities({ coder, blobs: createFileBlobStore({ dir: blobDir }), notifier: { notify: async () => undefined } });
     const taskQueue = 'bench-fleet';
-    const worker = await createWsmigrateWorker({ connection: native, namespace: 'default', taskQueue, activities });
+    // As the production worker runs: the workflow bundle made by the build, not webpack in this process.
+    const worker = await createWsmigrateWorker({ connection: native, namespace: 'default', taskQueue, activities, workflowBundle: { codePath: workflowBundle() } });
     const running = worker.run();
     try {
       const t = (await (await startTemplateMigration(client, { organization: 'coder', template: sim.template, approval: { policy: 'none' } }, { taskQueue })).result()) as TemplateMigrationResult;

@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
+import { prebuiltWorkflowBundle } from './workflow-bundle';
 
 export interface WsmigrateWorkerOptions {
   connection: NativeConnection;
@@ -28,6 +29,14 @@ export function defaultWorkflowsPath(): string {
   return require.resolve('../workflows');
 }
 
+/** Given code first; else the bundle the build wrote, when it is current; else bundle at start. */
+function workflowCode(opts: WsmigrateWorkerOptions): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  if (opts.workflowBundle) return { workflowBundle: opts.workflowBundle };
+  if (opts.workflowsPath) return { workflowsPath: opts.workflowsPath };
+  const prebuilt = prebuiltWorkflowBundle();
+  return prebuilt ? { workflowBundle: { codePath: prebuilt } } : { workflowsPath: defaultWorkflowsPath() };
+}
+
 export async function createWsmigrateWorker(opts: WsmigrateWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection: opts.connection,
@@ -35,7 +44,7 @@ export async function createWsmigrateWorker(opts: WsmigrateWorkerOptions): Promi
     taskQueue: opts.taskQueue,
     activities: opts.activities,
     dataConverter: opts.dataConverter,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: opts.workflowsPath ?? defaultWorkflowsPath() }),
+    ...workflowCode(opts),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? WORKER_TUNING.maxConcurrentActivityTaskExecutions,
     maxConcurrentLocalActivityExecutions: WORKER_TUNING.maxConcurrentLocalActivityExecutions,
     maxCachedWorkflows: WORKER_TUNING.maxCachedWorkflows,
