@@ -197,7 +197,7 @@ function main(): void {
     ['---', '---'],
     ['bad inputs refused / tried', `${mustRefuse.filter((c) => c.refused).length} / ${mustRefuse.length} (${byCategory.join(', ')})`],
     ['odd but valid inputs kept exactly / tried', `${accepted.filter((c) => c.passed).length} / ${accepted.length}`],
-    ['bad-input cases not measured yet', `${cases.length - measured.length} (${cases.filter((c) => c.notMeasuredYet).map((c) => c.name).join('; ')})`],
+    ['bad-input cases not measured yet', cases.length === measured.length ? '0' : `${cases.length - measured.length} (${cases.filter((c) => c.notMeasuredYet).map((c) => c.name).join('; ')})`],
     [
       'secrets found',
       secrets ? `${secrets.found.length} (${secrets.secretsSeeded} seeded secrets, ${secrets.placesScanned} places scanned, ${secrets.runs} migration runs)` : 'scan did not run (see the test failure above)',
