@@ -64,7 +64,7 @@ function activeVersionLine(r: FleetResult): string | undefined {
   const lock = r.activeVersionLock;
   if (!lock || lock.state === 'refused') return undefined; // the refusal is in the note
   if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
-  return 'require active version: on until the old versions are archived (members cannot start a workspace on an old version meanwhile)';
+  return "require active version: on until the old versions are archived (members cannot start a workspace on an old version meanwhile; if you abandon the migration, give it back with `coder templates edit <template> --require-active-version=false`)";
 }
 
 /** `fleet status` in words. */

@@ -61,6 +61,17 @@ describe('fleet rendering', () => {
     expect(table).toMatch(/still waiting for a build .*: 1 {2}carol\/old$/m);
   });
 
+  it('says whether members can still start a migrated workspace on an old version, and how to give the setting back', () => {
+    const base: FleetResult = { phase: 'done', summary: { migrated: 2, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 2 }, failures: [], moreRemaining: true };
+    expect(summaryTable({ ...base, activeVersionLock: { state: 'switched-on' } })).toMatch(/require active version: on until the old versions are archived .*--require-active-version=false/);
+    expect(summaryTable({ ...base, activeVersionLock: { state: 'already-on', byWsmigrate: false } })).toMatch(/require active version: on \(the template's own setting\)/);
+    expect(
+      summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'already-on', byWsmigrate: true }, archive: { archived: [{ id: 'v1', name: 'old' }], keptInUse: [], activeVersion: 'switched-off' } }),
+    ).toMatch(/require active version: given back \(off\) now that the old versions are archived/);
+    // A refusal is told by the note, not by this line.
+    expect(summaryTable({ ...base, activeVersionLock: { state: 'refused', reason: 'license' } })).not.toMatch(/require active version/);
+  });
+
   it("the Web UI's current details: progress table, the pending gate with the approve command and the signal JSON", () => {
     const md = detailsMarkdown(progress({ phase: 'awaiting-approval', pendingApproval: { gateId: 'fleet-continue', planHash: 'canary:abc', summary: 'Canary: 3 of 3 ok', requestedAt: 'x', escalated: false } }));
     expect(md).toMatch(/\| 20 \| 0 \| 0 \| 0 \| 1 \| 0 \| 10 \| 29 \| 20 \|/);
