@@ -77,12 +77,14 @@ describe('docker-compose.yml', () => {
     expect(chatops.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${env.WSMIGRATE_CHATOPS_PORT}/healthz`);
   });
 
-  it('names only variables the config loader knows (or the AWS SDK reads), in every wsmigrate service', () => {
+  it('names only variables the config loader knows (or the AWS SDK or Node reads), in every wsmigrate service', () => {
     for (const service of ['wsmigrate-worker', 'chatops']) {
       for (const name of Object.keys(compose.services[service].environment ?? {})) {
-        expect({ service, name, known: configVariableNames().includes(name) || name.startsWith('AWS_') }).toEqual({ service, name, known: true });
+        expect({ service, name, known: configVariableNames().includes(name) || name.startsWith('AWS_') || name === 'NODE_OPTIONS' }).toEqual({ service, name, known: true });
       }
     }
+    // The worker's heap is bounded (V8 otherwise sizes it from the host's memory), overridable from the environment.
+    expect(compose.services['wsmigrate-worker'].environment?.NODE_OPTIONS).toBe('${NODE_OPTIONS:---max-old-space-size=512}');
   });
 
   it('builds the worker from a Dockerfile whose entry point runs the worker command', () => {

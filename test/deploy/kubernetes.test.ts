@@ -53,7 +53,9 @@ const SECRET_VARS = [
 ];
 /** Variables the AWS SDK reads for the S3 blob store (not wsmigrate's own settings). */
 const AWS_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_REGION', 'AWS_PROFILE'];
-const known = (name: string) => configVariableNames().includes(name) || AWS_VARS.includes(name);
+/** Read by Node itself. */
+const NODE_VARS = ['NODE_OPTIONS'];
+const known = (name: string) => configVariableNames().includes(name) || AWS_VARS.includes(name) || NODE_VARS.includes(name);
 
 describe('Kubernetes manifests (deploy/kubernetes, kustomize)', () => {
   it('kustomization lists every manifest, and the kinds are the ones an operator expects', () => {
@@ -99,6 +101,11 @@ describe('Kubernetes manifests (deploy/kubernetes, kustomize)', () => {
     expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
     expect(c.resources?.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
     expect(c.resources?.limits?.memory).toBeDefined();
+    // The heap is bounded well under the pod's memory limit (V8 sizes it from the node's memory otherwise).
+    const heapMb = Number(/--max-old-space-size=(\d+)/.exec(c.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '')?.[1]);
+    const limitMb = Number(/^(\d+)Gi$/.exec(c.resources?.limits?.memory ?? '')?.[1]) * 1024;
+    expect(heapMb).toBeGreaterThan(0);
+    expect(heapMb).toBeLessThanOrEqual(limitMb * 0.6);
     const metricsPort = c.ports?.find((p) => p.name === 'metrics')?.containerPort;
     expect(metricsPort).toBe(Number(configMap.data.WSMIGRATE_METRICS_PORT));
     expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${metricsPort}$`, 'm'));
