@@ -117,7 +117,10 @@ describe('connecting to Temporal with TLS, mTLS or an API key', () => {
       try {
         const url = `http://127.0.0.1:${port}/slack/events`;
         const listed = await send(url, commandRequest(signing, { userId: 'UALICE', text: 'approvals', responseUrl: 'http://127.0.0.1:9/unused' }));
-        expect(listed).toMatchObject({ status: 200, body: { text: 'Nothing is waiting for an approval.' } });
+        // It read the namespace's pending approvals through the proxy; the suite's other files share the
+        // dev server, so whether any is waiting right now is theirs to say.
+        expect(listed.status).toBe(200);
+        expect(listed.body.text).toMatch(/^(Nothing is waiting for an approval\.|\d+ waiting for a decision:)/);
         const missing = await send(url, commandRequest(signing, { userId: 'UALICE', text: 'status wsmigrate-fleet/coder/no-such-template', responseUrl: 'http://127.0.0.1:9/unused' }));
         expect(missing.status).toBe(404);
         expect(missing.body.text).toMatch(/no migration 'wsmigrate-fleet\/coder\/no-such-template'/);
