@@ -5,7 +5,8 @@ import { InputError, migrateTemplateInputSchema, migrateWorkspaceInputSchema, pa
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
-import { connectForCommand, runIdOf } from '../with-temporal';
+import { reportStartedRun } from '../started-run';
+import { connectForCommand } from '../with-temporal';
 
 function approvalOptions(cmd: Command): Command {
   return cmd
@@ -35,17 +36,7 @@ async function start(io: CliIo, log: Logger, what: 'workspace' | 'template', inp
     const handle = what === 'workspace'
       ? await startWorkspaceMigration(client, input as never, { taskQueue: cfg.taskQueue })
       : await startTemplateMigration(client, input as never, { taskQueue: cfg.taskQueue });
-    const run = log.child({ workflowId: handle.workflowId });
-    run.info({ runId: runIdOf(handle), taskQueue: cfg.taskQueue, dryRun: Boolean(input.dryRun) }, 'workflow started');
-    io.out(`started ${handle.workflowId}`);
-    io.out(`  status:  wsmigrate status ${handle.workflowId}`);
-    io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
-    if (wait) {
-      run.info('waiting for result');
-      const result = (await handle.result()) as { outcome?: string };
-      run.info({ outcome: result?.outcome }, 'workflow finished');
-      io.out(JSON.stringify(result, null, 2));
-    }
+    await reportStartedRun(io, log, handle, { taskQueue: cfg.taskQueue, dryRun: Boolean(input.dryRun), wait });
   } catch (err) {
     if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
     throw err;

@@ -3,7 +3,8 @@ import { loadConfig } from '../../config/env';
 import { InputError, migrateWorkspaceInputSchema, parseInput } from '../../domain/migration-input';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
-import { connectForCommand, runIdOf } from '../with-temporal';
+import { reportStartedRun } from '../started-run';
+import { connectForCommand } from '../with-temporal';
 
 const HELP = `
 Brings back a workspace that 'wsmigrate scan' reports damaged (a failed build, or a state that
@@ -64,17 +65,7 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
       const { client, connection } = await connectForCommand(cfg, log);
       try {
         const handle = await startWorkspaceRecovery(client, input, { taskQueue: cfg.taskQueue });
-        const run = log.child({ workflowId: handle.workflowId });
-        run.info({ runId: runIdOf(handle), taskQueue: cfg.taskQueue, dryRun: Boolean(o.dryRun) }, 'workflow started');
-        io.out(`started ${handle.workflowId}`);
-        io.out(`  status:  wsmigrate status ${handle.workflowId}`);
-        io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
-        if (o.wait) {
-          run.info('waiting for result');
-          const result = (await handle.result()) as { outcome?: string };
-          run.info({ outcome: result?.outcome }, 'workflow finished');
-          io.out(JSON.stringify(result, null, 2));
-        }
+        await reportStartedRun(io, log, handle, { taskQueue: cfg.taskQueue, dryRun: Boolean(o.dryRun), wait: Boolean(o.wait) });
       } catch (err) {
         if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
         throw err;

@@ -1,0 +1,22 @@
+import type { Logger } from '../adapters/logging/logger';
+import type { CliIo } from './io';
+import { runIdOf } from './with-temporal';
+
+/** What `migrate` and `recover` say once their run has started, and its result when asked to wait. */
+export async function reportStartedRun(
+  io: CliIo,
+  log: Logger,
+  handle: { workflowId: string; result(): Promise<unknown> },
+  opts: { taskQueue: string; dryRun: boolean; wait: boolean },
+): Promise<void> {
+  const run = log.child({ workflowId: handle.workflowId });
+  run.info({ runId: runIdOf(handle), taskQueue: opts.taskQueue, dryRun: opts.dryRun }, 'workflow started');
+  io.out(`started ${handle.workflowId}`);
+  io.out(`  status:  wsmigrate status ${handle.workflowId}`);
+  io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
+  if (!opts.wait) return;
+  run.info('waiting for result');
+  const result = (await handle.result()) as { outcome?: string };
+  run.info({ outcome: result?.outcome }, 'workflow finished');
+  io.out(JSON.stringify(result, null, 2));
+}
