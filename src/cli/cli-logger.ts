@@ -18,23 +18,23 @@ const DISCARD: LogDestination = { write: () => undefined };
  */
 export function secretsInEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   const get = (name: string) => env[name]?.trim() || undefined;
+  return secretForms(get('CODER_SESSION_TOKEN'), get('WSMIGRATE_ENCRYPTION_KEY'), SECRET_VARIABLES.map(get));
+}
+
+/** A session token, an encryption key and other secrets, each in every form it could leak in. */
+export function secretForms(token: string | undefined, key: string | undefined, others: readonly (string | undefined)[] = []): string[] {
   const secrets: string[] = [];
-  const token = get('CODER_SESSION_TOKEN');
   if (token) {
     secrets.push(token);
     // Coder tokens are "<id>-<secret>": the secret half alone is just as sensitive.
     if (token.includes('-')) secrets.push(token.slice(token.indexOf('-') + 1));
   }
-  const key = get('WSMIGRATE_ENCRYPTION_KEY');
   if (key) {
     secrets.push(key);
     const bytes = parseEncryptionKey(key);
     if (bytes) secrets.push(bytes.toString('hex'), bytes.toString('base64'), bytes.toString('base64url'));
   }
-  for (const name of SECRET_VARIABLES) {
-    const value = get(name);
-    if (value) secrets.push(value);
-  }
+  for (const value of others) if (value) secrets.push(value);
   return secrets;
 }
 
