@@ -45,7 +45,11 @@ describe('two worker processes on one task queue', () => {
     // Mid-batch: some builds made, most of the batch still to go.
     await waitFor(() => buildPosts().length >= 4, 120_000);
     expect(buildPosts().length).toBeLessThan(2 * workspaces.length);
-    await workers[0].stop('SIGKILL');
+    // Kill a worker that has run something (under load the other may not have had a task yet), so the
+    // survivor must take its migrations over.
+    const busyPids = new Set([...(await identitiesIn(handles))].map((id) => id.split('@')[0]));
+    const victim = busyPids.has(String(workers[0].child.pid)) ? workers[0] : workers[1];
+    await victim.stop('SIGKILL');
 
     const results = (await Promise.all(handles.map((h) => h.result()))) as WorkspaceMigrationResult[];
     expect(results.map((r) => r.outcome)).toEqual(workspaces.map(() => 'migrated'));
@@ -60,16 +64,22 @@ describe('two worker processes on one task queue', () => {
     for (const r of results) expect((await env.blobs.get(r.backup!.ref)).length).toBeGreaterThan(0);
 
     // Both processes ran activities, remote or local (their identities are pid@host).
-    const identities = new Set<string>();
-    for (const h of handles) {
-      for (const e of (await h.fetchHistory()).events ?? []) {
-        // Quick steps are local activities: they run inside the workflow task of the worker that completes it.
-        const id = e.activityTaskStartedEventAttributes?.identity ?? e.workflowTaskCompletedEventAttributes?.identity;
-        if (id) identities.add(id);
-      }
-    }
+    const identities = await identitiesIn(handles);
     expect(identities.size).toBe(2);
     expect([...identities].some((id) => id.startsWith(`${workers[0].child.pid}@`))).toBe(true);
     expect([...identities].some((id) => id.startsWith(`${workers[1].child.pid}@`))).toBe(true);
   }, 300_000);
 });
+
+/** Which processes ran the migrations' steps so far (identities are pid@host). */
+async function identitiesIn(handles: { fetchHistory(): Promise<{ events?: { activityTaskStartedEventAttributes?: { identity?: string | null } | null; workflowTaskCompletedEventAttributes?: { identity?: string | null } | null }[] | null }> }[]): Promise<Set<string>> {
+  const identities = new Set<string>();
+  for (const h of handles) {
+    for (const e of (await h.fetchHistory()).events ?? []) {
+      // Quick steps are local activities: they run inside the workflow task of the worker that completes it.
+      const id = e.activityTaskStartedEventAttributes?.identity ?? e.workflowTaskCompletedEventAttributes?.identity;
+      if (id) identities.add(id);
+    }
+  }
+  return identities;
+}
