@@ -55,7 +55,10 @@ describeRealStack('the local Kubernetes API server (real etcd + kube-apiserver)'
     return { child, exited, info };
   }
 
-  /** Polls until nothing listens on the port: SIGKILL is delivered asynchronously on a loaded machine. */
+  /**
+   * Polls until nothing listens on the port: SIGKILL is delivered asynchronously on a loaded machine,
+   * and a listener torn down mid-handshake answers ECONNRESET before the port refuses.
+   */
   async function portCloses(server: string): Promise<string> {
     const port = Number(new URL(server).port);
     const probe = () =>
@@ -67,7 +70,7 @@ describeRealStack('the local Kubernetes API server (real etcd + kube-apiserver)'
         socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
       });
     let result = await probe();
-    for (let i = 0; i < 50 && result === 'connected'; i++) {
+    for (let i = 0; i < 50 && (result === 'connected' || result === 'ECONNRESET'); i++) {
       await new Promise((r) => setTimeout(r, 100));
       result = await probe();
     }
