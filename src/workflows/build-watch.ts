@@ -20,13 +20,17 @@ export class BuildWatch {
    * Decided when the watch is made, at the workflow's start: a patch called after local steps of the
    * same workflow task lands ahead of their markers.
    */
-  private readonly enabled = patched('wsmigrate-build-watch');
+  private readonly enabled: boolean;
 
+  /** `alwaysOn`: the workflow's own patch, newer than this one, already implies it. */
   constructor(
     private readonly acts: Pick<WsmigrateActivities, 'trackBuildChanges' | 'notify'>,
     private readonly ctx: { workflowId: string; subject: string; template: string },
     private readonly onDamage: () => void,
-  ) {}
+    alwaysOn = false,
+  ) {
+    this.enabled = alwaysOn || patched('wsmigrate-build-watch');
+  }
 
   async after(buildId: string | undefined): Promise<void> {
     if (!buildId || !this.enabled) return;

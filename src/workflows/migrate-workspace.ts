@@ -115,11 +115,14 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   } catch (err) {
     throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
   }
-  // patched: runs started before the lean history (local steps, milestone-only phase writes) replay as they ran.
-  const leanHistory = patched('wsmigrate-lean-history');
   // Every patch is decided here, before the first local activity: a patch marker recorded after local
   // steps of the same workflow task can land ahead of their markers and trip the replay of a query.
-  const healthPreflight = patched('wsmigrate-health-preflight');
+  // A run started by this code records one marker (each marker also costs a TemporalChangeVersion
+  // search-attribute write); runs begun under older code replay on the markers they recorded:
+  // lean history (local steps, milestone-only phase writes), the health preflight, the build watch.
+  const current = patched('wsmigrate-workspace-v2');
+  const leanHistory = current || patched('wsmigrate-lean-history');
+  const healthPreflight = current || patched('wsmigrate-health-preflight');
   // Quick reads, pure steps and idempotent quick writes run as local activities: one marker event each.
   const acts = leanHistory ? proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP) : proxyActivities<WsmigrateActivities>(QUICK_STEP);
   // The backup and the push are never local: a local step is recorded only when its workflow task
@@ -148,7 +151,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     status.stepsDone.push(step);
     showDetails();
   };
-  const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'));
+  const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'), current);
   status.buildChanges = watch.tracked;
   // The client tags the run at start; a run started otherwise (temporal CLI, Web UI) is tagged here.
   if (!leanHistory || workflowInfo().typedSearchAttributes.get(WsmigrateTemplate) !== input.template) {

@@ -13,23 +13,37 @@ import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env'
 const root = join(__dirname, '..', '..');
 /** The commit before replacement tracking: what workers ran when today's long migrations started. */
 const BEFORE_BUILD_WATCH = 'a6b6fff';
+/** The last commit whose runs recorded three patch markers (lean history, health preflight, build watch) instead of one. */
+const THREE_PATCH_MARKERS = 'a28deea';
 
 describe('upgrading workers mid-migration', () => {
   let env: MigrationEnv;
-  let oldSrc: string;
+  const oldSources: string[] = [];
 
   beforeAll(async () => {
-    oldSrc = mkdtempSync(join(tmpdir(), 'wsmigrate-old-'));
-    execSync(`git archive ${BEFORE_BUILD_WATCH} src | tar -x -C ${oldSrc}`, { cwd: root });
-    symlinkSync(join(root, 'node_modules'), join(oldSrc, 'node_modules'));
-    env = await createMigrationEnv({ workspaces: 2 });
+    env = await createMigrationEnv({ workspaces: 3 });
   });
   afterAll(async () => {
     await env?.close();
-    rmSync(oldSrc, { recursive: true, force: true });
+    for (const dir of oldSources) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("a history written by the previous workflow code replays on today's code (the build watch is patched in)", async () => {
+  /** The ids of the patch markers a history recorded, in order. */
+  function patchIds(history: Awaited<ReturnType<typeof historyFromCommit>>['history']): string[] {
+    return (history.events ?? [])
+      .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')
+      .map((e) => {
+        const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+        return (JSON.parse(Buffer.from(data as Uint8Array).toString()) as { id: string }).id;
+      });
+  }
+
+  /** Migrates workspace `index` with the workflow code of `commit`, and returns its history. */
+  async function historyFromCommit(commit: string, index: number) {
+    const oldSrc = mkdtempSync(join(tmpdir(), 'wsmigrate-old-'));
+    oldSources.push(oldSrc);
+    execSync(`git archive ${commit} src | tar -x -C ${oldSrc}`, { cwd: root });
+    symlinkSync(join(root, 'node_modules'), join(oldSrc, 'node_modules'));
     const tmp = await env.startWorker();
     const versionId = (await env.migrateTemplate()).versionId;
     await tmp.stop();
@@ -40,7 +54,7 @@ describe('upgrading workers mid-migration', () => {
       workflowsPath: join(oldSrc, 'src', 'workflows'),
       activities: createActivities({ coder: env.coder, blobs: env.blobs, notifier: { notify: async () => undefined } }),
     });
-    const ws = env.sim.workspaces()[0];
+    const ws = env.sim.workspaces()[index];
     const handle = await startWorkspaceMigration(
       env.t.client,
       { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, option: 'A', approval: { policy: 'none' } },
@@ -48,9 +62,19 @@ describe('upgrading workers mid-migration', () => {
     );
     const result = (await old.runUntil(handle.result())) as WorkspaceMigrationResult;
     expect(result.outcome).toBe('migrated');
-    const history = await handle.fetchHistory();
+    return { history: await handle.fetchHistory(), workflowId: handle.workflowId };
+  }
+
+  it("a history written by the previous workflow code replays on today's code (the build watch is patched in)", async () => {
+    const { history, workflowId } = await historyFromCommit(BEFORE_BUILD_WATCH, 0);
     expect(JSON.stringify(history)).not.toContain('trackBuildChanges');
-    await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, handle.workflowId)).resolves.toBeUndefined();
+    await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, workflowId)).resolves.toBeUndefined();
+  }, 180_000);
+
+  it("a history with the three patch markers of earlier code replays on today's code, which records one", async () => {
+    const { history, workflowId } = await historyFromCommit(THREE_PATCH_MARKERS, 2);
+    expect(patchIds(history)).toEqual(['wsmigrate-lean-history', 'wsmigrate-health-preflight', 'wsmigrate-build-watch']);
+    await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, workflowId)).resolves.toBeUndefined();
   }, 180_000);
 
   it("a history written by today's code, with a gate, a compensation and its local steps, replays on today's code", async () => {
@@ -67,6 +91,7 @@ describe('upgrading workers mid-migration', () => {
       await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
       await expect(handle.result()).rejects.toThrow();
       const history = await handle.fetchHistory();
+      expect(patchIds(history)).toEqual(['wsmigrate-workspace-v2', 'wsmigrate-approval-closed']);
       await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, handle.workflowId)).resolves.toBeUndefined();
     } finally {
       await worker.stop();
