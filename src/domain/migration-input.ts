@@ -49,6 +49,12 @@ export const migrateWorkspaceInputSchema = z.object({
   buildTimeout: duration.default('30m'),
   /** A build step that stops heartbeating this long (a dead worker) is retried on another worker. */
   heartbeatTimeout: duration.default('2m'),
+  /**
+   * Set by a fleet for its children: how the child tells the fleet it ended. 'signal' (the default,
+   * and what children of older fleets do): always by signal. 'result': the fleet reads the child's
+   * result, and a fleet about to continue-as-new first asks its running children to signal instead.
+   */
+  fleetReport: z.enum(['signal', 'result']).optional(),
 });
 
 export type MigrateWorkspaceInput = z.input<typeof migrateWorkspaceInputSchema>;

@@ -1,4 +1,4 @@
-import { CancellationScope, defineSignal, getExternalWorkflowHandle, log, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, defineSignal, getExternalWorkflowHandle, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/common';
 import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
 
@@ -8,6 +8,10 @@ import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain
  */
 export const childDoneSignal = defineSignal<[ChildReport]>('fleetChildDone');
 export const childApprovalSignal = defineSignal<[ChildApprovalNote]>('fleetChildApproval');
+/** From a fleet about to continue-as-new, to each child it started: its next run will not see your result, so signal. */
+export const reportBySignalRequest = defineSignal('fleetReportBySignal');
+
+export type FleetReportMode = 'signal' | 'result';
 
 export interface ChildApprovalNote {
   workflowId: string;
@@ -37,7 +41,26 @@ async function signalFleet<T extends unknown[]>(send: (fleetId: string) => Promi
   });
 }
 
-/** Reports the migration's end to the fleet that started it (no-op for a migration started by hand). */
+/**
+ * How one migration reports its end to the fleet that started it (nothing for a migration started by
+ * hand). Made at the workflow's start, so a request to signal that arrives at any time is heard.
+ */
+export class FleetReport {
+  private bySignal: boolean;
+
+  /** `mode` is read from the raw input: anything but 'result' (an older fleet, a bad value) means signal. */
+  constructor(mode: unknown) {
+    this.bySignal = mode !== 'result';
+    if (!this.bySignal) setHandler(reportBySignalRequest, () => void (this.bySignal = true));
+  }
+
+  /** With 'result', the fleet run that started this child reads the result event: a signal would only add events to both. */
+  async done(result: { outcome: ChildOutcome; pvcUidsKept?: number } | undefined, failure?: unknown): Promise<void> {
+    if (this.bySignal) await reportToFleet(result, failure);
+  }
+}
+
+/** Reports the migration's end to the fleet that started it, by signal (no-op for a migration started by hand). */
 export async function reportToFleet(result: { outcome: ChildOutcome; pvcUidsKept?: number } | undefined, failure?: unknown): Promise<void> {
   const info = workflowInfo();
   let report: ChildReport;

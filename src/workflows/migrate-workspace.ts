@@ -26,7 +26,7 @@ import { BuildWatch, isNeedsAttention } from './build-watch';
 import { recoverDamagedWorkspace } from './recover-workspace';
 import { FINAL_FAILURE_TYPES, QUICK_LOCAL_STEP, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
-import { reportToFleet } from './fleet-report';
+import { FleetReport } from './fleet-report';
 
 export type WorkspacePhase =
   | 'preflight'
@@ -94,15 +94,16 @@ const compensation: ActivityOptions = {
  * Any failure or cancel after the backup restores the backed-up state and the prior transition.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+  const report = new FleetReport((rawInput as { fleetReport?: unknown } | undefined)?.fleetReport);
   let result: WorkspaceMigrationResult;
   try {
     result = await migrateWorkspaceSteps(rawInput);
   } catch (err) {
     const failure = withActivityMessage(err);
-    await reportToFleet(undefined, failure); // fleet children only
+    await report.done(undefined, failure);
     throw failure;
   }
-  await reportToFleet(result); // fleet children only
+  await report.done(result);
   return result;
 }
 

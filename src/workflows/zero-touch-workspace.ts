@@ -2,7 +2,7 @@ import { ApplicationFailure, proxyActivities, upsertMemo, type ActivityOptions }
 import type { WsmigrateActivities } from '../activities';
 import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
-import { reportToFleet } from './fleet-report';
+import { FleetReport } from './fleet-report';
 
 export interface ZeroTouchWorkspaceResult {
   /**
@@ -24,15 +24,16 @@ export interface ZeroTouchWorkspaceResult {
  * its uid, no deprecated type left). A stopped one is left to migrate itself at its next start.
  */
 export async function zeroTouchWorkspace(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspaceResult> {
+  const report = new FleetReport((rawInput as { fleetReport?: unknown } | undefined)?.fleetReport);
   let result: ZeroTouchWorkspaceResult;
   try {
     result = await steps(rawInput);
   } catch (err) {
     const failure = withActivityMessage(err);
-    await reportToFleet(undefined, failure);
+    await report.done(undefined, failure);
     throw failure;
   }
-  await reportToFleet(result);
+  await report.done(result);
   return result;
 }
 

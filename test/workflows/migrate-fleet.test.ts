@@ -2,7 +2,7 @@ import { CoderClient } from '../../src/adapters/coder';
 import { controlFleet, fleetStatus, startFleet } from '../../src/client/fleet';
 import { decide, migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
-import { templateWorkflowId } from '../../src/domain/migration-input';
+import { templateWorkflowId, workspaceWorkflowId } from '../../src/domain/migration-input';
 import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
 import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -196,6 +196,22 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     expect(result.summary).toMatchObject({ dryRun: 6, migrated: 0, failed: 0 });
     expect(result.archive?.skipped).toBe('dry run');
     expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+  }, 120_000);
+
+  it('a child reports its end by its result event alone: with no continue-as-new, no child signals and the fleet receives no signal', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 3, dryRun: true, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    expect(((await handle.result()) as FleetResult).summary).toMatchObject({ dryRun: 6, failed: 0 });
+    const fleetEvents = (await handle.fetchHistory()).events ?? [];
+    expect(fleetEvents.filter((e) => e.childWorkflowExecutionCompletedEventAttributes)).toHaveLength(6);
+    expect(fleetEvents.filter((e) => e.workflowExecutionSignaledEventAttributes)).toEqual([]);
+    for (const ws of env.sim.workspaces()) {
+      const child = await env.t.client.workflow.getHandle(workspaceWorkflowId(env.sim.template.name, ws.owner, ws.name)).fetchHistory();
+      expect((child.events ?? []).filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+    }
   }, 120_000);
 
   it('a batch (limit) migrates only that many; the next run skips them and finishes the rest, then archives with no gate under policy none', async () => {
