@@ -3,6 +3,7 @@ import { makeArchiveTemplateVersions, makePlanVersionArchive } from './archive-v
 import { makeAssessHealth } from './assess-health';
 import { makeBackupForRecovery } from './backup-for-recovery';
 import { makeBackupState } from './backup-state';
+import { makeCombinedSteps } from './combined-steps';
 import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeDiscoverFleetPage } from './discover-fleet';
 import { meterActivities } from './metered';
@@ -57,7 +58,8 @@ export function createActivities(deps: ActivityDeps) {
     requireActiveVersion: makeRequireActiveVersion(deps),
     releaseActiveVersion: makeReleaseActiveVersion(deps),
   };
-  return deps.metrics ? meterActivities(activities, deps.metrics) : activities;
+  const steps = deps.metrics ? meterActivities(activities, deps.metrics) : activities;
+  return { ...steps, ...makeCombinedSteps(steps) };
 }
 
 export type WsmigrateActivities = ReturnType<typeof createActivities>;

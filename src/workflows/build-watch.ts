@@ -34,7 +34,11 @@ export class BuildWatch {
 
   async after(buildId: string | undefined): Promise<void> {
     if (!buildId || !this.enabled) return;
-    const seen = await this.acts.trackBuildChanges({ ...this.ctx, buildId });
+    await this.judge(await this.acts.trackBuildChanges({ ...this.ctx, buildId }));
+  }
+
+  /** Keeps what a build changed (read by trackBuildChanges, alone or with the post-build check) and fails on a protected loss. */
+  async judge(seen: TrackedBuild): Promise<void> {
     if (seen.changeCount > 0) this.tracked.push(seen);
     if (seen.protectedDestroyed.length === 0) return;
     const message =

@@ -16,6 +16,10 @@ import {
 import type { Duration } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import type { StateBackup } from '../activities/backup-state';
+import type { PostBuildCheckResult } from '../activities/post-build-check';
+import type { RewriteStateResult } from '../activities/rewrite-state';
+import type { WorkspacePreflight } from '../activities/preflight-workspace';
+import type { WorkspaceHealth } from '../domain/workspace-health';
 import type { VerificationResult } from '../activities/verify-migration';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
@@ -154,26 +158,42 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   };
   const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'), current);
   status.buildChanges = watch.tracked;
+  /** Rewrite, then plan and guard: one local step for runs of this code, two for runs begun under older code. */
+  const rewriteAndVerify = async (backup: StateBackup, note: string, afterRewrite?: (rewrite: RewriteStateResult) => void) => {
+    const rewriteInput = { subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId };
+    if (current) {
+      const both = await acts.rewriteAndVerify.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy})${note}; plan ${pf.targetVersionName} against it; guard` }, [rewriteInput]);
+      afterRewrite?.(both.rewrite);
+      return both;
+    }
+    const rewrite = await acts.rewriteState.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy})${note}` }, [rewriteInput]);
+    afterRewrite?.(rewrite);
+    const verdict = await acts.verifyMigration.executeWithOptions({ summary: `plan ${pf.targetVersionName} against the migrated state; guard` }, [{ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId }]);
+    return { rewrite, verdict };
+  };
   // The client tags the run at start; a run started otherwise (temporal CLI, Web UI) is tagged here.
   if (!leanHistory || workflowInfo().typedSearchAttributes.get(WsmigrateTemplate) !== input.template) {
     upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
   }
   enter('preflight');
 
-  const pf = await acts.preflightWorkspace.executeWithOptions({ summary: `preflight ${subject}: Coder version, build, target version, state` }, [{
-    owner: input.owner,
-    workspace: input.workspace,
-    template: input.template,
-    targetVersionId: input.targetVersionId,
-    strategy: input.strategy,
-  }]);
-  title = workspaceRunSummary(input.owner, input.workspace, input.template, pf.targetVersionName);
-  done('preflight');
+  const preflightInput = { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy };
+  let pf: WorkspacePreflight;
+  let health: WorkspaceHealth | { health: 'migrated' | 'unmigrated' };
   // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
-  // patched: runs started before the health check replay on its absence and keep the old rule.
-  const health = healthPreflight
-    ? await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId })
-    : ({ health: pf.alreadyMigrated && pf.onTargetVersion ? 'migrated' : 'unmigrated' } as const);
+  if (current) {
+    ({ preflight: pf, health } = await acts.preflightAndAssess.executeWithOptions({ summary: `preflight ${subject}: Coder version, build, target version, state; health of its builds and states` }, [preflightInput]));
+    title = workspaceRunSummary(input.owner, input.workspace, input.template, pf.targetVersionName);
+    done('preflight');
+  } else {
+    pf = await acts.preflightWorkspace.executeWithOptions({ summary: `preflight ${subject}: Coder version, build, target version, state` }, [preflightInput]);
+    title = workspaceRunSummary(input.owner, input.workspace, input.template, pf.targetVersionName);
+    done('preflight');
+    // patched: runs started before the health check replay on its absence and keep the old rule.
+    health = healthPreflight
+      ? await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId })
+      : ({ health: pf.alreadyMigrated && pf.onTargetVersion ? 'migrated' : 'unmigrated' } as const);
+  }
   if (health.health === 'damaged') return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
   if (health.health === 'busy' || health.health === 'unreadable') {
     throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? 'WsmigrateWorkspaceBusy' : 'WsmigrateRefused' });
@@ -187,9 +207,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   if (input.dryRun) {
     enter('backing-up');
     const backup = await durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
-    const rewrite = await acts.rewriteState.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy}), dry run` }, [{ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId }]);
+    const { rewrite, verdict } = await rewriteAndVerify(backup, ', dry run');
     enter('verifying');
-    const verdict = await acts.verifyMigration.executeWithOptions({ summary: `plan ${pf.targetVersionName} against the migrated state; guard` }, [{ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId }]);
     status.verdict = verdict;
     enter('dry-run');
     upsertMemo({ outcome: 'dry-run', verdict: verdict.verdict });
@@ -233,12 +252,12 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     done('backup');
 
     enter('rewriting');
-    const rewrite = await acts.rewriteState.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy})` }, [{ subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId }]);
+    const { rewrite, verdict } = await rewriteAndVerify(backup, '', (rewritten) => {
+      migratedSha256 = rewritten.migrated.sha256;
+      done('rewrite');
+      enter('verifying');
+    });
     migratedSha256 = rewrite.migrated.sha256;
-    done('rewrite');
-
-    enter('verifying');
-    const verdict = await acts.verifyMigration.executeWithOptions({ summary: `plan ${pf.targetVersionName} against the migrated state; guard` }, [{ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId }]);
     status.verdict = verdict;
     done('verify');
     if (verdict.verdict === 'deny') {
@@ -265,11 +284,19 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     enter('starting');
     const start = await builds.startPinned.executeWithOptions({ summary: `start ${subject} pinned to ${pf.targetVersionName} and wait for the build` }, [{ workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs }]);
     ownBuildIds.push(start.buildId);
-    await watch.after(start.buildId);
-    done('start');
-
-    enter('checking');
-    const check = await acts.postBuildCheck.executeWithOptions({ summary: 'check every PVC/PV kept its uid; no deprecated type left' }, [{ subject, buildId: start.buildId, backupRef: backup.blob.ref }]);
+    let check: PostBuildCheckResult;
+    if (current) {
+      const read = await acts.trackAndCheckStart.executeWithOptions({ summary: `read what the start changed; check every PVC/PV kept its uid; no deprecated type left` }, [{ workflowId, subject, template: input.template, buildId: start.buildId, backupRef: backup.blob.ref }]);
+      await watch.judge(read.seen);
+      done('start');
+      enter('checking');
+      check = read.check as PostBuildCheckResult; // absent only when judge threw
+    } else {
+      await watch.after(start.buildId);
+      done('start');
+      enter('checking');
+      check = await acts.postBuildCheck.executeWithOptions({ summary: 'check every PVC/PV kept its uid; no deprecated type left' }, [{ subject, buildId: start.buildId, backupRef: backup.blob.ref }]);
+    }
     done('post-build-check');
 
     const warnings = [...check.warnings];
