@@ -1,5 +1,5 @@
 import type { StateResourceView } from './state';
-import { formatInstanceAddress } from './state';
+import { formatInstanceAddress } from './state/address';
 import { isPersistentType, lookupDeprecated, lookupReplacement } from './type-map';
 
 export interface StateMigrationSummary {

@@ -1,4 +1,7 @@
 import { formatInstanceAddress, parseStateV4, type StateResourceView } from './state';
+import { describeLoss, type LossKind, type ProtectedLoss } from './protected-loss';
+
+export { describeLoss, type LossKind, type ProtectedLoss } from './protected-loss';
 import { summarizeStateMigration } from './migration-check';
 import { isPersistentType, lookupDeprecated } from './type-map';
 
@@ -31,23 +34,6 @@ export interface ProtectedIdentity {
   address: string;
   id?: string;
   uid?: string;
-}
-
-export type LossKind = 'forgotten' | 'destroyed';
-
-export interface ProtectedLoss {
-  /** The address as the last good state wrote it. */
-  address: string;
-  key: string;
-  /** forgotten: the entry left the state, the object was not deleted; destroyed: deleted, or now another object (new uid). */
-  kind: LossKind;
-  /** The build that lost it. */
-  build: { id: string; number: number; at: string };
-  /** The newest successful build whose state still held it, and what it held. */
-  heldIn: { id: string; number: number };
-  before: { id?: string; uid?: string };
-  /** For a new uid: the object the state holds now. */
-  after?: { id?: string; uid?: string };
 }
 
 export interface WorkspaceHealth {
@@ -281,15 +267,6 @@ export function assessWorkspaceHealth(input: HealthInput): WorkspaceHealth {
     };
   }
   return { latest, health: 'migrated', reason: `build #${latestBuild.number} succeeded on a _v1 version; ${reference.size} protected object(s) present`, losses, deprecatedLeft };
-}
-
-export function describeLoss(l: ProtectedLoss): string {
-  const what = l.kind === 'forgotten'
-    ? `forgotten by build #${l.build.number} (its state has no entry; the object was not deleted)`
-    : l.after
-      ? `destroyed by build #${l.build.number} (uid ${l.before.uid ?? '?'} is now ${l.after.uid ?? '?'})`
-      : `destroyed by build #${l.build.number} (its log shows the delete)`;
-  return `${l.address} ${what} at ${l.build.at}; last held by build #${l.heldIn.number}`;
 }
 
 /** The newest build whose state holds every protected object with the identity the reference has. */
