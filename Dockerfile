@@ -19,7 +19,9 @@ COPY package.json ./
 RUN useradd --system --uid 10001 --home /var/lib/wsmigrate wsmigrate && mkdir -p /var/lib/wsmigrate/blobs && chown -R wsmigrate /var/lib/wsmigrate
 USER wsmigrate
 # In a container the metrics/health port must listen beyond loopback, or the published port reaches nothing.
-ENV WSMIGRATE_BLOB_DIR=/var/lib/wsmigrate/blobs WSMIGRATE_METRICS_HOST=0.0.0.0 NODE_ENV=production
+# Two malloc arenas, not eight per core: the worker's threads (Node, V8, Temporal core) otherwise keep
+# fragmented arenas resident; measured by bench/fleet together with NODE_OPTIONS (deploy/kubernetes).
+ENV WSMIGRATE_BLOB_DIR=/var/lib/wsmigrate/blobs WSMIGRATE_METRICS_HOST=0.0.0.0 NODE_ENV=production MALLOC_ARENA_MAX=2
 EXPOSE 9464
 ENTRYPOINT ["node", "dist/cli/main.js"]
 CMD ["worker"]

@@ -84,7 +84,7 @@ describe('docker-compose.yml', () => {
       }
     }
     // The worker's heap is bounded (V8 otherwise sizes it from the host's memory), overridable from the environment.
-    expect(compose.services['wsmigrate-worker'].environment?.NODE_OPTIONS).toBe('${NODE_OPTIONS:---max-old-space-size=512}');
+    expect(compose.services['wsmigrate-worker'].environment?.NODE_OPTIONS).toBe('${NODE_OPTIONS:---max-old-space-size=256 --max-semi-space-size=4}');
   });
 
   it('builds the worker from a Dockerfile whose entry point runs the worker command', () => {

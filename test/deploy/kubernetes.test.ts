@@ -106,6 +106,9 @@ describe('Kubernetes manifests (deploy/kubernetes, kustomize)', () => {
     const limitMb = Number(/^(\d+)Gi$/.exec(c.resources?.limits?.memory ?? '')?.[1]) * 1024;
     expect(heapMb).toBeGreaterThan(0);
     expect(heapMb).toBeLessThanOrEqual(limitMb * 0.6);
+    // Young generations bounded too, and two malloc arenas in the image: bench/fleet runs the worker with exactly these.
+    expect(c.env?.find((e) => e.name === 'NODE_OPTIONS')?.value).toMatch(/--max-semi-space-size=\d+/);
+    expect(dockerfile).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
     const metricsPort = c.ports?.find((p) => p.name === 'metrics')?.containerPort;
     expect(metricsPort).toBe(Number(configMap.data.WSMIGRATE_METRICS_PORT));
     expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${metricsPort}$`, 'm'));
