@@ -11,8 +11,6 @@ export const childApprovalSignal = defineSignal<[ChildApprovalNote]>('fleetChild
 /** From a fleet about to continue-as-new, to each child it started: its next run will not see your result, so signal. */
 export const reportBySignalRequest = defineSignal('fleetReportBySignal');
 
-export type FleetReportMode = 'signal' | 'result';
-
 export interface ChildApprovalNote {
   workflowId: string;
   gateId: string;
@@ -48,9 +46,9 @@ async function signalFleet<T extends unknown[]>(send: (fleetId: string) => Promi
 export class FleetReport {
   private bySignal: boolean;
 
-  /** `mode` is read from the raw input: anything but 'result' (an older fleet, a bad value) means signal. */
-  constructor(mode: unknown) {
-    this.bySignal = mode !== 'result';
+  /** Reads `fleetReport` from the raw input: anything but 'result' (an older fleet, a bad value) means signal. */
+  constructor(rawInput: unknown) {
+    this.bySignal = (rawInput as { fleetReport?: unknown } | undefined)?.fleetReport !== 'result';
     if (!this.bySignal) setHandler(reportBySignalRequest, () => void (this.bySignal = true));
   }
 
@@ -61,7 +59,7 @@ export class FleetReport {
 }
 
 /** Reports the migration's end to the fleet that started it, by signal (no-op for a migration started by hand). */
-export async function reportToFleet(result: { outcome: ChildOutcome; pvcUidsKept?: number } | undefined, failure?: unknown): Promise<void> {
+async function reportToFleet(result: { outcome: ChildOutcome; pvcUidsKept?: number } | undefined, failure?: unknown): Promise<void> {
   const info = workflowInfo();
   let report: ChildReport;
   if (result) {

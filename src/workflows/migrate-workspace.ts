@@ -98,7 +98,7 @@ const compensation: ActivityOptions = {
  * Any failure or cancel after the backup restores the backed-up state and the prior transition.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
-  const report = new FleetReport((rawInput as { fleetReport?: unknown } | undefined)?.fleetReport);
+  const report = new FleetReport(rawInput);
   let result: WorkspaceMigrationResult;
   try {
     result = await migrateWorkspaceSteps(rawInput);
@@ -257,7 +257,6 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       done('rewrite');
       enter('verifying');
     });
-    migratedSha256 = rewrite.migrated.sha256;
     status.verdict = verdict;
     done('verify');
     if (verdict.verdict === 'deny') {

@@ -24,7 +24,7 @@ export interface ZeroTouchWorkspaceResult {
  * its uid, no deprecated type left). A stopped one is left to migrate itself at its next start.
  */
 export async function zeroTouchWorkspace(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspaceResult> {
-  const report = new FleetReport((rawInput as { fleetReport?: unknown } | undefined)?.fleetReport);
+  const report = new FleetReport(rawInput);
   let result: ZeroTouchWorkspaceResult;
   try {
     result = await steps(rawInput);
