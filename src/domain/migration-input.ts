@@ -1,13 +1,12 @@
-import { z } from 'zod';
+import { bool, list, object, oneOf, text, uuid, type Input, type Output, type Rule } from './input-rules';
+
+export { InputError } from './input-rules';
 
 /** Temporal-style durations the workflows accept: '90s', '30m', '2h', '1d'. */
-const duration = z
-  .string()
-  .regex(/^\d+(ms|s|m|h|d)$/, "use a duration such as '90s', '30m', '2h' or '1d'");
+const duration = text().regex(/^\d+(ms|s|m|h|d)$/, "use a duration such as '90s', '30m', '2h' or '1d'");
 
 const name = (what: string) =>
-  z
-    .string({ error: `${what} is required` })
+  text({ error: `${what} is required` })
     .trim()
     .min(1, `${what} is required`)
     .max(128, `${what} is too long`)
@@ -16,35 +15,32 @@ const name = (what: string) =>
 export const NO_APPROVERS_MESSAGE =
   "this run asks for approvals but names no approver: pass --approver <name> (repeatable) or set WSMIGRATE_APPROVERS=alice,bob; or pass --any-approver to let anyone who can reach Temporal approve (recorded in the workflow's memo)";
 
-export const approvalSettingsSchema = z
-  .object({
-    policy: z.enum(['none', 'destructive', 'all']).default('destructive'),
-    approvers: z.array(z.string().min(1)).default([]),
-    /** The operator's explicit choice to accept any approver name when the list is empty. */
-    anyApprover: z.boolean().default(false),
-    /** How long a gate waits before it escalates once; after a second wait it aborts. Never proceeds by itself. */
-    timeout: duration.default('4h'),
-    escalateTo: z.string().optional(),
-  })
-  .prefault({})
-  .superRefine((s, ctx) => {
+export const approvalSettingsSchema = object({
+  policy: oneOf(['none', 'destructive', 'all']).default('destructive'),
+  approvers: list(text().min(1)).default([]),
+  /** The operator's explicit choice to accept any approver name when the list is empty. */
+  anyApprover: bool().default(false),
+  /** How long a gate waits before it escalates once; after a second wait it aborts. Never proceeds by itself. */
+  timeout: duration.default('4h'),
+  escalateTo: text().optional(),
+})
+  .refine((s, addIssue) => {
     // Refused at start, not at the gate: an unanswerable gate would only be found hours later.
-    if (s.policy !== 'none' && s.approvers.length === 0 && !s.anyApprover) {
-      ctx.addIssue({ code: 'custom', path: ['approvers'], message: NO_APPROVERS_MESSAGE });
-    }
-  });
+    if (s.policy !== 'none' && s.approvers.length === 0 && !s.anyApprover) addIssue('approvers', NO_APPROVERS_MESSAGE);
+  })
+  .prefault({});
 
-export const migrateWorkspaceInputSchema = z.object({
+export const migrateWorkspaceInputSchema = object({
   owner: name('owner'),
   workspace: name('workspace'),
   template: name('template'),
   /** The template version whose source has the _v1 types (from migrateTemplate). */
-  targetVersionId: z.uuid({ error: 'targetVersionId must be a template version UUID' }),
+  targetVersionId: uuid({ error: 'targetVersionId must be a template version UUID' }),
   /** A: stop first (default, the runbook's recommended path). B: stay running; the start is pinned to the new version. */
-  option: z.enum(['A', 'B']).default('A'),
-  strategy: z.enum(['rename', 'import']).default('rename'),
+  option: oneOf(['A', 'B']).default('A'),
+  strategy: oneOf(['rename', 'import']).default('rename'),
   approval: approvalSettingsSchema,
-  dryRun: z.boolean().default(false),
+  dryRun: bool().default(false),
   /** How long one Coder build may take before the step fails. */
   buildTimeout: duration.default('30m'),
   /** A build step that stops heartbeating this long (a dead worker) is retried on another worker. */
@@ -54,47 +50,36 @@ export const migrateWorkspaceInputSchema = z.object({
    * and what children of older fleets do): always by signal. 'result': the fleet reads the child's
    * result, and a fleet about to continue-as-new first asks its running children to signal instead.
    */
-  fleetReport: z.enum(['signal', 'result']).optional(),
+  fleetReport: oneOf(['signal', 'result']).optional(),
 });
 
-export type MigrateWorkspaceInput = z.input<typeof migrateWorkspaceInputSchema>;
-export type MigrateWorkspaceParams = z.output<typeof migrateWorkspaceInputSchema>;
+export type MigrateWorkspaceInput = Input<typeof migrateWorkspaceInputSchema>;
+export type MigrateWorkspaceParams = Output<typeof migrateWorkspaceInputSchema>;
 
-export const migrateTemplateInputSchema = z.object({
+export const migrateTemplateInputSchema = object({
   organization: name('organization'),
   template: name('template'),
   approval: approvalSettingsSchema,
   /** Push the new version but leave the active one in place (promote later by hand or with --promote). */
-  stopBeforePromote: z.boolean().default(false),
-  renameDifferent: z.boolean().default(false),
+  stopBeforePromote: bool().default(false),
+  renameDifferent: bool().default(false),
   /**
    * Rewrite a template that calls modules from outside itself (their code is left as it is).
    * Safe because each workspace migration refuses, before pushing, a state holding deprecated
    * instances inside such a module.
    */
-  allowRemoteModules: z.boolean().default(false),
+  allowRemoteModules: bool().default(false),
   /** Push a version that migrates each workspace at its next build (removed{} + conditional import{}), not guard blocks. */
-  zeroTouch: z.boolean().default(false),
-  dryRun: z.boolean().default(false),
+  zeroTouch: bool().default(false),
+  dryRun: bool().default(false),
 });
 
-export type MigrateTemplateInput = z.input<typeof migrateTemplateInputSchema>;
-export type MigrateTemplateParams = z.output<typeof migrateTemplateInputSchema>;
-
-export class InputError extends Error {
-  constructor(readonly issues: string[]) {
-    super(`invalid input: ${issues.join('; ')}`);
-    this.name = 'InputError';
-  }
-}
+export type MigrateTemplateInput = Input<typeof migrateTemplateInputSchema>;
+export type MigrateTemplateParams = Output<typeof migrateTemplateInputSchema>;
 
 /** Parses input, or throws an InputError naming each bad field (`approval.timeout: use a duration …`). */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw new InputError(
-    result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'input'}: ${issue.message}`),
-  );
+export function parseInput<R extends Rule<unknown, unknown>>(schema: R, input: unknown): Output<R> {
+  return schema.parse(input) as Output<R>;
 }
 
 /** The workflow id of one workspace's migration: one run per workspace at a time. */

@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { defaultWorkflowsPath } from '../../src/worker/create-worker';
 import { prebuiltWorkflowBundle, WORKFLOW_BUNDLE_FILE } from '../../src/worker/workflow-bundle';
 
 describe('the prebuilt workflow bundle a worker loads instead of bundling at start', () => {
@@ -30,4 +32,18 @@ describe('the prebuilt workflow bundle a worker loads instead of bundling at sta
     touch(join(root, 'domain', 'state', 'rename.js'), 5);
     expect(prebuiltWorkflowBundle(root)).toBeUndefined();
   });
+});
+
+describe('the workflow bundle', () => {
+  // Every module a workflow imports (beyond the SDK's own) is evaluated again for each workflow the
+  // worker starts. zod alone was a megabyte of it: CPU for every workspace, and once V8 found it hot,
+  // a 7-second, 400 MB optimizing compile that doubled the worker's memory.
+  it('holds no heavy library: no zod, no state or plan parser', async () => {
+    const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+    const { code } = await bundleWorkflowCode({ workflowsPath: defaultWorkflowsPath(), logger: silent });
+    const modules = [...code.matchAll(/^\/\*\*\*\/ "([^"]+)"/gm)].map((m) => m[1]);
+    expect(modules.some((m) => m.includes('/workflows/migrate-workspace'))).toBe(true);
+    expect(modules.filter((m) => /node_modules\/zod\//.test(m))).toEqual([]);
+    expect(modules.filter((m) => /domain\/(state|plan)\//.test(m))).toEqual([]);
+  }, 120_000);
 });
