@@ -7,7 +7,7 @@ export function progressLine(p: FleetProgress): string {
   const c = p.counts;
   const eta = p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : '';
   const gate = p.pendingApproval ? ` · waiting for '${p.pendingApproval.gateId}'` : '';
-  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.running.length} running, ${p.remaining} remaining${eta}${gate}`;
+  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.remaining} to go (${p.running.length} running)${eta}${gate}`;
 }
 
 /** `[#######·······]  23/50  migrated 20 · failed 1 · running 10 · ETA 1m20s` for a terminal. */

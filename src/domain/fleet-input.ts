@@ -67,7 +67,7 @@ export const migrateFleetInputSchema = object({
   /** Each workspace's build steps: how long a silent (dead) worker holds one before another worker takes it over (default: the workspace's 2m). */
   heartbeatTimeout: durationSchema.optional(),
   /** Continue-as-new once a run's history holds this many events (Temporal warns at 10,240). */
-  historyLimit: int().min(200, 'historyLimit must be at least 200').max(9_000, 'historyLimit must stay under 9,000').default(4_000),
+  historyLimit: int({ error: 'historyLimit must be a whole number of events' }).min(200, 'historyLimit must be at least 200').max(9_000, 'historyLimit must stay under 9,000').default(4_000),
 });
 
 export type MigrateFleetInput = Input<typeof migrateFleetInputSchema>;

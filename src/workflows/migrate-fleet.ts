@@ -737,7 +737,7 @@ export function detailsMarkdown(p: FleetProgress): string {
   const lines = [
     `### Fleet ${p.organization}/${p.template} · ${p.phase} (${p.stage})${p.dryRun ? ' · dry run' : ''}`,
     '',
-    '| migrated | already | restored | needs attention | failed | skipped | running | remaining | PVC uids kept |',
+    '| migrated | already | restored | needs attention | failed | skipped | running | to go (with running) | PVC uids kept |',
     '|---|---|---|---|---|---|---|---|---|',
     `| ${c.migrated} | ${c['already-migrated']} | ${c.restored} | ${c['needs-attention']} | ${c.failed} | ${c.skipped} | ${p.running.length} | ${p.remaining} | ${c.pvcUidsKept} |`,
     '',

@@ -30,7 +30,7 @@ const progress = (extra: Partial<FleetProgress> = {}): FleetProgress => ({
 describe('fleet rendering', () => {
   it('a progress bar with counts and ETA for a terminal, a plain line otherwise', () => {
     expect(progressBar(progress(), 10)).toBe('[####······] 21/50  ok 20 · not ok 1 · running 10 · ETA 1m20s');
-    expect(progressLine(progress())).toBe('running (rolling): 20 migrated, 0 already, 0 dry-run, 0 restored, 0 need attention, 1 failed, 0 skipped · 10 running, 29 remaining · ETA 1m20s');
+    expect(progressLine(progress())).toBe('running (rolling): 20 migrated, 0 already, 0 dry-run, 0 restored, 0 need attention, 1 failed, 0 skipped · 29 to go (10 running) · ETA 1m20s');
   });
 
   it('the summary table has a row per outcome, the PVC uids kept, and each failure with its reason', () => {
