@@ -1,7 +1,8 @@
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
-import { readWorkspaceHealth, templateProtection } from './read-workspace-health';
+import { readWorkspaceHealth } from './read-workspace-health';
+import { protectionOf } from './template-facts';
 import type { LoadTemplateSource } from './template-source';
 
 export interface AssessHealthInput {
@@ -16,7 +17,7 @@ export function makeAssessHealth(deps: ActivityDeps, loadTemplateSource: LoadTem
   return async function assessHealth(input: AssessHealthInput): Promise<WorkspaceHealth> {
     const step = 'health check';
     const source = await loadTemplateSource(input.targetVersionId, input.subject);
-    const { annotatedAddresses } = templateProtection(source.terraform);
+    const { annotatedAddresses } = protectionOf(source.terraform);
     const ws = await coderStep(step, input.subject, () => deps.coder.workspace(input.workspaceId));
     return coderStep(step, input.subject, () => readWorkspaceHealth(deps.coder, ws, { annotatedAddresses, v1VersionIds: [input.targetVersionId] }));
   };

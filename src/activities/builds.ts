@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import type { CoderApi } from './ports';
-import { downgradeHazards } from '../domain/downgrade-guard';
+import { downgradeHazardsAgainst } from '../domain/downgrade-guard';
+import { rootDeclarationsOf } from './template-facts';
 import { parseStateV4, StateFormatError } from '../domain/state';
 import { FailureType, coderStep, conflict, refuse } from './failures';
 import { cachedTemplateSourceLoader, type LoadTemplateSource } from './template-source';
@@ -90,7 +91,7 @@ async function refuseDowngrade(coder: CoderApi, req: BuildRequest, latestBuildId
     loaders.set(coder, load);
   }
   const source = await load(versionId, req.subject);
-  const hazards = downgradeHazards(resources, source.terraform);
+  const hazards = downgradeHazardsAgainst(resources, rootDeclarationsOf(source.terraform));
   if (hazards.length > 0) {
     throw refuse(
       step,

@@ -5,7 +5,7 @@ import { parseStateV4 } from '../domain/state';
 import { protectedIdentities } from '../domain/workspace-health';
 import { FailureType, coderStep } from './failures';
 import type { ActivityDeps } from './ports';
-import { templateProtection } from './read-workspace-health';
+import { protectionOf } from './template-facts';
 import type { LoadTemplateSource } from './template-source';
 
 export interface CheckProtectedKeptInput {
@@ -25,7 +25,7 @@ export interface CheckProtectedKeptResult {
 export function makeCheckProtectedKept({ coder, blobs }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
   return async function checkProtectedKept(input: CheckProtectedKeptInput): Promise<CheckProtectedKeptResult> {
     const step = 'protected-object check';
-    const { annotatedAddresses } = templateProtection((await loadTemplateSource(input.targetVersionId, input.subject)).terraform);
+    const { annotatedAddresses } = protectionOf((await loadTemplateSource(input.targetVersionId, input.subject)).terraform);
     const before = protectedIdentities(parseStateV4((await blobs.get(input.referenceRef)).toString('utf8')).resources, annotatedAddresses);
     const afterBytes = await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(input.buildId));
     const afterResources = parseStateV4(afterBytes.toString('utf8')).resources;

@@ -1,5 +1,5 @@
 import { detectBuildChanges, worthReporting, type BuildChange } from '../domain/build-changes';
-import { protectedConfigAddresses } from '../domain/hcl/protect-annotations';
+import { protectedAddressesOf } from './template-facts';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
@@ -36,7 +36,7 @@ export function makeTrackBuildChanges({ coder, notifier, metrics }: ActivityDeps
     const source = await loadTemplateSource(build.template_version_id, input.subject);
     const report = detectBuildChanges(
       logs.map((l) => l.output),
-      protectedConfigAddresses(source.terraform),
+      protectedAddressesOf(source.terraform),
     );
     for (const c of report.changes) metrics?.resourceChangeSeen(c.kind, input.template, c.resourceType);
     if (report.protectedDestroyed.length > 0) metrics?.damagedWorkspaceFound('protected-destroyed');

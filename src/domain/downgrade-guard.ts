@@ -12,13 +12,22 @@ import { lookupReplacement } from './type-map';
  * Returns one line per endangered state entry; empty when the version is safe for this state.
  */
 export function downgradeHazards(state: readonly Pick<StateResourceView, 'module' | 'mode' | 'type' | 'name'>[], versionFiles: readonly TemplateFile[]): string[] {
-  const declared = new Set(
+  return downgradeHazardsAgainst(state, rootManagedDeclarations(versionFiles));
+}
+
+/** `type.name` of every managed resource the version declares in its root module. */
+export function rootManagedDeclarations(versionFiles: readonly TemplateFile[]): ReadonlySet<string> {
+  return new Set(
     readTemplateConfig(versionFiles)
       .configFiles.filter((f) => dirOf(f.path) === '')
       .flatMap((f) => f.outline.resources)
       .filter((r) => r.mode === 'managed')
       .map((r) => `${r.type}.${r.name}`),
   );
+}
+
+/** downgradeHazards, given the version's root declarations (read once per version by a caller that builds many workspaces). */
+export function downgradeHazardsAgainst(state: readonly Pick<StateResourceView, 'module' | 'mode' | 'type' | 'name'>[], declared: ReadonlySet<string>): string[] {
   const hazards: string[] = [];
   for (const r of state) {
     if (r.mode !== 'managed' || r.module !== undefined) continue;
