@@ -3,25 +3,23 @@ import { approvalSettingsSchema, durationSchema, nameSchema } from './migration-
 
 /** Which workspaces of the template a fleet run takes; everything else is left alone. */
 export const fleetFiltersSchema = object({
-    /** Only these owners (usernames); empty = every owner. */
-    owners: list(nameSchema('owner')).default([]),
-    /** Workspace names matching this glob (`*` any run of characters, `?` one), e.g. `dev-*`. */
-    name: text().trim().min(1, 'name glob is empty: leave it out to take every workspace').max(128).optional(),
-    status: oneOf(['any', 'running', 'stopped'], { error: "status must be 'any', 'running' or 'stopped'" }).default('any'),
-    /** `owner/workspace` entries never touched by this fleet. */
-    exclude: list(text().regex(/^[^/\s]+\/[^/\s]+$/, 'exclude entries are owner/workspace, e.g. alice/dev')).default([]),
-    /** Start at most this many migrations in this run (a maintenance window's batch); the rest wait for the next run. */
-    limit: int({ error: 'limit must be a whole number' }).min(1, 'limit must be at least 1').max(100_000).optional(),
-  })
-  .prefault({});
+  /** Only these owners (usernames); empty = every owner. */
+  owners: list(nameSchema('owner')).default([]),
+  /** Workspace names matching this glob (`*` any run of characters, `?` one), e.g. `dev-*`. */
+  name: text().trim().min(1, 'name glob is empty: leave it out to take every workspace').max(128).optional(),
+  status: oneOf(['any', 'running', 'stopped'], { error: "status must be 'any', 'running' or 'stopped'" }).default('any'),
+  /** `owner/workspace` entries never touched by this fleet. */
+  exclude: list(text().regex(/^[^/\s]+\/[^/\s]+$/, 'exclude entries are owner/workspace, e.g. alice/dev')).default([]),
+  /** Start at most this many migrations in this run (a maintenance window's batch); the rest wait for the next run. */
+  limit: int({ error: 'limit must be a whole number' }).min(1, 'limit must be at least 1').max(100_000).optional(),
+}).prefault({});
 
 export const failureBudgetSchema = object({
-    /** Percent of finished migrations that may fail (failed + needs-attention) before the fleet stops starting new ones. */
-    percent: num({ error: 'failureBudget.percent must be a number' }).min(0).max(100).default(10),
-    /** …but never fewer than this many. */
-    min: int({ error: 'failureBudget.min must be a whole number' }).min(0).max(10_000).default(2),
-  })
-  .prefault({});
+  /** Percent of finished migrations that may fail (failed + needs-attention) before the fleet stops starting new ones. */
+  percent: num({ error: 'failureBudget.percent must be a number' }).min(0).max(100).default(10),
+  /** …but never fewer than this many. */
+  min: int({ error: 'failureBudget.min must be a whole number' }).min(0).max(10_000).default(2),
+}).prefault({});
 
 export const migrateFleetInputSchema = object({
   organization: nameSchema('organization'),
@@ -40,11 +38,10 @@ export const migrateFleetInputSchema = object({
   approval: approvalSettingsSchema,
   /** The policy each workspace's migration runs with; its approvers and timeout are the fleet's. The guard still asks when a plan needs it. */
   workspaceApproval: object({
-      policy: oneOf(['none', 'destructive', 'all'], { error: "workspaceApproval.policy must be 'none', 'destructive' or 'all'" }).default('none'),
-      /** How long a workspace's gate waits (default: the fleet's approval.timeout). */
-      timeout: durationSchema.optional(),
-    })
-    .prefault({}),
+    policy: oneOf(['none', 'destructive', 'all'], { error: "workspaceApproval.policy must be 'none', 'destructive' or 'all'" }).default('none'),
+    /** How long a workspace's gate waits (default: the fleet's approval.timeout). */
+    timeout: durationSchema.optional(),
+  }).prefault({}),
   /** At the end, when every workspace is migrated, archive the old versions no workspace uses (after the `fleet-archive` gate). */
   archiveOldVersions: bool().default(true),
   /**
