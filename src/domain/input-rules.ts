@@ -18,6 +18,17 @@ export class InputError extends Error {
 }
 
 type Path = (string | number)[];
+/** The issues found so far, and whether a key no rule names is one of them. */
+type Findings = InputIssue[] & { refuseUnknownKeys?: boolean };
+
+export interface ParseOptions {
+  /**
+   * 'refuse' (the default): a key no rule names is an issue, with the nearest known key as a hint;
+   * a mistyped optional field (`"dryrun": true`) must not silently become its default.
+   * 'drop': such keys are dropped (what runs started before this rule existed accepted).
+   */
+  unknownKeys?: 'refuse' | 'drop';
+}
 type Check<T> = (value: T) => string | undefined;
 
 function received(value: unknown): string {
@@ -35,7 +46,7 @@ export abstract class Rule<I, O> {
   declare readonly _output: O;
 
   /** Validates `value` at `path`; on a problem, records an issue and returns undefined. */
-  abstract check(value: unknown, path: Path, issues: InputIssue[]): O;
+  abstract check(value: unknown, path: Path, issues: Findings): O;
 
   optional(): Rule<I | undefined, O | undefined> {
     return new WhenAbsent<I, O, undefined>(this, () => undefined);
@@ -51,15 +62,15 @@ export abstract class Rule<I, O> {
     return new WhenAbsent<I, O, O>(this, (path, issues) => this.check(structuredCloneOf(value), path, issues));
   }
 
-  safeParse(input: unknown): { success: true; data: O } | { success: false; issues: InputIssue[] } {
-    const issues: InputIssue[] = [];
+  safeParse(input: unknown, options: ParseOptions = {}): { success: true; data: O } | { success: false; issues: InputIssue[] } {
+    const issues: Findings = Object.assign([] as InputIssue[], { refuseUnknownKeys: options.unknownKeys !== 'drop' });
     const data = this.check(input, [], issues);
     return issues.length ? { success: false, issues } : { success: true, data };
   }
 
   /** The value, or an InputError naming each bad field (`approval.timeout: use a duration …`). */
-  parse(input: unknown): O {
-    const result = this.safeParse(input);
+  parse(input: unknown, options: ParseOptions = {}): O {
+    const result = this.safeParse(input, options);
     if (result.success) return result.data;
     throw new InputError(result.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`));
   }
@@ -72,11 +83,11 @@ function structuredCloneOf<T>(value: T): T {
 class WhenAbsent<I, O, A> extends Rule<I | undefined, O | A> {
   constructor(
     private readonly inner: Rule<I, O>,
-    private readonly absent: (path: Path, issues: InputIssue[]) => A,
+    private readonly absent: (path: Path, issues: Findings) => A,
   ) {
     super();
   }
-  check(value: unknown, path: Path, issues: InputIssue[]): O | A {
+  check(value: unknown, path: Path, issues: Findings): O | A {
     return value === undefined ? this.absent(path, issues) : this.inner.check(value, path, issues);
   }
 }
@@ -99,7 +110,7 @@ abstract class Scalar<T, Self> extends Rule<T, T> {
   protected copy(changes: object): Self {
     return Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this, changes) as unknown as Self;
   }
-  check(value: unknown, path: Path, issues: InputIssue[]): T {
+  check(value: unknown, path: Path, issues: Findings): T {
     if (!this.accepts(value)) {
       issues.push({ path, message: this.typeError ?? invalidType(this.expected, value) });
       return undefined as T;
@@ -174,7 +185,7 @@ class OneOfRule<T extends string> extends Rule<T, T> {
   ) {
     super();
   }
-  check(value: unknown, path: Path, issues: InputIssue[]): T {
+  check(value: unknown, path: Path, issues: Findings): T {
     if ((this.values as readonly unknown[]).includes(value)) return value as T;
     issues.push({ path, message: this.error ?? `Invalid option: expected one of ${this.values.map((v) => JSON.stringify(v)).join('|')}` });
     return undefined as unknown as T;
@@ -185,7 +196,7 @@ class ListRule<I, O> extends Rule<I[], O[]> {
   constructor(private readonly item: Rule<I, O>) {
     super();
   }
-  check(value: unknown, path: Path, issues: InputIssue[]): O[] {
+  check(value: unknown, path: Path, issues: Findings): O[] {
     if (!Array.isArray(value)) {
       issues.push({ path, message: invalidType('array', value) });
       return undefined as unknown as O[];
@@ -219,12 +230,20 @@ class ObjectRule<S extends Shape> extends Rule<ShapeInput<S>, ShapeOutput<S>> {
   refine(refinement: (value: ShapeOutput<S>, addIssue: AddIssue) => void): ObjectRule<S> {
     return new ObjectRule(this.shape, [...this.refinements, refinement]);
   }
-  check(value: unknown, path: Path, issues: InputIssue[]): ShapeOutput<S> {
+  check(value: unknown, path: Path, issues: Findings): ShapeOutput<S> {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       issues.push({ path, message: invalidType('object', value) });
       return undefined as unknown as ShapeOutput<S>;
     }
     const before = issues.length;
+    if (issues.refuseUnknownKeys) {
+      const known = Object.keys(this.shape);
+      for (const key of Object.keys(value)) {
+        if (Object.hasOwn(this.shape, key)) continue;
+        const near = nearestKey(key, known);
+        issues.push({ path: [...path, key], message: `unknown field${near ? `: did you mean ${near}?` : ''} (known: ${known.join(', ')})` });
+      }
+    }
     const out: Record<string, unknown> = {};
     for (const [key, rule] of Object.entries(this.shape)) {
       const v = rule.check((value as Record<string, unknown>)[key], [...path, key], issues);
@@ -235,6 +254,29 @@ class ObjectRule<S extends Shape> extends Rule<ShapeInput<S>, ShapeOutput<S>> {
     }
     return out as ShapeOutput<S>;
   }
+}
+
+/** The known key a typo most likely meant: the same letters in another case, or at most two edits away. */
+function nearestKey(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameLetters = known.find((k) => k.toLowerCase() === lower);
+  if (sameLetters) return sameLetters;
+  let best: { key: string; distance: number } | undefined;
+  for (const k of known) {
+    const d = editDistance(lower, k.toLowerCase());
+    if (d <= 2 && (!best || d < best.distance)) best = { key: k, distance: d };
+  }
+  return best?.key;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 export const text = (opts: { error?: string } = {}) => new TextRule(opts.error);

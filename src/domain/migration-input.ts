@@ -1,4 +1,4 @@
-import { bool, list, object, oneOf, text, uuid, type Input, type Output, type Rule } from './input-rules';
+import { bool, list, object, oneOf, text, uuid, type Input, type Output, type ParseOptions, type Rule } from './input-rules';
 
 export { InputError } from './input-rules';
 
@@ -77,9 +77,9 @@ export const migrateTemplateInputSchema = object({
 export type MigrateTemplateInput = Input<typeof migrateTemplateInputSchema>;
 export type MigrateTemplateParams = Output<typeof migrateTemplateInputSchema>;
 
-/** Parses input, or throws an InputError naming each bad field (`approval.timeout: use a duration …`). */
-export function parseInput<R extends Rule<unknown, unknown>>(schema: R, input: unknown): Output<R> {
-  return schema.parse(input) as Output<R>;
+/** Parses input, or throws an InputError naming each bad field (`approval.timeout: use a duration …`, `dryrun: unknown field: did you mean dryRun?`). */
+export function parseInput<R extends Rule<unknown, unknown>>(schema: R, input: unknown, options: ParseOptions = {}): Output<R> {
+  return schema.parse(input, options) as Output<R>;
 }
 
 /** The workflow id of one workspace's migration: one run per workspace at a time. */

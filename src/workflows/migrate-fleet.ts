@@ -42,7 +42,8 @@ import {
   type ChildReport,
   type FleetCounts,
 } from '../domain/fleet-progress';
-import { parseInput, templateWorkflowId, workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
+import { templateWorkflowId, workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
+import { parseWorkflowInput } from './workflow-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { childApprovalSignal, childDoneSignal, reportBySignalRequest, type ChildApprovalNote } from './fleet-report';
@@ -261,12 +262,7 @@ export async function migrateFleet(rawInput: MigrateFleetInput, carried?: FleetS
 }
 
 async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetState): Promise<FleetResult> {
-  let input: MigrateFleetParams;
-  try {
-    input = parseInput(migrateFleetInputSchema, rawInput);
-  } catch (err) {
-    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
-  }
+  const input: MigrateFleetParams = parseWorkflowInput(migrateFleetInputSchema, rawInput);
   const { workflowId } = workflowInfo();
   // Decided in the first activation, before any command, like every patch of the workspace workflow.
   const locksOldVersions = patched('wsmigrate-active-version-lock');

@@ -2,7 +2,8 @@ import { ApplicationFailure, defineQuery, proxyActivities, setCurrentDetails, se
 import type { WsmigrateActivities } from '../activities';
 import type { TemplateRewriteResult } from '../activities/template-steps';
 import type { PendingApproval } from '../domain/approval-policy';
-import { migrateTemplateInputSchema, parseInput, type MigrateTemplateInput } from '../domain/migration-input';
+import { migrateTemplateInputSchema, type MigrateTemplateInput } from '../domain/migration-input';
+import { parseWorkflowInput } from './workflow-input';
 import { renderRunDetails, templateRunSummary } from '../domain/run-details';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
@@ -46,12 +47,7 @@ export async function migrateTemplate(rawInput: MigrateTemplateInput): Promise<T
 }
 
 async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<TemplateMigrationResult> {
-  let input;
-  try {
-    input = parseInput(migrateTemplateInputSchema, rawInput);
-  } catch (err) {
-    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
-  }
+  const input = parseWorkflowInput(migrateTemplateInputSchema, rawInput);
   const acts = proxyActivities<WsmigrateActivities>(quick);
   const slow = proxyActivities<WsmigrateActivities>(importWait);
   const status: TemplateMigrationStatus = { phase: 'preflight', approvals: [] };

@@ -22,7 +22,8 @@ import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import type { VerificationResult } from '../activities/verify-migration';
 import type { PendingApproval } from '../domain/approval-policy';
-import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
+import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
+import { parseWorkflowInput } from './workflow-input';
 import type { TrackedBuild } from '../activities/track-build-changes';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
@@ -114,18 +115,15 @@ export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise
 async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
-  let input;
-  try {
-    input = parseInput(migrateWorkspaceInputSchema, rawInput);
-  } catch (err) {
-    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
-  }
   // Every patch is decided here, before the first local activity: a patch marker recorded after local
   // steps of the same workflow task can land ahead of their markers and trip the replay of a query.
   // A run started by this code records one marker (each marker also costs a TemporalChangeVersion
   // search-attribute write); runs begun under older code replay on the markers they recorded:
-  // lean history (local steps, milestone-only phase writes), the health preflight, the build watch.
-  const current = patched('wsmigrate-workspace-v2');
+  // unknown input keys refused (v3), lean history (local steps, milestone-only phase writes), the
+  // health preflight, the build watch.
+  const strictInput = patched('wsmigrate-workspace-v3');
+  const current = strictInput || patched('wsmigrate-workspace-v2');
+  const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput, strictInput);
   const leanHistory = current || patched('wsmigrate-lean-history');
   const healthPreflight = current || patched('wsmigrate-health-preflight');
   // Quick reads, pure steps and idempotent quick writes run as local activities: one marker event each.

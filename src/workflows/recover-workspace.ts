@@ -2,7 +2,8 @@ import { ApplicationFailure, proxyActivities, setHandler, upsertMemo, upsertSear
 import type { Duration } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import type { RecoveryBackups } from '../activities/backup-for-recovery';
-import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
+import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
+import { parseWorkflowInput } from './workflow-input';
 import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { ApprovalGates } from './approval-gates';
@@ -184,12 +185,7 @@ export async function recoverWorkspace(rawInput: MigrateWorkspaceInput): Promise
 
 async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
-  let input: MigrateWorkspaceParams;
-  try {
-    input = parseInput(migrateWorkspaceInputSchema, rawInput);
-  } catch (err) {
-    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
-  }
+  const input: MigrateWorkspaceParams = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
   const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const builds = proxyActivities<WsmigrateActivities>({

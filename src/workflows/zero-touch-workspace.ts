@@ -1,6 +1,7 @@
-import { ApplicationFailure, proxyActivities, upsertMemo, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, upsertMemo, type ActivityOptions } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
-import { migrateWorkspaceInputSchema, parseInput, type MigrateWorkspaceInput } from '../domain/migration-input';
+import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
+import { parseWorkflowInput } from './workflow-input';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { FleetReport } from './fleet-report';
 
@@ -38,12 +39,7 @@ export async function zeroTouchWorkspace(rawInput: MigrateWorkspaceInput): Promi
 }
 
 async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspaceResult> {
-  let input;
-  try {
-    input = parseInput(migrateWorkspaceInputSchema, rawInput);
-  } catch (err) {
-    throw ApplicationFailure.create({ message: (err as Error).message, type: 'WsmigrateInvalidInput', nonRetryable: true });
-  }
+  const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const buildTimeoutMs = durationMs(input.buildTimeout);
   const builds = proxyActivities<WsmigrateActivities>({

@@ -96,6 +96,18 @@ describe('bad input: workflow inputs', () => {
     await expectWorkflowRefuses({ ...good(), heartbeatTimeout: 'soon' }, /heartbeatTimeout: use a duration such as/);
   });
 
+  it('temporal workflow start: a mistyped "dryRun" is refused, not run as a real migration', async () => {
+    await expectWorkflowRefuses({ ...good(), dryrun: true }, /dryrun: unknown field: did you mean dryRun\?/);
+  });
+
+  it('temporal workflow start: a mistyped nested field (approval.approver)', async () => {
+    await expectWorkflowRefuses({ ...good(), approval: { policy: 'all', approver: ['sre'] } }, /approval\.approver: unknown field: did you mean approvers\?/);
+  });
+
+  it('CLI: an unknown field', async () => {
+    await expectClientRefuses({ ...good(), colour: 'red' }, /colour: unknown field/);
+  });
+
   it('temporal workflow start: no input at all', async () => {
     await expectWorkflowRefuses(null, /input: /);
   });

@@ -6,10 +6,24 @@ const issuesOf = (r: { safeParse(v: unknown): { success: boolean; issues?: { pat
 };
 
 describe('input rules', () => {
-  it('fills defaults for absent fields only, and drops keys it does not know', () => {
+  it('fills defaults for absent fields only', () => {
     const r = object({ mode: oneOf(['a', 'b']).default('a'), n: int().default(3), tags: list(text()).default([]), note: text().optional() });
-    expect(r.parse({ extra: 'dropped' })).toEqual({ mode: 'a', n: 3, tags: [] });
+    expect(r.parse({})).toEqual({ mode: 'a', n: 3, tags: [] });
     expect(r.parse({ mode: 'b', n: 0, tags: ['x'], note: 'hi' })).toEqual({ mode: 'b', n: 0, tags: ['x'], note: 'hi' });
+  });
+
+  it('refuses a key no rule names, with the key a typo most likely meant: a mistyped "dryRun" must not become a real run', () => {
+    const r = object({ dryRun: bool().default(false), concurrency: int().default(10), approval: object({ approvers: list(text()).default([]) }).prefault({}) });
+    expect(issuesOf(r, { dryrun: true })).toEqual(['dryrun: unknown field: did you mean dryRun? (known: dryRun, concurrency, approval)']);
+    expect(issuesOf(r, { concurency: 50 })).toEqual(['concurency: unknown field: did you mean concurrency? (known: dryRun, concurrency, approval)']);
+    expect(issuesOf(r, { approval: { approver: ['alice'] } })).toEqual(['approval.approver: unknown field: did you mean approvers? (known: approvers)']);
+    expect(issuesOf(r, { colour: 'red' })).toEqual(['colour: unknown field (known: dryRun, concurrency, approval)']);
+  });
+
+  it("drops unknown keys instead when told to (what runs started before the rule accepted, replayed as they ran)", () => {
+    const r = object({ dryRun: bool().default(false) });
+    expect(r.parse({ dryrun: true }, { unknownKeys: 'drop' })).toEqual({ dryRun: false });
+    expect(r.safeParse({ dryrun: true }, { unknownKeys: 'refuse' }).success).toBe(false);
   });
 
   it('gives each default as a fresh copy, so one run cannot change another run’s default', () => {

@@ -15,13 +15,15 @@ const root = join(__dirname, '..', '..');
 const BEFORE_BUILD_WATCH = 'a6b6fff';
 /** The last commit whose runs recorded three patch markers (lean history, health preflight, build watch) instead of one. */
 const THREE_PATCH_MARKERS = 'a28deea';
+/** The last commit whose workflows dropped input keys they did not know instead of refusing them. */
+const UNKNOWN_KEYS_DROPPED = '46a525a';
 
 describe('upgrading workers mid-migration', () => {
   let env: MigrationEnv;
   const oldSources: string[] = [];
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 3 });
+    env = await createMigrationEnv({ workspaces: 4 });
   });
   afterAll(async () => {
     await env?.close();
@@ -39,7 +41,7 @@ describe('upgrading workers mid-migration', () => {
   }
 
   /** Migrates workspace `index` with the workflow code of `commit`, and returns its history. */
-  async function historyFromCommit(commit: string, index: number) {
+  async function historyFromCommit(commit: string, index: number, extraInput: Record<string, unknown> = {}) {
     const oldSrc = mkdtempSync(join(tmpdir(), 'wsmigrate-old-'));
     oldSources.push(oldSrc);
     execSync(`git archive ${commit} src | tar -x -C ${oldSrc}`, { cwd: root });
@@ -55,11 +57,11 @@ describe('upgrading workers mid-migration', () => {
       activities: createActivities({ coder: env.coder, blobs: env.blobs, notifier: { notify: async () => undefined } }),
     });
     const ws = env.sim.workspaces()[index];
-    const handle = await startWorkspaceMigration(
-      env.t.client,
-      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, option: 'A', approval: { policy: 'none' } },
-      { taskQueue: env.taskQueue },
-    );
+    const input = { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, option: 'A' as const, approval: { policy: 'none' as const } };
+    // Extra keys go in raw, as `temporal workflow start` sends them (the client refuses them).
+    const handle = Object.keys(extraInput).length
+      ? await env.t.client.workflow.start('migrateWorkspace', { taskQueue: env.taskQueue, workflowId: `raw-${ws.owner}-${ws.name}`, args: [{ ...input, ...extraInput }] })
+      : await startWorkspaceMigration(env.t.client, input, { taskQueue: env.taskQueue });
     const result = (await old.runUntil(handle.result())) as WorkspaceMigrationResult;
     expect(result.outcome).toBe('migrated');
     return { history: await handle.fetchHistory(), workflowId: handle.workflowId };
@@ -77,6 +79,12 @@ describe('upgrading workers mid-migration', () => {
     await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, workflowId)).resolves.toBeUndefined();
   }, 180_000);
 
+  it("a run that an older worker started with an input key it did not know (dropped then) replays on today's code, which refuses such keys in new runs", async () => {
+    const { history, workflowId } = await historyFromCommit(UNKNOWN_KEYS_DROPPED, 3, { note: 'typed by hand' });
+    expect(patchIds(history)).toEqual(['wsmigrate-workspace-v2']);
+    await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, workflowId)).resolves.toBeUndefined();
+  }, 180_000);
+
   it("a history written by today's code, with a gate, a compensation and its local steps, replays on today's code", async () => {
     const worker = await env.startWorker();
     try {
@@ -91,7 +99,7 @@ describe('upgrading workers mid-migration', () => {
       await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
       await expect(handle.result()).rejects.toThrow();
       const history = await handle.fetchHistory();
-      expect(patchIds(history)).toEqual(['wsmigrate-workspace-v2', 'wsmigrate-approval-closed']);
+      expect(patchIds(history)).toEqual(['wsmigrate-workspace-v3', 'wsmigrate-approval-closed']);
       await expect(Worker.runReplayHistory({ workflowsPath: defaultWorkflowsPath() }, history, handle.workflowId)).resolves.toBeUndefined();
     } finally {
       await worker.stop();
