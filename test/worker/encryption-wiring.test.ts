@@ -15,9 +15,13 @@ import { connectToTestServer, uniqueTaskQueue, type TemporalTestContext } from '
 
 type RawPayload = { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null };
 
-/** Every payload of the history except search attributes (which by design never pass through codecs). */
+/**
+ * Every payload of the history except search attributes and patch markers, which by design never
+ * pass through codecs (a patch marker holds the patch's id, written by the SDK: code, not data).
+ */
 function payloadsIn(value: unknown, found: RawPayload[] = []): RawPayload[] {
   if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
+    if ((value as { markerName?: string }).markerName === 'core_patch') return found;
     if ('metadata' in value && 'data' in value) found.push(value as RawPayload);
     for (const [k, child] of Object.entries(value)) if (k !== 'searchAttributes') payloadsIn(child, found);
   }
