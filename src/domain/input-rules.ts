@@ -241,7 +241,7 @@ class ObjectRule<S extends Shape> extends Rule<ShapeInput<S>, ShapeOutput<S>> {
       for (const key of Object.keys(value)) {
         if (Object.hasOwn(this.shape, key)) continue;
         const near = nearestKey(key, known);
-        issues.push({ path: [...path, key], message: `unknown field${near ? `: did you mean ${near}?` : ''} (known: ${known.join(', ')})` });
+        issues.push({ path: [...path, key], message: near ? `unknown field: did you mean ${near}?` : `unknown field (known: ${known.join(', ')})` });
       }
     }
     const out: Record<string, unknown> = {};

@@ -14,9 +14,9 @@ describe('input rules', () => {
 
   it('refuses a key no rule names, with the key a typo most likely meant: a mistyped "dryRun" must not become a real run', () => {
     const r = object({ dryRun: bool().default(false), concurrency: int().default(10), approval: object({ approvers: list(text()).default([]) }).prefault({}) });
-    expect(issuesOf(r, { dryrun: true })).toEqual(['dryrun: unknown field: did you mean dryRun? (known: dryRun, concurrency, approval)']);
-    expect(issuesOf(r, { concurency: 50 })).toEqual(['concurency: unknown field: did you mean concurrency? (known: dryRun, concurrency, approval)']);
-    expect(issuesOf(r, { approval: { approver: ['alice'] } })).toEqual(['approval.approver: unknown field: did you mean approvers? (known: approvers)']);
+    expect(issuesOf(r, { dryrun: true })).toEqual(['dryrun: unknown field: did you mean dryRun?']);
+    expect(issuesOf(r, { concurency: 50 })).toEqual(['concurency: unknown field: did you mean concurrency?']);
+    expect(issuesOf(r, { approval: { approver: ['alice'] } })).toEqual(['approval.approver: unknown field: did you mean approvers?']);
     expect(issuesOf(r, { colour: 'red' })).toEqual(['colour: unknown field (known: dryRun, concurrency, approval)']);
   });
 
