@@ -1,6 +1,6 @@
 /**
  * A small validator for the workflows' inputs: each bad field named with its path, defaults filled,
- * unknown keys dropped. Not zod, on purpose: workflow code is evaluated again for every workflow a
+ * unknown keys refused with a hint (or dropped, for runs begun before that rule). Not zod, on purpose: workflow code is evaluated again for every workflow a
  * worker starts (the SDK shares only its own modules between them), and zod's ~1 MB of module code
  * cost every workspace migration its CPU, and, once V8 found that code hot, a 400 MB optimizing compile.
  */
@@ -54,12 +54,12 @@ export abstract class Rule<I, O> {
 
   /** An absent field becomes `value`, as is. */
   default(value: Exclude<O, undefined>): Rule<I | undefined, Exclude<O, undefined>> {
-    return new WhenAbsent<I, O, Exclude<O, undefined>>(this, () => structuredCloneOf(value)) as Rule<I | undefined, Exclude<O, undefined>>;
+    return new WhenAbsent<I, O, Exclude<O, undefined>>(this, () => jsonCopyOf(value)) as Rule<I | undefined, Exclude<O, undefined>>;
   }
 
   /** An absent field is checked as `value` (so its own defaults fill in). */
   prefault(value: I): Rule<I | undefined, O> {
-    return new WhenAbsent<I, O, O>(this, (path, issues) => this.check(structuredCloneOf(value), path, issues));
+    return new WhenAbsent<I, O, O>(this, (path, issues) => this.check(jsonCopyOf(value), path, issues));
   }
 
   safeParse(input: unknown, options: ParseOptions = {}): { success: true; data: O } | { success: false; issues: InputIssue[] } {
@@ -76,7 +76,7 @@ export abstract class Rule<I, O> {
   }
 }
 
-function structuredCloneOf<T>(value: T): T {
+function jsonCopyOf<T>(value: T): T {
   return value === undefined || value === null || typeof value !== 'object' ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
