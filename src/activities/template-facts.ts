@@ -1,5 +1,4 @@
 import { rootManagedDeclarations } from '../domain/downgrade-guard';
-import { protectedConfigAddresses } from '../domain/hcl/protect-annotations';
 import type { TemplateFile } from '../domain/template-rewrite';
 import { templateProtection } from './read-workspace-health';
 
@@ -18,8 +17,6 @@ function perSource<T>(read: (files: readonly TemplateFile[]) => T): (files: read
     return value;
   };
 }
-
-export const protectedAddressesOf = perSource((files): readonly string[] => Object.freeze(protectedConfigAddresses([...files])));
 
 export const protectionOf = perSource((files): { readonly annotatedAddresses: readonly string[]; readonly usesV1Types: boolean } => {
   const p = templateProtection([...files]);

@@ -1,5 +1,5 @@
 import { detectBuildChanges, worthReporting, type BuildChange } from '../domain/build-changes';
-import { protectedAddressesOf } from './template-facts';
+import { protectionOf } from './template-facts';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
@@ -36,7 +36,7 @@ export function makeTrackBuildChanges({ coder, notifier, metrics }: ActivityDeps
     const source = await loadTemplateSource(build.template_version_id, input.subject);
     const report = detectBuildChanges(
       logs.map((l) => l.output),
-      protectedAddressesOf(source.terraform),
+      protectionOf(source.terraform).annotatedAddresses,
     );
     for (const c of report.changes) metrics?.resourceChangeSeen(c.kind, input.template, c.resourceType);
     if (report.protectedDestroyed.length > 0) metrics?.damagedWorkspaceFound('protected-destroyed');

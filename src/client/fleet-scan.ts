@@ -2,7 +2,8 @@ import type { CoderApi } from '../activities/ports';
 import { readWorkspaceHealth, templateProtection, DEFAULT_HEALTH_DEPTH } from '../activities/read-workspace-health';
 import type { Workspace } from '../adapters/coder';
 import { isTerraformSource, readTar } from '../adapters/template-tar';
-import { HEALTH_CLASSES, type HealthClass, type LossKind } from '../domain/workspace-health';
+import type { LossKind } from '../domain/protected-loss';
+import { HEALTH_CLASSES, type HealthClass } from '../domain/workspace-health';
 
 export interface ScanRow {
   workspace: string;

@@ -1,8 +1,9 @@
 /**
  * A small validator for the workflows' inputs: each bad field named with its path, defaults filled,
- * unknown keys refused with a hint (or dropped, for runs begun before that rule). Not zod, on purpose: workflow code is evaluated again for every workflow a
- * worker starts (the SDK shares only its own modules between them), and zod's ~1 MB of module code
- * cost every workspace migration its CPU, and, once V8 found that code hot, a 400 MB optimizing compile.
+ * unknown keys refused with a hint (or dropped, for runs begun before that rule). Not zod, on
+ * purpose: workflow code is evaluated again for every workflow a worker starts (the SDK shares only
+ * its own modules between them), and zod's ~1 MB of module code cost every workspace migration its
+ * CPU, and, once V8 found that code hot, a 400 MB optimizing compile.
  */
 
 export interface InputIssue {

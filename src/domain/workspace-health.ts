@@ -1,7 +1,5 @@
 import { formatInstanceAddress, parseStateV4, type StateResourceView } from './state';
 import { describeLoss, type LossKind, type ProtectedLoss } from './protected-loss';
-
-export { describeLoss, type LossKind, type ProtectedLoss } from './protected-loss';
 import { summarizeStateMigration } from './migration-check';
 import { isPersistentType, lookupDeprecated } from './type-map';
 

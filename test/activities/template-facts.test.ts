@@ -1,4 +1,4 @@
-import { protectedAddressesOf, protectionOf, rootDeclarationsOf } from '../../src/activities/template-facts';
+import { protectionOf, rootDeclarationsOf } from '../../src/activities/template-facts';
 
 const source = (pvcName: string) => [
   {
@@ -6,6 +6,8 @@ const source = (pvcName: string) => [
     content: `resource "kubernetes_persistent_volume_claim" "${pvcName}" {\n  metadata { name = "x" }\n}\n\n# wsmigrate:protect\nresource "kubernetes_secret" "keys" {\n  metadata { name = "k" }\n}\n`,
   },
 ];
+/** What the build watch reads: the protection's addresses. */
+const protectedAddressesOf = (files: ReturnType<typeof source>) => protectionOf(files).annotatedAddresses;
 
 describe("a template version's facts, read once per source", () => {
   it('reads one source once however many workspaces ask (the same answer, not a new parse), and a new version again', () => {
