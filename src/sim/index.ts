@@ -1,5 +1,8 @@
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
+import { seedMoreTemplates } from './more-templates';
+import { ProvisionerDaemonPool } from './provisioner-daemons';
+import { UserBuildStream } from './user-builds';
 import type { SimProvisioner } from './provisioner';
 import { SimRandom } from './random';
 import { seedDeployment } from './seed';
@@ -14,11 +17,15 @@ export type {
   KubeObject,
   PvcLoss,
   RequestLogEntry,
+  SimulatedDaemonSummary,
   SimulatedTemplateSummary,
   SimulatedWorkspaceSummary,
   SimulatorOptions,
 } from './types';
 export { K8S_TEMPLATE_MAIN_TF } from './template-source';
+export { versionedTemplateSource, type MoreTemplateSpec } from './more-templates';
+export type { DaemonSpec } from './provisioner-daemons';
+export type { UserBuildStats } from './user-builds';
 export { packTar, unpackTar, type ArchiveFile } from './tar-archive';
 
 export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
@@ -54,6 +61,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     throw e;
   }
   const d = seeded.deployment;
+  if (opts.provisioners !== undefined) {
+    const specs = typeof opts.provisioners === 'number' ? Array.from({ length: opts.provisioners }, () => ({})) : opts.provisioners;
+    if (specs.length < 1 || !Number.isInteger(specs.length)) {
+      await d.provisioner.close();
+      throw new Error(`provisioners must be at least 1 (leave it out for unlimited daemons), got ${String(opts.provisioners)}.`);
+    }
+    d.daemons = new ProvisionerDaemonPool(specs, () => d.newId(), () => d.now());
+  }
+  const members = d.users.filter((u) => !u.owner);
+  const more = await seedMoreTemplates(d, seeded.admin, members, opts.moreTemplates ?? []);
+  let userBuilds: UserBuildStream | undefined;
   d.accessControlLicensed = opts.premium ?? true;
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
@@ -63,6 +81,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   d.accessUrl = url;
   const template = seeded.template;
+  const summaryOf = (t: typeof template, originalVersionId: string) => ({
+    id: t.id,
+    name: t.name,
+    get activeVersionId() {
+      return t.activeVersionId;
+    },
+    originalVersionId,
+  });
 
   const workspaceOrThrow = (workspaceId: string) => {
     const ws = d.workspaces.get(workspaceId);
@@ -120,7 +146,35 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     requestLog: () => server.log.map((e) => ({ ...e })),
     faultCounts: () => ({ ...server.injected, buildFailed: d.buildFaultsInjected }),
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
+    templates: () => [summaryOf(template, seeded.originalVersionId), ...more.map((t) => summaryOf(t, t.activeVersionId))],
+    provisionerDaemons: () =>
+      (d.daemons?.daemons ?? []).map((daemon) => ({
+        id: daemon.id,
+        name: daemon.name,
+        status: d.daemons?.status(daemon) ?? 'idle',
+        tags: { ...daemon.tags },
+        ...(daemon.currentJob ? { currentJobId: daemon.currentJob.id } : {}),
+      })),
+    setDaemonOffline(name, offline = true) {
+      if (!d.daemons) throw new Error('The simulator runs unlimited daemons; start it with provisioners: N to take one offline.');
+      d.daemons.setOffline(name, offline);
+    },
+    startUserBuilds(o = {}) {
+      userBuilds?.stop();
+      const names = o.templates ?? more.map((t) => t.name);
+      const ids = names.map((n) => {
+        const t = [...d.templates.values()].find((x) => x.name === n);
+        if (!t) throw new Error(`The simulator has no template ${n}; its templates are ${[...d.templates.values()].map((x) => x.name).join(', ')}.`);
+        return t.id;
+      });
+      if (ids.length === 0) throw new Error('Users build workspaces of other templates than the migrated one: seed one with moreTemplates: [{ name: "team-tools", versioned: true }], or name templates.');
+      userBuilds = new UserBuildStream(d, { intervalMs: o.intervalMs ?? 2000, templateIds: ids });
+      userBuilds.start();
+    },
+    stopUserBuilds: () => userBuilds?.stop(),
+    userBuildStats: () => userBuilds?.stats() ?? { builds: 0, queueWaitsMs: [], stillQueued: 0 },
     async close() {
+      userBuilds?.stop();
       await d.close();
       await server.close();
       await d.provisioner.close();

@@ -1,4 +1,7 @@
 /** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
+import type { MoreTemplateSpec } from './more-templates';
+import type { DaemonSpec } from './provisioner-daemons';
+import type { UserBuildStats } from './user-builds';
 
 export interface SimulatorOptions {
   /** Seeded workspaces (owners spread over a few users). Default 3. */
@@ -31,6 +34,14 @@ export interface SimulatorOptions {
    * false: AGPL, which refuses to switch require_active_version on.
    */
   premium?: boolean;
+  /**
+   * Provisioner daemons: how many (named sim-provisioner-1, …) or one spec each (name, tags). Jobs then
+   * wait in one FIFO queue and `GET /organizations/{org}/provisionerdaemons` lists them. Default:
+   * unlimited, every job runs at once, and that route answers as on a Coder without it.
+   */
+  provisioners?: number | DaemonSpec[];
+  /** More templates of the organization besides `templateName`, each with its own workspaces. */
+  moreTemplates?: MoreTemplateSpec[];
 }
 
 export interface FailBuildsFault {
@@ -115,6 +126,14 @@ export interface SimulatedTemplateSummary {
   originalVersionId: string;
 }
 
+export interface SimulatedDaemonSummary {
+  id: string;
+  name: string;
+  status: 'idle' | 'busy' | 'offline';
+  tags: Record<string, string>;
+  currentJobId?: string;
+}
+
 export interface RequestLogEntry {
   method: string;
   path: string;
@@ -146,5 +165,18 @@ export interface CoderSimulator {
   faultCounts(): FaultCounts;
   /** The latest build's state text. */
   stateOf(workspaceId: string): string;
+  /** Every template of the organization (the first is `template`). */
+  templates(): SimulatedTemplateSummary[];
+  /** The provisioner daemons (none when unlimited). */
+  provisionerDaemons(): SimulatedDaemonSummary[];
+  /** A fault: the daemon stops taking jobs (it finishes the one it runs); `false` brings it back. */
+  setDaemonOffline(name: string, offline?: boolean): void;
+  /**
+   * Users' own builds, one every `intervalMs` (default 2000), on workspaces of `templates` (names;
+   * default every template but the first, so they never race a migration of it).
+   */
+  startUserBuilds(opts?: { intervalMs?: number; templates?: string[] }): void;
+  stopUserBuilds(): void;
+  userBuildStats(): UserBuildStats;
   close(): Promise<void>;
 }

@@ -30,6 +30,16 @@ interface SimOptions {
   kubeconfig?: string;
   /** commander's --no-premium */
   premium: boolean;
+  provisioners?: number;
+  moreTemplate: { name: string; workspaces?: number; versioned?: boolean }[];
+  userBuildsMs?: number;
+}
+
+/** `name`, `name:N` or `name:N:v1` (a template already on the _v1 types). */
+function moreTemplate(raw: string, previous: SimOptions['moreTemplate']): SimOptions['moreTemplate'] {
+  const m = /^([A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*)(?::(\d+))?(?::(v1))?$/.exec(raw);
+  if (!m) throw new InvalidArgumentError(`--more-template takes name[:workspaces][:v1], e.g. k8s-gpu:5 or team-tools:8:v1, got "${raw}".`);
+  return [...previous, { name: m[1] as string, ...(m[2] ? { workspaces: Number(m[2]) } : {}), ...(m[3] ? { versioned: true } : {}) }];
 }
 
 function provisionerKind(raw: string): 'structural' | 'terraform' {
@@ -77,6 +87,9 @@ export function registerSimCommands(program: Command, io: CliIo): void {
     )
     .option('--kubeconfig <path>', 'with --provisioner terraform: use this cluster instead of starting a local etcd + kube-apiserver')
     .option('--no-premium', "act as an unlicensed (AGPL) Coder: a template cannot be made to require its active version")
+    .option('--provisioners <n>', 'provisioner daemons: every job waits in one queue for one of N (default: unlimited, every build runs at once)', integer('--provisioners', 1, 1000))
+    .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
+    .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
     .addHelpText(
       'after',
       `
@@ -105,6 +118,8 @@ Exit codes:
           provisioner: opts.provisioner,
           ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+          ...(opts.provisioners !== undefined ? { provisioners: opts.provisioners } : {}),
+          moreTemplates: opts.moreTemplate,
         });
       } catch (err) {
         if (opts.provisioner === 'terraform' || opts.kubeconfig !== undefined) {
@@ -115,12 +130,22 @@ Exit codes:
           EXIT.failure,
         );
       }
+      if (opts.userBuildsMs !== undefined) {
+        try {
+          sim.startUserBuilds({ intervalMs: opts.userBuildsMs });
+        } catch (err) {
+          await sim.close();
+          throw new CliError(`--user-builds-ms: ${(err as Error).message}`, EXIT.usage);
+        }
+      }
       io.out(`Coder simulator ${opts.version} listening on ${sim.url}`);
       io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}`);
       io.out(`  admin token:  ${sim.token}`);
       io.out(`  member token: ${sim.memberToken}`);
       const owners = [...new Set(sim.workspaces().map((w) => w.owner))];
       if (owners.length) io.out(`  owner tokens: ${owners.map((o) => `${o}=${sim.tokenOf(o)}`).join(' ')}`);
+      if (opts.provisioners !== undefined) io.out(`  daemons:      ${sim.provisionerDaemons().map((d) => d.name).join(', ')}`);
+      if (opts.moreTemplate.length) io.out(`  templates:    ${sim.templates().map((t) => t.name).join(', ')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
       const signal = await untilSignal();
