@@ -72,6 +72,11 @@ export interface WaitOptions<T> {
   timeoutMs?: number;
   onPoll?: (latest: T) => void;
   signal?: AbortSignal;
+  /**
+   * For builds: time the job waits in the provisioners' queue (`job.queue_position` > 0) is not
+   * counted against `timeoutMs`, up to this much in all (default: `timeoutMs` again).
+   */
+  maxQueuedMs?: number;
 }
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
@@ -337,16 +342,23 @@ export class CoderClient {
 
   /** Polls the build until its job is succeeded, failed or canceled, and returns it; never judges the outcome. */
   waitForBuild(buildId: string, opts: WaitOptions<WorkspaceBuild> = {}): Promise<WorkspaceBuild> {
+    const pollOptions = this.#pollOptions(opts);
     return pollUntil(
       () => this.workspaceBuild(buildId),
       (build) => isTerminalJobStatus(build.job.status),
-      this.#pollOptions(opts),
+      // A build queued behind other jobs (users' own, on a deployment with few daemons) is not slow, only waiting its turn.
+      { ...pollOptions, queued: (build) => build.job.status === 'pending' && (build.job.queue_position ?? 0) > 0, maxQueuedMs: opts.maxQueuedMs ?? pollOptions.timeoutMs },
       { sleep: this.#sleep, now: this.#now },
-      (build, waitedMs) =>
+      (build, waitedMs, spent) =>
         new CoderWaitTimeoutError(
           `Timed out after ${formatDuration(waitedMs)} waiting for workspace build ${buildId} ` +
             `(${build.workspace_owner_name ?? '?'}/${build.workspace_name} #${build.build_number}, ${build.transition}) to finish: ` +
-            `its job is still "${build.job.status}". The build goes on in Coder; wait longer, or cancel it in the dashboard before retrying.`,
+            `its job is still "${build.job.status}"` +
+            (build.job.status === 'pending' && (build.job.queue_position ?? 0) > 0 ? ` at place ${build.job.queue_position} of ${build.job.queue_size ?? '?'} in the provisioners' queue` : '') +
+            (spent.queuedMs > 0 ? ` (${formatDuration(spent.queuedMs)} of the wait queued, not counted up to a cap of ${formatDuration(opts.maxQueuedMs ?? pollOptions.timeoutMs)})` : '') +
+            '. The build goes on in Coder; wait longer, or cancel it in the dashboard before retrying' +
+            (build.job.status === 'pending' ? '; a job that never leaves the queue means no provisioner daemon with matching tags is online' : '') +
+            '.',
           'workspace build',
           buildId,
           build.job.status,
