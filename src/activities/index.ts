@@ -12,6 +12,7 @@ import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
 import { makePreflightWorkspace } from './preflight-workspace';
 import { makePushState } from './push-state';
+import { makeReadProvisionerCapacity } from './read-provisioner-capacity';
 import { makeRestoreState } from './restore-state';
 import { makeReturnToPrior } from './return-to-prior';
 import { makeRewriteState } from './rewrite-state';
@@ -57,6 +58,7 @@ export function createActivities(deps: ActivityDeps) {
     archiveTemplateVersions: makeArchiveTemplateVersions(deps),
     requireActiveVersion: makeRequireActiveVersion(deps),
     releaseActiveVersion: makeReleaseActiveVersion(deps),
+    readProvisionerCapacity: makeReadProvisionerCapacity(deps),
   };
   const steps = deps.metrics ? meterActivities(activities, deps.metrics) : activities;
   return { ...steps, ...makeCombinedSteps(steps) };

@@ -29,6 +29,10 @@ export type CoderApi = Pick<
   | 'promoteTemplateVersion'
   | 'archiveTemplateVersion'
   | 'setTemplateRequireActiveVersion'
+  | 'currentUser'
+  | 'templatesOfOrganization'
+  | 'provisionerDaemons'
+  | 'provisionerJobs'
 >;
 
 export type NotificationKind =
@@ -109,6 +113,8 @@ export interface MigrationMetrics {
   resourceChangeSeen(kind: ObservedChangeKind, template: string, resourceType: string): void;
   deleteBlocked(step: string): void;
   damagedWorkspaceFound(reason: string): void;
+  /** A fleet's paced window and whether it holds new starts for the provisioners (optional: older recorders). */
+  fleetPacing?(template: string, width: number, holding: boolean): void;
 }
 
 export interface ActivityDeps {

@@ -8,6 +8,8 @@ export function addFleetOptions(cmd: Command): Command {
     .requiredOption('--template <name>', 'the template whose workspaces to migrate')
     .option('--version <id>', 'the _v1 template version (UUID) to migrate to; without it the template is migrated first')
     .option('--concurrency <n>', 'migrations running at once after the canary (1..200)', '10')
+    .option('--provisioner-share <x>', "the share of Coder's online provisioner daemons the fleet may keep busy (0.05..1; 1 takes them all), never more than --concurrency", '0.5')
+    .option('--no-pacing', "run --concurrency migrations whatever Coder's daemons can take (default: paced by them, users' queued builds first)")
     .option('--canary <k>', 'workspaces migrated first, before the fleet-continue gate (0 = none)', '3')
     .addOption(new Option('--option <A|B>', 'A: stop first (safe default); B: stay running, start pinned to the new version').choices(['A', 'B']).default('A'))
     .addOption(new Option('--strategy <s>', 'rename (offline, lossless) or import (terraform import; needs cluster access)').choices(['rename', 'import']).default('rename'))
@@ -42,6 +44,8 @@ export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprove
     ...(o.version ? { targetVersionId: o.version as string } : {}),
     concurrency: int(o.concurrency as string),
     canary: int(o.canary as string),
+    provisionerShare: Number(o.provisionerShare),
+    pacing: o.pacing === false ? 'off' : 'provisioners',
     option: o.option as 'A' | 'B',
     strategy: o.strategy as 'rename' | 'import',
     filters: {

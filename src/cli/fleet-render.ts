@@ -1,4 +1,5 @@
 import { formatDuration } from '../domain/fleet-progress';
+import { pacingLine } from '../domain/provisioner-pacing';
 import type { FleetStatus } from '../client/fleet';
 import type { FleetProgress, FleetResult } from '../workflows/migrate-fleet';
 
@@ -6,7 +7,7 @@ import type { FleetProgress, FleetResult } from '../workflows/migrate-fleet';
 export function progressLine(p: FleetProgress): string {
   const c = p.counts;
   const eta = p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : '';
-  const gate = p.pendingApproval ? ` · waiting for '${p.pendingApproval.gateId}'` : '';
+  const gate = p.pendingApproval ? ` · waiting for '${p.pendingApproval.gateId}'` : p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : '';
   return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.remaining} to go (${p.running.length} running)${eta}${gate}`;
 }
 
@@ -74,6 +75,7 @@ export function statusText(s: FleetStatus): string {
     const lines = [`${s.workflowId}: ${p.phase}`, `  ${progressLine(p)}`];
     const phases = Object.entries(s.runningByPhase ?? {});
     if (phases.length) lines.push(`  running by phase: ${phases.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (p.pacing) lines.push(`  ${pacingLine(p.pacing).replace(/\*\*/g, '')}`);
     if (p.pendingApproval) {
       lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
       lines.push(`    wsmigrate approve ${s.workflowId} --approver <you>`);

@@ -6,7 +6,11 @@ import {
   BuildInfoSchema,
   BuildLogsSchema,
   isTerminalJobStatus,
+  OrganizationJobsSchema,
   OrganizationSchema,
+  ProvisionerDaemonsSchema,
+  TemplatesSchema,
+  UserSchema,
   TemplateSchema,
   TemplateVersionSchema,
   UploadResponseSchema,
@@ -16,6 +20,9 @@ import {
   WorkspacesResponseSchema,
   type BuildInfo,
   type BuildLog,
+  type OrganizationJob,
+  type ProvisionerDaemon,
+  type User,
   type Template,
   type TemplateVersion,
   type UploadResponse,
@@ -587,6 +594,63 @@ export class CoderClient {
         hints: { 403: 'Coder also answers 403 when the version was not built successfully: promote only a version whose import succeeded.' },
       },
     });
+  }
+
+  // ── provisioners and the organization (fleet pacing, `scan --org`) ─────────
+
+  /** Who the token belongs to: pacing tells its own jobs from the users'. */
+  currentUser(): Promise<User> {
+    return this.#http.json(
+      { method: 'GET', path: '/users/me', expect: [200], endpoint: { does: 'get the user of this session token', needs: 'a valid session token' } },
+      UserSchema,
+    );
+  }
+
+  /** Every template of the organization the token can read (`GET /organizations/{org}/templates`). */
+  templatesOfOrganization(org: string): Promise<Template[]> {
+    return this.#inOrganization(org, (orgRef) =>
+      this.#http.json(
+        { method: 'GET', path: `/organizations/${seg(orgRef)}/templates`, expect: [200], endpoint: { does: `list the templates of organization ${org}`, needs: NEEDS.templateRead } },
+        TemplatesSchema,
+      ),
+    );
+  }
+
+  /**
+   * The organization's online daemons (coderd/provisionerdaemons.go). Coder answers 404 to anyone
+   * but owners and template admins, and so does a release without the route: both mean "unknown".
+   */
+  provisionerDaemons(org: string): Promise<ProvisionerDaemon[]> {
+    return this.#inOrganization(org, (orgRef) =>
+      this.#http.json(
+        {
+          method: 'GET',
+          path: `/organizations/${seg(orgRef)}/provisionerdaemons?limit=1000`,
+          expect: [200],
+          endpoint: {
+            does: `list the provisioner daemons of organization ${org}`,
+            needs: 'read on provisioner jobs (owners and template admins)',
+            hints: { 404: 'Coder answers 404 when the token may not read provisioner jobs, or when this release has no such route.' },
+          },
+        },
+        ProvisionerDaemonsSchema,
+      ),
+    );
+  }
+
+  /** The organization's jobs in these statuses, newest first (coderd/provisionerjobs.go). */
+  provisionerJobs(org: string, statuses: readonly string[]): Promise<OrganizationJob[]> {
+    return this.#inOrganization(org, (orgRef) =>
+      this.#http.json(
+        {
+          method: 'GET',
+          path: `/organizations/${seg(orgRef)}/provisionerjobs?limit=1000&status=${statuses.map(seg).join(',')}`,
+          expect: [200],
+          endpoint: { does: `list the ${statuses.join('/')} provisioner jobs of organization ${org}`, needs: 'read on provisioner jobs (owners and template admins)' },
+        },
+        OrganizationJobsSchema,
+      ),
+    );
   }
 
   /**

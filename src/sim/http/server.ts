@@ -7,6 +7,7 @@ import type { FaultConfig, RequestLogEntry } from '../types';
 import { buildInfoRoute } from './buildinfo-route';
 import { buildRoutes } from './build-routes';
 import { fileRoutes } from './file-routes';
+import { organizationRoutes } from './organization-routes';
 import { provisionerRoutes } from './provisioner-routes';
 import type { Reply, Route, RouteContext } from './route';
 import { templateRoutes } from './template-routes';
@@ -30,7 +31,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes].map(compile);
+const ROUTES = [buildInfoRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes, ...organizationRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;
