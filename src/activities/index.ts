@@ -6,6 +6,7 @@ import { makeBackupState } from './backup-state';
 import { makeCombinedSteps } from './combined-steps';
 import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeDiscoverFleetPage } from './discover-fleet';
+import { makeListOrganizationTemplates } from './list-organization-templates';
 import { meterActivities } from './metered';
 import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
@@ -59,6 +60,7 @@ export function createActivities(deps: ActivityDeps) {
     requireActiveVersion: makeRequireActiveVersion(deps),
     releaseActiveVersion: makeReleaseActiveVersion(deps),
     readProvisionerCapacity: makeReadProvisionerCapacity(deps),
+    listOrganizationTemplates: makeListOrganizationTemplates(deps),
   };
   const steps = deps.metrics ? meterActivities(activities, deps.metrics) : activities;
   return { ...steps, ...makeCombinedSteps(steps) };
