@@ -7,8 +7,14 @@ export interface OrganizationTemplate {
   name: string;
   activeVersionId: string;
   activeVersionName: string;
-  /** Deprecated kubernetes types its active version declares; empty: nothing to do. */
+  /** Deprecated kubernetes types its active version declares. */
   deprecatedTypes: string[];
+  /**
+   * Workspaces not on the active version. With a `_v1` active version and none outdated there is
+   * nothing to do; outdated ones may still hold deprecated types (a template promoted by an earlier,
+   * unfinished run).
+   */
+  outdatedWorkspaces: number;
 }
 
 export interface ListOrganizationTemplatesInput {
@@ -24,12 +30,13 @@ export interface OrganizationTemplates {
 }
 
 /** Reads a template's active version source and names the deprecated types it still declares. */
-export async function activeVersionDeprecations(coder: Pick<CoderApi, 'templateVersion' | 'downloadFile'>, organization: string, template: { name: string; active_version_id: string }): Promise<OrganizationTemplate> {
+export async function activeVersionDeprecations(coder: Pick<CoderApi, 'templateVersion' | 'downloadFile' | 'workspacesOfTemplate'>, organization: string, template: { name: string; active_version_id: string }): Promise<OrganizationTemplate> {
   const subject = `template ${organization}/${template.name}`;
   const version = await coderStep('read template source', subject, () => coder.templateVersion(template.active_version_id));
   const tar = await coderStep('read template source', subject, () => coder.downloadFile(version.job.file_id));
   const files = (await readTar(tar)).filter((f) => isTerraformSource(f.path)).map((f) => ({ path: f.path, content: f.bytes.toString('utf8') }));
-  return { name: template.name, activeVersionId: version.id, activeVersionName: version.name, deprecatedTypes: deprecatedTypesIn(files) };
+  const outdated = await coderStep('list outdated workspaces', subject, () => coder.workspacesOfTemplate(template.name, { extraQuery: 'outdated:true' }));
+  return { name: template.name, activeVersionId: version.id, activeVersionName: version.name, deprecatedTypes: deprecatedTypesIn(files), outdatedWorkspaces: outdated.length };
 }
 
 /** Every template of the organization (or the named ones) with what its active version still declares. */

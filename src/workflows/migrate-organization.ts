@@ -173,7 +173,13 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
       nonRetryable: true,
     });
   }
-  rows = found.templates.map((t) => ({ template: t.name, state: t.deprecatedTypes.length ? 'waiting' : 'nothing-to-do', deprecatedTypes: t.deprecatedTypes }));
+  rows = found.templates.map((t) => ({
+    template: t.name,
+    state: t.deprecatedTypes.length > 0 || t.outdatedWorkspaces > 0 ? 'waiting' : 'nothing-to-do',
+    deprecatedTypes: t.deprecatedTypes,
+    // Already promoted to _v1 (an earlier, unfinished run): its workspaces move to that version, the template is not migrated again.
+    ...(t.deprecatedTypes.length === 0 ? { targetVersionId: t.activeVersionId } : {}),
+  }));
   const todo = () => rows.filter((r) => r.state !== 'nothing-to-do' && !hasFailed(r));
   // A function, not an inline test: runFleet sets the state while TypeScript still holds the one assigned before it.
   const hasFailed = (r: OrganizationTemplateRow) => r.state === 'failed';
