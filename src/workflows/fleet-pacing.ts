@@ -7,6 +7,8 @@ export { pacingLine, type FleetPacingStatus } from '../domain/provisioner-pacing
 
 /** How old a reading may be before the next start reads the daemons again. */
 export const PACING_REFRESH_MS = 5_000;
+/** While held (users' builds queued, no daemon online), the daemons are read again this often: a user's build takes seconds, not minutes. */
+export const PACING_HOLD_RECHECK_MS = 1_000;
 
 const local = proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP);
 
@@ -31,8 +33,14 @@ export class FleetPacer {
   /** The window to use now (reads the daemons first when the last reading is stale). */
   async window(limit: number): Promise<number> {
     if (this.status.mode !== 'paced') return limit;
-    if (this.lastReadMs === undefined || Date.now() - this.lastReadMs >= PACING_REFRESH_MS) await this.read();
+    const maxAge = this.status.waiting ? PACING_HOLD_RECHECK_MS : PACING_REFRESH_MS;
+    if (this.lastReadMs === undefined || Date.now() - this.lastReadMs >= maxAge) await this.read();
     return this.status.mode === 'paced' ? Math.min(limit, this.status.waiting ? 0 : this.status.width) : limit;
+  }
+
+  /** How long to wait before asking again: soon while held, else until a migration ends (or the refresh). */
+  recheckMs(): number {
+    return this.status.waiting ? PACING_HOLD_RECHECK_MS : PACING_REFRESH_MS;
   }
 
   /** True while the daemons, not the fleet's own `concurrency`, keep a migration from starting. */

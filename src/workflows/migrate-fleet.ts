@@ -47,7 +47,7 @@ import { parseWorkflowInput } from './workflow-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { childApprovalSignal, childDoneSignal, reportBySignalRequest, type ChildApprovalNote } from './fleet-report';
-import { FleetPacer, PACING_REFRESH_MS, pacingLine, type FleetPacingStatus } from './fleet-pacing';
+import { FleetPacer, pacingLine, type FleetPacingStatus } from './fleet-pacing';
 import type { migrateWorkspace } from './migrate-workspace';
 import { migrateTemplate } from './migrate-template';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
@@ -590,7 +590,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (st.running.length < room) return false;
     refreshDetails();
     const before = finishedCount(st.counts);
-    await condition(() => st.cancelled || st.paused || finishedCount(st.counts) !== before, PACING_REFRESH_MS);
+    await condition(() => st.cancelled || st.paused || finishedCount(st.counts) !== before, pacer.recheckMs());
     return true;
   }
 
