@@ -20,6 +20,8 @@ export interface ProvisionerCapacity {
 export interface PacingDecision {
   /** At most this many migrations running at once (0: none may start). */
   width: number;
+  /** Our own builds already fill the share of the daemons: start nothing now, though nobody else waits. */
+  full?: boolean;
   /** Why no new migration starts now; absent when the fleet may start up to `width`. */
   hold?: string;
 }
@@ -30,8 +32,16 @@ export function pacedWidth(daemons: number, share: number, concurrency: number):
   return Math.min(concurrency, Math.max(1, Math.floor(daemons * share + 1e-9)));
 }
 
+/**
+ * Migrations per daemon slot: a migration builds for only part of its life (preflight, backup,
+ * rewrite and verify run between its builds), so the window holds more migrations than slots, and
+ * what keeps our builds within the share is `full`: no start while our jobs fill it.
+ */
+export const MIGRATIONS_PER_SLOT = 2;
+
 export function paceFleet(c: ProvisionerCapacity, share: number, concurrency: number): PacingDecision {
-  const width = pacedWidth(c.daemons, share, concurrency);
+  const slots = pacedWidth(c.daemons, share, Number.MAX_SAFE_INTEGER);
+  const width = Math.min(concurrency, slots * MIGRATIONS_PER_SLOT);
   if (c.daemons <= 0) {
     return { width: 0, hold: `no provisioner daemon is online${c.offline ? ` (${c.offline} offline)` : ''}: no build can run, so no migration starts until one is back` };
   }
@@ -39,6 +49,7 @@ export function paceFleet(c: ProvisionerCapacity, share: number, concurrency: nu
   if (c.usersQueued > 0) {
     return { width, hold: `${c.usersQueued} of the users' own build(s) queued for the ${c.daemons} daemon(s) (${c.busy} busy): no new migration starts until they run` };
   }
+  if (c.oursActive >= slots) return { width, full: true };
   return { width };
 }
 
@@ -49,6 +60,8 @@ export interface FleetPacingStatus {
   share: number;
   /** Migrations allowed at once now. */
   width: number;
+  /** Our builds fill the share: the next start waits for one to end. */
+  full?: boolean;
   capacity?: ProvisionerCapacity;
   /** Why no new migration starts now. */
   waiting?: string;
@@ -63,5 +76,5 @@ export function pacingLine(p: FleetPacingStatus): string {
   if (p.mode === 'fallback') return `pacing fell back to the concurrency (${p.fallback ?? 'daemons unknown'})`;
   const c = p.capacity;
   const daemons = c ? `${c.busy}/${c.daemons} daemon(s) busy, ${c.usersQueued} users' job(s) queued` : 'daemons not read yet';
-  return `paced: window ${p.width} (share ${p.share} of the online daemons) · ${daemons}${p.waiting ? ` · **waiting**: ${p.waiting}` : ''}`;
+  return `paced: window ${p.width} (share ${p.share} of the online daemons) · ${daemons}${p.full && !p.waiting ? ' · our builds fill the share: the next start waits for one to end' : ''}${p.waiting ? ` · **waiting**: ${p.waiting}` : ''}`;
 }

@@ -33,19 +33,14 @@ export class FleetPacer {
   /** The window to use now (reads the daemons first when the last reading is stale). */
   async window(limit: number): Promise<number> {
     if (this.status.mode !== 'paced') return limit;
-    const maxAge = this.status.waiting ? PACING_HOLD_RECHECK_MS : PACING_REFRESH_MS;
+    const maxAge = this.status.waiting || this.status.full ? PACING_HOLD_RECHECK_MS : PACING_REFRESH_MS;
     if (this.lastReadMs === undefined || Date.now() - this.lastReadMs >= maxAge) await this.read();
-    return this.status.mode === 'paced' ? Math.min(limit, this.status.waiting ? 0 : this.status.width) : limit;
+    return this.status.mode === 'paced' ? Math.min(limit, this.status.waiting || this.status.full ? 0 : this.status.width) : limit;
   }
 
   /** How long to wait before asking again: soon while held, else until a migration ends (or the refresh). */
   recheckMs(): number {
-    return this.status.waiting ? PACING_HOLD_RECHECK_MS : PACING_REFRESH_MS;
-  }
-
-  /** True while the daemons, not the fleet's own `concurrency`, keep a migration from starting. */
-  holding(running: number, limit: number): boolean {
-    return this.status.mode === 'paced' && running < limit && (this.status.waiting !== undefined || running >= this.status.width);
+    return this.status.waiting || this.status.full ? PACING_HOLD_RECHECK_MS : PACING_REFRESH_MS;
   }
 
   private async read(): Promise<void> {
@@ -61,6 +56,7 @@ export class FleetPacer {
       this.status.mode = 'fallback';
       this.status.width = this.params.concurrency;
       this.status.waiting = undefined;
+      this.status.full = undefined;
       this.status.fallback = `${reading.reason}: the fleet runs up to its concurrency of ${this.params.concurrency} without looking at the daemons`;
       log.warn('fleet pacing falls back to concurrency', { template: this.params.template, reason: reading.reason });
       return;
@@ -68,5 +64,6 @@ export class FleetPacer {
     this.status.capacity = reading.capacity;
     this.status.width = reading.decision.width;
     this.status.waiting = reading.decision.hold;
+    this.status.full = reading.decision.full;
   }
 }

@@ -1,4 +1,4 @@
-import { paceFleet, pacedWidth, pacingLine, type ProvisionerCapacity } from '../../src/domain/provisioner-pacing';
+import { MIGRATIONS_PER_SLOT, paceFleet, pacedWidth, pacingLine, type ProvisionerCapacity } from '../../src/domain/provisioner-pacing';
 
 const capacity = (c: Partial<ProvisionerCapacity>): ProvisionerCapacity => ({ daemons: 5, busy: 0, offline: 0, usersQueued: 0, usersRunning: 0, oursActive: 0, ...c });
 
@@ -17,7 +17,8 @@ describe("fleet pacing by Coder's provisioner daemons", () => {
 
   it("holds new starts while users' builds are queued, and says why", () => {
     const d = paceFleet(capacity({ busy: 5, usersQueued: 3 }), 0.5, 50);
-    expect(d.width).toBe(2);
+    // Two daemon slots, two migrations per slot (a migration builds for part of its life only).
+    expect(d.width).toBe(2 * MIGRATIONS_PER_SLOT);
     expect(d.hold).toBe("3 of the users' own build(s) queued for the 5 daemon(s) (5 busy): no new migration starts until they run");
   });
 
@@ -25,8 +26,13 @@ describe("fleet pacing by Coder's provisioner daemons", () => {
     expect(paceFleet(capacity({ daemons: 0, offline: 2 }), 1, 10)).toEqual({ width: 0, hold: 'no provisioner daemon is online (2 offline): no build can run, so no migration starts until one is back' });
   });
 
-  it('starts up to its share when only its own jobs are queued', () => {
-    expect(paceFleet(capacity({ busy: 5, oursActive: 8, usersRunning: 2 }), 0.5, 50)).toEqual({ width: 2 });
+  it('starts nothing while its own builds fill its share of the daemons, and starts again below it', () => {
+    expect(paceFleet(capacity({ busy: 5, oursActive: 2, usersRunning: 3 }), 0.5, 50)).toEqual({ width: 4, full: true });
+    expect(paceFleet(capacity({ busy: 4, oursActive: 1, usersRunning: 3 }), 0.5, 50)).toEqual({ width: 4 });
+  });
+
+  it('never opens the window wider than --concurrency', () => {
+    expect(paceFleet(capacity({ daemons: 10 }), 1, 3)).toEqual({ width: 3 });
   });
 
   it('describes each mode in one line', () => {
