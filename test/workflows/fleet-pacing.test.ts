@@ -44,7 +44,7 @@ describe("migrateFleet paced by Coder's provisioner daemons", () => {
     approval: { policy: 'none' },
   });
 
-  it("waits while no daemon is online and while users' builds are queued, then migrates at most its share at once", async () => {
+  it("waits while no daemon is online and while users' builds are queued, resumes after, survives a daemon going offline, keeps its window", async () => {
     const uidsBefore = pvcUids(env);
     const daemons = env.sim.provisionerDaemons().map((d) => d.name);
     for (const name of daemons) env.sim.setDaemonOffline(name);
@@ -73,10 +73,14 @@ describe("migrateFleet paced by Coder's provisioner daemons", () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
+    // A daemon goes away mid-run (it finishes its job): the fleet goes on with the other one.
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).counts.migrated >= 1, 60_000);
+    env.sim.setDaemonOffline(daemons[0] as string);
     const result = (await handle.result()) as FleetResult;
     done = true;
     await watch;
     expect(result.summary).toMatchObject({ migrated: 4, failed: 0, restored: 0, needsAttention: 0 });
+    expect(env.sim.provisionerDaemons().map((d) => d.status)).toEqual(['offline', 'idle']);
     // Share 0.5 of 2 daemons is one slot: at most two migrations in flight (a migration builds for part
     // of its life), whatever --concurrency allows.
     expect(mostRunning).toBeGreaterThanOrEqual(1);
