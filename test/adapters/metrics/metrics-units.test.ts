@@ -81,6 +81,16 @@ describe('metrics recorded from activities', () => {
     for (const line of text.split('\n').filter((l) => l && !l.startsWith('#'))) expect(line.startsWith('wsmigrate_')).toBe(true);
   });
 
+  it("a fleet's paced window and whether it waits for the provisioners, per template", async () => {
+    const m = new PrometheusMetrics({ processMetrics: false });
+    m.fleetPacing('k8s-dev', 4, true);
+    m.fleetPacing('k8s-gpu', 2, false);
+    m.fleetPacing('k8s-dev', 4, false);
+    expect(await value(m, 'wsmigrate_fleet_pacing_window', { template: 'k8s-dev' })).toBe(4);
+    expect(await value(m, 'wsmigrate_fleet_waiting_for_provisioners', { template: 'k8s-dev' })).toBe(0);
+    expect(await value(m, 'wsmigrate_fleet_pacing_window', { template: 'k8s-gpu' })).toBe(2);
+  });
+
   it('a metrics hook that throws never changes what the activity returns', async () => {
     const broken = {
       workspaceFinished: () => {
