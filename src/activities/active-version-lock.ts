@@ -1,4 +1,4 @@
-import { formatBlobRef } from '../adapters/blob-ref';
+import { formatBlobRef } from '../domain/blob-ref';
 import { isCoderApiError } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { coderStep } from './failures';

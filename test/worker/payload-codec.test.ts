@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { encryptionKeyId } from '../../src/adapters/crypto';
+import { encryptionKeyId } from '../../src/config/encryption-key';
 import { createDataConverter } from '../../src/worker/data-converter';
 import { ENCRYPTED_ENCODING, EncryptionCodec, METADATA_KEY_ID } from '../../src/worker/payload-codec';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkHttpUrl } from '../../domain/http-url';
 import { CoderWaitTimeoutError, isCoderApiError } from './errors';
 import { pollUntil, type PollOptions } from './poll-until';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-delay';
@@ -624,18 +625,13 @@ function seg(value: string): string {
 }
 
 function parseDeploymentUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`The Coder URL "${raw}" is not a URL: pass the deployment's address, e.g. https://coder.example.com.`);
+  const checked = checkHttpUrl(raw);
+  if (!checked.ok) {
+    if (checked.problem === 'not-a-url') throw new Error(`The Coder URL "${raw}" is not a URL: pass the deployment's address, e.g. https://coder.example.com.`);
+    if (checked.problem === 'not-http') throw new Error(`The Coder URL must start with https:// or http://, got ${checked.url?.protocol}//${checked.url?.host}.`);
+    throw new Error(`The Coder URL for ${checked.url?.host} must not hold credentials: pass the session token separately.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`The Coder URL must start with https:// or http://, got ${url.protocol}//${url.host}.`);
-  }
-  if (url.username || url.password) {
-    throw new Error(`The Coder URL for ${url.host} must not hold credentials: pass the session token separately.`);
-  }
+  const url = checked.url;
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/api\/v2$/, '') + '/';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { describeConfig, loadConfig } from '../../config/env';
+import { describeConfig } from '../../config/describe-config';
+import { loadConfig } from '../../config/env';
 import type { CliIo } from '../io';
 
 export function registerWorkerCommands(program: Command, io: CliIo): void {
