@@ -2,14 +2,14 @@
 SHELL := /bin/bash
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: demo test deps tools tools-real-stack build typecheck lint unit bench bench-reliability clean
+.PHONY: demo test deps tools tools-real-stack build typecheck lint unit bench bench-reliability record-histories clean
 
 demo: deps build
 	node dist/cli/main.js demo $(DEMO_FLAGS)
 
 test: deps tools-real-stack
 	npx tsc --noEmit -p tsconfig.json
-	npx eslint src test bench
+	npx eslint src test bench scripts
 	node scripts/run-tests.js
 
 deps: $(NPM_STAMP) tools
@@ -33,7 +33,7 @@ typecheck: $(NPM_STAMP)
 	npx tsc --noEmit -p tsconfig.json
 
 lint: $(NPM_STAMP)
-	npx eslint src test bench
+	npx eslint src test bench scripts
 
 # Pure unit tests only, no Temporal server: quick feedback while editing.
 unit: $(NPM_STAMP)
@@ -49,6 +49,10 @@ bench: deps build
 # Bad inputs refused, secrets found (test/chaos on a real dev server); writes bench/reliability/RESULTS.md.
 bench-reliability: deps
 	node -r @swc-node/register bench/reliability/run.ts
+
+# A release's replay fixtures (test/workflows/fixtures/histories): see README, "Upgrading the worker".
+record-histories: deps
+	node -r @swc-node/register scripts/record-histories.ts
 
 clean:
 	rm -rf dist coverage .wsmigrate
