@@ -9,7 +9,7 @@ demo: deps build
 
 test: deps tools-real-stack
 	npx tsc --noEmit -p tsconfig.json
-	npx eslint src test bench scripts
+	npx eslint src test bench scripts/*.ts
 	node scripts/run-tests.js
 
 deps: $(NPM_STAMP) tools
@@ -33,7 +33,7 @@ typecheck: $(NPM_STAMP)
 	npx tsc --noEmit -p tsconfig.json
 
 lint: $(NPM_STAMP)
-	npx eslint src test bench scripts
+	npx eslint src test bench scripts/*.ts
 
 # Pure unit tests only, no Temporal server: quick feedback while editing.
 unit: $(NPM_STAMP)
