@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { FleetFilters } from '../domain/fleet-input';
 import { selectForFleet } from '../domain/fleet-progress';
 import { workspaceWorkflowId } from '../domain/migration-input';
-import { WsmigratePhase } from '../workflows/search-attributes';
+import { WsmigratePhase } from '../contracts/search-attributes';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
 

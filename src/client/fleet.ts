@@ -11,7 +11,7 @@ import {
   type FleetProgress,
   type FleetResult,
 } from '../workflows/migrate-fleet';
-import { WsmigratePhase, WsmigrateTemplate } from '../workflows/search-attributes';
+import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 
 export interface FleetStartOptions {
   taskQueue: string;

@@ -12,7 +12,7 @@ import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy
 import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../workflows/approval-gates';
 import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
 import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
-import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { WsmigrateTemplate } from '../contracts/search-attributes';
 import { fleetProgressQuery, type FleetProgress } from '../workflows/migrate-fleet';
 import { templateRunSummary, workspaceRunSummary } from '../domain/run-details';
 import { explainStartFailure } from './start-failure';

@@ -1,7 +1,7 @@
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { fleetWorkflowId, migrateFleetInputSchema, type MigrateFleetInput } from '../domain/fleet-input';
 import { parseInput } from '../domain/migration-input';
-import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { WsmigrateTemplate } from '../contracts/search-attributes';
 import { fleetStaticSummary } from './fleet';
 
 export interface FleetScheduleSpec {

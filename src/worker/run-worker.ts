@@ -11,7 +11,7 @@ import { connectTemporal, temporalConnectionOptions } from '../client/temporal-c
 import { describeConfig } from '../config/describe-config';
 import { encryptionKeyBytes, type WsmigrateConfig } from '../config/env';
 import { createWsmigrateWorker } from './create-worker';
-import { createDataConverter } from './data-converter';
+import { createDataConverter } from '../adapters/temporal/data-converter';
 import { ensureSearchAttributes } from './ensure-search-attributes';
 import { checkBlobStore } from './check-blob-store';
 import { warnIfFileStoreShared } from './shared-store-warning';

@@ -11,7 +11,7 @@ import {
   type PendingApproval,
 } from '../domain/approval-policy';
 import type { MessageRef, Notification } from '../activities/ports';
-import { WsmigratePendingApproval } from './search-attributes';
+import { WsmigratePendingApproval } from '../contracts/search-attributes';
 import { noteApprovalToFleet } from './fleet-report';
 
 /** What a caller sends to decide; `channel` defaults to `cli` for the update; a signal is always recorded as `signal`. */

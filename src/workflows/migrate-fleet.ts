@@ -49,7 +49,7 @@ import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { childApprovalSignal, childDoneSignal, reportBySignalRequest, type ChildApprovalNote } from './fleet-report';
 import type { migrateWorkspace } from './migrate-workspace';
 import { migrateTemplate } from './migrate-template';
-import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 
 export type FleetStage = 'template' | 'canary' | 'canary-gate' | 'rolling' | 'archive' | 'done';
 export type FleetPhase = 'running' | 'awaiting-approval' | 'paused' | 'done' | 'cancelled' | 'failed';

@@ -30,7 +30,7 @@ import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
 import { recoverDamagedWorkspace } from './recover-workspace';
 import { FINAL_FAILURE_TYPES, QUICK_LOCAL_STEP, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
-import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { FleetReport } from './fleet-report';
 
 export type WorkspacePhase =

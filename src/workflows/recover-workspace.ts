@@ -9,7 +9,7 @@ import { ApprovalGates } from './approval-gates';
 import { parseWorkflowInput } from './workflow-input';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
 import { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from './migrate-workspace';
-import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 
 type Activities = ReturnType<typeof proxyActivities<WsmigrateActivities>>;
 

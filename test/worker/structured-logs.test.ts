@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startWorkspaceMigration } from '../../src/client/migrations';
-import { createDataConverter } from '../../src/worker/data-converter';
+import { createDataConverter } from '../../src/adapters/temporal/data-converter';
 import { Client } from '@temporalio/client';
 import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
 import { createLogger } from '../../src/adapters/logging/logger';

@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { decide, migrationStatus, signalDecision, startWorkspaceMigration } from '../../src/client/migrations';
-import { WsmigratePendingApproval } from '../../src/workflows/search-attributes';
+import { WsmigratePendingApproval } from '../../src/contracts/search-attributes';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
 import { statePutsOf } from '../harness/coder-requests';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { MigrationMetrics, ObservedChangeKind } from '../../activities/ports';
+import type { MigrationMetrics, ObservedChangeKind } from '../../ports/metrics';
 import { statusClass, type CoderCall } from '../coder/call-observer';
 
 /** Every metric name wsmigrate itself exports starts with this. */

@@ -1,4 +1,4 @@
-import type { Notifier } from '../../activities/ports';
+import type { Notifier } from '../../ports/notifier';
 import type { WsmigrateConfig } from '../../config/env';
 import { createFanOutNotifier, type NamedNotifier } from './fan-out';
 import { createJsonLineNotifier } from './json-line-notifier';

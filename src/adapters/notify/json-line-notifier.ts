@@ -1,4 +1,4 @@
-import type { Notification, Notifier } from '../../activities/ports';
+import type { Notification, Notifier } from '../../ports/notifier';
 
 /** Writes each notification as one JSON line; always on, so every notification leaves a trace. */
 export function createJsonLineNotifier(write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Notifier {

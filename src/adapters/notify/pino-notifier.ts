@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Notification, Notifier } from '../../activities/ports';
+import type { Notification, Notifier } from '../../ports/notifier';
 import { contextOfWorkflowId } from '../logging/logger';
 
 /** Notifications as log lines, with the workflow's context, until a chat or webhook notifier is configured. */
