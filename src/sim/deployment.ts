@@ -295,21 +295,29 @@ export class SimDeployment {
 
   // ── workspace builds ──────────────────────────────────────────────────
 
+  /**
+   * POST /workspaces/{id}/builds in coderd's order (coderd/workspacebuilds.go postWorkspaceBuildsInternal,
+   * then coderd/wsbuilder/wsbuilder.go buildTx): orphan rules, authorize (workspace action, custom
+   * state), the version's template, its import job, then a running build.
+   */
   createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest): BuildRecord {
+    if (ws.deleted && req.transition !== 'delete') {
+      throw new ApiError(409, `Cannot ${req.transition} a deleted workspace!`, 'This workspace has been deleted and cannot be modified.');
+    }
+    // postWorkspaceBuildsInternal passes the state on only when it has bytes: an empty one inherits.
+    const customState = req.state !== undefined && req.state.length > 0 ? req.state : undefined;
+    if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
+    if (req.orphan && customState) throw new ApiError(400, 'ProvisionerState cannot be set alongside Orphan since state intent is unclear.');
     if (!this.canReadWorkspace(actor, ws)) {
       // Members hold no update right on someone else's workspace.
       throw new ApiError(403, `You do not have permission to ${req.transition === 'delete' ? 'delete' : 'update'} this workspace.`);
     }
-    if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
-    if (req.orphan && req.state) throw new ApiError(400, 'You cannot set state and orphan at the same time.');
-    if ((req.state || req.orphan) && !this.canUpdateTemplate(actor)) throw new ApiError(403, 'Only template managers may provide custom state');
+    // wsbuilder.authorize: custom state could corrupt or leak cloud state, so it needs update on the template.
+    if ((customState || req.orphan) && !this.canUpdateTemplate(actor)) throw new ApiError(403, 'Only template managers may provide custom state');
     const previous = this.latestBuild(ws);
-    if (ACTIVE_JOB_STATUSES.has(previous.job.status)) {
-      throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);
-    }
     const versionId = req.templateVersionId ?? previous.templateVersionId;
     const version = this.versions.get(versionId);
-    if (!version) throw new ApiError(400, 'Template version not found.', `No template version with id ${versionId}.`);
+    if (!version) throw new ApiError(400, 'template version does not exist', `No template version with id ${versionId}.`);
     if (version.templateId !== ws.templateId) throw new ApiError(400, 'template version doesn\'t match template');
     const template = this.template(ws.templateId);
     // coderd lets only template admins start a non-active version of a template that requires the active
@@ -321,12 +329,16 @@ export class SimDeployment {
     // migrated workspace can never be "downgraded" to the old types (which destroys the PVC).
     if (version.archived) throw new ApiError(400, 'The provided template version is archived.', `Template version ${version.name} is archived; build with the active version.`);
     if (version.job.status === 'pending' || version.job.status === 'running') {
-      throw new ApiError(406, 'The provided template version is pending. Wait for it to complete importing!');
+      throw new ApiError(406, `The provided template version is ${version.job.status}. Wait for it to complete importing!`);
     }
     if (version.job.status !== 'succeeded') {
       throw new ApiError(400, `The provided template version "${version.name}" has failed to import: "${version.job.error ?? version.job.status}". You cannot build workspaces with it!`);
     }
-    const state = req.orphan ? Buffer.alloc(0) : req.state ? Buffer.from(req.state) : Buffer.from(previous.state);
+    if (ACTIVE_JOB_STATUSES.has(previous.job.status)) {
+      throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);
+    }
+    // wsbuilder.getState: orphan → empty, explicit → exactly those bytes, else the previous build's state.
+    const state = req.orphan ? Buffer.alloc(0) : customState ? Buffer.from(customState) : Buffer.from(previous.state);
     const build: BuildRecord = {
       id: this.newId(),
       workspaceId: ws.id,
