@@ -424,6 +424,8 @@ export class SimDeployment {
     build.updatedAt = this.now();
     this.log(build.job, [stageLine('Setting up'), tfLine('Setting up', 'Terraform 1.11.4')]);
     const fault = this.takeBuildFault(build);
+    // The provisioner daemon acquires the job with the build's state as it is now (provisionerdserver AcquireJob).
+    const acquired = Buffer.from(build.state);
     this.later(this.buildLatencyMs, () => {
       if (fault) {
         const message = fault.message ?? 'simulated provisioner failure (failBuilds fault)';
@@ -431,12 +433,12 @@ export class SimDeployment {
         this.completeBuild(build, ws, message);
         return;
       }
-      return this.executeBuild(build, ws, version, orphan, '');
+      return this.executeBuild(build, ws, version, orphan, '', acquired);
     });
   }
 
   /** Runs the build on the provisioner, then completes the job with the state it wrote. */
-  private async executeBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean, pvcData: string): Promise<void> {
+  private async executeBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean, pvcData: string, acquired: Buffer = build.state): Promise<void> {
     const config = version.config;
     if (!config) {
       this.completeBuild(build, ws, `template version ${version.name} has no parsed configuration`);
@@ -452,13 +454,14 @@ export class SimDeployment {
     try {
       const result = await this.provisioner.provision({
         buildId: build.id,
-        state: build.state,
+        state: acquired,
         ctx,
         config,
         files: async () => (file ? unpackTar(file.bytes) : []),
         newPvcData: pvcData,
       });
       this.log(build.job, result.logs);
+      // provisionerdserver CompleteJob/FailJob: the job's own state replaces whatever the build holds.
       build.state = result.state;
       build.resources = this.resourcesOf(build);
       this.completeBuild(build, ws, result.error);
@@ -523,15 +526,18 @@ export class SimDeployment {
     return build.state;
   }
 
+  /** The 404 of PUT …/state without update on the template (coderd/workspacebuilds.go workspaceBuildUpdateState). */
+  authorizeStateWrite(actor: User): void {
+    if (!this.canUpdateTemplate(actor)) throw notFound();
+  }
+
+  /**
+   * PUT /workspacebuilds/{id}/state as coderd/workspacebuilds.go workspaceBuildUpdateState does it:
+   * onto any build, latest or not, with no check for a running job. A job that already took its state
+   * writes its own over this when it ends (executeBuild), so a PUT onto a running build is lost.
+   */
   putState(actor: User, build: BuildRecord, state: Buffer): void {
-    if (!this.canUpdateTemplate(actor)) {
-      throw new ApiError(403, 'Only template managers may update workspace build state.', 'Ask a template administrator to push the state.');
-    }
-    const ws = this.workspaces.get(build.workspaceId);
-    const latest = ws ? this.latestBuild(ws) : undefined;
-    if (latest && ACTIVE_JOB_STATUSES.has(latest.job.status)) {
-      throw new ApiError(409, 'A workspace build is already active.', `Build #${latest.buildNumber} (${latest.transition}) is ${latest.job.status}; wait for it to finish before updating the state.`);
-    }
+    this.authorizeStateWrite(actor);
     build.state = Buffer.from(state);
     build.updatedAt = this.now();
   }

@@ -119,9 +119,11 @@ export const buildRoutes: Route[] = [
     async handle(ctx) {
       const d = ctx.deployment;
       const build = d.readableBuild(ctx.actor, uuidParam(ctx, 'workspacebuild', 'workspace build'));
+      // coderd/workspacebuilds.go workspaceBuildUpdateState: the rights are checked before the body is read.
+      d.authorizeStateWrite(ctx.actor);
       const body = await readJson(ctx);
-      const state = decodeBytesField(body.state, 'state');
-      if (state === undefined) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'state', detail: 'Validation failed for tag "required"' }]);
+      // A nil []byte: `{}` stores an empty state.
+      const state = decodeBytesField(body.state, 'state') ?? Buffer.alloc(0);
       d.putState(ctx.actor, build, state);
       return noContent();
     },
