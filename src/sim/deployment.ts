@@ -273,6 +273,15 @@ export class SimDeployment {
     return archived;
   }
 
+  /** POST /templateversions/{id}/unarchive (coderd/templateversions.go setArchiveTemplateVersion(false)). */
+  unarchiveVersion(actor: User, version: TemplateVersionRecord): void {
+    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.');
+    if (!version.archived) throw new ApiError(400, 'Template version already unarchived');
+    if (!version.templateId) throw new ApiError(400, 'Cannot archive template versions not associate with a template.');
+    version.archived = false;
+    version.updatedAt = this.now();
+  }
+
   /**
    * PATCH /templates/{id}: only require_active_version is modelled. Like codersdk's non-pointer bool,
    * an omitted field means false, so a client must send the template's current value back.
@@ -325,9 +334,8 @@ export class SimDeployment {
     if (template?.requireActiveVersion && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor)) {
       throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
     }
-    // Coder refuses builds on an archived version; wsmigrate archives the pre-migration versions so a
-    // migrated workspace can never be "downgraded" to the old types (which destroys the PVC).
-    if (version.archived) throw new ApiError(400, 'The provided template version is archived.', `Template version ${version.name} is archived; build with the active version.`);
+    // No archived check: coderd/wsbuilder/wsbuilder.go builds archived versions; only workspace creation
+    // (coderd/workspaces.go) and promote (coderd/templateversions.go) refuse them.
     if (version.job.status === 'pending' || version.job.status === 'running') {
       throw new ApiError(406, `The provided template version is ${version.job.status}. Wait for it to complete importing!`);
     }

@@ -97,6 +97,17 @@ export const templateRoutes: Route[] = [
   },
   {
     method: 'POST',
+    path: '/templateversions/{templateversion}/unarchive',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const version = d.versions.get(uuidParam(ctx, 'templateversion', 'template version'));
+      if (!version) throw notFound();
+      d.unarchiveVersion(ctx.actor, version);
+      return ok(`template version "${version.id}" unarchived`);
+    },
+  },
+  {
+    method: 'POST',
     path: '/templates/{template}/versions/archive',
     async handle(ctx) {
       const template = templateById(ctx);
