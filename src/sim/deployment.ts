@@ -22,6 +22,8 @@ import type { SimProvisioner } from './provisioner';
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
+import type { Licence } from './licence';
+import { effectiveRequireActiveVersion, patchedTemplateMeta } from './template-meta';
 import type { FailBuildsFault } from './types';
 import type { Transition, WorkspaceContext } from './workspace-context';
 
@@ -64,8 +66,8 @@ export class SimDeployment {
   faultDraw: () => number = Math.random;
   buildFaultsInjected = 0;
   accessUrl = 'http://127.0.0.1';
-  /** A licensed (Premium) deployment: template access control such as require_active_version works. */
-  accessControlLicensed = true;
+  /** Which access-control store runs (see licence.ts); switchable at runtime, as a licence expires. */
+  licence: Licence = 'premium';
   private nextLogId = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly buildWaiters = new Map<string, (() => void)[]>();
@@ -283,23 +285,22 @@ export class SimDeployment {
   }
 
   /**
-   * PATCH /templates/{id}: only require_active_version is modelled. Like codersdk's non-pointer bool,
-   * an omitted field means false, so a client must send the template's current value back.
+   * PATCH /templates/{id} (coderd/templates.go patchTemplateMeta): omitted fields are reset, nothing
+   * changed is 304 (false here), and without Premium require_active_version is accepted, ignored and
+   * read back false (coderd/database/dbauthz/accesscontrol.go AGPLTemplateAccessControlStore).
    */
   updateTemplateMeta(actor: User, template: TemplateRecord, body: Record<string, unknown>): boolean {
     if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
-    const want = body.require_active_version === true;
-    if (body.require_active_version !== undefined && typeof body.require_active_version !== 'boolean') {
-      throw new ApiError(400, 'Request body must be valid JSON.', 'require_active_version must be a boolean.');
-    }
-    if (want === Boolean(template.requireActiveVersion)) return false;
-    // AGPL may switch it off but not on (coderd's AGPL access-control store; the exact status is UNCONFIRMED).
-    if (want && !this.accessControlLicensed) {
-      throw new ApiError(500, 'Internal error updating template metadata.', 'set template access control: enterprise license required for require_active_version');
-    }
-    template.requireActiveVersion = want;
+    const { next, changed } = patchedTemplateMeta(template.meta, body, this.licence);
+    if (!changed) return false;
+    template.meta = next;
     template.updatedAt = this.now();
     return true;
+  }
+
+  /** Whether the template holds members to its active version right now (Premium and the setting on). */
+  requiresActiveVersion(template: TemplateRecord): boolean {
+    return effectiveRequireActiveVersion(template.meta, this.licence);
   }
 
   // ── workspace builds ──────────────────────────────────────────────────
@@ -329,9 +330,10 @@ export class SimDeployment {
     if (!version) throw new ApiError(400, 'template version does not exist', `No template version with id ${versionId}.`);
     if (version.templateId !== ws.templateId) throw new ApiError(400, 'template version doesn\'t match template');
     const template = this.template(ws.templateId);
-    // coderd lets only template admins start a non-active version of a template that requires the active
-    // one. That stops and deletes on the old version stay allowed is UNCONFIRMED (the lenient reading).
-    if (template?.requireActiveVersion && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor)) {
+    // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
+    // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
+    // held and template admins and owners are not; stops and deletes are never held.
+    if (template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor)) {
       throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
     }
     // No archived check: coderd/wsbuilder/wsbuilder.go builds archived versions; only workspace creation

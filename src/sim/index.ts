@@ -1,3 +1,4 @@
+import { LICENCES } from './licence';
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
 import type { SimProvisioner } from './provisioner';
@@ -19,6 +20,7 @@ export type {
   SimulatorOptions,
 } from './types';
 export { K8S_TEMPLATE_MAIN_TF } from './template-source';
+export { LICENCES, type Licence } from './licence';
 export { packTar, unpackTar, type ArchiveFile } from './tar-archive';
 
 export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
@@ -54,7 +56,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     throw e;
   }
   const d = seeded.deployment;
-  d.accessControlLicensed = opts.premium ?? true;
+  d.licence = opts.licence ?? (opts.premium === false ? 'agpl' : 'premium');
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
   d.faultDraw = () => faultRandom.next();
@@ -119,6 +121,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     },
     requestLog: () => server.log.map((e) => ({ ...e })),
     faultCounts: () => ({ ...server.injected, buildFailed: d.buildFaultsInjected }),
+    licence: () => d.licence,
+    setLicence(licence) {
+      if (!LICENCES.includes(licence)) throw new Error(`Unknown licence "${String(licence)}"; use one of ${LICENCES.join(', ')}.`);
+      d.licence = licence;
+    },
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
     async close() {
       await d.close();

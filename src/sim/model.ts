@@ -1,6 +1,7 @@
 /** The simulated deployment's records, as coderd keeps them in its database. */
 import type { LogLine } from './build-log';
 import type { TemplateConfig } from './template-config';
+import type { TemplateMeta } from './template-meta';
 import type { Transition } from './workspace-context';
 
 export type JobStatus = 'pending' | 'running' | 'succeeded' | 'canceling' | 'canceled' | 'failed';
@@ -49,11 +50,10 @@ export interface ProvisionerJob {
 export interface TemplateRecord {
   id: string;
   name: string;
-  displayName: string;
   organizationId: string;
   activeVersionId: string;
-  /** Premium: members may build only the active version (template admins may still pick another). */
-  requireActiveVersion?: boolean;
+  /** The settings PATCH /templates/{id} writes, as stored (require_active_version before the licence is applied). */
+  meta: TemplateMeta;
   createdById: string;
   createdAt: string;
   updatedAt: string;

@@ -4,6 +4,7 @@ import type { SimProvisioner } from './provisioner';
 import type { SimRandom } from './random';
 import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
+import { seededTemplateMeta } from './template-meta';
 import { K8S_TEMPLATE_MAIN_TF } from './template-source';
 
 export interface SeedOptions {
@@ -61,7 +62,7 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
   const template: TemplateRecord = {
     id: templateId,
     name: opts.templateName,
-    displayName: 'Kubernetes (Deployment)',
+    meta: seededTemplateMeta('Kubernetes (Deployment)'),
     organizationId: org.id,
     activeVersionId: versionId,
     createdById: admin.id,

@@ -1,4 +1,5 @@
 /** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
+import type { Licence } from './licence';
 
 export interface SimulatorOptions {
   /** Seeded workspaces (owners spread over a few users). Default 3. */
@@ -27,9 +28,12 @@ export interface SimulatorOptions {
   /** Default true: each seeded workspace's latest build is a succeeded start (else a succeeded stop). */
   workspacesRunning?: boolean;
   /**
-   * Default true: a Premium-licensed deployment, where a template can require its active version.
-   * false: AGPL, which refuses to switch require_active_version on.
+   * Default 'premium': template access control works (a template can hold members to its active
+   * version). 'agpl' (no licence) and 'expired': PATCH require_active_version answers 200, is ignored
+   * and reads back false, so nobody is held. See licence.ts.
    */
+  licence?: Licence;
+  /** Older spelling: false is licence 'agpl'. Ignored when licence is given. */
   premium?: boolean;
 }
 
@@ -144,6 +148,9 @@ export interface CoderSimulator {
   requestLog(): RequestLogEntry[];
   /** Faults injected since start, by kind: http500, http429, dropped, latencySpike, buildFailed. */
   faultCounts(): FaultCounts;
+  /** The licence in force now; setLicence switches it (a licence that expires, or one applied, mid-run). */
+  licence(): Licence;
+  setLicence(licence: Licence): void;
   /** The latest build's state text. */
   stateOf(workspaceId: string): string;
   close(): Promise<void>;
