@@ -24,6 +24,8 @@ import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
 import type { Licence } from './licence';
 import { effectiveRequireActiveVersion, patchedTemplateMeta } from './template-meta';
+import { authorize, type Action, type RbacObject, type RoleName } from './rbac';
+import { sessionToken } from './session-token';
 import type { FailBuildsFault } from './types';
 import type { Transition, WorkspaceContext } from './workspace-context';
 
@@ -35,6 +37,7 @@ export interface CreateBuildRequest {
   state?: Buffer;
   orphan?: boolean;
   reason?: string;
+  logLevel?: 'debug';
 }
 
 export interface CreateVersionRequest {
@@ -101,6 +104,25 @@ export class SimDeployment {
     return token ? this.users.find((u) => u.token === token) : undefined;
   }
 
+  /** A new user holding one built-in role (member: none beyond member), for tests and SREs to act as that role. */
+  mintUser(role: RoleName, username?: string): User {
+    const name = username ?? `${role}-${this.users.length + 1}`;
+    if (!/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,30})$/.test(name)) {
+      throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'username', detail: 'Validation failed for tag "username": 1-32 letters, digits or "-", not starting with "-".' }]);
+    }
+    if (this.users.some((u) => u.username.toLowerCase() === name.toLowerCase())) throw new ApiError(409, `User "${name}" already exists.`);
+    const user: User = {
+      id: this.newId(),
+      username: name,
+      email: `${name}@example.com`,
+      roles: role === 'member' ? [] : [role],
+      token: sessionToken(this.random),
+      createdAt: this.now(),
+    };
+    this.users.push(user);
+    return user;
+  }
+
   userById(id: string): User | undefined {
     return this.users.find((u) => u.id === id);
   }
@@ -112,12 +134,50 @@ export class SimDeployment {
     return this.users.find((u) => u.id === ref || u.username.toLowerCase() === lower);
   }
 
-  canReadWorkspace(actor: User, ws: WorkspaceRecord): boolean {
-    return actor.owner || ws.ownerId === actor.id;
+  /** coderd/rbac Authorize for this user over the built-in roles (rbac.ts). */
+  can(actor: User, action: Action, object: RbacObject): boolean {
+    return authorize({ id: actor.id, roles: actor.roles, orgIds: [this.org.id] }, action, object);
   }
 
-  canUpdateTemplate(actor: User): boolean {
-    return actor.owner;
+  workspaceObject(ws: WorkspaceRecord): RbacObject {
+    return { type: 'workspace', id: ws.id, ownerId: ws.ownerId, orgId: ws.organizationId };
+  }
+
+  /** A template, or (no template) templates of the organization in general, as for a version with no template. */
+  templateObject(template?: TemplateRecord): RbacObject {
+    return template ? { type: 'template', id: template.id, orgId: template.organizationId } : { type: 'template', orgId: this.org.id };
+  }
+
+  canReadWorkspace(actor: User, ws: WorkspaceRecord): boolean {
+    return this.can(actor, 'read', this.workspaceObject(ws));
+  }
+
+  canUpdateTemplate(actor: User, template?: TemplateRecord): boolean {
+    return this.can(actor, 'update', this.templateObject(template));
+  }
+
+  /** httpmw.TemplateParam: a template the caller cannot read does not exist for it. */
+  readableTemplate(actor: User, id: string): TemplateRecord {
+    const template = this.templates.get(id);
+    if (!template || !this.can(actor, 'read', this.templateObject(template))) throw notFound();
+    return template;
+  }
+
+  /** Versions are authorized as their template (dbauthz GetTemplateVersionByID). */
+  readableVersion(actor: User, id: string): TemplateVersionRecord {
+    const version = this.versions.get(id);
+    const template = version?.templateId ? this.templates.get(version.templateId) : undefined;
+    if (!version || !this.can(actor, 'read', this.templateObject(template))) throw notFound();
+    return version;
+  }
+
+  /**
+   * dbauthz GetFileByID: the uploader (or a role reading every file), or anyone who may update a
+   * template whose version was built from the file.
+   */
+  canReadFile(actor: User, file: FileRecord): boolean {
+    if (this.can(actor, 'read', { type: 'file', id: file.id, ownerId: file.createdById })) return true;
+    return [...this.versions.values()].some((v) => v.job.fileId === file.id && this.canUpdateTemplate(actor, v.templateId ? this.templates.get(v.templateId) : undefined));
   }
 
   readableWorkspace(actor: User, id: string): WorkspaceRecord {
@@ -193,7 +253,8 @@ export class SimDeployment {
   }
 
   createTemplateVersion(actor: User, req: CreateVersionRequest): TemplateVersionRecord {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may create template versions.');
+    const target = req.templateId !== undefined ? this.templates.get(req.templateId) : undefined;
+    if (!this.canUpdateTemplate(actor, target)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may create template versions.');
     const file = this.files.get(req.fileId);
     if (!file) throw new ApiError(404, 'File not found.', `No file with id ${req.fileId}; upload the archive with POST /api/v2/files first.`);
     if (req.templateId !== undefined) {
@@ -242,7 +303,7 @@ export class SimDeployment {
   }
 
   promoteVersion(actor: User, template: TemplateRecord, versionId: string): void {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may change the active version.');
+    if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may change the active version.');
     const version = this.versions.get(versionId);
     if (!version) throw new ApiError(404, 'Template version not found.', `No template version with id ${versionId}.`);
     if (version.templateId !== template.id) {
@@ -259,7 +320,7 @@ export class SimDeployment {
    * never one a workspace's latest build uses. Returns the ids archived (empty when refused).
    */
   archiveUnusedVersions(actor: User, template: TemplateRecord, onlyVersionId?: string): string[] {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.');
+    if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.');
     const inUse = new Set(
       [...this.workspaces.values()].filter((ws) => !ws.deleted && ws.templateId === template.id).map((ws) => this.latestBuild(ws).templateVersionId),
     );
@@ -277,7 +338,7 @@ export class SimDeployment {
 
   /** POST /templateversions/{id}/unarchive (coderd/templateversions.go setArchiveTemplateVersion(false)). */
   unarchiveVersion(actor: User, version: TemplateVersionRecord): void {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.');
+    if (!this.canUpdateTemplate(actor, version.templateId ? this.templates.get(version.templateId) : undefined)) throw new ApiError(403, 'Forbidden.');
     if (!version.archived) throw new ApiError(400, 'Template version already unarchived');
     if (!version.templateId) throw new ApiError(400, 'Cannot archive template versions not associate with a template.');
     version.archived = false;
@@ -290,7 +351,7 @@ export class SimDeployment {
    * read back false (coderd/database/dbauthz/accesscontrol.go AGPLTemplateAccessControlStore).
    */
   updateTemplateMeta(actor: User, template: TemplateRecord, body: Record<string, unknown>): boolean {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
+    if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
     const { next, changed } = patchedTemplateMeta(template.meta, body, this.licence);
     if (!changed) return false;
     template.meta = next;
@@ -306,6 +367,24 @@ export class SimDeployment {
   // ── workspace builds ──────────────────────────────────────────────────
 
   /**
+   * wsbuilder.go authorize: the transition's action on the workspace (403 "You do not have permission
+   * to stop this workspace." when the caller can read it, 404 when it cannot), then custom state
+   * (update on the template), then a custom log level (read on the deployment config).
+   */
+  private authorizeBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest, customState: boolean): void {
+    const action: Action = req.transition === 'delete' ? 'delete' : req.transition;
+    const object = this.workspaceObject(ws);
+    if (!this.can(actor, action, object)) {
+      if (this.can(actor, 'read', object)) throw new ApiError(403, `You do not have permission to ${action} this workspace.`, 'Insufficient permissions to perform this action.');
+      throw notFound();
+    }
+    if ((customState || req.orphan) && !this.canUpdateTemplate(actor, this.template(ws.templateId))) throw new ApiError(403, 'Only template managers may provide custom state');
+    if (req.logLevel !== undefined && !this.can(actor, 'read', { type: 'deployment_config' })) {
+      throw new ApiError(400, 'Workspace builds with a custom log level are restricted to administrators only.');
+    }
+  }
+
+  /**
    * POST /workspaces/{id}/builds in coderd's order (coderd/workspacebuilds.go postWorkspaceBuildsInternal,
    * then coderd/wsbuilder/wsbuilder.go buildTx): orphan rules, authorize (workspace action, custom
    * state), the version's template, its import job, then a running build.
@@ -318,12 +397,7 @@ export class SimDeployment {
     const customState = req.state !== undefined && req.state.length > 0 ? req.state : undefined;
     if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
     if (req.orphan && customState) throw new ApiError(400, 'ProvisionerState cannot be set alongside Orphan since state intent is unclear.');
-    if (!this.canReadWorkspace(actor, ws)) {
-      // Members hold no update right on someone else's workspace.
-      throw new ApiError(403, `You do not have permission to ${req.transition === 'delete' ? 'delete' : 'update'} this workspace.`);
-    }
-    // wsbuilder.authorize: custom state could corrupt or leak cloud state, so it needs update on the template.
-    if ((customState || req.orphan) && !this.canUpdateTemplate(actor)) throw new ApiError(403, 'Only template managers may provide custom state');
+    this.authorizeBuild(actor, ws, req, customState !== undefined);
     const previous = this.latestBuild(ws);
     const versionId = req.templateVersionId ?? previous.templateVersionId;
     const version = this.versions.get(versionId);
@@ -333,7 +407,7 @@ export class SimDeployment {
     // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
     // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
     // held and template admins and owners are not; stops and deletes are never held.
-    if (template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor)) {
+    if (template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
       throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
     }
     // No archived check: coderd/wsbuilder/wsbuilder.go builds archived versions; only workspace creation
@@ -531,14 +605,19 @@ export class SimDeployment {
   // ── state ─────────────────────────────────────────────────────────────
 
   readState(actor: User, build: BuildRecord): Buffer {
-    // coderd answers 404 rather than 403 to anyone without template update rights.
-    if (!this.canUpdateTemplate(actor)) throw notFound();
+    // dbauthz GetWorkspaceBuildProvisionerStateByID: update on the template, else 404 rather than 403.
+    if (!this.canUpdateTemplate(actor, this.templateOfBuild(build))) throw notFound();
     return build.state;
   }
 
+  private templateOfBuild(build: BuildRecord): TemplateRecord | undefined {
+    const ws = this.workspaces.get(build.workspaceId);
+    return ws ? this.template(ws.templateId) : undefined;
+  }
+
   /** The 404 of PUT …/state without update on the template (coderd/workspacebuilds.go workspaceBuildUpdateState). */
-  authorizeStateWrite(actor: User): void {
-    if (!this.canUpdateTemplate(actor)) throw notFound();
+  authorizeStateWrite(actor: User, build: BuildRecord): void {
+    if (!this.canUpdateTemplate(actor, this.templateOfBuild(build))) throw notFound();
   }
 
   /**
@@ -547,7 +626,7 @@ export class SimDeployment {
    * writes its own over this when it ends (executeBuild), so a PUT onto a running build is lost.
    */
   putState(actor: User, build: BuildRecord, state: Buffer): void {
-    this.authorizeStateWrite(actor);
+    this.authorizeStateWrite(actor, build);
     build.state = Buffer.from(state);
     build.updatedAt = this.now();
   }

@@ -1,4 +1,5 @@
 import { LICENCES } from './licence';
+import { ROLE_NAMES } from './rbac';
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
 import type { SimProvisioner } from './provisioner';
@@ -21,6 +22,7 @@ export type {
 } from './types';
 export { K8S_TEMPLATE_MAIN_TF } from './template-source';
 export { LICENCES, type Licence } from './licence';
+export { ROLE_NAMES, type RoleName } from './rbac';
 export { packTar, unpackTar, type ArchiveFile } from './tar-archive';
 
 export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
@@ -80,6 +82,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       const user = d.users.find((u) => u.username === username);
       if (!user) throw new Error(`The simulator has no user ${username}; its users are ${d.users.map((u) => u.username).join(', ')}.`);
       return user.token;
+    },
+    tokenFor(role, username) {
+      if (!ROLE_NAMES.includes(role)) throw new Error(`Unknown role "${String(role)}"; use one of ${ROLE_NAMES.join(', ')}.`);
+      return d.mintUser(role, username).token;
     },
     orgId: d.org.id,
     template: {

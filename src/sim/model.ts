@@ -1,5 +1,6 @@
 /** The simulated deployment's records, as coderd keeps them in its database. */
 import type { LogLine } from './build-log';
+import type { RoleName } from './rbac';
 import type { TemplateConfig } from './template-config';
 import type { TemplateMeta } from './template-meta';
 import type { Transition } from './workspace-context';
@@ -14,8 +15,8 @@ export interface User {
   id: string;
   username: string;
   email: string;
-  /** Owners are site admins, and so template admins too. */
-  owner: boolean;
+  /** Built-in roles beyond member (every user is a member of the one organization). */
+  roles: RoleName[];
   token: string;
   createdAt: string;
 }

@@ -6,6 +6,7 @@ import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
 import { seededTemplateMeta } from './template-meta';
 import { K8S_TEMPLATE_MAIN_TF } from './template-source';
+import { sessionToken } from './session-token';
 
 export interface SeedOptions {
   workspaces: number;
@@ -27,11 +28,6 @@ export interface SeededDeployment {
 const MEMBER_NAMES = ['alice', 'bob', 'carol', 'dave'];
 const WORKSPACE_STEMS = ['dev', 'api', 'frontend', 'data', 'ml'];
 
-function sessionToken(random: SimRandom): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  const part = (n: number): string => Array.from({ length: n }, () => random.pick(alphabet.split(''))).join('');
-  return `${part(10)}-${part(22)}`;
-}
 
 /**
  * A deployment as the runbook finds it: one organization `coder`, an owner and a few members, the
@@ -47,7 +43,7 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
     id: random.uuid(),
     username,
     email: `${username}@example.com`,
-    owner,
+    roles: owner ? ['owner'] : [],
     token: sessionToken(random),
     createdAt: created,
   });

@@ -1,5 +1,6 @@
 /** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
 import type { Licence } from './licence';
+import type { RoleName } from './rbac';
 
 export interface SimulatorOptions {
   /** Seeded workspaces (owners spread over a few users). Default 3. */
@@ -135,6 +136,12 @@ export interface CoderSimulator {
   memberToken: string;
   /** The session token of a seeded user (a workspace's owner), to act as that user. */
   tokenOf(username: string): string;
+  /**
+   * A token of a new user holding this built-in role (coderd/rbac/roles.go): 'template-admin' reads
+   * every workspace but may not start or stop them; 'organization-admin' may; 'member' only its own.
+   * Also POST /api/v2/sim/tokens {role, username?} as an Owner.
+   */
+  tokenFor(role: RoleName, username?: string): string;
   orgId: string;
   template: SimulatedTemplateSummary;
   workspaces(): SimulatedWorkspaceSummary[];

@@ -75,6 +75,9 @@ describe('wsmigrate sim', () => {
     expect(r.patchStatus).toBe(200);
     expect(r.readBack).toBe(false);
     expect(Object.keys(r.owners).sort()).toEqual(['alice', 'bob']);
+    // A Template Admin's token reads every workspace but may not stop one (coderd/rbac/roles.go).
+    const roles = Object.fromEntries(((/role tokens: +(.*)$/m.exec(r.lines.join('\n')) as RegExpExecArray)[1]).split(' ').map((kv) => kv.split('=')));
+    expect(Object.keys(roles)).toEqual(['template-admin', 'organization-admin']);
   });
 
   test('--licence premium holds the setting; --licence expired ignores it like AGPL', async () => {

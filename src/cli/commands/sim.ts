@@ -96,6 +96,8 @@ Example:
   $ wsmigrate sim --workspaces 200 --port 3000 --version v2.31.7 --seed 7
   $ wsmigrate sim --workspaces 3 --provisioner terraform     # real Terraform against a local API server
   Then paste the printed "export CODER_URL=… CODER_SESSION_TOKEN=…" line into another shell.
+  The admin token is an Owner's; "role tokens" are a Template Admin's (reads every workspace, may not
+  start or stop them) and an Organization Admin's. More: POST /api/v2/sim/tokens {"role": "member"}.
 
 Exit codes:
   ${EXIT.ok}  stopped by SIGINT/SIGTERM
@@ -133,6 +135,8 @@ Exit codes:
       io.out(`  member token: ${sim.memberToken}`);
       const owners = [...new Set(sim.workspaces().map((w) => w.owner))];
       if (owners.length) io.out(`  owner tokens: ${owners.map((o) => `${o}=${sim.tokenOf(o)}`).join(' ')}`);
+      // Coder's built-in roles (coderd/rbac/roles.go), to try a token of each: more via POST /api/v2/sim/tokens.
+      io.out(`  role tokens:  template-admin=${sim.tokenFor('template-admin', 'template-admin')} organization-admin=${sim.tokenFor('organization-admin', 'org-admin')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
       const signal = await untilSignal();
