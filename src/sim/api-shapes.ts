@@ -177,7 +177,7 @@ export function workspaceJson(d: SimDeployment, ws: WorkspaceRecord): Json {
     health: { healthy: failingAgents.length === 0, failing_agents: failingAgents },
     automatic_updates: 'never',
     allow_renames: false,
-    favorite: false,
+    favorite: Boolean(ws.favorite),
     next_start_at: null,
     is_prebuild: false,
     task_id: null,

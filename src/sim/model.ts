@@ -94,6 +94,8 @@ export interface WorkspaceRecord {
   updatedAt: string;
   lastUsedAt: string;
   deleted: boolean;
+  /** Set by its owner (PUT /workspaces/{id}/favorite); sorts first in that owner's own listings. */
+  favorite?: boolean;
   buildIds: string[];
 }
 
