@@ -30,6 +30,10 @@ export interface StateBuildRequest {
   timeoutMs: number;
   /** Names the step in messages: 'migrated-state build', 'restore build'. */
   step: string;
+  /** The way back, read back intact before the write: a build is never made without a backup that restores it. */
+  backupRef?: string;
+  /** What to do when a blob cannot be read: said after the reason. */
+  blobHint?: string;
 }
 
 export interface BuildWithStateInput extends Omit<StateBuildRequest, 'step'> {
@@ -76,16 +80,20 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
     if (ACTIVE_JOB.has(latest.job.status)) {
       throw ApplicationFailure.create({ message: `${step}: ${subject}: build #${latest.build_number} is still ${latest.job.status}; waiting for it`, type: FailureType.busy });
     }
-    const heldNow = await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id));
-    if (req.read.stateSha256 !== undefined && sha256Hex(heldNow) !== req.read.stateSha256) {
+    const heldNow = req.read.stateSha256 !== undefined || !req.state ? await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id)) : undefined;
+    if (heldNow && req.read.stateSha256 !== undefined && sha256Hex(heldNow) !== req.read.stateSha256) {
       throw ApplicationFailure.create({
         message: `${step}: ${subject}: the state of build #${latest.build_number} changed since it was read (sha256 ${sha256Hex(heldNow).slice(0, 12)}…); nothing was written over it`,
         type: FailureType.builtMeanwhile,
         nonRetryable: true,
       });
     }
+    if (req.backupRef) {
+      const ref = req.backupRef;
+      await blobStep(step, subject, () => blobs.get(ref), `Nothing was written to Coder: build #${req.read.buildNumber} is unchanged; run the migration again to take a fresh backup`);
+    }
     const bytes = req.state ? await stateBytes(blobs, req) : undefined;
-    await refuseDowngrade(coder, step, subject, bytes ?? heldNow, req.templateVersionId);
+    await refuseDowngrade(coder, step, subject, bytes ?? heldNow ?? Buffer.alloc(0), req.templateVersionId);
     try {
       build = await coderStep(step, subject, () =>
         coder.createWorkspaceBuild(req.workspaceId, { transition: req.transition, template_version_id: req.templateVersionId, ...(bytes ? { state: bytes } : {}) }),
@@ -126,7 +134,7 @@ async function isOurEarlierBuild(coder: ActivityDeps['coder'], req: StateBuildRe
 
 async function stateBytes(blobs: ActivityDeps['blobs'], req: StateBuildRequest): Promise<Buffer> {
   const ref = req.state!;
-  const bytes = await blobStep(req.step, req.subject, () => blobs.get(ref.ref), `Nothing was written to Coder; build #${req.read.buildNumber} is unchanged`);
+  const bytes = await blobStep(req.step, req.subject, () => blobs.get(ref.ref), req.blobHint ?? `Nothing was written to Coder: build #${req.read.buildNumber} is unchanged`);
   if (sha256Hex(bytes) !== ref.sha256) throw conflict(req.step, req.subject, `the blob ${ref.ref} does not hold sha256 ${ref.sha256.slice(0, 12)}…; nothing was written to Coder`);
   return bytes;
 }

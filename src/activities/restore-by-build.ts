@@ -74,6 +74,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
           read: { id: latest.id, buildNumber: latest.build_number },
           timeoutMs: input.timeoutMs,
           step,
+          ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
         });
         return { changed: true, buildId: build.id };
       } catch (err) {
@@ -102,4 +103,16 @@ async function theirs(
   }
   const restoreHint = input.backup ? ` Once the workspace is idle, restore the backup with: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes` : '';
   throw conflict(step, input.subject, `${who} was made on top of this migration's build #${ourWrites[0].build_number}; not restoring over it.${restoreHint}`);
+}
+
+/**
+ * The migration never overwrote the backed-up build (its state went in a build of its own), so
+ * Coder itself still holds the pre-migration state there: the way back when our copy is lost.
+ */
+function unreadableBackupHint(subject: string, backup: StateBackup): string {
+  const n = backup.buildNumber;
+  return (
+    `Nothing was written to Coder. Coder keeps its own copy of the state from before the migration on build #${n} (coder state pull ${subject} --build ${n}). ` +
+    `Make the backup readable (or find it), then restore it by hand: wsmigrate state restore ${subject} --backup ${backup.blob.ref} --yes`
+  );
 }

@@ -244,6 +244,7 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
         templateVersionId: input.targetVersionId,
         state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
         read: { id: backup.buildId, buildNumber: backup.buildNumber, stateSha256: backup.blob.sha256 },
+        backupRef: backup.blob.ref,
         timeoutMs: buildTimeoutMs,
       },
     ]);

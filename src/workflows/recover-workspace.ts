@@ -156,6 +156,7 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
       templateVersionId: input.targetVersionId,
       state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
       read: { id: backups.current.buildId, buildNumber: backups.current.buildNumber, stateSha256: backups.current.blob.sha256 },
+      backupRef: backups.current.blob.ref,
       timeoutMs: durationMs(input.buildTimeout),
     });
     done('build');
