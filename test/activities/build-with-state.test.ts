@@ -128,11 +128,11 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
   });
 
   it('a token without update on the template is refused by Coder and told which roles can do it', async () => {
-    const { ws, input } = await prepared(5);
+    const { ws, migratedBytes } = await prepared(5);
     // The workspace's own owner, a plain member: may start it, may not hand Coder a state.
-    await expect(acts(sim.tokenOf(ws.owner)).buildWithState({ ...input, read: { id: input.read.id, buildNumber: input.read.buildNumber } })).rejects.toMatchObject({
-      message: expect.stringMatching(/Only template managers may provide custom state.*`update` on the template.*Owner or Organization Admin/),
-    });
+    await expect(coder(sim.tokenOf(ws.owner)).createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: v1, state: migratedBytes })).rejects.toThrow(
+      /Only template managers may provide custom state.*`update` on the template.*Owner or Organization Admin/,
+    );
   });
 
   describe('restoreByBuild', () => {
