@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     for (const h of await recordHistories(env)) {
       const { name, ...fixture } = h;
       writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(fixture, null, 1)}\n`);
-      console.log(`recorded ${name} (${h.workflowType}, ${h.events} events)`);
+      console.log(`recorded ${name} (${h.workflowType}, ${h.events.length} events, ${h.events[h.events.length - 1]})`);
     }
   } finally {
     await worker.stop();

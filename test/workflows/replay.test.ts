@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { defaultWorkflowsPath } from '../../src/worker/create-worker';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
-import { decodeHistory, recordHistories } from './fixtures/record-histories';
+import { decodeHistory, eventTypes, recordHistories } from './fixtures/record-histories';
 
 const FIXTURES = join(__dirname, 'fixtures', 'histories');
 
 interface Fixture {
   workflowType: string;
   workflowId: string;
+  events: string[];
   historyBase64: string;
 }
 
@@ -28,6 +29,10 @@ function fixtures(): [string, Fixture][] {
 describe('replaying recorded histories on this code', () => {
   it('has a fixture for every workflow a release runs', () => {
     expect([...new Set(fixtures().map(([, f]) => f.workflowType))].sort()).toEqual(['migrateFleet', 'migrateTemplate', 'migrateWorkspace', 'recoverWorkspace']);
+  });
+
+  it('each fixture holds the events it lists', () => {
+    for (const [name, f] of fixtures()) expect({ name, events: eventTypes(decodeHistory(f.historyBase64)) }).toEqual({ name, events: f.events });
   });
 
   it('every recorded history replays', async () => {
@@ -54,7 +59,7 @@ describe("histories this code writes", () => {
   });
   afterAll(async () => env?.close());
 
-  it('replay on this code: a gate approved, one rejected and restored, a recovery, a fleet', async () => {
+  it('replay on this code: every gate approved, one rejected and restored, a round started over, a recovery, a fleet', async () => {
     const worker = await env.startWorker();
     let recorded;
     try {
@@ -62,7 +67,15 @@ describe("histories this code writes", () => {
     } finally {
       await worker.stop();
     }
-    expect(recorded.map((r) => r.name)).toEqual(['template-promoted', 'workspace-migrated', 'workspace-rejected-restored', 'workspace-recovered', 'fleet']);
+    const closed = (r: { events: string[] }) => r.events[r.events.length - 1];
+    expect(recorded.map((r) => [r.name, closed(r)])).toEqual([
+      ['template-promoted', 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+      ['workspace-migrated', 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+      ['workspace-rejected-restored', 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED'],
+      ['workspace-restarted-round', 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+      ['workspace-recovered', 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+      ['fleet', 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+    ]);
     expect(await replayErrors(recorded)).toEqual({});
   }, 300_000);
 });
