@@ -1,4 +1,5 @@
 import { ApiError } from '../api-error';
+import { runLifecycleTick } from '../lifecycle';
 import { ROLE_NAMES, type RoleName } from '../rbac';
 import { ok, optionalString, readJson, type Route, type RouteContext } from './route';
 
@@ -19,5 +20,23 @@ export const simTokenRoute: Route = {
     }
     const user = ctx.deployment.mintUser(role as RoleName, optionalString(body, 'username'));
     return ok({ user_id: user.id, username: user.username, role, token: user.token }, 201);
+  },
+};
+
+/**
+ * POST /api/v2/sim/lifecycle/tick {at?: RFC 3339, force?: boolean}: one run of the lifecycle
+ * executor at that time (default now); force fires every workspace with a schedule or a deadline.
+ */
+export const simLifecycleTickRoute: Route = {
+  method: 'POST',
+  path: '/sim/lifecycle/tick',
+  async handle(ctx) {
+    requireSimAdmin(ctx);
+    const body = await readJson(ctx);
+    const atRaw = optionalString(body, 'at');
+    const at = atRaw === undefined ? new Date() : new Date(atRaw);
+    if (Number.isNaN(at.getTime())) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'at', detail: `"${atRaw ?? ''}" is not an RFC 3339 time such as 2026-12-01T09:30:00Z.` }]);
+    if (body.force !== undefined && typeof body.force !== 'boolean') throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'force', detail: 'Must be a boolean.' }]);
+    return ok(runLifecycleTick(ctx.deployment, at, { force: body.force === true }));
   },
 };
