@@ -18,6 +18,8 @@ export interface LifecycleTickOptions {
    * whatever the clock: "fire every due workspace now", for tests that must fire at a given moment.
    */
   force?: boolean;
+  /** Only these workspaces are evaluated (all when absent): to fire one workspace at a chosen moment. */
+  workspaceIds?: readonly string[];
 }
 
 type Due = { transition: 'start' | 'stop'; reason: 'autostart' | 'autostop' } | undefined;
@@ -54,7 +56,7 @@ export function runLifecycleTick(d: SimDeployment, at: Date, opts: LifecycleTick
   const tick = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
   const result: LifecycleTickResult = { at: tick.toISOString(), transitions: {}, errors: {} };
   for (const ws of d.workspaces.values()) {
-    if (ws.deleted) continue;
+    if (ws.deleted || (opts.workspaceIds !== undefined && !opts.workspaceIds.includes(ws.id))) continue;
     let due: Due;
     try {
       due = dueTransition(d, ws, tick, opts.force === true);

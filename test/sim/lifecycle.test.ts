@@ -127,6 +127,19 @@ describe('simulator: the lifecycle executor', () => {
     expect((await api<{ autostart_schedule: string | null }>(sim, 'GET', `/workspaces/${ws.id}`)).body.autostart_schedule).toBeNull();
   });
 
+  test('workspace_ids restricts a tick to those workspaces', async () => {
+    const [a, b] = sim.workspaces();
+    for (const ws of [a!, b!]) {
+      await put(ws.id, 'ttl', { ttl_ms: 3_600_000 });
+      await startBuild(sim, ws.id, { transition: 'stop' });
+      await startBuild(sim, ws.id, { transition: 'start' });
+    }
+    const res = await api<{ transitions: Record<string, string> }>(sim, 'POST', '/sim/lifecycle/tick', { json: { force: true, workspace_ids: [b!.id] } });
+    expect(res.body.transitions).toEqual({ [b!.id]: 'stop' });
+    expect((await api(sim, 'POST', '/sim/lifecycle/tick', { json: { workspace_ids: 'all' } })).status).toBe(400);
+    await waitForBuild(sim, (await latest(b!.id)).id);
+  });
+
   test('the tick endpoint is for Owners only and refuses a bad time', async () => {
     expect((await api(sim, 'POST', '/sim/lifecycle/tick', { token: sim.memberToken, json: {} })).status).toBe(403);
     expect((await api(sim, 'POST', '/sim/lifecycle/tick', { json: { at: 'tomorrow' } })).status).toBe(400);

@@ -24,8 +24,9 @@ export const simTokenRoute: Route = {
 };
 
 /**
- * POST /api/v2/sim/lifecycle/tick {at?: RFC 3339, force?: boolean}: one run of the lifecycle
- * executor at that time (default now); force fires every workspace with a schedule or a deadline.
+ * POST /api/v2/sim/lifecycle/tick {at?: RFC 3339, force?: boolean, workspace_ids?: string[]}: one run
+ * of the lifecycle executor at that time (default now), over those workspaces (default all); force
+ * fires every workspace with a schedule or a deadline.
  */
 export const simLifecycleTickRoute: Route = {
   method: 'POST',
@@ -37,6 +38,10 @@ export const simLifecycleTickRoute: Route = {
     const at = atRaw === undefined ? new Date() : new Date(atRaw);
     if (Number.isNaN(at.getTime())) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'at', detail: `"${atRaw ?? ''}" is not an RFC 3339 time such as 2026-12-01T09:30:00Z.` }]);
     if (body.force !== undefined && typeof body.force !== 'boolean') throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'force', detail: 'Must be a boolean.' }]);
-    return ok(runLifecycleTick(ctx.deployment, at, { force: body.force === true }));
+    const ids = body.workspace_ids;
+    if (ids !== undefined && !(Array.isArray(ids) && ids.every((id) => typeof id === 'string'))) {
+      throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'workspace_ids', detail: 'Must be an array of workspace ids.' }]);
+    }
+    return ok(runLifecycleTick(ctx.deployment, at, { force: body.force === true, ...(ids !== undefined ? { workspaceIds: (ids as string[]).map((id) => id.toLowerCase()) } : {}) }));
   },
 };
