@@ -407,7 +407,8 @@ export class SimDeployment {
     const template = this.template(ws.templateId);
     // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
     // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
-    // held and template admins and owners are not; stops and deletes are never held.
+    // held and template admins and owners are not; stops and deletes are never held. The exact body is
+    // inferred (a 403 naming the non-active version); clients should key on the status.
     if (!system && template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
       throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
     }
