@@ -352,9 +352,10 @@ export class SimDeployment {
    */
   updateTemplateMeta(actor: User, template: TemplateRecord, body: Record<string, unknown>): boolean {
     if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
-    const { next, changed } = patchedTemplateMeta(template.meta, body, this.licence);
+    const { next, name, changed } = patchedTemplateMeta(template.meta, template.name, body, this.licence);
     if (!changed) return false;
     template.meta = next;
+    template.name = name;
     template.updatedAt = this.now();
     return true;
   }
