@@ -352,9 +352,10 @@ export class SimDeployment {
    */
   updateTemplateMeta(actor: User, template: TemplateRecord, body: Record<string, unknown>): boolean {
     if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
-    const { next, changed } = patchedTemplateMeta(template.meta, body, this.licence);
+    const { next, name, changed } = patchedTemplateMeta(template.meta, template.name, body, this.licence);
     if (!changed) return false;
     template.meta = next;
+    template.name = name;
     template.updatedAt = this.now();
     return true;
   }
@@ -389,7 +390,7 @@ export class SimDeployment {
    * then coderd/wsbuilder/wsbuilder.go buildTx): orphan rules, authorize (workspace action, custom
    * state), the version's template, its import job, then a running build.
    */
-  createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest): BuildRecord {
+  createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest, system = false): BuildRecord {
     if (ws.deleted && req.transition !== 'delete') {
       throw new ApiError(409, `Cannot ${req.transition} a deleted workspace!`, 'This workspace has been deleted and cannot be modified.');
     }
@@ -397,7 +398,8 @@ export class SimDeployment {
     const customState = req.state !== undefined && req.state.length > 0 ? req.state : undefined;
     if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
     if (req.orphan && customState) throw new ApiError(400, 'ProvisionerState cannot be set alongside Orphan since state intent is unclear.');
-    this.authorizeBuild(actor, ws, req, customState !== undefined);
+    // The lifecycle executor builds with no authFunc (coderd/autobuild/lifecycle_executor.go).
+    if (!system) this.authorizeBuild(actor, ws, req, customState !== undefined);
     const previous = this.latestBuild(ws);
     const versionId = req.templateVersionId ?? previous.templateVersionId;
     const version = this.versions.get(versionId);
@@ -406,8 +408,9 @@ export class SimDeployment {
     const template = this.template(ws.templateId);
     // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
     // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
-    // held and template admins and owners are not; stops and deletes are never held.
-    if (template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
+    // held and template admins and owners are not; stops and deletes are never held. The exact body is
+    // inferred (a 403 naming the non-active version); clients should key on the status.
+    if (!system && template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
       throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
     }
     // No archived check: coderd/wsbuilder/wsbuilder.go builds archived versions; only workspace creation
@@ -442,6 +445,19 @@ export class SimDeployment {
     ws.updatedAt = this.now();
     this.later(this.buildLatencyMs, () => this.runBuild(build, ws, version, Boolean(req.orphan)));
     return build;
+  }
+
+  /**
+   * A build the lifecycle executor starts (coderd/autobuild/lifecycle_executor.go): as the owner, with
+   * no authorization, on the previous build's version, or on the active one for a start when the
+   * template requires it (Premium) or the workspace updates automatically (useActiveVersion).
+   */
+  autobuild(ws: WorkspaceRecord, transition: 'start' | 'stop', reason: 'autostart' | 'autostop'): BuildRecord {
+    const template = this.template(ws.templateId);
+    const owner = this.userById(ws.ownerId);
+    if (!template || !owner) throw new Error(`simulator invariant: workspace ${ws.name} has no template or owner`);
+    const active = transition === 'start' && (this.requiresActiveVersion(template) || ws.automaticUpdates === 'always');
+    return this.createBuild(owner, ws, { transition, reason, ...(active ? { templateVersionId: template.activeVersionId } : {}) }, true);
   }
 
   /** Seeds a build that already happened (no waiting), for the deployment's initial history. */
@@ -563,6 +579,8 @@ export class SimDeployment {
     build.updatedAt = this.now();
     ws.updatedAt = this.now();
     if (!error && build.transition === 'delete') ws.deleted = true;
+    // provisionerdserver CompleteJob: a start's deadline is now + the workspace's TTL (none without one).
+    if (!error && build.transition === 'start' && ws.ttlMs) build.deadline = new Date(Date.now() + ws.ttlMs).toISOString();
     for (const wake of this.buildWaiters.get(build.id) ?? []) wake();
     this.buildWaiters.delete(build.id);
   }
