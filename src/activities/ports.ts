@@ -7,6 +7,7 @@ import type { TemplateFile } from '../domain/template-rewrite';
 export type CoderApi = Pick<
   CoderClient,
   | 'buildInfo'
+  | 'authCheck'
   | 'workspaceByOwnerAndName'
   | 'workspace'
   | 'workspacesOfTemplate'
@@ -109,6 +110,8 @@ export interface MigrationMetrics {
   resourceChangeSeen(kind: ObservedChangeKind, template: string, resourceType: string): void;
   deleteBlocked(step: string): void;
   damagedWorkspaceFound(reason: string): void;
+  /** What Coder read back after the fleet asked it to require the template's active version: held or not. */
+  activeVersionLockRead(template: string, held: boolean): void;
 }
 
 export interface ActivityDeps {
