@@ -8,6 +8,7 @@ import type { Notifier } from '../ports/notifier';
 export type CoderApi = Pick<
   CoderClient,
   | 'buildInfo'
+  | 'authCheck'
   | 'workspaceByOwnerAndName'
   | 'workspace'
   | 'workspacesOfTemplate'

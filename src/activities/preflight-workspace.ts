@@ -5,6 +5,7 @@ import { parseStateV4, StateFormatError } from '../domain/state';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
+import { refuseUnlessTokenMayMigrate } from './token-permissions';
 
 export interface WorkspacePreflightInput {
   owner: string;
@@ -45,6 +46,13 @@ export function makePreflightWorkspace({ coder }: ActivityDeps) {
     if (ws.template_name !== input.template) {
       throw refuse(step, subject, `the workspace uses template '${ws.template_name}', not '${input.template}'; check the template name`);
     }
+    await refuseUnlessTokenMayMigrate(coder, subject, {
+      organizationId: ws.organization_id,
+      organization: ws.organization_name ?? ws.organization_id,
+      templateId: ws.template_id,
+      template: input.template,
+      workspace: { id: ws.id, ownerId: ws.owner_id },
+    });
     const latest = ws.latest_build;
     if (ACTIVE_JOB.has(latest.job.status)) {
       throw ApplicationFailure.create({
@@ -62,7 +70,6 @@ export function makePreflightWorkspace({ coder }: ActivityDeps) {
       throw refuse(step, subject, `template version ${target.name} did not import successfully (job ${target.job.status}); fix the template first`);
     }
 
-    // Reading state needs template admin rights: this doubles as the permission check.
     const state = await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id));
     const parsed = refuseOn(step, subject, [StateFormatError], () => parseStateV4(state.toString('utf8')), `the state of build #${latest.build_number} cannot be migrated: `);
     const summary = summarizeStateMigration(parsed.resources);

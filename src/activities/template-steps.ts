@@ -8,6 +8,7 @@ import { blobStep, currentWorkflowRun } from './blob-step';
 import { heartbeatIfInActivity } from './heartbeat';
 import { coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
+import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import type { LoadTemplateSource } from './template-source';
 
 export interface TemplatePreflight {
@@ -24,6 +25,8 @@ export function makePreflightTemplate({ coder }: ActivityDeps) {
     const version = refuseOn('preflight', subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStateInBuilds(version)) throw refuse('preflight', subject, describeVersionGate(version));
     const t = await coderStep('preflight', subject, () => coder.templateByName(input.organization, input.template));
+    // The template's workspaces are built next (by the fleet, or by hand): a token that cannot start them is refused now.
+    await refuseUnlessTokenMayMigrate(coder, subject, { organizationId: t.organization_id, organization: input.organization, templateId: t.id, template: input.template });
     return { organizationId: t.organization_id, templateId: t.id, activeVersionId: t.active_version_id, coderVersion: info.version };
   };
 }

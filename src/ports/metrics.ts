@@ -11,4 +11,6 @@ export interface MigrationMetrics {
   resourceChangeSeen(kind: ObservedChangeKind, template: string, resourceType: string): void;
   deleteBlocked(step: string): void;
   damagedWorkspaceFound(reason: string): void;
+  /** What Coder read back after the fleet asked it to require the template's active version: held or not. */
+  activeVersionLockRead(template: string, held: boolean): void;
 }

@@ -422,8 +422,9 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   const targetVersionId = st.targetVersionId as string;
   if (locksOldVersions && input.requireActiveVersion && !input.dryRun && !st.activeVersionLock && st.stage !== 'done' && st.stage !== 'archive') {
     st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId });
-    if (st.activeVersionLock.state === 'refused') {
-      const why = `Coder refused to make template ${fleetName} require its active version (${st.activeVersionLock.reason}). Until the old versions are archived, a member who starts a migrated workspace on an old version destroys its PVC: tell users not to pick an old version, and let the fleet archive them at the end.`;
+    if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held') {
+      const what = st.activeVersionLock.state === 'refused' ? `Coder refused to make template ${fleetName} require its active version` : `require active version does not hold on template ${fleetName}`;
+      const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either: until every workspace is migrated, anyone who builds a migrated workspace on an old version destroys its PVC. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;
       st.note = st.note ? `${st.note} ${why}` : why;
       log.warn('old versions stay buildable by members while the fleet runs', { template: fleetName });
       refreshDetails();

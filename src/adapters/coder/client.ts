@@ -24,6 +24,7 @@ import {
   type WorkspaceBuild,
   type WorkspaceTransition,
 } from './schemas';
+import type { AuthCheck } from '../../domain/token-permissions';
 import type { CoderCallObserver } from './call-observer';
 import { CoderTransport, type Endpoint } from './transport';
 
@@ -389,6 +390,17 @@ export class CoderClient {
       expect: [204, 200],
       endpoint: { does: `replace the Terraform state of workspace build ${buildId}`, needs: NEEDS.templateAdmin, hints: PUT_STATE_HINTS },
     });
+  }
+
+  /**
+   * Asks Coder which of the named checks the token's user may do (`POST /api/v2/authcheck`,
+   * codersdk/authorization.go `AuthCheck`): the answer is a map of the same names to true or false.
+   */
+  authCheck(checks: Record<string, AuthCheck>): Promise<Record<string, boolean>> {
+    return this.#http.json(
+      { method: 'POST', path: '/authcheck', body: { json: { checks } }, expect: [200], endpoint: { does: `ask Coder what the token may do (${Object.keys(checks).length} checks)` } },
+      z.record(z.string(), z.boolean()),
+    );
   }
 
   templateByName(org: string, name: string): Promise<Template> {
