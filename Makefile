@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: demo test deps tools tools-real-stack build typecheck lint unit bench bench-reliability clean
+.PHONY: demo test deps tools tools-real-stack build typecheck lint unit bench bench-reliability mutate clean
 
 demo: deps build
 	node dist/cli/main.js demo $(DEMO_FLAGS)
@@ -49,6 +49,12 @@ bench: deps build
 # Bad inputs refused, secrets found (test/chaos on a real dev server); writes bench/reliability/RESULTS.md.
 bench-reliability: deps
 	node -r @swc-node/register bench/reliability/run.ts
+
+# Mutation testing (StrykerJS; not in CI: slow). Domain + activities against their unit tests, then
+# the workflow files' safety branches against the dev-server workflow tests. Reports: reports/mutation/.
+mutate: $(NPM_STAMP) tools
+	npx stryker run stryker.config.mjs
+	npx stryker run stryker.workflows.config.mjs
 
 clean:
 	rm -rf dist coverage .wsmigrate
