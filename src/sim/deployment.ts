@@ -23,6 +23,7 @@ import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
 import type { FailBuildsFault } from './types';
+import { loseFromState, takeLossyBuild, type LossyBuildFault } from './lossy-build';
 import type { Transition, WorkspaceContext } from './workspace-context';
 
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -60,6 +61,7 @@ export class SimDeployment {
   readonly cluster: KubeCluster;
   provisioner: SimProvisioner;
   failBuilds: FailBuildsFault | undefined;
+  lossyBuild: LossyBuildFault | undefined;
   /** Draws for failBuilds.rate (the simulator's fault stream, so seeded ids do not shift). */
   faultDraw: () => number = Math.random;
   buildFaultsInjected = 0;
@@ -448,6 +450,7 @@ export class SimDeployment {
       });
       this.log(build.job, result.logs);
       build.state = result.state;
+      if (!result.error && takeLossyBuild(this.lossyBuild, build)) build.state = loseFromState(this.lossyBuild, build.state, this.cluster, { workspace: ws.id, buildId: build.id });
       build.resources = this.resourcesOf(build);
       this.completeBuild(build, ws, result.error);
     } catch (err) {

@@ -9,6 +9,7 @@ export type {
   CoderSimulator,
   FaultConfig,
   FailBuildsFault,
+  LossyBuildFault,
   FaultCounts,
   KubeClusterView as KubeCluster,
   KubeObject,
@@ -57,6 +58,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   d.accessControlLicensed = opts.premium ?? true;
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
+  d.lossyBuild = faults?.lossyBuild ? { ...faults.lossyBuild } : undefined;
   d.faultDraw = () => faultRandom.next();
 
   const server = new SimHttpServer({ deployment: d, serverVersion: version, faultRandom, faults: () => faults });
@@ -95,6 +97,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     setFaults(f) {
       faults = f ? { ...f } : undefined;
       d.failBuilds = f?.failBuilds ? { ...f.failBuilds } : undefined;
+      d.lossyBuild = f?.lossyBuild ? { ...f.lossyBuild } : undefined;
     },
     cluster: d.provisioner.cluster,
     provisioner: real ? { kind: 'terraform', kubeconfig: real.kubeconfigPath } : { kind: 'structural' },
