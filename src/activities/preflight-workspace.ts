@@ -1,5 +1,5 @@
 import { sha256Hex } from '../adapters/hash';
-import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStatePushNoBuild, updateRestartStopsFirst } from '../domain/coder-version';
+import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStateInBuilds, updateRestartStopsFirst } from '../domain/coder-version';
 import { summarizeStateMigration } from '../domain/migration-check';
 import { parseStateV4, StateFormatError } from '../domain/state';
 import { ApplicationFailure } from '@temporalio/common';
@@ -39,7 +39,7 @@ export function makePreflightWorkspace({ coder }: ActivityDeps) {
     const step = 'preflight';
     const info = await coderStep(step, subject, () => coder.buildInfo());
     const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
-    if (!supportsStatePushNoBuild(version)) throw refuse(step, subject, describeVersionGate(version));
+    if (!supportsStateInBuilds(version)) throw refuse(step, subject, describeVersionGate(version));
 
     const ws = await coderStep(step, subject, () => coder.workspaceByOwnerAndName(input.owner, input.workspace));
     if (ws.template_name !== input.template) {

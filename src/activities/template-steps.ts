@@ -1,6 +1,6 @@
 import type { RenamedToken, TemplateRewriteReport } from '../domain/template-rewrite';
 import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, ZeroTouchRefusedError } from '../domain/template-rewrite';
-import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStatePushNoBuild } from '../domain/coder-version';
+import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStateInBuilds } from '../domain/coder-version';
 import { TemplateArchiveError, writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
 import type { BlobRef } from '../adapters/blob-store';
@@ -22,7 +22,7 @@ export function makePreflightTemplate({ coder }: ActivityDeps) {
     const subject = `template ${input.organization}/${input.template}`;
     const info = await coderStep('preflight', subject, () => coder.buildInfo());
     const version = refuseOn('preflight', subject, [CoderVersionError], () => parseCoderVersion(info.version));
-    if (!supportsStatePushNoBuild(version)) throw refuse('preflight', subject, describeVersionGate(version));
+    if (!supportsStateInBuilds(version)) throw refuse('preflight', subject, describeVersionGate(version));
     const t = await coderStep('preflight', subject, () => coder.templateByName(input.organization, input.template));
     return { organizationId: t.organization_id, templateId: t.id, activeVersionId: t.active_version_id, coderVersion: info.version };
   };

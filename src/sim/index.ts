@@ -1,3 +1,5 @@
+import { LICENCES } from './licence';
+import { ROLE_NAMES } from './rbac';
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
 import type { SimProvisioner } from './provisioner';
@@ -20,6 +22,8 @@ export type {
   SimulatorOptions,
 } from './types';
 export { K8S_TEMPLATE_MAIN_TF } from './template-source';
+export { LICENCES, type Licence } from './licence';
+export { ROLE_NAMES, type RoleName } from './rbac';
 export { packTar, unpackTar, type ArchiveFile } from './tar-archive';
 
 export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
@@ -55,7 +59,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     throw e;
   }
   const d = seeded.deployment;
-  d.accessControlLicensed = opts.premium ?? true;
+  d.licence = opts.licence ?? (opts.premium === false ? 'agpl' : 'premium');
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
   d.lossyBuild = faults?.lossyBuild ? { ...faults.lossyBuild } : undefined;
@@ -80,6 +84,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       const user = d.users.find((u) => u.username === username);
       if (!user) throw new Error(`The simulator has no user ${username}; its users are ${d.users.map((u) => u.username).join(', ')}.`);
       return user.token;
+    },
+    tokenFor(role, username) {
+      if (!ROLE_NAMES.includes(role)) throw new Error(`Unknown role "${String(role)}"; use one of ${ROLE_NAMES.join(', ')}.`);
+      return d.mintUser(role, username).token;
     },
     orgId: d.org.id,
     template: {
@@ -122,6 +130,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     },
     requestLog: () => server.log.map((e) => ({ ...e })),
     faultCounts: () => ({ ...server.injected, buildFailed: d.buildFaultsInjected }),
+    licence: () => d.licence,
+    setLicence(licence) {
+      if (!LICENCES.includes(licence)) throw new Error(`Unknown licence "${String(licence)}"; use one of ${LICENCES.join(', ')}.`);
+      d.licence = licence;
+    },
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
     async close() {
       await d.close();

@@ -1,5 +1,7 @@
 /** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
+import type { Licence } from './licence';
 import type { LossyBuildFault } from './lossy-build';
+import type { RoleName } from './rbac';
 
 export type { LossyBuildFault };
 
@@ -30,9 +32,12 @@ export interface SimulatorOptions {
   /** Default true: each seeded workspace's latest build is a succeeded start (else a succeeded stop). */
   workspacesRunning?: boolean;
   /**
-   * Default true: a Premium-licensed deployment, where a template can require its active version.
-   * false: AGPL, which refuses to switch require_active_version on.
+   * Default 'premium': template access control works (a template can hold members to its active
+   * version). 'agpl' (no licence) and 'expired': PATCH require_active_version answers 200, is ignored
+   * and reads back false, so nobody is held. See licence.ts.
    */
+  licence?: Licence;
+  /** Older spelling: false is licence 'agpl'. Ignored when licence is given. */
   premium?: boolean;
 }
 
@@ -136,6 +141,12 @@ export interface CoderSimulator {
   memberToken: string;
   /** The session token of a seeded user (a workspace's owner), to act as that user. */
   tokenOf(username: string): string;
+  /**
+   * A token of a new user holding this built-in role (coderd/rbac/roles.go): 'template-admin' reads
+   * every workspace but may not start or stop them; 'organization-admin' may; 'member' only its own.
+   * Also POST /api/v2/sim/tokens {role, username?} as an Owner.
+   */
+  tokenFor(role: RoleName, username?: string): string;
   orgId: string;
   template: SimulatedTemplateSummary;
   workspaces(): SimulatedWorkspaceSummary[];
@@ -149,6 +160,9 @@ export interface CoderSimulator {
   requestLog(): RequestLogEntry[];
   /** Faults injected since start, by kind: http500, http429, dropped, latencySpike, buildFailed. */
   faultCounts(): FaultCounts;
+  /** The licence in force now; setLicence switches it (a licence that expires, or one applied, mid-run). */
+  licence(): Licence;
+  setLicence(licence: Licence): void;
   /** The latest build's state text. */
   stateOf(workspaceId: string): string;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { condition, defineQuery, defineSignal, defineUpdate, log, patched, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, defineUpdate, log, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   approvalRefusal,
   gateRequiresApproval,
@@ -157,8 +157,7 @@ export class ApprovalGates {
       return 'timed-out';
     }
     const verb = d.decision === 'approve' ? 'Approved' : 'Rejected';
-    // patched: runs that passed a gate under older code replay without this notification.
-    if (patched('wsmigrate-approval-closed')) await this.tell(
+    await this.tell(
       {
         ...base,
         kind: 'approval-closed',

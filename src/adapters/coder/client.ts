@@ -48,6 +48,12 @@ export interface CoderClientOptions {
 export interface CreateWorkspaceBuildRequest {
   transition: WorkspaceTransition;
   template_version_id?: string;
+  /**
+   * The Terraform state the build runs on instead of the previous build's (codersdk
+   * `CreateWorkspaceBuildRequest.ProvisionerState`, JSON `state`, in every 2.x release;
+   * coderd/wsbuilder/wsbuilder.go `State`). Only callers with `update` on the template may send it.
+   */
+  state?: Buffer;
   rich_parameter_values?: { name: string; value: string }[];
   reason?: string;
 }
@@ -288,6 +294,8 @@ export class CoderClient {
   ): Promise<WorkspaceBuild> {
     const body: Record<string, unknown> = { transition: req.transition };
     if (req.template_version_id !== undefined) body.template_version_id = req.template_version_id;
+    // Go decodes a []byte field from a base64 string, which is what the Coder SDK sends.
+    if (req.state !== undefined) body.state = req.state.toString('base64');
     if (req.rich_parameter_values !== undefined) body.rich_parameter_values = req.rich_parameter_values;
     if (req.reason !== undefined) body.reason = req.reason;
 
@@ -301,7 +309,9 @@ export class CoderClient {
       does: `queue a ${req.transition} build of workspace ${before.owner_name}/${before.name}`,
       needs: req.transition === 'delete' ? NEEDS.workspaceDelete : NEEDS.workspaceUpdate,
       hints: {
-        403: 'Coder also refuses a start on an old template version when the template requires the active version.',
+        403: req.state
+          ? 'A build that carries a state needs `update` on the template ("Only template managers may provide custom state", coderd/wsbuilder/wsbuilder.go) and `start`/`stop` on the workspace: use an Owner or Organization Admin token.'
+          : 'Coder also refuses a start on an old template version when the template requires the active version.',
         406: 'The template version is still importing: wait for it (waitForTemplateVersion) before building with it.',
       },
     };
@@ -325,7 +335,9 @@ export class CoderClient {
           WorkspaceBuildSchema,
         );
       } catch (error) {
-        if (!isCoderApiError(error, 'conflict') || attempt >= BUILD_CONFLICT_ATTEMPTS) throw error;
+        // A build that carries a state was written for the build the caller read: after someone else's
+        // build it would overwrite what theirs wrote, so a 409 goes back to the caller instead of waiting.
+        if (!isCoderApiError(error, 'conflict') || attempt >= BUILD_CONFLICT_ATTEMPTS || req.state !== undefined) throw error;
         const active = (await this.workspace(workspaceId)).latest_build;
         const finished = isTerminalJobStatus(active.job.status)
           ? active

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { LICENCES, type Licence } from '../../sim/licence';
 import { CliError, EXIT, type CliIo } from '../io';
 
 function integer(name: string, min: number, max: number) {
@@ -28,8 +29,14 @@ interface SimOptions {
   stopped?: boolean;
   provisioner: 'structural' | 'terraform';
   kubeconfig?: string;
-  /** commander's --no-premium */
-  premium: boolean;
+  licence: Licence;
+}
+
+function licenceKind(raw: string): Licence {
+  const wanted = raw.toLowerCase();
+  const found = LICENCES.find((l) => l === wanted);
+  if (found) return found;
+  throw new InvalidArgumentError(`--licence must be one of ${LICENCES.join(', ')} (premium holds members to a template's active version; agpl and expired ignore require_active_version), got "${raw}".`);
 }
 
 function provisionerKind(raw: string): 'structural' | 'terraform' {
@@ -76,7 +83,12 @@ export function registerSimCommands(program: Command, io: CliIo): void {
       'structural',
     )
     .option('--kubeconfig <path>', 'with --provisioner terraform: use this cluster instead of starting a local etcd + kube-apiserver')
-    .option('--no-premium', "act as an unlicensed (AGPL) Coder: a template cannot be made to require its active version")
+    .option(
+      '--licence <kind>',
+      'the Coder licence to act as: "agpl" (no licence, the default, as a fresh install), "expired" (both accept require_active_version, ignore it and read it back false) or "premium" (members\' starts on a non-active version are refused)',
+      licenceKind,
+      'agpl',
+    )
     .addHelpText(
       'after',
       `
@@ -84,6 +96,8 @@ Example:
   $ wsmigrate sim --workspaces 200 --port 3000 --version v2.31.7 --seed 7
   $ wsmigrate sim --workspaces 3 --provisioner terraform     # real Terraform against a local API server
   Then paste the printed "export CODER_URL=… CODER_SESSION_TOKEN=…" line into another shell.
+  The admin token is an Owner's; "role tokens" are a Template Admin's (reads every workspace, may not
+  start or stop them) and an Organization Admin's. More: POST /api/v2/sim/tokens {"role": "member"}.
 
 Exit codes:
   ${EXIT.ok}  stopped by SIGINT/SIGTERM
@@ -101,7 +115,7 @@ Exit codes:
           version: opts.version,
           buildLatencyMs: opts.buildLatencyMs,
           workspacesRunning: !opts.stopped,
-          premium: opts.premium,
+          licence: opts.licence,
           provisioner: opts.provisioner,
           ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
@@ -116,11 +130,13 @@ Exit codes:
         );
       }
       io.out(`Coder simulator ${opts.version} listening on ${sim.url}`);
-      io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}`);
+      io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}   licence: ${opts.licence}`);
       io.out(`  admin token:  ${sim.token}`);
       io.out(`  member token: ${sim.memberToken}`);
       const owners = [...new Set(sim.workspaces().map((w) => w.owner))];
       if (owners.length) io.out(`  owner tokens: ${owners.map((o) => `${o}=${sim.tokenOf(o)}`).join(' ')}`);
+      // Coder's built-in roles (coderd/rbac/roles.go), to try a token of each: more via POST /api/v2/sim/tokens.
+      io.out(`  role tokens:  template-admin=${sim.tokenFor('template-admin', 'template-admin')} organization-admin=${sim.tokenFor('organization-admin', 'org-admin')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
       const signal = await untilSignal();

@@ -4,10 +4,12 @@ import { ApiError, routeNotFound } from '../api-error';
 import type { SimDeployment } from '../deployment';
 import type { SimRandom } from '../random';
 import type { FaultConfig, RequestLogEntry } from '../types';
+import { authcheckRoute } from './authcheck-route';
 import { buildInfoRoute } from './buildinfo-route';
 import { buildRoutes } from './build-routes';
 import { fileRoutes } from './file-routes';
 import type { Reply, Route, RouteContext } from './route';
+import { simTokenRoute } from './sim-routes';
 import { templateRoutes } from './template-routes';
 import { workspaceRoutes } from './workspace-routes';
 
@@ -29,7 +31,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
+const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;
