@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: demo test deps tools tools-real-stack build typecheck lint unit bench bench-reliability record-histories clean
+.PHONY: demo test deps tools tools-real-stack build typecheck lint unit bench bench-reliability record-histories mutate clean
 
 demo: deps build
 	node dist/cli/main.js demo $(DEMO_FLAGS)
@@ -53,6 +53,12 @@ bench-reliability: deps
 # A release's replay fixtures (test/workflows/fixtures/histories): see README, "Upgrading the worker".
 record-histories: deps
 	node -r @swc-node/register scripts/record-histories.ts
+
+# Mutation testing (StrykerJS; not in CI: slow). Domain + activities against their unit tests, then
+# the workflow files' safety branches against the dev-server workflow tests. Reports: reports/mutation/.
+mutate: $(NPM_STAMP) tools
+	npx stryker run stryker.config.mjs
+	npx stryker run stryker.workflows.config.mjs
 
 clean:
 	rm -rf dist coverage .wsmigrate

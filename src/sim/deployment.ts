@@ -27,6 +27,7 @@ import { effectiveRequireActiveVersion, patchedTemplateMeta } from './template-m
 import { authorize, type Action, type RbacObject, type RoleName } from './rbac';
 import { sessionToken } from './session-token';
 import type { FailBuildsFault } from './types';
+import { loseFromState, takeLossyBuild, type LossyBuildFault } from './lossy-build';
 import type { Transition, WorkspaceContext } from './workspace-context';
 
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -65,6 +66,7 @@ export class SimDeployment {
   readonly cluster: KubeCluster;
   provisioner: SimProvisioner;
   failBuilds: FailBuildsFault | undefined;
+  lossyBuild: LossyBuildFault | undefined;
   /** Draws for failBuilds.rate (the simulator's fault stream, so seeded ids do not shift). */
   faultDraw: () => number = Math.random;
   buildFaultsInjected = 0;
@@ -563,6 +565,7 @@ export class SimDeployment {
       this.log(build.job, result.logs);
       // provisionerdserver CompleteJob/FailJob: the job's own state replaces whatever the build holds.
       build.state = result.state;
+      if (!result.error && takeLossyBuild(this.lossyBuild, build)) build.state = loseFromState(this.lossyBuild, build.state, this.cluster, { workspace: ws.id, buildId: build.id });
       build.resources = this.resourcesOf(build);
       this.completeBuild(build, ws, result.error);
     } catch (err) {

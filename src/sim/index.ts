@@ -12,6 +12,7 @@ export type {
   CoderSimulator,
   FaultConfig,
   FailBuildsFault,
+  LossyBuildFault,
   FaultCounts,
   KubeClusterView as KubeCluster,
   KubeObject,
@@ -66,6 +67,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   d.licence = opts.licence ?? (opts.premium === false ? 'agpl' : 'premium');
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
+  d.lossyBuild = faults?.lossyBuild ? { ...faults.lossyBuild } : undefined;
   d.faultDraw = () => faultRandom.next();
 
   // coderd runs the executor every minute on its own; here only when asked.
@@ -114,6 +116,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     setFaults(f) {
       faults = f ? { ...f } : undefined;
       d.failBuilds = f?.failBuilds ? { ...f.failBuilds } : undefined;
+      d.lossyBuild = f?.lossyBuild ? { ...f.lossyBuild } : undefined;
     },
     cluster: d.provisioner.cluster,
     provisioner: real ? { kind: 'terraform', kubeconfig: real.kubeconfigPath } : { kind: 'structural' },

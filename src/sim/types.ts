@@ -1,7 +1,10 @@
 /** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
 import type { Licence } from './licence';
 import type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
+import type { LossyBuildFault } from './lossy-build';
 import type { RoleName } from './rbac';
+
+export type { LossyBuildFault };
 
 export interface SimulatorOptions {
   /** Seeded workspaces (owners spread over a few users). Default 3. */
@@ -69,6 +72,8 @@ export interface FaultConfig {
   dropConnectionRate?: number;
   /** Matching builds end failed before they touch state or cluster. */
   failBuilds?: FailBuildsFault;
+  /** Matching builds succeed but forget or replace one object (structural provisioner only). */
+  lossyBuild?: LossyBuildFault;
   /**
    * Hold each answer to a write (not GET) this long AFTER it took effect (a PUT's state is already
    * stored): a worker killed meanwhile never learns that its call landed.
