@@ -1,5 +1,5 @@
 import type { Logger } from '../adapters/logging/logger';
-import type { CliIo } from './io';
+import { CliError, describeError, exitCodeOf, type CliIo } from './io';
 import { runIdOf } from './with-temporal';
 
 /** What `migrate` and `recover` say once their run has started, and its result when asked to wait. */
@@ -16,7 +16,14 @@ export async function reportStartedRun(
   io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
   if (!opts.wait) return;
   run.info('waiting for result');
-  const result = (await handle.result()) as { outcome?: string };
+  let result: { outcome?: string };
+  try {
+    result = (await handle.result()) as { outcome?: string };
+  } catch (err) {
+    // The run's own reason, not the SDK's wrapper: "Workflow execution failed" says nothing.
+    const cause = (err as { cause?: unknown }).cause ?? err;
+    throw new CliError(`${handle.workflowId} failed: ${describeError(cause)}\n  details: wsmigrate status ${handle.workflowId}`, exitCodeOf(cause));
+  }
   run.info({ outcome: result?.outcome }, 'workflow finished');
   io.out(JSON.stringify(result, null, 2));
 }

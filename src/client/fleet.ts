@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { fleetWorkflowId, migrateFleetInputSchema, type MigrateFleetInput, type MigrateFleetParams } from '../domain/fleet-input';
 import { parseInput } from '../domain/migration-input';
 import {
@@ -12,6 +12,8 @@ import {
   type FleetResult,
 } from '../workflows/migrate-fleet';
 import { WsmigratePhase, WsmigrateTemplate } from '../workflows/search-attributes';
+import { RefusedError } from './refused-error';
+import { runOutcome } from './run-outcome';
 
 export interface FleetStartOptions {
   taskQueue: string;
@@ -70,15 +72,10 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
     const result = (await handle.result()) as FleetResult;
     return { workflowId, phase: result.phase, result };
   }
-  if (status === 'FAILED') {
-    try {
-      await handle.result();
-    } catch (err) {
-      const msg = err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message;
-      return { workflowId, phase: 'failed', error: msg };
-    }
-  }
-  return { workflowId, phase: status === 'TIMED_OUT' ? 'failed' : 'cancelled', error: `workflow ${status.toLowerCase()}` };
+  // Failed, cancelled, terminated or timed out: Temporal's own reason, every cause and detail.
+  const outcome = await runOutcome(client, workflowId);
+  const phase: FleetPhase = outcome.state === 'cancelled' ? 'cancelled' : 'failed';
+  return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}` };
 }
 
 export type FleetAction = 'pause' | 'resume' | 'cancel';
@@ -90,7 +87,7 @@ export async function controlFleet(client: Client, workflowId: string, action: F
   try {
     return await client.workflow.getHandle(workflowId).executeUpdate(UPDATES[action], { args: [{ by, ...(reason ? { reason } : {}) }] });
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(`${action} refused: ${err.cause.message}`);
+    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new RefusedError(`${action} refused: ${err.cause.message}`);
     throw err;
   }
 }

@@ -6,7 +6,7 @@ import { progressBar, progressLine, statusText, summaryTable } from '../fleet-re
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { runIdOf, withTemporal, type Client } from '../with-temporal';
-import { CliError, EXIT, processIo, type CliIo } from '../io';
+import { CliError, EXIT, asCliRefusal, processIo, type CliIo } from '../io';
 
 function me(): string {
   try {
@@ -138,9 +138,8 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
       .action(async (id: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
         const { controlFleet } = await import('../../client/fleet');
-        const entry = await withTemporal((client) => controlFleet(client, id, action, o.by ?? me(), o.reason), log).catch((err: Error) => {
-          if (/refused:/.test(err.message)) throw new CliError(err.message, EXIT.denied);
-          throw err;
+        const entry = await withTemporal((client) => controlFleet(client, id, action, o.by ?? me(), o.reason), log).catch((err: unknown) => {
+          throw asCliRefusal(err);
         });
         log.info({ action, by: entry.by, ...(o.reason ? { reason: o.reason } : {}) }, `${action} sent`);
         io.out(o.json ? JSON.stringify(entry) : `${{ pause: 'paused', resume: 'resumed', cancel: 'cancelling' }[action]} ${id} as ${entry.by}`);

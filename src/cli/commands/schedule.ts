@@ -3,7 +3,13 @@ import { InputError } from '../../domain/migration-input';
 import { addFleetOptions, fleetInputFromOptions } from '../fleet-options';
 import { cliLogger } from '../cli-logger';
 import { withTemporal } from '../with-temporal';
-import { CliError, EXIT, type CliIo } from '../io';
+import { CliError, EXIT, describeError, type CliIo } from '../io';
+
+/** gRPC INVALID_ARGUMENT anywhere in the chain (the SDK sometimes passes on only the server's text, hence the words too). */
+function isInvalidArgument(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) if (e.code === 3) return true;
+  return false;
+}
 
 export function registerScheduleCommands(program: Command, io: CliIo): void {
   const schedule = program
@@ -31,6 +37,7 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       const { loadConfig } = await import('../../config/env');
       const { createFleetSchedule, controlFleetSchedule } = await import('../../client/schedules');
       const input = fleetInputFromOptions(o, loadConfig().approvers);
+      if (!/^[1-9]\d*$/.test(String(o.batch))) throw new CliError(`--batch must be a whole number of at least 1 (got '${o.batch}')`, EXIT.usage);
       const log = await cliLogger(io, cmd);
       await withTemporal(async (client, taskQueue) => {
         let id: string;
@@ -39,6 +46,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
         } catch (err) {
           if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
           if (/already (exists|running)/i.test((err as Error).message)) throw new CliError(`a schedule named '${name}' exists; delete it first or pick another name`, EXIT.usage);
+          if (isInvalidArgument(err) || /cron|calendar|time ?zone/i.test(describeError(err))) {
+            throw new CliError(`Temporal refused the schedule's spec: ${describeError(err)}; check --cron (e.g. '0 2 * * 6' = Saturdays 02:00) and --timezone (an IANA zone, e.g. Europe/Berlin)`, EXIT.usage);
+          }
           throw err;
         }
         if (o.paused) await controlFleetSchedule(client, id, 'pause', 'created paused');
