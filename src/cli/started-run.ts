@@ -1,6 +1,8 @@
 import type { Logger } from '../adapters/logging/logger';
 import { CliError, describeError, exitCodeOf, type CliIo } from './io';
 import { runIdOf } from './with-temporal';
+import { remoteModulesWarning } from './module-options';
+import type { ExternalModule } from '../domain/template-rewrite';
 
 /** What `migrate` and `recover` say once their run has started, and its result when asked to wait. */
 export async function reportStartedRun(
@@ -25,5 +27,7 @@ export async function reportStartedRun(
     throw new CliError(`${handle.workflowId} failed: ${describeError(cause)}\n  details: wsmigrate status ${handle.workflowId}`, exitCodeOf(cause));
   }
   run.info({ outcome: result?.outcome }, 'workflow finished');
+  const warning = remoteModulesWarning((result as { report?: { externalModules?: ExternalModule[] } })?.report?.externalModules ?? []);
+  if (warning) io.err(warning);
   io.out(JSON.stringify(result, null, 2));
 }
