@@ -42,6 +42,7 @@ import {
   type ChildReport,
   type FleetCounts,
 } from '../domain/fleet-progress';
+import { waitsOnPeople } from '../domain/fleet-waits';
 import { templateWorkflowId, workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { parseWorkflowInput } from './workflow-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
@@ -143,6 +144,8 @@ export interface FleetSummary {
   skipped: number;
   dryRun: number;
   pvcUidsKept: number;
+  /** Of `migrated`: damaged workspaces recovered from their newest good build. */
+  recovered: number;
 }
 
 export interface FleetProgress {
@@ -240,6 +243,7 @@ export function summaryOf(c: FleetCounts): FleetSummary {
     skipped: c.skipped,
     dryRun: c['dry-run'],
     pvcUidsKept: c.pvcUidsKept,
+    recovered: c.recovered ?? 0,
   };
 }
 
@@ -279,10 +283,11 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   // ── state helpers ─────────────────────────────────────────────────────
   const phase = (): FleetPhase => {
     if (st.stage === 'done') return st.cancelled ? 'cancelled' : 'done';
-    if (gates.pending || (st.stage === 'template' && st.childApprovals.length > 0)) return 'awaiting-approval';
+    if (awaitingPeople()) return 'awaiting-approval';
     if (st.paused) return 'paused';
     return 'running';
   };
+  const awaitingPeople = () => waitsOnPeople({ ownGate: Boolean(gates.pending), stage: st.stage, running: st.running.length, childrenAtGates: st.childApprovals.length });
   const remaining = () => st.queue.length + st.running.length + (st.discoveryDone ? 0 : Math.max(0, (st.total ?? 0) - st.offset));
   const toFinish = () => (limit === undefined ? remaining() : Math.min(remaining(), limit - st.started + st.running.length));
   const progress = (): FleetProgress => ({
@@ -302,7 +307,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     failures: st.failures.slice(-50),
     pendingApproval: gates.pending,
     childApprovals: st.childApprovals.slice(0, 100),
-    etaMs: etaMs(toFinish(), st.durations, input.concurrency),
+    // No ETA while a person is awaited: the wait is theirs, not the fleet's.
+    etaMs: awaitingPeople() ? undefined : etaMs(toFinish(), st.durations, input.concurrency),
     startedAt: st.startedAt,
     runs: st.runs,
     concurrency: input.concurrency,
@@ -329,6 +335,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       else if (r.outcome === 'waiting-for-build' && st.zeroTouch.waitingForBuild.length < ZERO_TOUCH_NAMES) st.zeroTouch.waitingForBuild.push(child.subject);
     }
     st.counts.pvcUidsKept += r.pvcUidsKept ?? 0;
+    if (r.recovered) st.counts.recovered = (st.counts.recovered ?? 0) + 1;
     const took = r.durationMs ?? Date.now() - child.startedAtMs;
     st.durations.totalMs += took;
     st.durations.n += 1;
@@ -361,7 +368,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (action === 'resume' && !st.paused) return 'the fleet is not paused';
     return undefined;
   };
-  const control = (action: FleetControlEntry['action'], c: FleetControlInput): FleetControlEntry => {
+  const control = (action: FleetControlEntry['action'], c: FleetControlInput, channel: 'cli' | 'signal'): FleetControlEntry => {
     const entry: FleetControlEntry = { action, by: c.by, at: new Date().toISOString(), ...(c.reason ? { reason: c.reason.slice(0, 300) } : {}) };
     st.control.push(entry);
     if (st.control.length > 50) st.control.shift();
@@ -370,6 +377,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (action === 'cancel') {
       st.cancelled = true;
       st.paused = false;
+      // A cancel at the fleet's own gate answers it: waiting for an approval nobody will give ends now.
+      gates.rejectPending(c.by, `fleet cancelled${c.reason ? `: ${c.reason}` : ''}`, channel);
     }
     upsertSearchAttributes([{ key: WsmigratePhase, value: `fleet-${action === 'pause' ? 'paused' : action === 'cancel' ? 'cancelling' : st.stage}` }]);
     refreshDetails();
@@ -380,7 +389,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     [resumeFleetUpdate, resumeFleetSignal, 'resume'],
     [cancelFleetUpdate, cancelFleetSignal, 'cancel'],
   ] as const) {
-    setHandler(update, (c) => control(action, c), {
+    setHandler(update, (c) => control(action, c, 'cli'), {
       validator: (c) => {
         const why = controlRefusal(action, c);
         if (why) throw new Error(why);
@@ -389,7 +398,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     setHandler(signal, (c) => {
       const why = controlRefusal(action, c);
       if (why) return log.warn(`${action} signal ignored`, { reason: why });
-      control(action, c);
+      control(action, c, 'signal');
     });
   }
 
@@ -501,7 +510,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       // In this run the result arrives as an event; children from earlier runs report by signal.
       void handle.result().then(
         // A zeroTouchWorkspace child answers with the same fields, plus 'waiting-for-build'.
-        (r) => childDone({ workflowId: childId, outcome: r.outcome as ChildOutcome, pvcUidsKept: r.pvcUidsKept }),
+        (r) => childDone({ workflowId: childId, outcome: r.outcome as ChildOutcome, pvcUidsKept: r.pvcUidsKept, ...('recovery' in r && r.recovery ? { recovered: true } : {}) }),
         (err) => {
           const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
           childDone({ workflowId: childId, outcome: outcomeOfFailure(cause instanceof ApplicationFailure ? cause.type : undefined), reason: (cause as Error)?.message ?? String(err) });
@@ -715,7 +724,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     await notify({
       kind: 'fleet-done',
       subject: `Fleet ${fleetName} ${result.phase}`,
-      text: `${summary.migrated} migrated, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`,
+      text: `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`,
       counts: countsRecord(st.counts),
     });
     await condition(allHandlersFinished);

@@ -158,6 +158,8 @@ export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<Wor
       startBuildId: start.buildId,
       verdict: verdict.verdict,
       warnings: [],
+      // Its volumes kept their uid too: counted with the fleet's kept ones, not taken for lost.
+      pvcUidsKept: check.checked.filter((c) => c.address.includes('persistent_volume')).length,
       recovery,
     };
   } catch (err) {

@@ -44,9 +44,10 @@ export async function waitForFleet(client: Client, io: CliIo, workflowId: string
       io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  wsmigrate approve ${workflowId} --approver <you>`);
     }
     lastGate = gate;
-    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p)}`);
+    const waits = s.waitingOn ?? [];
+    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p, undefined, waits)}`);
     else if (!opts.json) {
-      const line = progressLine(p);
+      const line = progressLine(p, waits);
       if (line !== lastLine) io.out(line);
       lastLine = line;
     }
