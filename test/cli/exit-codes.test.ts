@@ -78,6 +78,15 @@ describe('exit codes against a running Temporal', () => {
     expect(approve.exitCode).toBe(EXIT.denied);
     const pause = await runMain('fleet', 'pause', workflowId, '--by', 'mallory');
     expect(pause.exitCode).toBe(EXIT.denied);
+    // WSMIGRATE_APPROVER names the operator for pause/resume/cancel as it does for approve.
+    process.env.WSMIGRATE_APPROVER = 'sre';
+    try {
+      const asEnv = await runMain('fleet', 'pause', workflowId);
+      expect(asEnv.out).toBe(`paused ${workflowId} as sre`);
+      expect((await runMain('fleet', 'resume', workflowId)).out).toBe(`resumed ${workflowId} as sre`);
+    } finally {
+      delete process.env.WSMIGRATE_APPROVER;
+    }
     expect((await runMain('fleet', 'cancel', workflowId, '--by', 'sre')).exitCode).toBe(EXIT.ok);
   }, 150_000);
 });

@@ -1,8 +1,13 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { EXIT } from '../../src/cli/io';
 import type { FleetStatus } from '../../src/client/fleet';
 import { runMain } from '../harness/cli';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+
+const ROOT = join(__dirname, '..', '..');
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 /** What an SRE reads in `fleet status` while a fleet waits: on whom, on what, and what ends the wait. */
 describe('a fleet says what it waits on', () => {
@@ -51,9 +56,25 @@ describe('a fleet says what it waits on', () => {
     }, 120_000);
     afterAll(async () => env?.close());
 
-    it('its own gate: the id and the exact approve command, no ETA; a cancel there answers at once: the gate is rejected and the fleet ends cancelled', async () => {
-      const id = await startFleet(env, '--version', version, '--canary', '1');
-      await waitFor(async () => (await status(id)).progress?.pendingApproval?.gateId === 'fleet-continue', 90_000);
+    it('Ctrl-C of --wait says the fleet goes on and how to re-attach; its gate shows the id and the exact approve command, no ETA; a cancel there answers at once', async () => {
+      // Started as a user would, from a shell: `wsmigrate fleet start … --wait`, then Ctrl-C at the gate.
+      const child = spawn(process.execPath, ['-r', '@swc-node/register', MAIN, 'fleet', 'start', '--org', 'coder', '--template', env.sim.template.name, '--approver', 'sre', '--no-archive', '--version', version, '--canary', '1', '--wait'], {
+        cwd: ROOT,
+        env: { ...process.env, WSMIGRATE_TASK_QUEUE: env.taskQueue, WSMIGRATE_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      await waitFor(() => stdout.includes("waiting for approval of 'fleet-continue'"), 120_000);
+      const id = stdout.split('\n')[0];
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain(`stopped waiting; ${id} goes on in Temporal (Ctrl-C does not cancel it).\n  re-attach: wsmigrate fleet status ${id} --wait`);
+      expect((await status(id)).phase).toBe('awaiting-approval');
+
       const s = await status(id);
       expect(s.progress?.etaMs).toBeUndefined();
       expect(s.waitingOn).toContainEqual(expect.objectContaining({ kind: 'gate', gateId: 'fleet-continue' }));
