@@ -19,6 +19,7 @@ export type CoderApi = Pick<
   | 'getWorkspaceBuildState'
   | 'putWorkspaceBuildState'
   | 'templateByName'
+  | 'currentUser'
   | 'template'
   | 'templateVersion'
   | 'templateVersions'

@@ -9,6 +9,7 @@ import { buildRoutes } from './build-routes';
 import { fileRoutes } from './file-routes';
 import type { Reply, Route, RouteContext } from './route';
 import { templateRoutes } from './template-routes';
+import { userRoutes } from './user-routes';
 import { workspaceRoutes } from './workspace-routes';
 
 const API_PREFIX = '/api/v2';
@@ -29,7 +30,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
+const ROUTES = [buildInfoRoute, ...userRoutes, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;
