@@ -47,6 +47,16 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(json.run.reason).toMatch(/it is unmigrated/);
   }, 120_000);
 
+  it('migrate workspace --version <a version with the old types> is refused in preflight, naming the version, before any build', async () => {
+    const ws = env.sim.workspaces()[1];
+    const before = env.sim.requestLog().length;
+    const r = await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', env.sim.template.originalVersionId, '--approval', 'none', '--wait');
+    expect(r.exitCode).toBe(EXIT.denied);
+    expect(r.err).toMatch(/failed: preflight refused for .*: template version \S+ still declares kubernetes_\w+\.\w+ \(main\.tf:\d+\).* with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed/);
+    // No downtime for nothing: no build was started, no state written.
+    expect(env.sim.requestLog().slice(before).filter((q) => q.method !== 'GET')).toEqual([]);
+  }, 120_000);
+
   it('status of an id with no run says so, exit 1', async () => {
     const r = await runMain('status', 'wsmigrate/nope/a/b');
     expect(r.exitCode).toBe(EXIT.failure);
