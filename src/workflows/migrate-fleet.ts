@@ -53,7 +53,8 @@ import { migrateTemplate } from './migrate-template';
 import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 
 export type FleetStage = 'template' | 'canary' | 'canary-gate' | 'rolling' | 'archive' | 'done';
-export type FleetPhase = 'running' | 'awaiting-approval' | 'paused' | 'done' | 'cancelled' | 'failed';
+/** Where a fleet stands: the same words in `fleet status`, the WsmigratePhase search attribute and README. */
+export type FleetPhase = 'running' | 'awaiting-approval' | 'paused' | 'cancelling' | 'done' | 'cancelled' | 'failed';
 
 export interface RunningChild {
   workflowId: string;
@@ -257,6 +258,8 @@ export async function migrateFleet(rawInput: MigrateFleetInput, carried?: FleetS
   try {
     return await migrateFleetSteps(rawInput, carried);
   } catch (err) {
+    // A failed fleet must not keep the phase it failed in (e.g. running) for anyone who searches.
+    if (!isCancellation(err)) upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
     // The template child's own words ("promotion of … rejected"), not "Child Workflow execution failed".
     if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) {
       throw ApplicationFailure.create({ message: `template migration failed, no workspace was touched: ${err.cause.message}`, type: err.cause.type ?? undefined, nonRetryable: true });
@@ -276,7 +279,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   if (input.zeroTouch && !st.zeroTouch) st.zeroTouch = { migratedThemselves: 0, migratedByRunbook: [], waitingForBuild: [] };
   const fleetName = `${input.organization}/${input.template}`;
   const notify = (n: Omit<Notification, 'workflowId'>) => acts.notify({ ...n, workflowId });
-  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));
+  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n), () => refreshDetails());
   gates.receipts.push(...st.receipts);
   const limit = input.filters.limit;
 
@@ -284,6 +287,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   const phase = (): FleetPhase => {
     if (st.stage === 'done') return st.cancelled ? 'cancelled' : 'done';
     if (awaitingPeople()) return 'awaiting-approval';
+    if (st.cancelled) return 'cancelling';
     if (st.paused) return 'paused';
     return 'running';
   };
@@ -317,10 +321,18 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     approvals: [...gates.receipts],
     ...(st.note ? { note: st.note } : {}),
   });
-  const refreshDetails = () => setCurrentDetails(detailsMarkdown(progress()));
+  let phaseWritten: FleetPhase | undefined;
+  const refreshDetails = () => {
+    const p = progress();
+    // One vocabulary: the search attribute holds exactly the phase `fleet status` prints, written when it changes.
+    if (p.phase !== phaseWritten) {
+      phaseWritten = p.phase;
+      upsertSearchAttributes([{ key: WsmigratePhase, value: p.phase }]);
+    }
+    setCurrentDetails(detailsMarkdown(p));
+  };
   const enter = (stage: FleetStage) => {
     st.stage = stage;
-    upsertSearchAttributes([{ key: WsmigratePhase, value: `fleet-${stage}` }]);
     refreshDetails();
   };
 
@@ -380,7 +392,6 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       // A cancel at the fleet's own gate answers it: waiting for an approval nobody will give ends now.
       gates.rejectPending(c.by, `fleet cancelled${c.reason ? `: ${c.reason}` : ''}`, channel);
     }
-    upsertSearchAttributes([{ key: WsmigratePhase, value: `fleet-${action === 'pause' ? 'paused' : action === 'cancel' ? 'cancelling' : st.stage}` }]);
     refreshDetails();
     return entry;
   };
@@ -412,7 +423,6 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (input.targetVersionId) {
       st.targetVersionId = input.targetVersionId;
     } else {
-      upsertSearchAttributes([{ key: WsmigratePhase, value: 'fleet-template' }]);
       const t = await executeChild(migrateTemplate, {
         workflowId: templateWorkflowId(input.organization, input.template),
         args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }],
@@ -718,8 +728,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       moreRemaining,
       ...(st.note ? { note: st.note } : {}),
     };
-    upsertSearchAttributes([{ key: WsmigratePhase, value: st.cancelled ? 'fleet-cancelled' : 'fleet-done' }]);
-    upsertMemo({ summary: JSON.stringify(summary) });
+    // Fields, not JSON in a string: the Web UI and `temporal workflow describe` show each one.
+    upsertMemo({ outcome: result.phase, ...summary });
     refreshDetails();
     await notify({
       kind: 'fleet-done',

@@ -89,6 +89,10 @@ describe('a fleet says what it waits on', () => {
       await waitFor(async () => (await status(id)).phase === 'cancelled', 30_000);
       const receipts = (await env.t.client.workflow.getHandle(id).result()) as { phase: string };
       expect(receipts.phase).toBe('cancelled');
+      // The Web UI and search attributes say cancelled too (not a bare "Completed"), memo as fields.
+      const described = await env.t.client.workflow.getHandle(id).describe();
+      expect(described.searchAttributes.WsmigratePhase).toEqual(['cancelled']);
+      expect(described.memo).toMatchObject({ outcome: 'cancelled', migrated: 1 });
     }, 150_000);
   });
 

@@ -1,4 +1,4 @@
-import { startFleet } from '../../src/client/fleet';
+import { fleetStatus, startFleet } from '../../src/client/fleet';
 import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
 import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
@@ -64,6 +64,10 @@ describe('templates calling a module whose code is not in the template', () => {
     const handle = await startFleet(env.t.client, { organization: 'coder', template: env.sim.template.name, allowRemoteModules: false, approval: { policy: 'none' } }, { taskQueue: env.taskQueue });
     const msg = await failureOf(handle.result());
     expect(msg).toMatch(/^template migration failed, no workspace was touched: .*module\.cache \(main\.tf:\d+, source = "git::https:\/\/\*\*\*@git\.example\.com/);
+    // A failed fleet says so where people search for it, and `fleet status` gives the reason.
+    expect((await handle.describe()).searchAttributes.WsmigratePhase).toEqual(['failed']);
+    const shown = await fleetStatus(env.t.client, handle.workflowId);
+    expect(shown).toMatchObject({ phase: 'failed', error: expect.stringMatching(/^template migration failed, no workspace was touched: .*module\.cache/) });
     expect(msg).not.toContain('hunter2');
     expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
   });
