@@ -36,6 +36,7 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
     .action(async (name: string, o, cmd: Command) => {
       const { loadConfig } = await import('../../config/env');
       const { createFleetSchedule, controlFleetSchedule } = await import('../../client/schedules');
+      if (o.limit !== undefined) throw new CliError(`schedule create takes --batch <n> (migrations per window), not --limit; each window is a fleet run with limit = --batch`, EXIT.usage);
       const input = fleetInputFromOptions(o, loadConfig().approvers);
       if (!/^[1-9]\d*$/.test(String(o.batch))) throw new CliError(`--batch must be a whole number of at least 1 (got '${o.batch}')`, EXIT.usage);
       const log = await cliLogger(io, cmd);
@@ -96,9 +97,10 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       .action(async (name: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
         const { controlFleetSchedule } = await import('../../client/schedules');
-        const id = await withTemporal((c) => controlFleetSchedule(c, name, action, o.note), log);
+        const { scheduleId: id, wasPaused } = await withTemporal((c) => controlFleetSchedule(c, name, action, o.note), log);
         log.info({ scheduleId: id, action, ...(o.note ? { note: o.note } : {}) }, `schedule ${action} done`);
         io.out(`${{ pause: 'paused', unpause: 'unpaused', trigger: 'triggered', delete: 'deleted' }[action]} ${id}`);
+        if (action === 'trigger' && wasPaused) io.err(`note: ${id} is paused; this window runs anyway, the cron's windows stay skipped until 'wsmigrate schedule unpause ${name}'`);
       });
   }
 }
