@@ -2,6 +2,11 @@
 SHELL := /bin/bash
 NPM_STAMP := node_modules/.package-lock.json
 
+# Node.js 24 (the current LTS, the one the image ships) first on PATH for every recipe: the bootstrap
+# installs it into the tools cache once (it says so on stderr) and prints its bin folder.
+NODE_BIN := $(shell bash scripts/bootstrap-tools.sh --node-bin-dir)
+export PATH := $(NODE_BIN):$(PATH)
+
 .PHONY: demo test deps tools tools-real-stack build typecheck lint unit bench bench-reliability record-histories mutate clean
 
 demo: deps build

@@ -32,7 +32,7 @@ export type { ActivityDeps, CoderApi, Importer, MessageRef, MigrationMetrics, No
 export function createActivities(deps: ActivityDeps) {
   const templateSources = cachedTemplateSourceLoader(deps.coder);
   const activities = {
-    preflightWorkspace: makePreflightWorkspace(deps),
+    preflightWorkspace: makePreflightWorkspace(deps, templateSources),
     stopWorkspace: makeStopWorkspace(deps),
     backupState: makeBackupState(deps),
     rewriteState: makeRewriteState(deps, templateSources),

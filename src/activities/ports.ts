@@ -21,6 +21,7 @@ export type CoderApi = Pick<
   | 'getWorkspaceBuildState'
   | 'putWorkspaceBuildState'
   | 'templateByName'
+  | 'currentUser'
   | 'template'
   | 'templateVersion'
   | 'templateVersions'

@@ -5,7 +5,9 @@ import { parseStateV4, StateFormatError } from '../domain/state';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
+import type { LoadTemplateSource } from './template-source';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
+import { stateTypesStillDeclared } from '../domain/module-coverage';
 
 export interface WorkspacePreflightInput {
   owner: string;
@@ -34,7 +36,7 @@ export interface WorkspacePreflight {
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 
 /** Every check that must pass before anything changes; reads only. */
-export function makePreflightWorkspace({ coder }: ActivityDeps) {
+export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
   return async function preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight> {
     const subject = `${input.owner}/${input.workspace}`;
     const step = 'preflight';
@@ -73,6 +75,11 @@ export function makePreflightWorkspace({ coder }: ActivityDeps) {
     const state = await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id));
     const parsed = refuseOn(step, subject, [StateFormatError], () => parseStateV4(state.toString('utf8')), `the state of build #${latest.build_number} cannot be migrated: `);
     const summary = summarizeStateMigration(parsed.resources);
+    // Refused before anything stops: migrating onto a version with the old types is downtime for a guard denial.
+    const stillOld = summary.renameable.length ? stateTypesStillDeclared(parsed.resources, (await loadTemplateSource(input.targetVersionId, subject)).terraform) : [];
+    if (stillOld.length > 0) {
+      throw refuse(step, subject, `template version ${target.name} still declares ${stillOld.slice(0, 5).join(', ')} with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed (its result's versionId)`);
+    }
     if (summary.needsImport.length > 0 && input.strategy === 'rename') {
       throw refuse(
         step,

@@ -69,7 +69,7 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
     );
     const remote = externalModuleRefusal(report.externalModules);
     if (remote && !input.allowRemoteModules) {
-      throw refuse('rewrite template', input.subject, `${remote}. Nothing was pushed. Or, to rewrite the rest and leave those modules as they are, run again with --allow-remote-modules (each workspace holding deprecated types inside such a module is then refused before its state is pushed)`);
+      throw refuse('rewrite template', input.subject, `${remote}. Nothing was pushed. Or, to rewrite the rest and leave those modules as they are, run again without --strict-modules (each workspace holding deprecated types inside such a module is then refused before its state is pushed)`);
     }
     const rewritten = new Map(files.map((f) => [f.path, f.content]));
     const archive = source.archive.map((f) =>

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../activities';
 import { freeLoopbackPort } from '../adapters/free-port';
 import { PinoTemporalLogger } from '../adapters/logging/temporal-logger';
+import { coderReadiness } from '../adapters/metrics/coder-readiness';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../adapters/metrics/http-endpoint';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics';
 import { ReadinessProbe } from '../adapters/metrics/readiness';
@@ -73,7 +74,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       metrics.inFlight = visibilityCounts(admin, cfg.temporalNamespace);
       probe = new ReadinessProbe([
         { name: 'temporal', check: () => admin.workflowService.getSystemInfo({}) },
-        { name: 'coder', check: () => deps.coder.buildInfo() },
+        coderReadiness(deps.coder),
       ]);
       probe.start();
       endpoint = await startMetricsEndpoint({

@@ -113,6 +113,15 @@ export class ApprovalGates {
     return result?.messageRefs?.length ? result.messageRefs : refs;
   }
 
+  /**
+   * Answers the pending gate with a rejection on someone's behalf (a fleet cancel), so the wait ends
+   * now instead of at the approval timeout. The caller has already checked that `by` may decide.
+   */
+  rejectPending(by: string, comment: string, channel: ApprovalChannel): void {
+    if (!this.pending || this.decided) return;
+    this.record({ gateId: this.pending.gateId, planHash: this.pending.planHash, decision: 'reject', approver: by, comment }, channel);
+  }
+
   /** Asks for approval when the policy (or the guard, with `force`) says so, and waits. */
   async request(gateId: GateId, planHash: string, summary: string, force = false): Promise<GateResult> {
     if (!force && !gateRequiresApproval(this.settings.policy, gateId)) return 'not-required';

@@ -180,6 +180,8 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
       startBuildId: start.buildId,
       verdict: verdict.verdict,
       warnings: [],
+      // Its volumes kept their uid too: counted with the fleet's kept ones, not taken for lost.
+      pvcUidsKept: check.checked.filter((c) => c.address.includes('persistent_volume')).length,
       recovery,
     };
   } catch (err) {

@@ -71,7 +71,8 @@ describe('migrateFleet: template, canary, gate, window, archive', () => {
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
 
     const described = await handle.describe();
-    expect(JSON.parse(described.memo?.summary as string)).toMatchObject({ migrated: 10, pvcUidsKept: result.summary.pvcUidsKept });
+    expect(described.memo).toMatchObject({ outcome: 'done', migrated: 10, pvcUidsKept: result.summary.pvcUidsKept });
+    expect(described.searchAttributes.WsmigratePhase).toEqual(['done']);
     expect((await fleetStatus(env.t.client, handle.workflowId)).phase).toBe('done');
 
     // Archiving is tidiness, not a barrier: Coder (coderd/wsbuilder/wsbuilder.go) and the simulator still

@@ -5,6 +5,7 @@ import { pollUntil, type PollOptions } from './poll-until';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-delay';
 import {
   BuildInfoSchema,
+  CurrentUserSchema,
   BuildLogsSchema,
   isTerminalJobStatus,
   OrganizationSchema,
@@ -16,6 +17,7 @@ import {
   WorkspaceSchema,
   WorkspacesResponseSchema,
   type BuildInfo,
+  type CurrentUser,
   type BuildLog,
   type Template,
   type TemplateVersion,
@@ -169,6 +171,14 @@ export class CoderClient {
     return this.#http.json(
       { method: 'GET', path: '/buildinfo', expect: [200], endpoint: { does: 'read the Coder build info' } },
       BuildInfoSchema,
+    );
+  }
+
+  /** The token's own user (`GET /users/me`): the cheapest read that proves the token works. */
+  currentUser(): Promise<CurrentUser> {
+    return this.#http.json(
+      { method: 'GET', path: '/users/me', expect: [200], endpoint: { does: 'read the user the session token belongs to', hints: { 401: 'The session token is wrong, expired or revoked: set CODER_SESSION_TOKEN to a valid one.' } } },
+      CurrentUserSchema,
     );
   }
 

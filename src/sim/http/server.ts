@@ -11,6 +11,7 @@ import { fileRoutes } from './file-routes';
 import type { Reply, Route, RouteContext } from './route';
 import { simLifecycleTickRoute, simTokenRoute } from './sim-routes';
 import { templateRoutes } from './template-routes';
+import { userRoutes } from './user-routes';
 import { workspaceRoutes } from './workspace-routes';
 import { workspaceScheduleRoutes } from './workspace-schedule-routes';
 
@@ -32,7 +33,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
+const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, ...userRoutes, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;

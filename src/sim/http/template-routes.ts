@@ -6,8 +6,8 @@ import { ok, optionalString, page, paging, readJson, uuidParam, type Route, type
 function organization(ctx: RouteContext): void {
   const ref = (ctx.params.organization ?? '').toLowerCase();
   const org = ctx.deployment.org;
-  // Names on org sub-routes are unconfirmed upstream; accepting both is the lenient reading.
-  if (ref !== org.id && ref !== org.name.toLowerCase()) throw notFound();
+  // A UUID, a name or `default` (coderd/httpmw/organizationparam.go, per coder-source-notes.md): the sim has one organization.
+  if (ref !== org.id && ref !== org.name.toLowerCase() && ref !== 'default') throw notFound();
 }
 
 function templateById(ctx: RouteContext): TemplateRecord {
