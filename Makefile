@@ -48,6 +48,7 @@ bench: deps build
 	node -r @swc-node/register bench/state-rewrite.ts
 	node -r @swc-node/register bench/reliability/run.ts
 	node -r @swc-node/register bench/fleet.ts
+	node -r @swc-node/register bench/fleet-paced.ts
 	WSMIGRATE_FLEET_SCALE=1 node scripts/run-tests.js test/workflows/fleet-history.test.ts
 	node -r @swc-node/register bench/cli-startup.ts
 

@@ -7,12 +7,14 @@ import { makeBuildWithState } from './build-with-state';
 import { makeCombinedSteps } from './combined-steps';
 import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeDiscoverFleetPage } from './discover-fleet';
+import { makeListOrganizationTemplates } from './list-organization-templates';
 import { meterActivities } from './metered';
 import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
 import { makePreflightWorkspace } from './preflight-workspace';
 import { makeRestoreByBuild } from './restore-by-build';
+import { makeReadProvisionerCapacity } from './read-provisioner-capacity';
 import { makeRewriteState } from './rewrite-state';
 import { makeStartPinned } from './start-pinned';
 import { makeStopWorkspace } from './stop-workspace';
@@ -55,6 +57,8 @@ export function createActivities(deps: ActivityDeps) {
     archiveTemplateVersions: makeArchiveTemplateVersions(deps),
     requireActiveVersion: makeRequireActiveVersion(deps),
     releaseActiveVersion: makeReleaseActiveVersion(deps),
+    readProvisionerCapacity: makeReadProvisionerCapacity(deps),
+    listOrganizationTemplates: makeListOrganizationTemplates(deps),
   };
   const steps = deps.metrics ? meterActivities(activities, deps.metrics) : activities;
   return { ...steps, ...makeCombinedSteps(steps) };

@@ -32,6 +32,10 @@ export type CoderApi = Pick<
   | 'promoteTemplateVersion'
   | 'archiveTemplateVersion'
   | 'setTemplateRequireActiveVersion'
+  | 'currentUser'
+  | 'templatesOfOrganization'
+  | 'provisionerDaemons'
+  | 'provisionerJobs'
 >;
 
 export interface ActivityDeps {

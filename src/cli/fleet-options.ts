@@ -5,9 +5,12 @@ import type { MigrateFleetInput } from '../domain/fleet-input';
 export function addFleetOptions(cmd: Command): Command {
   return cmd
     .requiredOption('--org <organization>', 'Coder organization name')
-    .requiredOption('--template <name>', 'the template whose workspaces to migrate')
+    .option('--template <name>', 'the template whose workspaces to migrate; repeat it for several (one run for the organization, one canary gate)', collectTemplates, [])
+    .option('--all-templates', "every template of --org whose active version still declares deprecated types (the others are listed as nothing to do)", false)
     .option('--version <id>', 'the _v1 template version (UUID) to migrate to; without it the template is migrated first')
     .option('--concurrency <n>', 'migrations running at once after the canary (1..200)', '10')
+    .option('--provisioner-share <x>', "the share of Coder's online provisioner daemons the fleet may keep busy (0.05..1; 1 takes them all), never more than --concurrency", '0.5')
+    .option('--no-pacing', "run --concurrency migrations whatever Coder's daemons can take (default: paced by them, users' queued builds first)")
     .option('--canary <k>', 'workspaces migrated first, before the fleet-continue gate (0 = none)', '3')
     .addOption(new Option('--option <A|B>', 'A: stop first (safe default); B: stay running, start pinned to the new version').choices(['A', 'B']).default('A'))
     .addOption(new Option('--strategy <s>', 'rename (offline, lossless) or import (terraform import; needs cluster access)').choices(['rename', 'import']).default('rename'))
@@ -35,14 +38,30 @@ export function addFleetOptions(cmd: Command): Command {
 
 const int = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
 
+function collectTemplates(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The templates named on the command line (commander collects repeated --template). */
+export function templatesOf(o: Record<string, unknown>): string[] {
+  return Array.isArray(o.template) ? (o.template as string[]) : typeof o.template === 'string' ? [o.template] : [];
+}
+
+/** More than one --template, or --all-templates: the organization's run (migrateOrganization), not one fleet. */
+export function isOrganizationRun(o: Record<string, unknown>): boolean {
+  return o.allTemplates === true || templatesOf(o).length > 1;
+}
+
 /** Options → the workflow's plain JSON input (validated by its schema, which names each bad field). */
 export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprovers: readonly string[]): MigrateFleetInput {
   return {
     organization: o.org as string,
-    template: o.template as string,
+    template: templatesOf(o)[0] as string,
     ...(o.version ? { targetVersionId: o.version as string } : {}),
     concurrency: int(o.concurrency as string),
     canary: int(o.canary as string),
+    provisionerShare: Number(o.provisionerShare),
+    pacing: o.pacing === false ? 'off' : 'provisioners',
     option: o.option as 'A' | 'B',
     strategy: o.strategy as 'rename' | 'import',
     filters: {

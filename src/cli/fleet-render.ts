@@ -1,5 +1,6 @@
 import { formatDuration } from '../domain/fleet-progress';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
+import { pacingLine } from '../domain/provisioner-pacing';
 import type { FleetStatus } from '../client/fleet';
 import type { FleetProgress, FleetResult } from '../workflows/migrate-fleet';
 
@@ -18,7 +19,7 @@ function waitText(p: FleetProgress, waits: readonly FleetWait[]): string {
 /** One plain line of a running fleet, for logs and non-TTY output. */
 export function progressLine(p: FleetProgress, waits: readonly FleetWait[] = []): string {
   const c = p.counts;
-  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}`;
+  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
 }
 
 /** `[#######·······]  23/50  migrated 20 · failed 1 · running 10 · ETA 1m20s` for a terminal. */
@@ -88,6 +89,7 @@ export function statusText(s: FleetStatus): string {
     for (const line of waitLines(waits.filter((w) => !isPersonWait(w)))) lines.push(`  ${line}`);
     const phases = Object.entries(s.runningByPhase ?? {});
     if (phases.length) lines.push(`  running by phase: ${phases.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (p.pacing) lines.push(`  ${pacingLine(p.pacing).replace(/\*\*/g, '')}`);
     if (p.pendingApproval) {
       lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
       lines.push(`    wsmigrate approve ${s.workflowId} --approver <you>`);

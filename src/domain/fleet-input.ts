@@ -31,6 +31,13 @@ export const migrateFleetInputSchema = object({
   strategy: oneOf(['rename', 'import'], { error: "strategy must be 'rename' or 'import'" }).default('rename'),
   /** Migrations running at once after the canary. */
   concurrency: int({ error: 'concurrency must be a whole number' }).min(1, 'concurrency must be 1..200').max(200, 'concurrency must be 1..200').default(10),
+  /**
+   * The share of Coder's online provisioner daemons the fleet may keep busy (0.5: half, 1: all of
+   * them), never more than `concurrency`; users' own builds queued for a daemon hold new starts.
+   */
+  provisionerShare: num({ error: 'provisionerShare must be a number from 0.05 to 1' }).min(0.05, 'provisionerShare must be at least 0.05 (one daemon in twenty)').max(1, 'provisionerShare must be at most 1 (every daemon)').default(0.5),
+  /** 'provisioners': the window follows Coder's daemons (falls back to `concurrency` when Coder will not list them); 'off': `concurrency` alone. */
+  pacing: oneOf(['provisioners', 'off'], { error: "pacing must be 'provisioners' or 'off'" }).default('provisioners'),
   /** Workspaces migrated first, before the `fleet-continue` gate; 0 skips the canary. */
   canary: int({ error: 'canary must be a whole number' }).min(0, 'canary must be 0..100').max(100, 'canary must be 0..100').default(3),
   failureBudget: failureBudgetSchema,

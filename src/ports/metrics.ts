@@ -13,4 +13,6 @@ export interface MigrationMetrics {
   damagedWorkspaceFound(reason: string): void;
   /** What Coder read back after the fleet asked it to require the template's active version: held or not. */
   activeVersionLockRead(template: string, held: boolean): void;
+  /** A fleet's paced window and whether it holds new starts for the provisioners (optional: older recorders). */
+  fleetPacing?(template: string, width: number, holding: boolean): void;
 }

@@ -24,6 +24,8 @@ function minimalUser(user: User | undefined): Json {
 }
 
 export function jobJson(d: SimDeployment, job: ProvisionerJob, input: Json, metadata: Json): Json {
+  const queue = d.daemons?.queuePosition(job) ?? { position: 0, size: 0 };
+  const worker = d.daemons?.daemons.find((daemon) => daemon.id === job.workerId);
   return {
     id: job.id,
     created_at: job.createdAt,
@@ -33,10 +35,10 @@ export function jobJson(d: SimDeployment, job: ProvisionerJob, input: Json, meta
     ...(job.errorCode !== undefined ? { error_code: job.errorCode } : {}),
     file_id: job.fileId,
     tags: { scope: 'organization', owner: '' },
-    queue_position: 0,
-    queue_size: 0,
+    queue_position: queue.position,
+    queue_size: queue.size,
     status: job.status,
-    ...(job.workerId ? { worker_id: job.workerId, worker_name: 'sim-provisioner' } : {}),
+    ...(job.workerId ? { worker_id: job.workerId, worker_name: worker?.name ?? 'sim-provisioner' } : {}),
     available_workers: [],
     type: job.type,
     input,

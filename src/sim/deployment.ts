@@ -19,6 +19,7 @@ import {
 import type { SimRandom } from './random';
 import { unpackTar } from './tar-archive';
 import type { SimProvisioner } from './provisioner';
+import type { ProvisionerDaemonPool } from './provisioner-daemons';
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
@@ -65,6 +66,8 @@ export class SimDeployment {
   /** The fake cluster of the structural provisioner (unused by the Terraform one). */
   readonly cluster: KubeCluster;
   provisioner: SimProvisioner;
+  /** Set (`--provisioners N`): jobs wait in one queue for N daemons; unset, every job runs at once. */
+  daemons: ProvisionerDaemonPool | undefined;
   failBuilds: FailBuildsFault | undefined;
   lossyBuild: LossyBuildFault | undefined;
   /** Draws for failBuilds.rate (the simulator's fault stream, so seeded ids do not shift). */
@@ -241,6 +244,13 @@ export class SimDeployment {
     job.status = error === undefined ? 'succeeded' : 'failed';
     if (error !== undefined) job.error = error;
     job.completedAt = this.now();
+    this.daemons?.release(job);
+  }
+
+  /** `run` starts the job: after one phase with unlimited daemons, or when a daemon takes it from the queue. */
+  private queueJob(job: ProvisionerJob, run: () => void): void {
+    if (this.daemons) this.daemons.enqueue(job, run);
+    else this.later(this.buildLatencyMs, run);
   }
 
   // ── files and template versions ───────────────────────────────────────
@@ -282,7 +292,7 @@ export class SimDeployment {
       archived: false,
     };
     this.versions.set(version.id, version);
-    this.later(this.buildLatencyMs, () => {
+    this.queueJob(version.job, () => {
       this.startJob(version.job);
       this.log(version.job, [stageLine('Setting up'), stageLine('Parsing template parameters')]);
       this.later(this.buildLatencyMs, () => this.importVersion(version, file));
@@ -445,7 +455,7 @@ export class SimDeployment {
     this.builds.set(build.id, build);
     ws.buildIds.push(build.id);
     ws.updatedAt = this.now();
-    this.later(this.buildLatencyMs, () => this.runBuild(build, ws, version, Boolean(req.orphan)));
+    this.queueJob(build.job, () => this.runBuild(build, ws, version, Boolean(req.orphan)));
     return build;
   }
 
@@ -655,6 +665,7 @@ export class SimDeployment {
   /** Stops scheduling; resolves once builds already running on the provisioner have ended. */
   async close(): Promise<void> {
     this.closed = true;
+    this.daemons?.close();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await Promise.all([...this.inFlight]);

@@ -3,6 +3,9 @@ import { runLifecycleTick } from './lifecycle';
 import { ROLE_NAMES } from './rbac';
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
+import { seedMoreTemplates } from './more-templates';
+import { ProvisionerDaemonPool } from './provisioner-daemons';
+import { UserBuildStream } from './user-builds';
 import type { SimProvisioner } from './provisioner';
 import { SimRandom } from './random';
 import { seedDeployment } from './seed';
@@ -18,6 +21,7 @@ export type {
   KubeObject,
   PvcLoss,
   RequestLogEntry,
+  SimulatedDaemonSummary,
   SimulatedTemplateSummary,
   SimulatedWorkspaceSummary,
   SimulatorOptions,
@@ -26,6 +30,9 @@ export { K8S_TEMPLATE_MAIN_TF } from './template-source';
 export { LICENCES, type Licence } from './licence';
 export { ROLE_NAMES, type RoleName } from './rbac';
 export type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
+export { versionedTemplateSource, type MoreTemplateSpec } from './more-templates';
+export type { DaemonSpec } from './provisioner-daemons';
+export type { UserBuildStats } from './user-builds';
 export { packTar, unpackTar, type ArchiveFile } from './tar-archive';
 
 export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
@@ -65,6 +72,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   }
   const d = seeded.deployment;
   d.licence = opts.licence ?? (opts.premium === false ? 'agpl' : 'premium');
+  if (opts.provisioners !== undefined) {
+    const specs = typeof opts.provisioners === 'number' ? Array.from({ length: opts.provisioners }, () => ({})) : opts.provisioners;
+    if (specs.length < 1 || !Number.isInteger(specs.length)) {
+      await d.provisioner.close();
+      throw new Error(`provisioners must be at least 1 (leave it out for unlimited daemons), got ${String(opts.provisioners)}.`);
+    }
+    d.daemons = new ProvisionerDaemonPool(specs, () => d.newId(), () => d.now());
+  }
+  const members = d.users.filter((u) => !u.roles.includes('owner'));
+  const more = await seedMoreTemplates(d, seeded.admin, members, opts.moreTemplates ?? []);
+  let userBuilds: UserBuildStream | undefined;
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
   d.lossyBuild = faults?.lossyBuild ? { ...faults.lossyBuild } : undefined;
@@ -80,6 +98,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   d.accessUrl = url;
   const template = seeded.template;
+  const summaryOf = (t: typeof template, originalVersionId: string) => ({
+    id: t.id,
+    name: t.name,
+    get activeVersionId() {
+      return t.activeVersionId;
+    },
+    originalVersionId,
+  });
 
   const workspaceOrThrow = (workspaceId: string) => {
     const ws = d.workspaces.get(workspaceId);
@@ -148,8 +174,36 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     },
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
     lifecycleTick: (at, tickOpts) => runLifecycleTick(d, at ?? new Date(), tickOpts),
+    templates: () => [summaryOf(template, seeded.originalVersionId), ...more.map((t) => summaryOf(t, t.activeVersionId))],
+    provisionerDaemons: () =>
+      (d.daemons?.daemons ?? []).map((daemon) => ({
+        id: daemon.id,
+        name: daemon.name,
+        status: d.daemons?.status(daemon) ?? 'idle',
+        tags: { ...daemon.tags },
+        ...(daemon.currentJob ? { currentJobId: daemon.currentJob.id } : {}),
+      })),
+    setDaemonOffline(name, offline = true) {
+      if (!d.daemons) throw new Error('The simulator runs unlimited daemons; start it with provisioners: N to take one offline.');
+      d.daemons.setOffline(name, offline);
+    },
+    startUserBuilds(o = {}) {
+      userBuilds?.stop();
+      const names = o.templates ?? more.map((t) => t.name);
+      const ids = names.map((n) => {
+        const t = [...d.templates.values()].find((x) => x.name === n);
+        if (!t) throw new Error(`The simulator has no template ${n}; its templates are ${[...d.templates.values()].map((x) => x.name).join(', ')}.`);
+        return t.id;
+      });
+      if (ids.length === 0) throw new Error('Users build workspaces of other templates than the migrated one: seed one with moreTemplates: [{ name: "team-tools", versioned: true }], or name templates.');
+      userBuilds = new UserBuildStream(d, { intervalMs: o.intervalMs ?? 2000, templateIds: ids });
+      userBuilds.start();
+    },
+    stopUserBuilds: () => userBuilds?.stop(),
+    userBuildStats: () => userBuilds?.stats() ?? { builds: 0, queueWaitsMs: [], stillQueued: 0 },
     async close() {
       if (lifecycleTimer) clearInterval(lifecycleTimer);
+      userBuilds?.stop();
       await d.close();
       await server.close();
       await d.provisioner.close();

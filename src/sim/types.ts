@@ -5,6 +5,9 @@ import type { LossyBuildFault } from './lossy-build';
 import type { RoleName } from './rbac';
 
 export type { LossyBuildFault };
+import type { MoreTemplateSpec } from './more-templates';
+import type { DaemonSpec } from './provisioner-daemons';
+import type { UserBuildStats } from './user-builds';
 
 export interface SimulatorOptions {
   /** Seeded workspaces (owners spread over a few users). Default 3. */
@@ -47,6 +50,14 @@ export interface SimulatorOptions {
   licence?: Licence;
   /** Older spelling: false is licence 'agpl'. Ignored when licence is given. */
   premium?: boolean;
+  /**
+   * Provisioner daemons: how many (named sim-provisioner-1, …) or one spec each (name, tags). Jobs then
+   * wait in one FIFO queue and `GET /organizations/{org}/provisionerdaemons` lists them. Default:
+   * unlimited, every job runs at once, and that route answers as on a Coder without it.
+   */
+  provisioners?: number | DaemonSpec[];
+  /** More templates of the organization besides `templateName`, each with its own workspaces. */
+  moreTemplates?: MoreTemplateSpec[];
 }
 
 export interface FailBuildsFault {
@@ -133,6 +144,14 @@ export interface SimulatedTemplateSummary {
   originalVersionId: string;
 }
 
+export interface SimulatedDaemonSummary {
+  id: string;
+  name: string;
+  status: 'idle' | 'busy' | 'offline';
+  tags: Record<string, string>;
+  currentJobId?: string;
+}
+
 export interface RequestLogEntry {
   method: string;
   path: string;
@@ -175,5 +194,18 @@ export interface CoderSimulator {
   lifecycleTick(at?: Date, opts?: LifecycleTickOptions): LifecycleTickResult;
   /** The latest build's state text. */
   stateOf(workspaceId: string): string;
+  /** Every template of the organization (the first is `template`). */
+  templates(): SimulatedTemplateSummary[];
+  /** The provisioner daemons (none when unlimited). */
+  provisionerDaemons(): SimulatedDaemonSummary[];
+  /** A fault: the daemon stops taking jobs (it finishes the one it runs); `false` brings it back. */
+  setDaemonOffline(name: string, offline?: boolean): void;
+  /**
+   * Users' own builds, one every `intervalMs` (default 2000), on workspaces of `templates` (names;
+   * default every template but the first, so they never race a migration of it).
+   */
+  startUserBuilds(opts?: { intervalMs?: number; templates?: string[] }): void;
+  stopUserBuilds(): void;
+  userBuildStats(): UserBuildStats;
   close(): Promise<void>;
 }

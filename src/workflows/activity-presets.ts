@@ -39,10 +39,13 @@ export function withActivityMessage(err: unknown): unknown {
   return err;
 }
 
-/** A step that waits for a Coder build: as long as the build may take, heartbeating, a few retries. */
+/**
+ * A step that waits for a Coder build: as long as the build may take, heartbeating, a few retries.
+ * The wait does not count up to one more buildTimeout that the build spends queued for a provisioner daemon.
+ */
 export function buildStepOptions(input: { buildTimeout: string; heartbeatTimeout: string }): ActivityOptions {
   return {
-    startToCloseTimeout: durationMs(input.buildTimeout) + 5 * 60_000,
+    startToCloseTimeout: 2 * durationMs(input.buildTimeout) + 5 * 60_000,
     heartbeatTimeout: input.heartbeatTimeout as Duration,
     retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
   };

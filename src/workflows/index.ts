@@ -3,3 +3,4 @@ export { migrateTemplate } from './migrate-template';
 export { migrateFleet } from './migrate-fleet';
 export { recoverWorkspace } from './recover-workspace';
 export { zeroTouchWorkspace } from './zero-touch-workspace';
+export { migrateOrganization } from './migrate-organization';

@@ -48,6 +48,7 @@ import { parseWorkflowInput } from './workflow-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { childApprovalSignal, childDoneSignal, reportBySignalRequest, type ChildApprovalNote } from './fleet-report';
+import { FleetPacer, pacingLine, type FleetPacingStatus } from './fleet-pacing';
 import type { migrateWorkspace } from './migrate-workspace';
 import { migrateTemplate } from './migrate-template';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
@@ -114,6 +115,7 @@ export interface FleetState {
   note?: string;
   zeroTouch?: ZeroTouchReport;
   activeVersionLock?: ActiveVersionLock;
+  pacing?: FleetPacingStatus;
 }
 
 /** A zero-touch fleet's answer to "who migrated how" (names capped at ZERO_TOUCH_NAMES each). */
@@ -175,6 +177,8 @@ export interface FleetProgress {
   control: FleetControlEntry[];
   approvals: ApprovalReceipt[];
   note?: string;
+  /** How Coder's provisioners size the window, and why the fleet waits when it does. */
+  pacing?: FleetPacingStatus;
 }
 
 export interface FleetResult {
@@ -282,6 +286,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n), () => refreshDetails());
   gates.receipts.push(...st.receipts);
   const limit = input.filters.limit;
+  const pacer = new FleetPacer({ organization: input.organization, template: input.template, share: input.provisionerShare, concurrency: input.concurrency, pacing: input.pacing }, st.pacing);
+  st.pacing = pacer.status;
 
   // ── state helpers ─────────────────────────────────────────────────────
   const phase = (): FleetPhase => {
@@ -320,6 +326,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     control: st.control.slice(-20),
     approvals: [...gates.receipts],
     ...(st.note ? { note: st.note } : {}),
+    pacing: { ...pacer.status },
   });
   let phaseWritten: FleetPhase | undefined;
   const refreshDetails = () => {
@@ -592,8 +599,19 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
         st.receipts = [...gates.receipts];
         await continueAsNew<typeof migrateFleet>(rawInput, st);
       }
+      if (await heldByProvisioners(width)) continue;
       await startNext(st.queue.shift() as FleetItem, isCanary);
     }
+  }
+
+  /** Waits a while (or until a migration ends) when Coder's daemons leave no room for another start. */
+  async function heldByProvisioners(width: number): Promise<boolean> {
+    const room = await pacer.window(width);
+    if (st.running.length < room) return false;
+    refreshDetails();
+    const before = finishedCount(st.counts);
+    await condition(() => st.cancelled || st.paused || finishedCount(st.counts) !== before, pacer.recheckMs());
+    return true;
   }
 
   /**
@@ -774,6 +792,7 @@ export function detailsMarkdown(p: FleetProgress): string {
     lines.push('', '**Failures**', '');
     for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${f.reason.slice(0, 200)}`);
   }
+  if (p.pacing) lines.push('', pacingLine(p.pacing));
   if (p.note) lines.push('', p.note);
   return lines.join('\n');
 }

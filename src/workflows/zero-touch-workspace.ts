@@ -50,7 +50,8 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
   const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const buildTimeoutMs = durationMs(input.buildTimeout);
   const builds = proxyActivities<WsmigrateActivities>({
-    startToCloseTimeout: buildTimeoutMs + 5 * 60_000,
+    // The wait does not count up to one more buildTimeout that the build spends queued for a provisioner daemon.
+    startToCloseTimeout: 2 * buildTimeoutMs + 5 * 60_000,
     heartbeatTimeout: '2m',
     retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
   } satisfies ActivityOptions);

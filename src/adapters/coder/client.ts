@@ -8,7 +8,11 @@ import {
   CurrentUserSchema,
   BuildLogsSchema,
   isTerminalJobStatus,
+  OrganizationJobsSchema,
   OrganizationSchema,
+  ProvisionerDaemonsSchema,
+  TemplatesSchema,
+  UserSchema,
   TemplateSchema,
   TemplateVersionSchema,
   UploadResponseSchema,
@@ -19,6 +23,9 @@ import {
   type BuildInfo,
   type CurrentUser,
   type BuildLog,
+  type OrganizationJob,
+  type ProvisionerDaemon,
+  type User,
   type Template,
   type TemplateVersion,
   type UploadResponse,
@@ -82,6 +89,11 @@ export interface WaitOptions<T> {
   timeoutMs?: number;
   onPoll?: (latest: T) => void;
   signal?: AbortSignal;
+  /**
+   * For builds: time the job waits in the provisioners' queue (`job.queue_position` > 0) is not
+   * counted against `timeoutMs`, up to this much in all (default: `timeoutMs` again).
+   */
+  maxQueuedMs?: number;
 }
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
@@ -174,7 +186,7 @@ export class CoderClient {
     );
   }
 
-  /** The token's own user (`GET /users/me`): the cheapest read that proves the token works. */
+  /** The token's own user (`GET /users/me`): the cheapest read that proves the token works; pacing tells its own jobs from the users' by its id. */
   currentUser(): Promise<CurrentUser> {
     return this.#http.json(
       { method: 'GET', path: '/users/me', expect: [200], endpoint: { does: 'read the user the session token belongs to', hints: { 401: 'The session token is wrong, expired or revoked: set CODER_SESSION_TOKEN to a valid one.' } } },
@@ -361,16 +373,23 @@ export class CoderClient {
 
   /** Polls the build until its job is succeeded, failed or canceled, and returns it; never judges the outcome. */
   waitForBuild(buildId: string, opts: WaitOptions<WorkspaceBuild> = {}): Promise<WorkspaceBuild> {
+    const pollOptions = this.#pollOptions(opts);
     return pollUntil(
       () => this.workspaceBuild(buildId),
       (build) => isTerminalJobStatus(build.job.status),
-      this.#pollOptions(opts),
+      // A build queued behind other jobs (users' own, on a deployment with few daemons) is not slow, only waiting its turn.
+      { ...pollOptions, queued: (build) => build.job.status === 'pending' && (build.job.queue_position ?? 0) > 0, maxQueuedMs: opts.maxQueuedMs ?? pollOptions.timeoutMs },
       { sleep: this.#sleep, now: this.#now },
-      (build, waitedMs) =>
+      (build, waitedMs, spent) =>
         new CoderWaitTimeoutError(
           `Timed out after ${formatDuration(waitedMs)} waiting for workspace build ${buildId} ` +
             `(${build.workspace_owner_name ?? '?'}/${build.workspace_name} #${build.build_number}, ${build.transition}) to finish: ` +
-            `its job is still "${build.job.status}". The build goes on in Coder; wait longer, or cancel it in the dashboard before retrying.`,
+            `its job is still "${build.job.status}"` +
+            (build.job.status === 'pending' && (build.job.queue_position ?? 0) > 0 ? ` at place ${build.job.queue_position} of ${build.job.queue_size ?? '?'} in the provisioners' queue` : '') +
+            (spent.queuedMs > 0 ? ` (${formatDuration(spent.queuedMs)} of the wait queued, not counted up to a cap of ${formatDuration(opts.maxQueuedMs ?? pollOptions.timeoutMs)})` : '') +
+            '. The build goes on in Coder; wait longer, or cancel it in the dashboard before retrying' +
+            (build.job.status === 'pending' ? '; a job that never leaves the queue means no provisioner daemon with matching tags is online' : '') +
+            '.',
           'workspace build',
           buildId,
           build.job.status,
@@ -610,6 +629,55 @@ export class CoderClient {
         hints: { 403: 'Coder also answers 403 when the version was not built successfully: promote only a version whose import succeeded.' },
       },
     });
+  }
+
+  // ── provisioners and the organization (fleet pacing, `scan --org`) ─────────
+
+  /** Every template of the organization the token can read (`GET /organizations/{org}/templates`). */
+  templatesOfOrganization(org: string): Promise<Template[]> {
+    return this.#inOrganization(org, (orgRef) =>
+      this.#http.json(
+        { method: 'GET', path: `/organizations/${seg(orgRef)}/templates`, expect: [200], endpoint: { does: `list the templates of organization ${org}`, needs: NEEDS.templateRead } },
+        TemplatesSchema,
+      ),
+    );
+  }
+
+  /**
+   * The organization's online daemons (coderd/provisionerdaemons.go). Coder answers 404 to anyone
+   * but owners and template admins, and so does a release without the route: both mean "unknown".
+   */
+  provisionerDaemons(org: string): Promise<ProvisionerDaemon[]> {
+    return this.#inOrganization(org, (orgRef) =>
+      this.#http.json(
+        {
+          method: 'GET',
+          path: `/organizations/${seg(orgRef)}/provisionerdaemons?limit=1000`,
+          expect: [200],
+          endpoint: {
+            does: `list the provisioner daemons of organization ${org}`,
+            needs: 'read on provisioner jobs (owners and template admins)',
+            hints: { 404: 'Coder answers 404 when the token may not read provisioner jobs, or when this release has no such route.' },
+          },
+        },
+        ProvisionerDaemonsSchema,
+      ),
+    );
+  }
+
+  /** The organization's jobs in these statuses, newest first (coderd/provisionerjobs.go). */
+  provisionerJobs(org: string, statuses: readonly string[]): Promise<OrganizationJob[]> {
+    return this.#inOrganization(org, (orgRef) =>
+      this.#http.json(
+        {
+          method: 'GET',
+          path: `/organizations/${seg(orgRef)}/provisionerjobs?limit=1000&status=${statuses.map(seg).join(',')}`,
+          expect: [200],
+          endpoint: { does: `list the ${statuses.join('/')} provisioner jobs of organization ${org}`, needs: 'read on provisioner jobs (owners and template admins)' },
+        },
+        OrganizationJobsSchema,
+      ),
+    );
   }
 
   /**

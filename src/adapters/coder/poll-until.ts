@@ -4,6 +4,19 @@ export interface PollOptions<T> {
   timeoutMs: number;
   onPoll?: (latest: T) => void;
   signal?: AbortSignal;
+  /**
+   * While this holds (a job still waiting for a provisioner daemon), the time does not count against
+   * `timeoutMs`, up to `maxQueuedMs` in all: the deadline measures the work, and a job stuck in the
+   * queue forever still ends the wait.
+   */
+  queued?: (latest: T) => boolean;
+  maxQueuedMs?: number;
+}
+
+/** How long a wait lasted and how much of it the job spent queued (the part not counted). */
+export interface WaitSpent {
+  waitedMs: number;
+  queuedMs: number;
 }
 
 export interface PollClock {
@@ -20,17 +33,25 @@ export async function pollUntil<T>(
   isDone: (latest: T) => boolean,
   options: PollOptions<T>,
   clock: PollClock,
-  onTimeout: (latest: T, waitedMs: number) => Error,
+  onTimeout: (latest: T, waitedMs: number, spent: WaitSpent) => Error,
 ): Promise<T> {
   const startedAt = clock.now();
-  const deadline = startedAt + options.timeoutMs;
+  const maxQueuedMs = options.queued ? Math.max(0, options.maxQueuedMs ?? options.timeoutMs) : 0;
+  let queuedMs = 0;
+  let lastRead: { at: number; queued: boolean } | undefined;
   for (let polls = 1; ; polls++) {
     options.signal?.throwIfAborted();
     const latest = await read();
+    const at = clock.now();
+    // The span since the last read counts as queued only when both ends saw the job queued.
+    const queuedNow = options.queued?.(latest) ?? false;
+    if (lastRead?.queued && queuedNow) queuedMs = Math.min(maxQueuedMs, queuedMs + (at - lastRead.at));
+    lastRead = { at, queued: queuedNow };
     options.onPoll?.(latest);
     if (isDone(latest)) return latest;
-    const remaining = deadline - clock.now();
-    if (remaining <= 0) throw onTimeout(latest, clock.now() - startedAt);
+    const deadline = startedAt + options.timeoutMs + queuedMs;
+    const remaining = deadline - at;
+    if (remaining <= 0) throw onTimeout(latest, at - startedAt, { waitedMs: at - startedAt, queuedMs });
     await abortable(clock.sleep(Math.min(pollDelayMs(polls), remaining)), options.signal);
   }
 }

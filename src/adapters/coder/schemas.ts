@@ -184,3 +184,30 @@ export const CoderResponseSchema = z.looseObject({
   validations: list(z.looseObject({ field: z.string(), detail: z.string() })),
 });
 export type CoderResponse = z.infer<typeof CoderResponseSchema>;
+
+/** codersdk.ProvisionerDaemon (2.19+ adds status and current_job; older releases answer without them). */
+export const ProvisionerDaemonSchema = z.looseObject({
+  id,
+  name: z.string(),
+  tags: z.record(z.string(), z.string()).nullish().transform((tags) => tags ?? {}),
+  status: z.enum(['offline', 'idle', 'busy']).nullish(),
+  current_job: z.looseObject({ id, status: ProvisionerJobStatusSchema }).nullish(),
+});
+export type ProvisionerDaemon = z.infer<typeof ProvisionerDaemonSchema>;
+export const ProvisionerDaemonsSchema = list(ProvisionerDaemonSchema);
+
+/** An entry of `GET /organizations/{org}/provisionerjobs`: a job plus who started it. */
+export const OrganizationJobSchema = ProvisionerJobSchema.extend({
+  initiator_id: z.string().optional(),
+  type: z.string().optional(),
+});
+export type OrganizationJob = z.infer<typeof OrganizationJobSchema>;
+export const OrganizationJobsSchema = list(OrganizationJobSchema);
+
+export const UserSchema = z.looseObject({
+  id,
+  username: z.string(),
+});
+export type User = z.infer<typeof UserSchema>;
+
+export const TemplatesSchema = list(TemplateSchema);

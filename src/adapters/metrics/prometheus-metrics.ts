@@ -37,6 +37,8 @@ export class PrometheusMetrics implements MigrationMetrics {
   private readonly coderCalls: Counter<'method' | 'route' | 'status_class'>;
   private readonly lockHeld: Gauge<'template'>;
   private readonly coderSeconds: Histogram<'method' | 'route' | 'status_class'>;
+  private readonly pacingWindow: Gauge<'template'>;
+  private readonly pacingHeld: Gauge<'template'>;
   /** Set once the worker has a Temporal connection to count running migrations with. */
   inFlight: (() => Promise<InFlightCounts | undefined>) | undefined;
 
@@ -93,6 +95,8 @@ export class PrometheusMetrics implements MigrationMetrics {
         for (const [gate, n] of Object.entries(counts?.pendingByGate ?? {})) this.set({ gate }, n);
       },
     });
+    this.pacingWindow = new Gauge({ name: 'wsmigrate_fleet_pacing_window', help: "Migrations a fleet may run at once, from its share of Coder's provisioner daemons", labelNames: ['template'], registers });
+    this.pacingHeld = new Gauge({ name: 'wsmigrate_fleet_waiting_for_provisioners', help: "1 while a fleet starts no new migration because users' builds are queued or no daemon is online", labelNames: ['template'], registers });
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
   }
 
@@ -118,6 +122,11 @@ export class PrometheusMetrics implements MigrationMetrics {
 
   activeVersionLockRead(template: string, held: boolean): void {
     this.lockHeld.set({ template }, held ? 1 : 0);
+  }
+
+  fleetPacing(template: string, width: number, holding: boolean): void {
+    this.pacingWindow.set({ template }, width);
+    this.pacingHeld.set({ template }, holding ? 1 : 0);
   }
 
   /** The Coder transport's observer: pass it as CoderClientOptions.observer. */

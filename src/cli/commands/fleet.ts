@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
 import { InputError } from '../../domain/migration-input';
-import { addFleetOptions, fleetInputFromOptions } from '../fleet-options';
+import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf } from '../fleet-options';
+import { ORGANIZATION_RUN_PREFIX, startOrganizationRun, waitForOrganization } from './organization-run';
 import { progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
@@ -80,11 +81,16 @@ Examples:
   wsmigrate fleet start --org coder --template k8s-dev --approver alice            # template first, canary of 3, then 10 at a time
   wsmigrate fleet start --org coder --template k8s-dev --version 4b1c… --limit 50  # one batch of 50 on an already migrated template
   wsmigrate fleet start --org coder --template k8s-dev --version 4b1c… --dry-run --wait
+  wsmigrate fleet start --org coder --all-templates --approver alice               # every template that needs it, one canary gate
+  wsmigrate fleet start --org coder --template k8s-dev --template k8s-gpu --provisioner-share 1
 
 The canary waits at the 'fleet-continue' gate: wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver alice
 Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled, 1 the fleet itself failed.`,
     )
     .action(async (o, cmd: Command) => {
+      if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('fleet start needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
+      if (o.allTemplates && templatesOf(o).length > 0) throw new CliError('pass --template or --all-templates, not both', EXIT.usage);
+      if (isOrganizationRun(o)) return startOrganizationRun(io, o, await cliLogger(io, cmd));
       const { loadConfig } = await import('../../config/env');
       const input = fleetInputFromOptions(o, loadConfig().approvers);
       const log = await cliLogger(io, cmd);
@@ -121,6 +127,17 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
       const log = await cliLogger(io, cmd);
       const { fleetStatus } = await import('../../client/fleet');
       await withTemporal(async (client) => {
+        if (id.startsWith(ORGANIZATION_RUN_PREFIX)) {
+          const { organizationStatus, organizationStatusText } = await import('../../client/organization');
+          if (o.wait) {
+            const code = await waitForOrganization(client, io, id, o.json);
+            if (code !== EXIT.ok) throw new CliError(`organization run ${id} did not migrate everything`, code);
+            return;
+          }
+          const s = await organizationStatus(client, id);
+          io.out(o.json ? JSON.stringify(s, null, 2) : organizationStatusText(s));
+          return;
+        }
         if (o.wait) {
           const code = await waitForFleet(client, io, id, { json: o.json, log });
           if (code !== EXIT.ok) throw new CliError(`fleet ${id} did not migrate everything`, code);

@@ -22,6 +22,7 @@ CODER_SESSION_TOKEN of a template admin: reading state needs it); no Temporal ne
 
 Examples:
   wsmigrate scan --template k8s-dev
+  wsmigrate scan --org coder          # every template: does its active version use deprecated types, its workspaces by health
   wsmigrate scan --template k8s-dev --org coder --json | jq '.workspaces[] | select(.health=="damaged")'
 
 Exit codes: 0 nothing damaged or unreadable, 1 failure, 2 usage (e.g. an unknown template), 4 something is damaged or unreadable.`;
@@ -30,13 +31,15 @@ export function registerScanCommand(program: Command, io: CliIo): void {
   program
     .command('scan')
     .description("read-only fleet report: each workspace's health (unmigrated, migrated, damaged, busy, unreadable)")
-    .requiredOption('--template <name>', 'the template whose workspaces to read')
-    .option('--org <organization>', 'only workspaces in this organization')
+    .option('--template <name>', 'the template whose workspaces to read (without it, with --org: every template of the organization)')
+    .option('--org <organization>', 'only workspaces in this organization; without --template, every template of it')
     .option('--json', 'print {"counts": {...}, "workspaces": [...]} for scripts', false)
     .addOption(new Option('--concurrency <n>', 'workspaces read at a time').default('8').argParser(positiveInt('--concurrency')))
     .addOption(new Option('--depth <n>', 'recent builds read per workspace (a loss older than this is not seen)').default('10').argParser(positiveInt('--depth')))
     .addHelpText('after', HELP)
-    .action(async (o: { template: string; org?: string; json: boolean; concurrency: number | string; depth: number | string }, cmd: Command) => {
+    .action(async (o: { template?: string; org?: string; json: boolean; concurrency: number | string; depth: number | string }, cmd: Command) => {
+      if (!o.template && !o.org) throw new CliError('scan needs --template <name>, or --org <organization> for every template of it', EXIT.usage);
+      if (!o.template) return scanOrganizationCommand(io, cmd, { org: o.org as string, json: o.json, concurrency: Number(o.concurrency), depth: Number(o.depth) });
       const c = requireCoder(loadConfig());
       const log = await cliLogger(io, cmd);
       log.info({ coderUrl: c.url, ...(o.org ? { organization: o.org } : {}), concurrency: Number(o.concurrency), depth: Number(o.depth) }, 'reading workspaces from Coder');
@@ -62,6 +65,20 @@ export function registerScanCommand(program: Command, io: CliIo): void {
         throw new CliError(`${report.counts.damaged} damaged and ${report.counts.unreadable} unreadable workspace(s); see 'wsmigrate recover --help'`, EXIT.changesPending);
       }
     });
+}
+
+async function scanOrganizationCommand(io: CliIo, cmd: Command, o: { org: string; json: boolean; concurrency: number; depth: number }): Promise<void> {
+  const c = requireCoder(loadConfig());
+  const log = await cliLogger(io, cmd);
+  log.info({ coderUrl: c.url, organization: o.org }, 'reading every template of the organization from Coder');
+  const { scanOrganization, formatOrganizationScan } = await import('../../client/org-scan');
+  const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
+  const report = await scanOrganization(coder, { organization: o.org, concurrency: o.concurrency, depth: o.depth });
+  log.info({ counts: report.counts, templates: report.templates.length }, 'scan done');
+  if (o.json) io.out(JSON.stringify(report, null, 2));
+  else for (const line of formatOrganizationScan(report)) io.out(line);
+  const bad = report.counts.damaged + report.counts.unreadable;
+  if (bad > 0) throw new CliError(`${report.counts.damaged} damaged and ${report.counts.unreadable} unreadable workspace(s); see 'wsmigrate recover --help'`, EXIT.changesPending);
 }
 
 function positiveInt(flag: string) {

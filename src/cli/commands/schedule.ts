@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../domain/migration-input';
-import { addFleetOptions, fleetInputFromOptions } from '../fleet-options';
+import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf } from '../fleet-options';
+import { organizationInputFromOptions } from '../organization-options';
 import { cliLogger } from '../cli-logger';
 import { withTemporal } from '../with-temporal';
 import { CliError, EXIT, describeError, type CliIo } from '../io';
@@ -37,13 +38,20 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       const { loadConfig } = await import('../../config/env');
       const { createFleetSchedule, controlFleetSchedule } = await import('../../client/schedules');
       if (o.limit !== undefined) throw new CliError(`schedule create takes --batch <n> (migrations per window), not --limit; each window is a fleet run with limit = --batch`, EXIT.usage);
-      const input = fleetInputFromOptions(o, loadConfig().approvers);
       if (!/^[1-9]\d*$/.test(String(o.batch))) throw new CliError(`--batch must be a whole number of at least 1 (got '${o.batch}')`, EXIT.usage);
+      if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('schedule create needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
+      if (isOrganizationRun(o) && o.version) throw new CliError("--version names one template's _v1 version; leave it out with --all-templates or several --template", EXIT.usage);
       const log = await cliLogger(io, cmd);
       await withTemporal(async (client, taskQueue) => {
         let id: string;
         try {
-          id = await createFleetSchedule(client, name, input, { cron: o.cron, timezone: o.timezone, batch: Number(o.batch), taskQueue });
+          const spec = { cron: o.cron, timezone: o.timezone, batch: Number(o.batch), taskQueue };
+          if (isOrganizationRun(o)) {
+            const { createOrganizationSchedule } = await import('../../client/organization');
+            id = await createOrganizationSchedule(client, name, organizationInputFromOptions(o, loadConfig().approvers), spec);
+          } else {
+            id = await createFleetSchedule(client, name, fleetInputFromOptions(o, loadConfig().approvers), spec);
+          }
         } catch (err) {
           if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
           if (/already (exists|running)/i.test((err as Error).message)) throw new CliError(`a schedule named '${name}' exists; delete it first or pick another name`, EXIT.usage);

@@ -31,6 +31,9 @@ interface SimOptions {
   kubeconfig?: string;
   licence: Licence;
   lifecycleInterval?: number;
+  provisioners?: number;
+  moreTemplate: { name: string; workspaces?: number; versioned?: boolean }[];
+  userBuildsMs?: number;
 }
 
 /** "500ms", "30s", "1m": what `--lifecycle-interval` takes, in milliseconds. */
@@ -48,6 +51,13 @@ function licenceKind(raw: string): Licence {
   const found = LICENCES.find((l) => l === wanted);
   if (found) return found;
   throw new InvalidArgumentError(`--licence must be one of ${LICENCES.join(', ')} (premium holds members to a template's active version; agpl and expired ignore require_active_version), got "${raw}".`);
+}
+
+/** `name`, `name:N` or `name:N:v1` (a template already on the _v1 types). */
+function moreTemplate(raw: string, previous: SimOptions['moreTemplate']): SimOptions['moreTemplate'] {
+  const m = /^([A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*)(?::(\d+))?(?::(v1))?$/.exec(raw);
+  if (!m) throw new InvalidArgumentError(`--more-template takes name[:workspaces][:v1], e.g. k8s-gpu:5 or team-tools:8:v1, got "${raw}".`);
+  return [...previous, { name: m[1] as string, ...(m[2] ? { workspaces: Number(m[2]) } : {}), ...(m[3] ? { versioned: true } : {}) }];
 }
 
 function provisionerKind(raw: string): 'structural' | 'terraform' {
@@ -105,6 +115,9 @@ export function registerSimCommands(program: Command, io: CliIo): void {
       'run the lifecycle executor (autostart schedules, autostop deadlines, automatic updates) on its own this often, as Coder does every minute (e.g. 1m); off unless given. Tests drive it with POST /api/v2/sim/lifecycle/tick',
       duration,
     )
+    .option('--provisioners <n>', 'provisioner daemons: every job waits in one queue for one of N (default: unlimited, every build runs at once)', integer('--provisioners', 1, 1000))
+    .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
+    .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
     .addHelpText(
       'after',
       `
@@ -136,6 +149,8 @@ Exit codes:
           provisioner: opts.provisioner,
           ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+          ...(opts.provisioners !== undefined ? { provisioners: opts.provisioners } : {}),
+          moreTemplates: opts.moreTemplate,
         });
       } catch (err) {
         if (opts.provisioner === 'terraform' || opts.kubeconfig !== undefined) {
@@ -146,6 +161,14 @@ Exit codes:
           EXIT.failure,
         );
       }
+      if (opts.userBuildsMs !== undefined) {
+        try {
+          sim.startUserBuilds({ intervalMs: opts.userBuildsMs });
+        } catch (err) {
+          await sim.close();
+          throw new CliError(`--user-builds-ms: ${(err as Error).message}`, EXIT.usage);
+        }
+      }
       io.out(`Coder simulator ${opts.version} listening on ${sim.url}`);
       io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}   licence: ${opts.licence}`);
       io.out(`  admin token:  ${sim.token}`);
@@ -154,6 +177,8 @@ Exit codes:
       if (owners.length) io.out(`  owner tokens: ${owners.map((o) => `${o}=${sim.tokenOf(o)}`).join(' ')}`);
       // Coder's built-in roles (coderd/rbac/roles.go), to try a token of each: more via POST /api/v2/sim/tokens.
       io.out(`  role tokens:  template-admin=${sim.tokenFor('template-admin', 'template-admin')} organization-admin=${sim.tokenFor('organization-admin', 'org-admin')}`);
+      if (opts.provisioners !== undefined) io.out(`  daemons:      ${sim.provisionerDaemons().map((d) => d.name).join(', ')}`);
+      if (opts.moreTemplate.length) io.out(`  templates:    ${sim.templates().map((t) => t.name).join(', ')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
       if (opts.lifecycleInterval !== undefined) io.out(`  lifecycle:    autostart/autostop every ${opts.lifecycleInterval} ms`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);

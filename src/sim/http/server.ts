@@ -8,6 +8,8 @@ import { authcheckRoute } from './authcheck-route';
 import { buildInfoRoute } from './buildinfo-route';
 import { buildRoutes } from './build-routes';
 import { fileRoutes } from './file-routes';
+import { organizationRoutes } from './organization-routes';
+import { provisionerRoutes } from './provisioner-routes';
 import type { Reply, Route, RouteContext } from './route';
 import { simLifecycleTickRoute, simTokenRoute } from './sim-routes';
 import { templateRoutes } from './template-routes';
@@ -33,7 +35,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, ...userRoutes, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
+const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, ...userRoutes, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes, ...organizationRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;

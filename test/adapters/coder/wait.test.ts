@@ -57,6 +57,39 @@ describe('waiting for jobs', () => {
     expect(clock.nowMs - Date.parse('2026-07-08T09:00:00Z')).toBe(60_000);
   });
 
+  it("does not count the time a build waits in the provisioners' queue: queued longer than the timeout, then built in time, it succeeds", async () => {
+    const queued = { ...buildWithJob('pending'), job: { ...buildWithJob('pending').job, queue_position: 3, queue_size: 7 } };
+    coder.on(
+      'GET',
+      `/workspacebuilds/${buildId}`,
+      ...Array.from({ length: 20 }, () => ({ status: 200, json: queued })),
+      ...Array.from({ length: 4 }, () => ({ status: 200, json: buildWithJob('running') })),
+      { status: 200, json: buildWithJob('succeeded') },
+    );
+    const build = await client.waitForBuild(buildId, { timeoutMs: 60_000 });
+    expect(build.job.status).toBe('succeeded');
+    // Longer than the timeout in all: the queued part was not counted.
+    expect(clock.nowMs - Date.parse('2026-07-08T09:00:00Z')).toBeGreaterThan(60_000);
+  });
+
+  it('a build stuck in the queue forever still ends the wait, at the timeout plus the queue cap, saying where it waits', async () => {
+    const queued = { ...buildWithJob('pending'), job: { ...buildWithJob('pending').job, queue_position: 2, queue_size: 9 } };
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: queued });
+    const error = (await client.waitForBuild(buildId, { timeoutMs: 60_000, maxQueuedMs: 120_000 }).catch((e: unknown) => e)) as CoderWaitTimeoutError;
+    expect(error).toBeInstanceOf(CoderWaitTimeoutError);
+    expect(clock.nowMs - Date.parse('2026-07-08T09:00:00Z')).toBe(180_000);
+    expect(error.message).toContain('Timed out after 3m');
+    expect(error.message).toContain("at place 2 of 9 in the provisioners' queue");
+    expect(error.message).toContain('2m of the wait queued');
+    expect(error.message).toContain('no provisioner daemon with matching tags is online');
+  });
+
+  it('a pending job that a daemon already took (queue position 0) counts as running time', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: { ...buildWithJob('pending'), job: { ...buildWithJob('pending').job, queue_position: 0, queue_size: 0 } } });
+    await expect(client.waitForBuild(buildId, { timeoutMs: 60_000 })).rejects.toBeInstanceOf(CoderWaitTimeoutError);
+    expect(clock.nowMs - Date.parse('2026-07-08T09:00:00Z')).toBe(60_000);
+  });
+
   it('stops waiting when its signal aborts', async () => {
     coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('running') });
     const controller = new AbortController();

@@ -1,0 +1,268 @@
+/**
+ * Paced fleets against Coder's provisioners, side by side in one run:
+ *   (a) --concurrency C without pacing, (b) paced with share 1, (c) paced with share 0.5,
+ * each on a fresh dev server and simulator with D daemons, N workspaces, build phases of P ms and
+ * a stream of users' builds (one every U ms) on another template sharing the daemons.
+ *
+ *   node -r @swc-node/register bench/fleet-paced.ts [--workspaces 200] [--daemons 5] [--phase-ms 500] [--user-every-ms 2000] [--concurrency 50] [--build-timeout 30s]
+ *
+ * Printed per scenario: wall time ÷ the provisioner-bound limit (the fleet's total build run time ÷
+ * D), the users' queue wait p50/p95 in build-times, build timeouts, history events and billable
+ * actions per migrated workspace (as Temporal Cloud counts them: workflow and child starts,
+ * activities including local ones, signals, timers, search-attribute upserts, updates; heartbeats
+ * are not in histories and are left out), and the CPU (dev server + worker) per workspace as a
+ * ratio to a bare Temporal workflow per workspace making the same number of no-op activity calls
+ * and child starts, measured in the same run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createActivities } from '../src/activities';
+import { createFileBlobStore } from '../src/adapters/blob-store';
+import { CoderClient, type WorkspaceBuild } from '../src/adapters/coder';
+import { startDevServer, type DevServer } from '../src/adapters/temporal-dev-server';
+import { startFleet } from '../src/client/fleet';
+import { startTemplateMigration } from '../src/client/migrations';
+import { temporalCliPath } from '../src/config/tools';
+import { createWsmigrateWorker } from '../src/worker/create-worker';
+import { ensureSearchAttributes } from '../src/worker/ensure-search-attributes';
+import type { FleetResult } from '../src/workflows/migrate-fleet';
+import type { TemplateMigrationResult } from '../src/workflows/migrate-template';
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] as string) : fallback;
+};
+const N = Number(arg('workspaces', '200'));
+const DAEMONS = Number(arg('daemons', '5'));
+const PHASE_MS = Number(arg('phase-ms', '500'));
+const USER_EVERY_MS = Number(arg('user-every-ms', '2000'));
+const C = Number(arg('concurrency', '50'));
+const BUILD_TIMEOUT = arg('build-timeout', '30s');
+
+function processCpu(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] as string).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+const ownCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+async function startSim(): Promise<{ url: string; token: string; child: ChildProcess; template: string }> {
+  const args = ['sim', '--workspaces', String(N), '--port', '0', '--build-latency-ms', String(PHASE_MS), '--seed', '7', '--provisioners', String(DAEMONS), '--more-template', 'team-tools:12:v1', '--user-builds-ms', String(USER_EVERY_MS)];
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, '..', 'src', 'cli', 'main.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
+    child.stdout?.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /export CODER_URL=(\S+) CODER_SESSION_TOKEN=(\S+)/.exec(out);
+      const t = /template: (\S+)/.exec(out);
+      if (m && t) resolve({ url: m[1] as string, token: m[2] as string, child, template: t[1] as string });
+    });
+  });
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** Billable actions in one history, as Temporal Cloud counts them (heartbeats are not in it). */
+function actionsOf(events: HistoryEvent[]): number {
+  let n = 0;
+  for (const e of events) {
+    if (e.workflowExecutionStartedEventAttributes) n++;
+    if (e.activityTaskScheduledEventAttributes) n++;
+    if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') n++;
+    if (e.startChildWorkflowExecutionInitiatedEventAttributes) n++;
+    if (e.timerStartedEventAttributes) n++;
+    if (e.workflowExecutionSignaledEventAttributes) n++;
+    if (e.signalExternalWorkflowExecutionInitiatedEventAttributes) n++;
+    if (e.upsertWorkflowSearchAttributesEventAttributes) n++;
+    if (e.workflowExecutionUpdateAcceptedEventAttributes) n++;
+    if (e.workflowExecutionContinuedAsNewEventAttributes) n++;
+  }
+  return n;
+}
+
+const ms = (t: string | null | undefined) => (t ? Date.parse(t) : NaN);
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+};
+
+interface Row {
+  name: string;
+  wallS: number;
+  boundS: number;
+  userP50: number;
+  userP95: number;
+  userBuilds: number;
+  timeouts: number;
+  eventsPerWs: number;
+  actionsPerWs: number;
+  activitiesPerWs: number;
+  localsPerWs: number;
+  cpuPerWs: number;
+  baselineCpuPerWs: number;
+  migrated: number;
+  notOk: number;
+}
+
+async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; share: number }): Promise<Row> {
+  const server: DevServer = await startDevServer({ temporalBin: temporalCliPath() });
+  const sim = await startSim();
+  const blobDir = mkdtempSync(join(tmpdir(), 'wsmigrate-bench-blobs-'));
+  const connection = await Connection.connect({ address: server.address });
+  const native = await NativeConnection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const taskQueue = 'bench-fleet-paced';
+  const coder = new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-bench' });
+  await ensureSearchAttributes(connection, 'default');
+  const worker = await createWsmigrateWorker({
+    connection: native,
+    namespace: 'default',
+    taskQueue,
+    activities: createActivities({ coder, blobs: createFileBlobStore({ dir: blobDir }), notifier: { notify: async () => undefined } }),
+  });
+  const baselineWorker = await Worker.create({ connection: native, taskQueue: 'bench-baseline', workflowsPath: require.resolve('./paced/baseline-workflows'), activities: { noop: async () => undefined } });
+  const running = [worker.run(), baselineWorker.run()];
+  try {
+    const t = (await (await startTemplateMigration(client, { organization: 'coder', template: sim.template, approval: { policy: 'none' } }, { taskQueue })).result()) as TemplateMigrationResult;
+    const cpu0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
+    const t0 = Date.now();
+    const handle = await startFleet(
+      client,
+      {
+        organization: 'coder',
+        template: sim.template,
+        targetVersionId: t.versionId,
+        canary: 0,
+        concurrency: C,
+        provisionerShare: fleet.share,
+        pacing: fleet.pacing,
+        buildTimeout: BUILD_TIMEOUT,
+        archiveOldVersions: false,
+        requireActiveVersion: false,
+        approval: { policy: 'none' },
+      },
+      { taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    const t1 = Date.now();
+    const wallS = (t1 - t0) / 1000;
+    const cpu = processCpu(server.process.pid as number) - cpu0.server + (ownCpu() - cpu0.worker);
+
+    // The fleet's builds (ours, after the seeded ones) and the users' builds during the fleet.
+    const ours: WorkspaceBuild[] = [];
+    const users: WorkspaceBuild[] = [];
+    for (const ws of await coder.workspacesOfTemplate(sim.template)) ours.push(...(await coder.workspaceBuilds(ws.id)).filter((b) => b.build_number > 1));
+    for (const ws of await coder.workspacesOfTemplate('team-tools')) users.push(...(await coder.workspaceBuilds(ws.id)).filter((b) => ms(b.job.created_at) >= t0 && ms(b.job.created_at) <= t1 && b.job.started_at));
+    const runTimes = [...ours, ...users].filter((b) => b.job.completed_at && b.job.started_at).map((b) => ms(b.job.completed_at) - ms(b.job.started_at));
+    const buildTime = runTimes.reduce((a, b) => a + b, 0) / Math.max(1, runTimes.length);
+    const oursRun = ours.filter((b) => b.job.completed_at && b.job.started_at).reduce((a, b) => a + ms(b.job.completed_at) - ms(b.job.started_at), 0);
+    const waits = users.map((b) => (ms(b.job.started_at) - ms(b.job.created_at)) / buildTime);
+
+    // History cost per migrated workspace: every child's history plus the fleet's own share.
+    let events = 0;
+    let actions = 0;
+    let activities = 0;
+    let locals = 0;
+    const children = ours.map((b) => b.workspace_owner_name + '/' + b.workspace_name);
+    for (const subject of new Set(children)) {
+      const h = await client.workflow.getHandle(`wsmigrate/${sim.template}/${subject}`).fetchHistory();
+      const evs = h.events ?? [];
+      events += evs.length;
+      actions += actionsOf(evs);
+      activities += evs.filter((e) => e.activityTaskScheduledEventAttributes).length;
+      locals += evs.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+    }
+    for await (const wf of client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
+      const evs = (await client.workflow.getHandle(handle.workflowId, wf.runId).fetchHistory()).events ?? [];
+      events += evs.length;
+      actions += actionsOf(evs);
+    }
+    const migrated = Math.max(1, result.summary.migrated);
+    const perWsActivities = activities / migrated;
+    const perWsLocals = locals / migrated;
+
+    // The floor: the same number of workspaces, activity calls and child starts, nothing else.
+    const b0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
+    await client.workflow.execute('baselineFleet', { taskQueue: 'bench-baseline', workflowId: `baseline-${Date.now()}`, args: [result.summary.migrated, Math.min(C, 50), Math.round(perWsActivities), Math.round(perWsLocals)] });
+    const baselineCpu = processCpu(server.process.pid as number) - b0.server + (ownCpu() - b0.worker);
+
+    return {
+      name,
+      wallS,
+      boundS: oursRun / DAEMONS / 1000,
+      userP50: pct(waits, 50),
+      userP95: pct(waits, 95),
+      userBuilds: users.length,
+      timeouts: result.failures.filter((f) => /Timed out/.test(f.reason)).length,
+      eventsPerWs: events / migrated,
+      actionsPerWs: actions / migrated,
+      activitiesPerWs: perWsActivities,
+      localsPerWs: perWsLocals,
+      cpuPerWs: cpu / migrated,
+      baselineCpuPerWs: baselineCpu / migrated,
+      migrated: result.summary.migrated,
+      notOk: result.summary.failed + result.summary.needsAttention + result.summary.restored,
+    };
+  } finally {
+    worker.shutdown();
+    baselineWorker.shutdown();
+    await Promise.all(running);
+    await native.close();
+    await connection.close();
+    sim.child.kill('SIGTERM');
+    await server.stop();
+    rmSync(blobDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  process.stdout.write(`paced fleet bench: ${N} workspaces, ${DAEMONS} daemons, build phases of ${PHASE_MS} ms, a user's build every ${USER_EVERY_MS} ms, concurrency ${C}, build timeout ${BUILD_TIMEOUT}\n`);
+  const rows: Row[] = [];
+  for (const [name, fleet] of [
+    [`(a) C=${C} unpaced`, { pacing: 'off', share: 1 }],
+    ['(b) paced share 1', { pacing: 'provisioners', share: 1 }],
+    ['(c) paced share 0.5', { pacing: 'provisioners', share: 0.5 }],
+  ] as const) {
+    rows.push(await scenario(name, fleet));
+    process.stdout.write(`  ${name} done\n`);
+  }
+  const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+  const head = ['scenario', 'wall s', 'wall ÷ bound', "users' wait p50", 'p95 (build-times)', 'user builds', 'timeouts', 'events/ws', 'actions/ws', 'activities+local/ws', 'CPU-s/ws', 'CPU ÷ bare Temporal', 'migrated', 'not ok'];
+  const lines = rows.map((r) => [
+    r.name,
+    f(r.wallS, 1),
+    f(r.wallS / r.boundS),
+    f(r.userP50),
+    f(r.userP95),
+    String(r.userBuilds),
+    String(r.timeouts),
+    f(r.eventsPerWs, 1),
+    f(r.actionsPerWs, 1),
+    `${f(r.activitiesPerWs, 1)}+${f(r.localsPerWs, 1)}`,
+    f(r.cpuPerWs, 3),
+    f(r.cpuPerWs / r.baselineCpuPerWs),
+    String(r.migrated),
+    String(r.notOk),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
+  for (const l of [head, ...lines]) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i] as number)).join('  ')}\n`);
+  process.stdout.write("goals: wall ÷ bound ≤ 1.15 for (b); users' p95 ≤ 1 build-time for (c); 0 timeouts for (b) and (c); ≤ 30 events/ws; CPU ÷ bare Temporal ≤ 1.5\n");
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,62 @@
+import { activeVersionDeprecations } from '../activities/list-organization-templates';
+import type { CoderApi } from '../activities/ports';
+import { HEALTH_CLASSES, type HealthClass } from '../domain/workspace-health';
+import { scanFleet, type ScanReport } from './fleet-scan';
+
+export interface OrganizationScanRow {
+  template: string;
+  activeVersion: { id: string; name: string };
+  /** Deprecated kubernetes types the active version declares. */
+  deprecatedTypes: string[];
+  /** False: the active version is on `_v1` and every workspace is on it: nothing to do. */
+  needsMigration: boolean;
+  counts: Record<HealthClass, number>;
+  workspaces: ScanReport['workspaces'];
+}
+
+export interface OrganizationScanReport {
+  organization: string;
+  templates: OrganizationScanRow[];
+  /** The damaged and unreadable workspaces of every template, together. */
+  counts: Record<HealthClass, number>;
+}
+
+type OrgScanCoder = Parameters<typeof scanFleet>[0] & Pick<CoderApi, 'templatesOfOrganization' | 'templateVersion' | 'downloadFile' | 'workspacesOfTemplate'>;
+
+/** `scan --org`: each template of the organization, whether its active version still uses deprecated types, and its workspaces by health. Reads only. */
+export async function scanOrganization(coder: OrgScanCoder, opts: { organization: string; concurrency?: number; depth?: number }): Promise<OrganizationScanReport> {
+  const templates = await coder.templatesOfOrganization(opts.organization);
+  const rows: OrganizationScanRow[] = [];
+  for (const t of templates) {
+    const facts = await activeVersionDeprecations(coder, opts.organization, t);
+    const report = await scanFleet(coder, { template: t.name, organization: opts.organization, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(opts.depth ? { depth: opts.depth } : {}) });
+    rows.push({
+      template: t.name,
+      activeVersion: { id: facts.activeVersionId, name: facts.activeVersionName },
+      deprecatedTypes: facts.deprecatedTypes,
+      needsMigration: facts.deprecatedTypes.length > 0 || facts.outdatedWorkspaces > 0 || report.counts.unmigrated > 0,
+      counts: report.counts,
+      workspaces: report.workspaces,
+    });
+  }
+  const counts = Object.fromEntries(HEALTH_CLASSES.map((c) => [c, rows.reduce((n, r) => n + r.counts[c], 0)])) as Record<HealthClass, number>;
+  return { organization: opts.organization, templates: rows, counts };
+}
+
+export function formatOrganizationScan(r: OrganizationScanReport): string[] {
+  const lines = [`organization ${r.organization}: ${r.templates.length} template(s), ${r.templates.filter((t) => t.needsMigration).length} to migrate`];
+  const table = [
+    ['TEMPLATE', 'ACTIVE VERSION', 'TO DO', ...HEALTH_CLASSES.map((c) => c.toUpperCase())],
+    ...r.templates.map((t) => [
+      t.template,
+      t.activeVersion.name,
+      t.needsMigration ? (t.deprecatedTypes.length ? `migrate (${t.deprecatedTypes.join(', ')})` : 'migrate the workspaces (template already _v1)') : 'nothing to do',
+      ...HEALTH_CLASSES.map((c) => String(t.counts[c])),
+    ]),
+  ];
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
+  for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
+  const bad = r.templates.flatMap((t) => t.workspaces.filter((w) => w.health === 'damaged' || w.health === 'unreadable').map((w) => `  ${t.template}/${w.workspace}: ${w.health}: ${w.reason}`));
+  if (bad.length) lines.push('', ...bad);
+  return lines;
+}

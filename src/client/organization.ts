@@ -1,0 +1,95 @@
+import { ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { parseInput } from '../domain/migration-input';
+import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
+import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult } from '../workflows/migrate-organization';
+import type { FleetStartOptions } from './fleet';
+import { fleetScheduleId, type FleetScheduleSpec } from './schedules';
+
+/** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
+export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
+  const p = parseInput(migrateOrganizationInputSchema, input);
+  const workflowId = opts.workflowId ?? organizationWorkflowId(p.organization);
+  try {
+    return await client.workflow.start('migrateOrganization', {
+      taskQueue: opts.taskQueue,
+      workflowId,
+      args: [input],
+      staticSummary: `organization ${p.organization} → _v1 · ${p.allTemplates ? 'every template that needs it' : p.templates.join(', ')} · canary ${p.canary} each, one gate · C=${p.concurrency}, share ${p.provisionerShare}`,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new Error(`a migration of organization ${p.organization} is already running (${workflowId}); see 'wsmigrate fleet status ${workflowId}'`);
+    }
+    throw err;
+  }
+}
+
+export interface OrganizationStatus {
+  workflowId: string;
+  phase: string;
+  progress?: OrganizationProgress;
+  result?: OrganizationResult;
+  error?: string;
+}
+
+export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
+  const handle = client.workflow.getHandle(workflowId);
+  const status = (await handle.describe()).status.name;
+  if (status === 'RUNNING') {
+    const progress = await handle.query(organizationProgressQuery);
+    return { workflowId, phase: progress.phase, progress };
+  }
+  if (status === 'COMPLETED') {
+    const result = (await handle.result()) as OrganizationResult;
+    return { workflowId, phase: result.phase, result };
+  }
+  try {
+    await handle.result();
+  } catch (err) {
+    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message };
+  }
+  return { workflowId, phase: status.toLowerCase() };
+}
+
+/** `fleet status` of a deployment-wide run, one line per template. */
+export function organizationStatusText(s: OrganizationStatus): string {
+  const rows = s.progress?.templates ?? s.result?.templates ?? [];
+  const lines = [`${s.workflowId}: ${s.phase}${s.progress ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
+  for (const r of rows) {
+    const sum = r.summary;
+    lines.push(
+      `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.pvcUidsKept} PVC uids kept` : ''}${r.note ? ` · ${r.note}` : ''}`,
+    );
+  }
+  if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    wsmigrate approve ${s.workflowId} --approver <you>`);
+  return lines.join('\n');
+}
+
+/**
+ * Maintenance windows for a whole organization: each window starts `migrateOrganization`, whose
+ * template fleets each start at most `batch` migrations (their `filters.limit`). Overlap SKIP and a
+ * 1 h catch-up, as for one template's schedule.
+ */
+export async function createOrganizationSchedule(client: Client, name: string, input: MigrateOrganizationInput, spec: FleetScheduleSpec): Promise<string> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(name)) throw new Error(`schedule name '${name}' may hold letters, digits, '-', '_' and '.' (at most 100)`);
+  if (!Number.isInteger(spec.batch) || spec.batch < 1) throw new Error(`batch must be a whole number ≥ 1 (got ${spec.batch})`);
+  const withBatch: MigrateOrganizationInput = { ...input, filters: { ...(input.filters ?? {}), limit: spec.batch } };
+  const p = parseInput(migrateOrganizationInputSchema, withBatch);
+  const scheduleId = fleetScheduleId(name);
+  await client.schedule.create({
+    scheduleId,
+    spec: { cronExpressions: [spec.cron], ...(spec.timezone ? { timezone: spec.timezone } : {}) },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'migrateOrganization',
+      args: [withBatch],
+      taskQueue: spec.taskQueue,
+      workflowId: organizationWorkflowId(p.organization),
+      staticSummary: `organization ${p.organization} · ${p.allTemplates ? 'every template that needs it' : p.templates.join(', ')} · ${spec.batch} per template per window · schedule ${scheduleId}`,
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1h' },
+    memo: { cron: spec.cron, timezone: spec.timezone ?? 'UTC', batch: spec.batch },
+    state: { note: spec.note ?? `wsmigrate organization ${p.organization}, ${spec.batch} per template per window` },
+  });
+  return scheduleId;
+}

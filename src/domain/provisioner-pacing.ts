@@ -1,0 +1,67 @@
+/**
+ * How many migrations a fleet may run at once given what Coder's provisioner daemons can take.
+ * Every build, ours and the users', waits in one job queue; a fleet that ignores the daemons fills
+ * that queue and the users' own Start/Update wait behind it. Pure: the numbers in, the window out.
+ */
+
+/** What one read of `/provisionerdaemons` and `/provisionerjobs?status=pending,running` found. */
+export interface ProvisionerCapacity {
+  /** Online daemons that can take the template's jobs. */
+  daemons: number;
+  busy: number;
+  offline: number;
+  /** Users' jobs (anyone's but ours) waiting for a daemon. */
+  usersQueued: number;
+  usersRunning: number;
+  /** Our own jobs, queued or running. */
+  oursActive: number;
+}
+
+export interface PacingDecision {
+  /** At most this many migrations running at once (0: none may start). */
+  width: number;
+  /** Why no new migration starts now; absent when the fleet may start up to `width`. */
+  hold?: string;
+}
+
+/** The fleet's slots: `share` of the daemons (at least one while any is online), never more than `concurrency`. */
+export function pacedWidth(daemons: number, share: number, concurrency: number): number {
+  if (daemons <= 0) return 0;
+  return Math.min(concurrency, Math.max(1, Math.floor(daemons * share + 1e-9)));
+}
+
+export function paceFleet(c: ProvisionerCapacity, share: number, concurrency: number): PacingDecision {
+  const width = pacedWidth(c.daemons, share, concurrency);
+  if (c.daemons <= 0) {
+    return { width: 0, hold: `no provisioner daemon is online${c.offline ? ` (${c.offline} offline)` : ''}: no build can run, so no migration starts until one is back` };
+  }
+  // Users first: while any of their jobs waits for a daemon, a new migration would only queue ahead of the next one.
+  if (c.usersQueued > 0) {
+    return { width, hold: `${c.usersQueued} of the users' own build(s) queued for the ${c.daemons} daemon(s) (${c.busy} busy): no new migration starts until they run` };
+  }
+  return { width };
+}
+
+/** What the fleet knows of Coder's provisioners, carried across continue-as-new and shown in progress. */
+export interface FleetPacingStatus {
+  /** 'paced': the window follows the daemons; 'fallback': Coder would not list them, so `concurrency` alone; 'off': asked for. */
+  mode: 'paced' | 'fallback' | 'off';
+  share: number;
+  /** Migrations allowed at once now. */
+  width: number;
+  capacity?: ProvisionerCapacity;
+  /** Why no new migration starts now. */
+  waiting?: string;
+  /** Why pacing fell back (said once). */
+  fallback?: string;
+  checkedAt?: string;
+}
+
+/** One line for progress output and the Web UI. */
+export function pacingLine(p: FleetPacingStatus): string {
+  if (p.mode === 'off') return 'pacing off: up to the concurrency, whatever Coder can run';
+  if (p.mode === 'fallback') return `pacing fell back to the concurrency (${p.fallback ?? 'daemons unknown'})`;
+  const c = p.capacity;
+  const daemons = c ? `${c.busy}/${c.daemons} daemon(s) busy, ${c.usersQueued} users' job(s) queued` : 'daemons not read yet';
+  return `paced: window ${p.width} (share ${p.share} of the online daemons) · ${daemons}${p.waiting ? ` · **waiting**: ${p.waiting}` : ''}`;
+}

@@ -1,0 +1,81 @@
+import type { SimDeployment } from './deployment';
+import { ACTIVE_JOB_STATUSES, type BuildRecord } from './model';
+
+export interface UserBuildStreamOptions {
+  /** One build every this many ms (default 2000). */
+  intervalMs?: number;
+  /** Whose workspaces the users build: these templates' (default every template). */
+  templateIds?: readonly string[];
+  /** Workspaces the users leave alone (the ones a migration holds, for instance). */
+  skipWorkspaceIds?: ReadonlySet<string>;
+}
+
+export interface UserBuildStats {
+  builds: number;
+  /** Per build that a daemon has taken: how long its job waited in the queue. */
+  queueWaitsMs: number[];
+  /** Builds still waiting for a daemon. */
+  stillQueued: number;
+}
+
+/**
+ * Users pressing Start and Stop on their own workspaces, a steady stream: each tick one owner builds
+ * one of their idle workspaces (stop if it runs, start if not) on its previous build's version, as
+ * `coder stop`/`coder start` do. Their jobs share the daemons' queue with everyone else's.
+ */
+export class UserBuildStream {
+  private readonly builds: BuildRecord[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private turn = 0;
+
+  constructor(
+    private readonly d: SimDeployment,
+    private readonly options: UserBuildStreamOptions = {},
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.buildOne(), this.options.intervalMs ?? 2000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  stats(): UserBuildStats {
+    const taken = this.builds.filter((b) => b.job.startedAt !== undefined);
+    return {
+      builds: this.builds.length,
+      queueWaitsMs: taken.map((b) => Date.parse(b.job.startedAt as string) - Date.parse(b.job.createdAt)),
+      stillQueued: this.builds.length - taken.length,
+    };
+  }
+
+  /** One user's build now; undefined when every candidate workspace is busy. */
+  buildOne(): BuildRecord | undefined {
+    const d = this.d;
+    const candidates = [...d.workspaces.values()].filter(
+      (ws) =>
+        !ws.deleted &&
+        (this.options.templateIds === undefined || this.options.templateIds.includes(ws.templateId)) &&
+        !this.options.skipWorkspaceIds?.has(ws.id) &&
+        !ACTIVE_JOB_STATUSES.has(d.latestBuild(ws).job.status),
+    );
+    if (candidates.length === 0) return undefined;
+    const ws = candidates[this.turn++ % candidates.length];
+    const owner = ws ? d.userById(ws.ownerId) : undefined;
+    if (!ws || !owner) return undefined;
+    const latest = d.latestBuild(ws);
+    const transition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'stop' : 'start';
+    try {
+      const build = d.createBuild(owner, ws, { transition, reason: 'dashboard' });
+      this.builds.push(build);
+      return build;
+    } catch {
+      // A refusal (a build that just started, a version now archived) is what a user would see and retry later.
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,293 @@
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  getExternalWorkflowHandle,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { WsmigrateActivities } from '../activities';
+import type { PendingApproval } from '../domain/approval-policy';
+import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
+import { fnv1a } from '../domain/fleet-progress';
+import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
+import { QUICK_STEP } from './activity-presets';
+import { ApprovalGates } from './approval-gates';
+import {
+  cancelFleetSignal,
+  cancelFleetUpdate,
+  pauseFleetSignal,
+  pauseFleetUpdate,
+  resumeFleetSignal,
+  resumeFleetUpdate,
+  type FleetControlEntry,
+  type FleetControlInput,
+  type FleetPhase,
+  type FleetResult,
+  type FleetSummary,
+  type migrateFleet,
+} from './migrate-fleet';
+import { WsmigratePhase } from '../contracts/search-attributes';
+import { parseWorkflowInput } from './workflow-input';
+
+export type OrganizationStage = 'scan' | 'canary' | 'canary-gate' | 'rolling' | 'done';
+
+export interface OrganizationTemplateRow {
+  template: string;
+  state: 'nothing-to-do' | 'waiting' | 'canary' | 'canary-done' | 'rolling' | 'done' | 'cancelled' | 'failed';
+  deprecatedTypes: string[];
+  /** The fleet running for it now (or last). */
+  workflowId?: string;
+  targetVersionId?: string;
+  summary?: FleetSummary;
+  note?: string;
+}
+
+export interface OrganizationProgress {
+  workflowId: string;
+  organization: string;
+  phase: FleetPhase;
+  stage: OrganizationStage;
+  templates: OrganizationTemplateRow[];
+  summary: FleetSummary;
+  pendingApproval?: PendingApproval;
+  control: FleetControlEntry[];
+}
+
+export interface OrganizationResult {
+  phase: 'done' | 'cancelled';
+  templates: OrganizationTemplateRow[];
+  summary: FleetSummary;
+  /** Templates whose active version declares no deprecated type. */
+  nothingToDo: string[];
+}
+
+export const organizationProgressQuery = defineQuery<OrganizationProgress>('organizationProgress');
+
+const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
+
+const EMPTY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0 };
+
+function add(a: FleetSummary, b: FleetSummary | undefined): FleetSummary {
+  if (!b) return a;
+  return Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k as keyof FleetSummary] ?? 0)])) as unknown as FleetSummary;
+}
+
+/**
+ * A deployment in one run: the templates that still declare deprecated types, each migrated by its
+ * own `migrateFleet` child, one after the other so they share one provisioner budget. First every
+ * template and its canary, then one `fleet-continue` gate for the whole deployment, then the rest
+ * of each template. Pause, resume and cancel apply to the fleet running now and to those to come.
+ */
+export async function migrateOrganization(rawInput: MigrateOrganizationInput): Promise<OrganizationResult> {
+  const input: MigrateOrganizationParams = parseWorkflowInput(migrateOrganizationInputSchema, rawInput);
+  const { workflowId } = workflowInfo();
+  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n), () => refreshDetails());
+  let stage: OrganizationStage = 'scan';
+  let rows: OrganizationTemplateRow[] = [];
+  let paused = false;
+  let cancelled = false;
+  let current: string | undefined;
+  const control: FleetControlEntry[] = [];
+
+  const total = () => rows.reduce((sum, r) => add(sum, r.summary), { ...EMPTY });
+  const phase = (): FleetPhase => (stage === 'done' ? (cancelled ? 'cancelled' : 'done') : gates.pending ? 'awaiting-approval' : paused ? 'paused' : 'running');
+  const progress = (): OrganizationProgress => ({
+    workflowId,
+    organization: input.organization,
+    phase: phase(),
+    stage,
+    templates: rows.map((r) => ({ ...r })),
+    summary: total(),
+    ...(gates.pending ? { pendingApproval: gates.pending } : {}),
+    control: control.slice(-20),
+  });
+  const refreshDetails = () => setCurrentDetails(organizationDetails(progress()));
+  const enter = (s: OrganizationStage) => {
+    stage = s;
+    upsertSearchAttributes([{ key: WsmigratePhase, value: `org-${s}` }]);
+    refreshDetails();
+  };
+
+  setHandler(organizationProgressQuery, progress);
+  const refusal = (action: FleetControlEntry['action'], c: FleetControlInput): string | undefined => {
+    if (!c || typeof c.by !== 'string' || c.by.trim() === '') return 'say who you are: {"by": "<name>"}';
+    if (input.approval.approvers.length > 0 && !input.approval.approvers.includes(c.by)) return `'${c.by}' may not ${action} this migration (allowed: ${input.approval.approvers.join(', ')})`;
+    if (stage === 'done') return `the migration has ended; nothing to ${action}`;
+    if (cancelled) return 'the migration is being cancelled';
+    if (action === 'pause' && paused) return 'already paused';
+    if (action === 'resume' && !paused) return 'not paused';
+    return undefined;
+  };
+  const apply = async (action: FleetControlEntry['action'], c: FleetControlInput): Promise<FleetControlEntry> => {
+    const entry: FleetControlEntry = { action, by: c.by, at: new Date().toISOString(), ...(c.reason ? { reason: c.reason.slice(0, 300) } : {}) };
+    control.push(entry);
+    if (action === 'pause') paused = true;
+    if (action === 'resume') paused = false;
+    if (action === 'cancel') {
+      cancelled = true;
+      paused = false;
+    }
+    refreshDetails();
+    // The fleet running now follows; one that has just ended ignores it.
+    if (current) {
+      const signal = action === 'pause' ? pauseFleetSignal : action === 'resume' ? resumeFleetSignal : cancelFleetSignal;
+      await getExternalWorkflowHandle(current)
+        .signal(signal, { by: c.by, ...(c.reason ? { reason: c.reason } : {}) })
+        .catch((err: unknown) => log.warn(`${action} not passed on`, { fleet: current, error: String(err) }));
+    }
+    return entry;
+  };
+  for (const [update, signal, action] of [
+    [pauseFleetUpdate, pauseFleetSignal, 'pause'],
+    [resumeFleetUpdate, resumeFleetSignal, 'resume'],
+    [cancelFleetUpdate, cancelFleetSignal, 'cancel'],
+  ] as const) {
+    setHandler(update, (c) => apply(action, c), {
+      validator: (c) => {
+        const why = refusal(action, c);
+        if (why) throw new Error(why);
+      },
+    });
+    setHandler(signal, async (c) => {
+      const why = refusal(action, c);
+      if (why) return log.warn(`${action} signal ignored`, { reason: why });
+      await apply(action, c);
+    });
+  }
+
+  // ── which templates ───────────────────────────────────────────────────
+  const found = await acts.listOrganizationTemplates({ organization: input.organization, ...(input.allTemplates ? {} : { templates: input.templates }) });
+  if (found.unknown.length > 0) {
+    throw ApplicationFailure.create({
+      message: `organization ${input.organization} has no template named ${found.unknown.join(', ')} (it has ${found.templates.length ? found.templates.map((t) => t.name).join(', ') : 'none of those'}); check the names with 'wsmigrate scan --org ${input.organization}'`,
+      type: 'WsmigrateInvalidInput',
+      nonRetryable: true,
+    });
+  }
+  rows = found.templates.map((t) => ({
+    template: t.name,
+    state: t.deprecatedTypes.length > 0 || t.outdatedWorkspaces > 0 ? 'waiting' : 'nothing-to-do',
+    deprecatedTypes: t.deprecatedTypes,
+    // Already promoted to _v1 (an earlier, unfinished run): its workspaces move to that version, the template is not migrated again.
+    ...(t.deprecatedTypes.length === 0 ? { targetVersionId: t.activeVersionId } : {}),
+  }));
+  const todo = () => rows.filter((r) => r.state !== 'nothing-to-do' && !hasFailed(r));
+  // A function, not an inline test: runFleet sets the state while TypeScript still holds the one assigned before it.
+  const hasFailed = (r: OrganizationTemplateRow) => r.state === 'failed';
+
+  const fleetInput = (row: OrganizationTemplateRow, overrides: Partial<MigrateFleetInput>): MigrateFleetInput => {
+    const { templates: _templates, allTemplates: _all, ...shared } = input;
+    return { ...shared, template: row.template, ...(row.targetVersionId ? { targetVersionId: row.targetVersionId } : {}), ...overrides } as MigrateFleetInput;
+  };
+
+  /** Runs one template's fleet to its end; pause holds the next start, cancel stops what is left. */
+  async function runFleet(row: OrganizationTemplateRow, id: string, fleet: MigrateFleetInput): Promise<FleetResult | undefined> {
+    await condition(() => !paused || cancelled);
+    if (cancelled) return undefined;
+    row.workflowId = id;
+    current = id;
+    refreshDetails();
+    try {
+      const child = await startChild<typeof migrateFleet>('migrateFleet', {
+        workflowId: id,
+        args: [fleet],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        staticSummary: `fleet ${input.organization}/${row.template} (for ${workflowId})`,
+      });
+      const result = await child.result();
+      row.summary = add(row.summary ?? { ...EMPTY }, result.summary);
+      if (result.targetVersionId) row.targetVersionId = result.targetVersionId;
+      if (result.phase === 'cancelled') cancelled = true;
+      return result;
+    } catch (err) {
+      const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
+      row.state = 'failed';
+      row.note = (cause as Error)?.message?.slice(0, 300) ?? String(err);
+      return undefined;
+    } finally {
+      current = undefined;
+      refreshDetails();
+    }
+  }
+
+  // ── every template and its canary ─────────────────────────────────────
+  if (input.canary > 0) {
+    enter('canary');
+    for (const row of todo()) {
+      row.state = 'canary';
+      const r = await runFleet(row, `${fleetWorkflowId(input.organization, row.template)}/canary`, fleetInput(row, { canary: 0, archiveOldVersions: false, filters: { ...input.filters, limit: input.canary } }));
+      if (!hasFailed(row)) row.state = cancelled ? 'cancelled' : 'canary-done';
+      if (r?.targetVersionId === undefined && row.state === 'canary-done') {
+        row.state = 'failed';
+        row.note = r?.note ?? 'the template step left no target version';
+      }
+      if (cancelled) break;
+    }
+    enter('canary-gate');
+    const ready = todo().filter((r) => r.state === 'canary-done');
+    if (!cancelled && ready.length > 0) {
+      const lines = ready.map((r) => `${r.template}: ${r.summary?.migrated ?? 0} migrated, ${(r.summary?.failed ?? 0) + (r.summary?.needsAttention ?? 0) + (r.summary?.restored ?? 0)} not ok`).join('; ');
+      const failedTemplates = rows.filter((r) => r.state === 'failed').map((r) => r.template);
+      const decision = await gates.request(
+        'fleet-continue',
+        `org-canary:${fnv1a(lines)}`,
+        `Canaries of ${input.organization}: ${lines}.${failedTemplates.length ? ` Failed before their canary: ${failedTemplates.join(', ')}.` : ''} Continue with the rest of ${ready.length} template(s), one after the other? PVC uids kept so far: ${total().pvcUidsKept}.`,
+      );
+      if (decision === 'rejected' || decision === 'timed-out') {
+        cancelled = true;
+        control.push({ action: 'cancel', by: 'fleet-continue gate', reason: decision, at: new Date().toISOString() });
+      }
+    }
+  }
+
+  // ── the rest, template by template ────────────────────────────────────
+  enter('rolling');
+  for (const row of todo()) {
+    if (cancelled) {
+      if (row.state !== 'done') row.state = 'cancelled';
+      continue;
+    }
+    row.state = 'rolling';
+    const r = await runFleet(row, fleetWorkflowId(input.organization, row.template), fleetInput(row, { canary: 0 }));
+    if (!hasFailed(row)) row.state = r && r.phase === 'done' ? 'done' : 'cancelled';
+  }
+
+  enter('done');
+  const summary = total();
+  await acts.notify({
+    kind: 'fleet-done',
+    workflowId,
+    subject: `Organization ${input.organization} ${cancelled ? 'cancelled' : 'done'}`,
+    text: rows.map((r) => `${r.template}: ${r.state}${r.summary ? ` (${r.summary.migrated} migrated, ${r.summary.pvcUidsKept} PVC uids kept)` : ''}`).join('; '),
+    counts: { ...summary },
+  });
+  await condition(allHandlersFinished);
+  return { phase: cancelled ? 'cancelled' : 'done', templates: rows, summary, nothingToDo: rows.filter((r) => r.state === 'nothing-to-do').map((r) => r.template) };
+}
+
+/** The Web UI details of a deployment-wide run: one row per template. */
+export function organizationDetails(p: OrganizationProgress): string {
+  const lines = [
+    `### Organization ${p.organization} · ${p.phase} (${p.stage})`,
+    '',
+    '| template | state | migrated | not ok | PVC uids kept | fleet |',
+    '|---|---|---|---|---|---|',
+    ...p.templates.map((r) => {
+      const s = r.summary;
+      const bad = s ? s.failed + s.needsAttention + s.restored : 0;
+      return `| ${r.template} | ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state} | ${s?.migrated ?? 0} | ${bad} | ${s?.pvcUidsKept ?? 0} | ${r.workflowId ? `\`${r.workflowId}\`` : ''} |`;
+    }),
+  ];
+  if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`wsmigrate approve ${p.workflowId} --approver <you>\``);
+  for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.note}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,121 @@
+import { startFleet } from '../../src/client/fleet';
+import { migrationStatus } from '../../src/client/migrations';
+import type { MigrateFleetInput } from '../../src/domain/fleet-input';
+import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+const progressOf = async (env: MigrationEnv, id: string) => (await migrationStatus(env.t.client, id)) as FleetProgress;
+const pvcUids = (env: MigrationEnv) =>
+  env.sim.cluster
+    .objects()
+    .filter((o) => o.kind === 'PersistentVolumeClaim')
+    .map((o) => `${o.namespace}/${o.name}=${o.uid}`)
+    .sort();
+
+/** Every build of the migrated template's workspaces, as the simulator recorded them. */
+async function migrationBuilds(env: MigrationEnv) {
+  const builds = [];
+  for (const w of env.sim.workspaces().filter((x) => !x.name.startsWith('team-tools'))) {
+    for (const b of await env.coder.workspaceBuilds(w.id)) if (b.build_number > 1) builds.push(b);
+  }
+  return builds;
+}
+
+describe("migrateFleet paced by Coder's provisioner daemons", () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 4, buildLatencyMs: 150, provisioners: 2, moreTemplates: [{ name: 'team-tools', workspaces: 4, versioned: true }] });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  const input = (): MigrateFleetInput => ({
+    organization: 'coder',
+    template: env.sim.template.name,
+    targetVersionId,
+    canary: 0,
+    concurrency: 10,
+    provisionerShare: 0.5,
+    archiveOldVersions: false,
+    requireActiveVersion: false,
+    approval: { policy: 'none' },
+  });
+
+  it("waits while no daemon is online and while users' builds are queued, then migrates at most its share at once", async () => {
+    const uidsBefore = pvcUids(env);
+    const daemons = env.sim.provisionerDaemons().map((d) => d.name);
+    for (const name of daemons) env.sim.setDaemonOffline(name);
+    // Users press Start/Stop on another template's workspaces, faster than one daemon runs them.
+    env.sim.startUserBuilds({ intervalMs: 100 });
+
+    const handle = await startFleet(env.t.client, input(), { taskQueue: env.taskQueue });
+    await waitFor(async () => /no provisioner daemon is online/.test((await progressOf(env, handle.workflowId)).pacing?.waiting ?? ''), 30_000);
+    const atZero = await progressOf(env, handle.workflowId);
+    expect(atZero.running).toEqual([]);
+    expect(atZero.pacing).toMatchObject({ mode: 'paced', width: 0 });
+
+    // One daemon back: the users' builds run first; the fleet says why it waits meanwhile.
+    env.sim.setDaemonOffline(daemons[0] as string, false);
+    await waitFor(async () => /users' own build/.test((await progressOf(env, handle.workflowId)).pacing?.waiting ?? ''), 30_000);
+    expect((await progressOf(env, handle.workflowId)).running).toEqual([]);
+    // The users stop pressing; their queue drains on both daemons and the fleet resumes.
+    env.sim.stopUserBuilds();
+    env.sim.setDaemonOffline(daemons[1] as string, false);
+
+    let mostRunning = 0;
+    let done = false;
+    const watch = (async () => {
+      while (!done) {
+        mostRunning = Math.max(mostRunning, (await progressOf(env, handle.workflowId)).running.length);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const result = (await handle.result()) as FleetResult;
+    done = true;
+    await watch;
+    expect(result.summary).toMatchObject({ migrated: 4, failed: 0, restored: 0, needsAttention: 0 });
+    // Share 0.5 of 2 daemons: one migration at a time, whatever --concurrency allows.
+    expect(mostRunning).toBe(1);
+    // No build of the migration was created before every queued user's build had been taken by a daemon.
+    const userBuilds = [];
+    for (const w of env.sim.workspaces().filter((x) => x.name.startsWith('team-tools'))) userBuilds.push(...(await env.coder.workspaceBuilds(w.id)).filter((b) => b.build_number > 1));
+    expect(userBuilds.length).toBeGreaterThanOrEqual(4);
+    const userStarts = userBuilds.map((b) => Date.parse(b.job.started_at as string));
+    const firstOurs = Math.min(...(await migrationBuilds(env)).map((b) => Date.parse(b.job.created_at)));
+    expect(firstOurs).toBeGreaterThanOrEqual(Math.max(...userStarts));
+    expect(pvcUids(env)).toEqual(uidsBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 240_000);
+});
+
+describe('migrateFleet without the daemons API', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    // Unlimited daemons: the simulator answers as a Coder without GET …/provisionerdaemons.
+    env = await createMigrationEnv({ workspaces: 4 });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('falls back to --concurrency, says so once, and migrates every workspace', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 3, archiveOldVersions: false, requireActiveVersion: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 4, failed: 0 });
+    const progress = await progressOf(env, handle.workflowId);
+    expect(progress.pacing).toMatchObject({ mode: 'fallback', width: 3 });
+    expect(progress.pacing?.fallback).toMatch(/Coder answered 404 to GET \/organizations\/coder\/provisionerdaemons.*runs up to its concurrency of 3/);
+    const history = await handle.fetchHistory();
+    // The fleet's only local activity is the capacity reading: after the refusal it never asks again.
+    const readings = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(readings).toHaveLength(1);
+  }, 180_000);
+});

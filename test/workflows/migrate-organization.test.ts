@@ -1,0 +1,130 @@
+import { controlFleet } from '../../src/client/fleet';
+import { decide } from '../../src/client/migrations';
+import { organizationStatus, startOrganizationMigration } from '../../src/client/organization';
+import { templateWorkflowId } from '../../src/domain/migration-input';
+import type { MigrateOrganizationInput } from '../../src/domain/organization-input';
+import type { OrganizationResult } from '../../src/workflows/migrate-organization';
+import { uniqueTaskQueue } from '../harness/temporal';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+const pvcUids = (env: MigrationEnv) =>
+  env.sim.cluster
+    .objects()
+    .filter((o) => o.kind === 'PersistentVolumeClaim')
+    .map((o) => `${o.namespace}/${o.name}=${o.uid}`)
+    .sort();
+
+/** Approves each template's promote gate as it appears (the canary fleets migrate the templates first). */
+async function approveTemplatesAsTheyAsk(env: MigrationEnv, templates: string[], until: () => Promise<boolean>): Promise<void> {
+  const approved = new Set<string>();
+  await waitFor(async () => {
+    for (const t of templates) {
+      if (approved.has(t)) continue;
+      await decide(env.t.client, templateWorkflowId('coder', t), 'approve', { approver: 'sre' }).then(
+        () => approved.add(t),
+        () => undefined,
+      );
+    }
+    return until();
+  }, 120_000);
+}
+
+describe('migrateOrganization: every template of an organization, one canary gate', () => {
+  let env: MigrationEnv;
+  let gpu: string;
+  const tools = 'team-tools';
+  beforeAll(async () => {
+    gpu = uniqueTaskQueue('gpu');
+    env = await createMigrationEnv({ workspaces: 3, moreTemplates: [{ name: gpu, workspaces: 2 }, { name: tools, workspaces: 2, versioned: true }] });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  const input = (): MigrateOrganizationInput => ({
+    organization: 'coder',
+    allTemplates: true,
+    canary: 1,
+    concurrency: 1,
+    archiveOldVersions: false,
+    approval: { policy: 'destructive', approvers: ['sre'] },
+  });
+
+  it('migrates the two templates that need it (canaries, one gate, pause and resume, the rest), lists the _v1 one as nothing to do, keeps every PVC uid', async () => {
+    const uidsBefore = pvcUids(env);
+    const id = `wsmigrate-org/coder/${env.sim.template.name}`;
+    await startOrganizationMigration(env.t.client, input(), { taskQueue: env.taskQueue, workflowId: id });
+    const templates = [env.sim.template.name, gpu];
+    await approveTemplatesAsTheyAsk(env, templates, async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
+
+    const atGate = (await organizationStatus(env.t.client, id)).progress;
+    expect(atGate?.stage).toBe('canary-gate');
+    expect(atGate?.templates.map((r) => [r.template, r.state, r.summary?.migrated ?? 0]).sort()).toEqual(
+      [
+        [env.sim.template.name, 'canary-done', 1],
+        [gpu, 'canary-done', 1],
+        [tools, 'nothing-to-do', 0],
+      ].sort(),
+    );
+    expect(atGate?.pendingApproval?.summary).toMatch(/Canaries of coder: .*1 migrated, 0 not ok.*Continue with the rest of 2 template\(s\)/);
+
+    // Paused before the gate is passed: nothing new starts after the approval until resume.
+    await controlFleet(env.t.client, id, 'pause', 'sre', 'lunch');
+    await decide(env.t.client, id, 'approve', { approver: 'sre' });
+    await new Promise((r) => setTimeout(r, 1500));
+    const held = (await organizationStatus(env.t.client, id)).progress;
+    expect(held?.phase).toBe('paused');
+    expect(held?.templates.filter((r) => r.workflowId && !r.workflowId.endsWith('/canary'))).toEqual([]);
+    await controlFleet(env.t.client, id, 'resume', 'sre');
+
+    const handle = env.t.client.workflow.getHandle(id);
+    const result = (await handle.result()) as OrganizationResult;
+    expect(result.phase).toBe('done');
+    expect(result.nothingToDo).toEqual([tools]);
+    expect(result.summary).toMatchObject({ migrated: 5, failed: 0, restored: 0, needsAttention: 0 });
+    expect(result.templates.filter((r) => r.state === 'done').map((r) => r.template).sort()).toEqual([...templates].sort());
+    expect(result.summary.pvcUidsKept).toBeGreaterThanOrEqual(5);
+    expect(pvcUids(env)).toEqual(uidsBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+    // The _v1 template was never touched: still on its first version, its workspaces on build 1.
+    const toolsWs = env.sim.workspaces().filter((w) => w.name.startsWith(tools));
+    for (const w of toolsWs) expect((await env.coder.workspace(w.id)).latest_build.build_number).toBe(1);
+  }, 300_000);
+});
+
+describe('migrateOrganization: cancel', () => {
+  let env: MigrationEnv;
+  let gpu: string;
+  beforeAll(async () => {
+    // Sorted before the seeded template, so it runs first, with enough workspaces for the cancel to land mid-way.
+    gpu = uniqueTaskQueue('aaa');
+    env = await createMigrationEnv({ workspaces: 2, moreTemplates: [{ name: gpu, workspaces: 5 }] });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('a cancel during the first template stops its fleet and every template after it; nothing is lost', async () => {
+    const uidsBefore = pvcUids(env);
+    const id = `wsmigrate-org/coder/${env.sim.template.name}`;
+    await startOrganizationMigration(
+      env.t.client,
+      { organization: 'coder', templates: [env.sim.template.name, gpu], canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue, workflowId: id },
+    );
+    await approveTemplatesAsTheyAsk(env, [env.sim.template.name, gpu], async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
+    await decide(env.t.client, id, 'approve', { approver: 'sre' });
+    await waitFor(async () => (await organizationStatus(env.t.client, id)).progress?.templates.find((r) => r.template === gpu)?.state === 'rolling', 60_000);
+    await controlFleet(env.t.client, id, 'cancel', 'sre', 'stop for today');
+    const result = (await env.t.client.workflow.getHandle(id).result()) as OrganizationResult;
+    expect(result.phase).toBe('cancelled');
+    const byTemplate = Object.fromEntries(result.templates.map((r) => [r.template, r.state]));
+    expect(byTemplate).toEqual({ [gpu]: 'cancelled', [env.sim.template.name]: 'cancelled' });
+    expect(result.summary).toMatchObject({ failed: 0, restored: 0, needsAttention: 0 });
+    // The canaries (one each) and what the first fleet finished before the cancel; never the second template's rest.
+    expect(result.summary.migrated).toBeLessThan(7);
+    const rest = result.templates.find((r) => r.template === env.sim.template.name);
+    expect(rest?.summary?.migrated).toBe(1);
+    expect(pvcUids(env)).toEqual(uidsBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 300_000);
+});
