@@ -204,10 +204,4 @@ export const OrganizationJobSchema = ProvisionerJobSchema.extend({
 export type OrganizationJob = z.infer<typeof OrganizationJobSchema>;
 export const OrganizationJobsSchema = list(OrganizationJobSchema);
 
-export const UserSchema = z.looseObject({
-  id,
-  username: z.string(),
-});
-export type User = z.infer<typeof UserSchema>;
-
 export const TemplatesSchema = list(TemplateSchema);
