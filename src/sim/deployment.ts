@@ -412,8 +412,9 @@ export class SimDeployment {
     if (req.orphan && customState) throw new ApiError(400, 'ProvisionerState cannot be set alongside Orphan since state intent is unclear.');
     // The lifecycle executor builds with no authFunc (coderd/autobuild/lifecycle_executor.go).
     if (!system) this.authorizeBuild(actor, ws, req, customState !== undefined);
-    const previous = this.latestBuild(ws);
-    const versionId = req.templateVersionId ?? previous.templateVersionId;
+    // A workspace's first build (createWorkspace) has no previous one: no state, number 1.
+    const previous = ws.buildIds.length > 0 ? this.latestBuild(ws) : undefined;
+    const versionId = req.templateVersionId ?? previous?.templateVersionId ?? '';
     const version = this.versions.get(versionId);
     if (!version) throw new ApiError(400, 'template version does not exist', `No template version with id ${versionId}.`);
     if (version.templateId !== ws.templateId) throw new ApiError(400, 'template version doesn\'t match template');
@@ -433,15 +434,15 @@ export class SimDeployment {
     if (version.job.status !== 'succeeded') {
       throw new ApiError(400, `The provided template version "${version.name}" has failed to import: "${version.job.error ?? version.job.status}". You cannot build workspaces with it!`);
     }
-    if (ACTIVE_JOB_STATUSES.has(previous.job.status)) {
+    if (previous && ACTIVE_JOB_STATUSES.has(previous.job.status)) {
       throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);
     }
     // wsbuilder.getState: orphan → empty, explicit → exactly those bytes, else the previous build's state.
-    const state = req.orphan ? Buffer.alloc(0) : customState ? Buffer.from(customState) : Buffer.from(previous.state);
+    const state = req.orphan ? Buffer.alloc(0) : customState ? Buffer.from(customState) : Buffer.from(previous?.state ?? Buffer.alloc(0));
     const build: BuildRecord = {
       id: this.newId(),
       workspaceId: ws.id,
-      buildNumber: previous.buildNumber + 1,
+      buildNumber: (previous?.buildNumber ?? 0) + 1,
       templateVersionId: version.id,
       transition: req.transition,
       initiatorId: actor.id,
@@ -457,6 +458,40 @@ export class SimDeployment {
     ws.updatedAt = this.now();
     this.queueJob(build.job, () => this.runBuild(build, ws, version, Boolean(req.orphan)));
     return build;
+  }
+
+  /**
+   * POST /users/{user}/workspaces (coderd/workspaces.go createWorkspace): a new workspace and its first
+   * start, on the given version or the template's active one. Creation, unlike a build, refuses an
+   * archived version. Members create only their own; Owners and Organization Admins anyone's.
+   */
+  createWorkspace(actor: User, owner: User, req: { name: string; templateId?: string; templateVersionId?: string }): { ws: WorkspaceRecord; build: BuildRecord } {
+    if (!this.can(actor, 'create', { type: 'workspace', ownerId: owner.id, orgId: this.org.id })) {
+      throw new ApiError(403, 'Forbidden.', `Creating a workspace for ${owner.username} needs \`create\` on their workspaces: theirs, an Organization Admin's or an Owner's.`);
+    }
+    const version = req.templateVersionId !== undefined ? this.versions.get(req.templateVersionId) : undefined;
+    if (req.templateVersionId !== undefined && !version) throw new ApiError(400, 'Template version not found.', undefined, [{ field: 'template_version_id', detail: 'template not found' }]);
+    const template = this.templates.get(req.templateId ?? version?.templateId ?? '');
+    if (!template || !this.can(actor, 'read', this.templateObject(template))) {
+      throw new ApiError(400, `Template "${req.templateId ?? ''}" doesn't exist.`, undefined, [{ field: 'template_id', detail: 'template not found' }]);
+    }
+    const chosen = version ?? this.versions.get(template.activeVersionId);
+    if (!chosen) throw new Error(`simulator invariant: template ${template.name} has no active version`);
+    if (chosen.archived) throw new ApiError(400, 'Archived template versions cannot be used to make a workspace.');
+    if (!/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,30})$/.test(req.name)) {
+      throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'name', detail: 'Validation failed for tag "workspace_name": 1-32 letters, digits or "-", not starting with "-".' }]);
+    }
+    const taken = [...this.workspaces.values()].some((w) => !w.deleted && w.ownerId === owner.id && w.name.toLowerCase() === req.name.toLowerCase());
+    if (taken) throw new ApiError(409, `Workspace "${req.name}" already exists.`, undefined, [{ field: 'name', detail: 'This value is already in use and should be unique.' }]);
+    const now = this.now();
+    const ws: WorkspaceRecord = { id: this.newId(), name: req.name, ownerId: owner.id, organizationId: this.org.id, templateId: template.id, createdAt: now, updatedAt: now, lastUsedAt: now, deleted: false, buildIds: [] };
+    this.workspaces.set(ws.id, ws);
+    try {
+      return { ws, build: this.createBuild(actor, ws, { transition: 'start', templateVersionId: chosen.id }, true) };
+    } catch (err) {
+      this.workspaces.delete(ws.id);
+      throw err;
+    }
   }
 
   /**

@@ -164,7 +164,7 @@ export interface CoderSimulator {
   url: string;
   /** Owner (and so template admin) session token. */
   token: string;
-  /** A plain member: reads own workspaces; no template update (GET state → 404, PUT state → 403/404). */
+  /** A plain member: reads and builds its own workspaces; no template update (GET and PUT state → 404). */
   memberToken: string;
   /** The session token of a seeded user (a workspace's owner), to act as that user. */
   tokenOf(username: string): string;
