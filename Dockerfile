@@ -1,5 +1,6 @@
 # The wsmigrate worker for the production-shaped stack in docker-compose.yml.
-FROM node:20-bookworm-slim AS build
+# Node 24: the current LTS (Node 20 left support in April 2026); the tests run on it too (make test).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -8,7 +9,7 @@ COPY src ./src
 COPY data ./data
 RUN npx tsc -p tsconfig.build.json && node dist/worker/write-workflow-bundle.js && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # Terraform is only needed for the `import` strategy; the default `rename` strategy is offline JSON.
 ARG TERRAFORM_VERSION=1.8.5
 WORKDIR /app

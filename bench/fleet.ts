@@ -151,8 +151,16 @@ async function scenario(phaseMs: number): Promise<Row> {
       const backup = await activities.backupState({ workspaceId: pf.workspaceId, subject });
       const rewrite = await activities.rewriteState({ subject, backupRef: backup.blob.ref, strategy: 'rename', targetVersionId: t.versionId });
       await activities.verifyMigration({ subject, migratedRef: rewrite.migrated.ref, targetVersionId: t.versionId });
-      await activities.pushState({ subject, workspaceId: pf.workspaceId, backup, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 });
-      const start = await activities.startPinned({ workspaceId: pf.workspaceId, subject, templateVersionId: t.versionId, afterBuildNumber: backup.buildNumber, timeoutMs: 600_000 });
+      const start = await activities.buildWithState({
+        purpose: 'migrate',
+        workspaceId: pf.workspaceId,
+        subject,
+        transition: pf.prior.transition,
+        templateVersionId: t.versionId,
+        state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
+        read: { id: backup.buildId, buildNumber: backup.buildNumber, stateSha256: backup.blob.sha256 },
+        timeoutMs: 600_000,
+      });
       await activities.postBuildCheck({ subject, buildId: start.buildId, backupRef: backup.blob.ref });
     }
     const perWorkspaceS = (Date.now() - seqStart) / 1000 / sample.length;

@@ -6,11 +6,17 @@
 # ~20 min the first time on 2 cores, announced tool by tool.
 set -euo pipefail
 
+# Node.js: the current LTS, the one the image ships. The machine's apt may only have an older major;
+# the npm registry's node-linux-<arch> package carries the official binary, so it is installed from
+# there into the cache (never into package.json: the lockfile stays as it is). `make` puts it first on PATH.
+NODE_VERSION=24.22.3
+
 REAL_STACK=0
 for arg in "$@"; do
   case "$arg" in
     --real-stack) REAL_STACK=1 ;;
-    -h|--help) echo "usage: $0 [--real-stack]   (--real-stack: also kube-apiserver, etcd and the Terraform providers)"; exit 0 ;;
+    --node-bin-dir) ;; # install Node.js only and print its bin folder (for the Makefile's PATH)
+    -h|--help) echo "usage: $0 [--real-stack | --node-bin-dir]   (--real-stack: also kube-apiserver, etcd and the Terraform providers; --node-bin-dir: only Node.js $NODE_VERSION, printing its bin folder)"; exit 0 ;;
     *) echo "tools: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,6 +51,27 @@ go_build() {
   fi
   mv "$work/$name" "$dest.tmp" && mv "$dest.tmp" "$dest"
   rm -rf "$work"
+}
+
+ensure_node() {
+  local dir="$BIN_DIR/node-$NODE_VERSION" arch
+  case "$(uname -m)" in
+    x86_64|amd64) arch=x64 ;;
+    aarch64|arm64) arch=arm64 ;;
+    *) fail "no node-linux package for $(uname -m); install Node.js $NODE_VERSION yourself and put it first on PATH" ;;
+  esac
+  if [ -x "$dir/bin/node" ] && [ "$("$dir/bin/node" --version)" = "v$NODE_VERSION" ]; then say "node $NODE_VERSION: $dir/bin/node (cached)"; return; fi
+  command -v npm >/dev/null 2>&1 || fail "npm is needed to fetch Node.js $NODE_VERSION (node-linux-$arch from the npm registry)"
+  say "node $NODE_VERSION: installing node-linux-$arch@$NODE_VERSION from the npm registry into $dir (first run only)"
+  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+  if ! npm install --prefix "$dir.tmp" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node-linux-$arch@$NODE_VERSION" >"$dir.tmp.log" 2>&1; then
+    tail -n 20 "$dir.tmp.log" >&2
+    fail "could not install node-linux-$arch@$NODE_VERSION (log above). Is the npm registry reachable?"
+  fi
+  mkdir -p "$dir.tmp/bin" && ln -sfn "../node_modules/node-linux-$arch/bin/node" "$dir.tmp/bin/node"
+  [ "$("$dir.tmp/bin/node" --version)" = "v$NODE_VERSION" ] || fail "the installed node does not report v$NODE_VERSION"
+  rm -rf "$dir" && mv "$dir.tmp" "$dir" && rm -f "$dir.tmp.log"
+  say "node $NODE_VERSION: $dir/bin/node (installed); make test, make demo and .ci/run put $dir/bin first on PATH"
 }
 
 ensure_temporal() {
@@ -201,6 +228,8 @@ ensure_kube_apiserver_and_etcd() {
   say "kube-apiserver $KUBERNETES_VERSION and etcd $ETCD_VERSION built in $((SECONDS - t0)) s: $api_dir, $etcd_dir"
 }
 
+if [ "${1:-}" = "--node-bin-dir" ]; then ensure_node >&2; echo "$BIN_DIR/node-$NODE_VERSION/bin"; exit 0; fi
+ensure_node
 ensure_temporal
 ensure_terraform
 # The demo needs only the two above; the test suite also needs the S3 server and the real stack.

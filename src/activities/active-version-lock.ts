@@ -1,19 +1,27 @@
-import { formatBlobRef } from '../adapters/blob-ref';
+import { formatBlobRef } from '../domain/blob-ref';
 import { isCoderApiError } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
+import { refuseUnlessTokenMayMigrate } from './token-permissions';
 
 /**
  * What the fleet did about builds on the old versions while it migrates. With the template requiring
- * its active version, a member can no longer start a migrated workspace on a pre-migration version
- * (measured with real Terraform: that destroys its PVC); template admins still can, as in Coder.
+ * its active version (Premium), a member's start on a pre-migration version is refused; stops are
+ * not, and template admins and owners are not held (enterprise/coderd/dbauthz/accesscontrol.go).
+ * Each state is what Coder reads back, never what was asked for.
  */
 export type ActiveVersionLock =
   | { state: 'switched-on' }
   /** It was on already: by an earlier fleet run (wsmigrate's marker is in the blob store), or by the operator. */
   | { state: 'already-on'; byWsmigrate: boolean }
-  /** Coder refused (no Premium license, or not a template admin): migrated workspaces stay exposed until the archive. */
+  /**
+   * Coder accepted the change and reads it back false: without a Premium licence (or with an expired
+   * one) the setting is ignored (coderd/database/dbauthz/accesscontrol.go AGPLTemplateAccessControlStore;
+   * coderd/templates.go patchTemplateMeta answers 200). Nothing holds anyone to the active version.
+   */
+  | { state: 'not-held'; reason: string }
+  /** Coder refused the change: migrated workspaces stay exposed to builds on old versions. */
   | { state: 'refused'; reason: string };
 
 export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
@@ -34,6 +42,13 @@ async function templateOf(deps: ActivityDeps, organization: string, template: st
 export function makeRequireActiveVersion(deps: ActivityDeps) {
   return async function requireActiveVersion(input: { organization: string; template: string; workflowId: string }): Promise<ActiveVersionLock> {
     const t = await templateOf(deps, input.organization, input.template);
+    // The fleet's first change: a token that may not run the whole migration is refused before it.
+    await refuseUnlessTokenMayMigrate(deps.coder, `template ${input.organization}/${input.template}`, {
+      organizationId: t.organization_id,
+      organization: input.organization,
+      templateId: t.id,
+      template: input.template,
+    });
     const marker = markerBytes(t.id);
     if (t.require_active_version) {
       return { state: 'already-on', byWsmigrate: await deps.blobs.has(formatBlobRef(deps.blobs.location, sha256Hex(marker))) };
@@ -50,6 +65,16 @@ export function makeRequireActiveVersion(deps: ActivityDeps) {
         return { state: 'refused', reason: err.message };
       }
       throw err;
+    }
+    // Read it back: an AGPL Coder answers 200 and ignores it.
+    const after = await templateOf(deps, input.organization, input.template);
+    if (!after.require_active_version) {
+      await deps.blobs.remove(sha256Hex(marker));
+      return {
+        state: 'not-held',
+        reason:
+          'Coder accepted require_active_version but reads it back as false: it is ignored without a Premium licence (or with an expired one), so nothing holds members to the active version',
+      };
     }
     return { state: 'switched-on' };
   };

@@ -1,4 +1,5 @@
-import { coderStep, conflict } from './failures';
+import { builtMeanwhile } from './builds';
+import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
 import type { StateBackup } from './backup-state';
 
@@ -24,7 +25,7 @@ export function makeBackupForRecovery({ coder, blobs }: ActivityDeps) {
     const ws = await coderStep(step, input.subject, () => coder.workspace(input.workspaceId));
     const latest = ws.latest_build;
     if (latest.id !== input.latestBuildId) {
-      throw conflict(step, input.subject, `build #${latest.build_number} ran after the health check; run the recovery again once the workspace is idle`);
+      throw builtMeanwhile(step, input.subject, latest, 'the health check');
     }
     const save = async (buildId: string, what: string): Promise<StateBackup> => {
       const build = await coderStep(step, input.subject, () => coder.workspaceBuild(buildId));

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { BlobRefError } from '../adapters/blob-ref';
+import { BlobRefError } from '../domain/blob-ref';
 import { BlobNotFoundError, BlobStoreAccessError, BlobStoreUnavailableError, BlobUnreadableError } from '../adapters/blob-store';
 import { FailureType } from '../domain/failure-types';
 

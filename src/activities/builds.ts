@@ -4,7 +4,7 @@ import type { CoderApi } from './ports';
 import { downgradeHazardsAgainst } from '../domain/downgrade-guard';
 import { rootDeclarationsOf } from './template-facts';
 import { parseStateV4, StateFormatError } from '../domain/state';
-import { FailureType, coderStep, conflict, refuse } from './failures';
+import { FailureType, coderStep, refuse } from './failures';
 import { cachedTemplateSourceLoader, type LoadTemplateSource } from './template-source';
 import { heartbeatIfInActivity } from './heartbeat';
 
@@ -32,17 +32,11 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
     const ours =
       latest.transition === req.transition &&
       (req.templateVersionId === undefined || latest.template_version_id === req.templateVersionId);
-    if (!ours) {
-      throw conflict(
-        step,
-        req.subject,
-        `build #${latest.build_number} (${latest.transition}) was started by ${latest.initiator_name ?? 'someone else'} while the migration ran; ` +
-          'stop here so a human can look before anything else changes',
-      );
-    }
+    if (!ours) throw builtMeanwhile(step, req.subject, latest, req.afterBuildNumber);
     build = latest;
   } else {
-    await refuseDowngrade(coder, req, latest.id, req.templateVersionId ?? latest.template_version_id);
+    const state = await coderStep(step, req.subject, () => coder.getWorkspaceBuildState(latest.id));
+    await refuseDowngrade(coder, step, req.subject, state, req.templateVersionId ?? latest.template_version_id);
     build = await coderStep(step, req.subject, () =>
       coder.createWorkspaceBuild(req.workspaceId, {
         transition: req.transition,
@@ -69,13 +63,25 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
 const loaders = new WeakMap<CoderApi, LoadTemplateSource>();
 
 /**
+ * Someone else (an owner, the dashboard, Coder's own autostart/autostop) built the workspace after
+ * the build this step read. Nothing is written over their build: the workflow reads again and starts over.
+ */
+export function builtMeanwhile(step: string, subject: string, latest: WorkspaceBuild, read: number | string): ApplicationFailure {
+  return ApplicationFailure.create({
+    message:
+      `${step}: ${subject}: build #${latest.build_number} (${latest.transition}, ${latest.job.status}) was started by ${latest.initiator_name ?? 'someone else'} ` +
+      `after ${typeof read === 'number' ? `build #${read}, the one this step read` : read}; nothing was written over it`,
+    type: FailureType.builtMeanwhile,
+    nonRetryable: true,
+  });
+}
+
+/**
  * The plan guard's downgrade rule, for every build wsmigrate starts: a workspace whose state is
  * migrated (holds _v1 types) is never built with a version that still declares the old types.
- * Reads the state first and downloads the version's source only when something is migrated.
+ * `bytes` is the state the build will run on; the version's source is downloaded only when it is migrated.
  */
-async function refuseDowngrade(coder: CoderApi, req: BuildRequest, latestBuildId: string, versionId: string): Promise<void> {
-  const step = `${req.transition} build`;
-  const bytes = await coderStep(step, req.subject, () => coder.getWorkspaceBuildState(latestBuildId));
+export async function refuseDowngrade(coder: CoderApi, step: string, subject: string, bytes: Buffer, versionId: string): Promise<void> {
   if (bytes.length === 0) return;
   let resources;
   try {
@@ -90,14 +96,14 @@ async function refuseDowngrade(coder: CoderApi, req: BuildRequest, latestBuildId
     load = cachedTemplateSourceLoader(coder);
     loaders.set(coder, load);
   }
-  const source = await load(versionId, req.subject);
+  const source = await load(versionId, subject);
   const hazards = downgradeHazardsAgainst(resources, rootDeclarationsOf(source.terraform));
   if (hazards.length > 0) {
     throw refuse(
       step,
-      req.subject,
+      subject,
       `template version ${versionId} is older than this workspace's migrated state (${hazards.join('; ')}). ` +
-        'Build it with the migrated (_v1) version instead; archive the pre-migration versions so nobody else can pick them.',
+        'Build it with the migrated (_v1) version instead. Archiving the pre-migration versions only hides them: Coder still builds an archived version through the API.',
     );
   }
 }

@@ -2,9 +2,10 @@ import { Context } from '@temporalio/activity';
 import type { FleetFilters } from '../domain/fleet-input';
 import { selectForFleet } from '../domain/fleet-progress';
 import { workspaceWorkflowId } from '../domain/migration-input';
-import { WsmigratePhase } from '../workflows/search-attributes';
+import { WsmigratePhase } from '../contracts/search-attributes';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
+import { refuseUnlessTokenMayMigrate } from './token-permissions';
 
 export interface DiscoverFleetPageInput {
   organization: string;
@@ -42,6 +43,11 @@ export interface FleetPage {
 export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
   return async function discoverFleetPage(input: DiscoverFleetPageInput): Promise<FleetPage> {
     const subject = `template ${input.organization}/${input.template}`;
+    if (input.offset === 0) {
+      // Before the fleet changes anything (with --version it skips the template's own preflight).
+      const t = await coderStep('discovery', subject, () => coder.templateByName(input.organization, input.template));
+      await refuseUnlessTokenMayMigrate(coder, subject, { organizationId: t.organization_id, organization: input.organization, templateId: t.id, template: input.template });
+    }
     const page = await coderStep('discovery', subject, () => coder.workspacesOfTemplatePage(input.template, { offset: input.offset, limit: input.pageSize }));
     const items: FleetItem[] = [];
     let alreadyDone = 0;

@@ -3,6 +3,7 @@ import { makeArchiveTemplateVersions, makePlanVersionArchive } from './archive-v
 import { makeAssessHealth } from './assess-health';
 import { makeBackupForRecovery } from './backup-for-recovery';
 import { makeBackupState } from './backup-state';
+import { makeBuildWithState } from './build-with-state';
 import { makeCombinedSteps } from './combined-steps';
 import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeDiscoverFleetPage } from './discover-fleet';
@@ -12,10 +13,8 @@ import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
 import { makePreflightWorkspace } from './preflight-workspace';
-import { makePushState } from './push-state';
+import { makeRestoreByBuild } from './restore-by-build';
 import { makeReadProvisionerCapacity } from './read-provisioner-capacity';
-import { makeRestoreState } from './restore-state';
-import { makeReturnToPrior } from './return-to-prior';
 import { makeRewriteState } from './rewrite-state';
 import { makeStartPinned } from './start-pinned';
 import { makeStopWorkspace } from './stop-workspace';
@@ -35,16 +34,15 @@ export type { ActivityDeps, CoderApi, Importer, MessageRef, MigrationMetrics, No
 export function createActivities(deps: ActivityDeps) {
   const templateSources = cachedTemplateSourceLoader(deps.coder);
   const activities = {
-    preflightWorkspace: makePreflightWorkspace(deps),
+    preflightWorkspace: makePreflightWorkspace(deps, templateSources),
     stopWorkspace: makeStopWorkspace(deps),
     backupState: makeBackupState(deps),
     rewriteState: makeRewriteState(deps, templateSources),
     verifyMigration: makeVerifyMigration(deps, templateSources),
-    pushState: makePushState(deps),
+    buildWithState: makeBuildWithState(deps),
     startPinned: makeStartPinned(deps),
     postBuildCheck: makePostBuildCheck(deps),
-    restoreState: makeRestoreState(deps),
-    returnToPrior: makeReturnToPrior(deps),
+    restoreByBuild: makeRestoreByBuild(deps),
     notify: makeNotify(deps),
     trackBuildChanges: makeTrackBuildChanges(deps, templateSources),
     preflightTemplate: makePreflightTemplate(deps),

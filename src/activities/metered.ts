@@ -39,6 +39,12 @@ export function meterActivities<T extends Record<string, ActivityFn>>(activities
         if ((result as { verdict?: string }).verdict === 'deny') metrics.deleteBlocked('verify');
       },
     },
+    requireActiveVersion: {
+      ok: (input, result) => {
+        const state = (result as { state?: string }).state;
+        metrics.activeVersionLockRead((input as { template: string }).template, state === 'switched-on' || state === 'already-on');
+      },
+    },
     postBuildCheck: {
       failed: (err) => {
         if (err instanceof ApplicationFailure && err.type === FailureType.dataLoss) metrics.damagedWorkspaceFound('volume-lost');

@@ -1,10 +1,13 @@
 import { sha256Hex } from '../adapters/hash';
-import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStatePushNoBuild, updateRestartStopsFirst } from '../domain/coder-version';
+import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStateInBuilds, updateRestartStopsFirst } from '../domain/coder-version';
 import { summarizeStateMigration } from '../domain/migration-check';
 import { parseStateV4, StateFormatError } from '../domain/state';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
+import type { LoadTemplateSource } from './template-source';
+import { refuseUnlessTokenMayMigrate } from './token-permissions';
+import { stateTypesStillDeclared } from '../domain/module-coverage';
 
 export interface WorkspacePreflightInput {
   owner: string;
@@ -33,18 +36,25 @@ export interface WorkspacePreflight {
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 
 /** Every check that must pass before anything changes; reads only. */
-export function makePreflightWorkspace({ coder }: ActivityDeps) {
+export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
   return async function preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight> {
     const subject = `${input.owner}/${input.workspace}`;
     const step = 'preflight';
     const info = await coderStep(step, subject, () => coder.buildInfo());
     const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
-    if (!supportsStatePushNoBuild(version)) throw refuse(step, subject, describeVersionGate(version));
+    if (!supportsStateInBuilds(version)) throw refuse(step, subject, describeVersionGate(version));
 
     const ws = await coderStep(step, subject, () => coder.workspaceByOwnerAndName(input.owner, input.workspace));
     if (ws.template_name !== input.template) {
       throw refuse(step, subject, `the workspace uses template '${ws.template_name}', not '${input.template}'; check the template name`);
     }
+    await refuseUnlessTokenMayMigrate(coder, subject, {
+      organizationId: ws.organization_id,
+      organization: ws.organization_name ?? ws.organization_id,
+      templateId: ws.template_id,
+      template: input.template,
+      workspace: { id: ws.id, ownerId: ws.owner_id },
+    });
     const latest = ws.latest_build;
     if (ACTIVE_JOB.has(latest.job.status)) {
       throw ApplicationFailure.create({
@@ -62,10 +72,14 @@ export function makePreflightWorkspace({ coder }: ActivityDeps) {
       throw refuse(step, subject, `template version ${target.name} did not import successfully (job ${target.job.status}); fix the template first`);
     }
 
-    // Reading state needs template admin rights: this doubles as the permission check.
     const state = await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id));
     const parsed = refuseOn(step, subject, [StateFormatError], () => parseStateV4(state.toString('utf8')), `the state of build #${latest.build_number} cannot be migrated: `);
     const summary = summarizeStateMigration(parsed.resources);
+    // Refused before anything stops: migrating onto a version with the old types is downtime for a guard denial.
+    const stillOld = summary.renameable.length ? stateTypesStillDeclared(parsed.resources, (await loadTemplateSource(input.targetVersionId, subject)).terraform) : [];
+    if (stillOld.length > 0) {
+      throw refuse(step, subject, `template version ${target.name} still declares ${stillOld.slice(0, 5).join(', ')} with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed (its result's versionId)`);
+    }
     if (summary.needsImport.length > 0 && input.strategy === 'rename') {
       throw refuse(
         step,

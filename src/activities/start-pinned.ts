@@ -10,8 +10,9 @@ export interface StartPinnedInput {
 }
 
 /**
- * Starts the workspace on an explicit template version. Never a plain start: Coder would reuse the
- * previous build's (old) version, which plans the _v1 resources away and destroys the PVC.
+ * Zero-touch: starts the workspace on an explicit template version, on the state it already has
+ * (that version migrates it itself). Never a plain start: Coder would reuse the previous build's
+ * (old) version. The runbook's own write is buildWithState, which carries the migrated state.
  */
 export function makeStartPinned({ coder }: ActivityDeps) {
   return async function startPinned(input: StartPinnedInput): Promise<{ buildId: string; buildNumber: number }> {

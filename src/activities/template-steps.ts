@@ -1,6 +1,6 @@
 import type { RenamedToken, TemplateRewriteReport } from '../domain/template-rewrite';
 import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, ZeroTouchRefusedError } from '../domain/template-rewrite';
-import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStatePushNoBuild } from '../domain/coder-version';
+import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStateInBuilds } from '../domain/coder-version';
 import { TemplateArchiveError, writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
 import type { BlobRef } from '../adapters/blob-store';
@@ -8,6 +8,7 @@ import { blobStep, currentWorkflowRun } from './blob-step';
 import { heartbeatIfInActivity } from './heartbeat';
 import { coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
+import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import type { LoadTemplateSource } from './template-source';
 
 export interface TemplatePreflight {
@@ -22,8 +23,10 @@ export function makePreflightTemplate({ coder }: ActivityDeps) {
     const subject = `template ${input.organization}/${input.template}`;
     const info = await coderStep('preflight', subject, () => coder.buildInfo());
     const version = refuseOn('preflight', subject, [CoderVersionError], () => parseCoderVersion(info.version));
-    if (!supportsStatePushNoBuild(version)) throw refuse('preflight', subject, describeVersionGate(version));
+    if (!supportsStateInBuilds(version)) throw refuse('preflight', subject, describeVersionGate(version));
     const t = await coderStep('preflight', subject, () => coder.templateByName(input.organization, input.template));
+    // The template's workspaces are built next (by the fleet, or by hand): a token that cannot start them is refused now.
+    await refuseUnlessTokenMayMigrate(coder, subject, { organizationId: t.organization_id, organization: input.organization, templateId: t.id, template: input.template });
     return { organizationId: t.organization_id, templateId: t.id, activeVersionId: t.active_version_id, coderVersion: info.version };
   };
 }
@@ -66,7 +69,7 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
     );
     const remote = externalModuleRefusal(report.externalModules);
     if (remote && !input.allowRemoteModules) {
-      throw refuse('rewrite template', input.subject, `${remote}. Nothing was pushed. Or, to rewrite the rest and leave those modules as they are, run again with --allow-remote-modules (each workspace holding deprecated types inside such a module is then refused before its state is pushed)`);
+      throw refuse('rewrite template', input.subject, `${remote}. Nothing was pushed. Or, to rewrite the rest and leave those modules as they are, run again without --strict-modules (each workspace holding deprecated types inside such a module is then refused before its state is pushed)`);
     }
     const rewritten = new Map(files.map((f) => [f.path, f.content]));
     const archive = source.archive.map((f) =>

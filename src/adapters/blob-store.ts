@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeBlob, encodeBlob } from './blob-codec';
-import { blobKey, formatBlobRef, formatLocation, parseBlobRef } from './blob-ref';
+import { blobKey, formatBlobRef, formatLocation, parseBlobRef } from '../domain/blob-ref';
 import { sha256Hex } from './hash';
 
 export interface BlobRef {

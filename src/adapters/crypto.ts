@@ -1,8 +1,8 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { KEY_BYTES } from '../config/encryption-key';
 
 /** Layout of a sealed buffer: version (1 byte) || IV (12) || ciphertext || GCM tag (16). */
 export const SEALED_FORMAT_VERSION = 1;
-export const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + IV_BYTES;
@@ -63,13 +63,4 @@ export function decrypt(key: Buffer, sealed: Buffer, aad?: Buffer, what = 'data'
     // GCM cannot tell a wrong key from tampering; both fail the tag check.
     throw new DecryptionError(`cannot decrypt ${what}: wrong WSMIGRATE_ENCRYPTION_KEY or corrupted data`);
   }
-}
-
-/**
- * A short public name for a key, so a client, a worker and an operator can check they share one.
- * It is a domain-separated hash: it reveals nothing about the key, and no other hash of it collides.
- */
-export function encryptionKeyId(key: Buffer): string {
-  assertKey(key);
-  return createHash('sha256').update('wsmigrate encryption key id v1\0').update(key).digest('hex').slice(0, 16);
 }

@@ -1,4 +1,4 @@
-import { parseBlobRef, parseLocation, formatLocation } from './blob-ref';
+import { parseBlobRef, parseLocation, formatLocation } from '../domain/blob-ref';
 import { createFileBlobStore, type BlobStore } from './blob-store';
 
 export interface BlobStoreSettings {

@@ -7,7 +7,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { decodeBlob, encodeBlob } from './blob-codec';
-import { blobKey, formatBlobRef, formatLocation, parseBlobRef } from './blob-ref';
+import { blobKey, formatBlobRef, formatLocation, parseBlobRef } from '../domain/blob-ref';
 import {
   BLOB_HEX,
   BlobNotFoundError,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort } from './free-port';
 import { Connection } from '@temporalio/client';
-import { WSMIGRATE_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { WSMIGRATE_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 
 export { freeLoopbackPort };
 

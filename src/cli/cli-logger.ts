@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Logger } from '../adapters/logging/logger';
-import { LOG_FORMATS, LOG_LEVELS, parseEncryptionKey, type LogFormat, type LogLevel } from '../config/env';
+import { parseEncryptionKey } from '../config/encryption-key';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../config/env';
 import { redactSecrets } from '../config/secret';
 import type { CliIo, LogDestination } from './io';
 

@@ -25,7 +25,8 @@ export function addFleetOptions(cmd: Command): Command {
     .addOption(new Option('--workspace-approval <policy>', "each workspace's gates (the guard still asks when a plan needs it)").choices(['none', 'destructive', 'all']).default('none'))
     .option('--approver <name...>', 'who may approve, pause, resume and cancel (default: WSMIGRATE_APPROVERS); gates that ask need one, or --any-approver')
     .option('--any-approver', 'accept any approver name (when no --approver is given); recorded in the memo, passed to every workspace', false)
-    .option('--allow-remote-modules', 'migrate a template that calls registry/git modules, leaving them as they are; workspaces holding deprecated types inside one are refused', false)
+    .option('--strict-modules', 'refuse a template that calls modules whose code is not in it (registry, git::); by default the rest is rewritten and each workspace holding deprecated types inside one is refused', false)
+    .addOption(new Option('--allow-remote-modules', 'deprecated: the default now; does nothing').hideHelp())
     .option('--approval-timeout <duration>', 'a gate waits this long, escalates once, waits again, then cancels the fleet', '4h')
     .option('--escalate-to <who>', 'who the escalation notification names')
     .option('--no-require-active-version', "leave the template's 'require active version' as it is (default: on while migrating, so nobody starts a migrated workspace on an old version; given back after the archive)")
@@ -83,7 +84,7 @@ export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprove
     requireActiveVersion: o.requireActiveVersion !== false,
     buildTimeout: o.buildTimeout as string,
     dryRun: Boolean(o.dryRun),
-    ...(o.allowRemoteModules ? { allowRemoteModules: true } : {}),
+    ...(o.strictModules ? { allowRemoteModules: false } : {}),
     ...(o.zeroTouch ? { zeroTouch: true } : {}),
   };
 }

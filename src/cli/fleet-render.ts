@@ -1,25 +1,36 @@
 import { formatDuration } from '../domain/fleet-progress';
+import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
 import type { FleetStatus } from '../client/fleet';
 import type { FleetProgress, FleetResult } from '../workflows/migrate-fleet';
 
+/** No ETA while a person is awaited: the fleet's own gate, or children at gates with nothing else running. */
+function etaText(p: FleetProgress, waits: readonly FleetWait[]): string {
+  const people = waitsOnPeople({ ownGate: Boolean(p.pendingApproval), stage: p.stage, running: p.running.length, childrenAtGates: p.childApprovals.length }) || waits.some(isPersonWait);
+  return p.etaMs !== undefined && !people ? ` · ETA ${formatDuration(p.etaMs)}` : '';
+}
+
+/** What the fleet waits on, short: a gate, a child's gate, an activity retrying, a pending cancel. */
+function waitText(p: FleetProgress, waits: readonly FleetWait[]): string {
+  const tag = waitTag(waits) ?? (p.pendingApproval ? `awaiting '${p.pendingApproval.gateId}'` : undefined);
+  return tag ? ` · ${tag}` : '';
+}
+
 /** One plain line of a running fleet, for logs and non-TTY output. */
-export function progressLine(p: FleetProgress): string {
+export function progressLine(p: FleetProgress, waits: readonly FleetWait[] = []): string {
   const c = p.counts;
-  const eta = p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : '';
-  const gate = p.pendingApproval ? ` · waiting for '${p.pendingApproval.gateId}'` : p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : '';
-  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.remaining} to go (${p.running.length} running)${eta}${gate}`;
+  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
 }
 
 /** `[#######·······]  23/50  migrated 20 · failed 1 · running 10 · ETA 1m20s` for a terminal. */
-export function progressBar(p: FleetProgress, width = 28): string {
+export function progressBar(p: FleetProgress, width = 28, waits: readonly FleetWait[] = []): string {
   const done = p.finished;
   const total = done + p.remaining;
   const filled = total > 0 ? Math.round((done / total) * width) : 0;
   const c = p.counts;
-  const eta = p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : '';
-  const bad = c.failed + c['needs-attention'] + c.restored;
-  return `[${'#'.repeat(filled)}${'·'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}  ok ${c.migrated + c['already-migrated'] + c['dry-run']} · not ok ${bad} · running ${p.running.length}${eta}${p.phase !== 'running' ? ` · ${p.phase}` : ''}`;
+  const bad = c.failed + c['needs-attention'];
+  const restored = c.restored ? ` · restored ${c.restored}` : '';
+  return `[${'#'.repeat(filled)}${'·'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}  ok ${c.migrated + c['already-migrated'] + c['dry-run']}${restored} · not ok ${bad} · running ${p.running.length}${etaText(p, waits)}${p.phase !== 'running' ? ` · ${p.phase}` : ''}${waitText(p, waits)}`;
 }
 
 /** The end of a fleet as a table: one row per outcome, the PVC uids kept, failures, the archive. */
@@ -27,6 +38,7 @@ export function summaryTable(r: FleetResult): string {
   const s = r.summary;
   const rows: [string, number][] = [
     ['migrated', s.migrated],
+    ...(s.recovered ? [['  of them recovered', s.recovered] as [string, number]] : []),
     ['already-migrated', s.alreadyMigrated],
     ['dry-run', s.dryRun],
     ['restored', s.restored],
@@ -63,7 +75,7 @@ function activeVersionLine(r: FleetResult): string | undefined {
   if (released === 'switched-off') return "require active version: given back (off) now that the old versions are archived";
   if (released === 'left-on-by-operator') return 'require active version: left on (it was on before wsmigrate)';
   const lock = r.activeVersionLock;
-  if (!lock || lock.state === 'refused') return undefined; // the refusal is in the note
+  if (!lock || lock.state === 'refused' || lock.state === 'not-held') return undefined; // said in the note
   if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
   return "require active version: on until the old versions are archived (members cannot start a workspace on an old version meanwhile; if you abandon the migration, give it back with `coder templates edit <template> --require-active-version=false`)";
 }
@@ -72,7 +84,9 @@ function activeVersionLine(r: FleetResult): string | undefined {
 export function statusText(s: FleetStatus): string {
   if (s.progress) {
     const p = s.progress;
-    const lines = [`${s.workflowId}: ${p.phase}`, `  ${progressLine(p)}`];
+    const waits = s.waitingOn ?? [];
+    const lines = [`${s.workflowId}: ${p.phase}`, `  ${progressLine(p, waits)}`];
+    for (const line of waitLines(waits.filter((w) => !isPersonWait(w)))) lines.push(`  ${line}`);
     const phases = Object.entries(s.runningByPhase ?? {});
     if (phases.length) lines.push(`  running by phase: ${phases.map(([k, v]) => `${k} ${v}`).join(', ')}`);
     if (p.pacing) lines.push(`  ${pacingLine(p.pacing).replace(/\*\*/g, '')}`);

@@ -1,3 +1,5 @@
+import { failureText, failureTypeOf } from '../client/failure-text';
+
 /**
  * Where a command writes: `out` its result (stdout), `err` human text (stderr), `log` its log lines
  * (stderr; JSON unless a terminal). Tests pass collectors; without `log` a command logs nothing.
@@ -33,6 +35,15 @@ export class CliError extends Error {
 /** Exit codes shared by every command, so scripts can tell "refused" from "broken". */
 export const EXIT = { ok: 0, failure: 1, usage: 2, denied: 3, changesPending: 4 } as const;
 
+/** Failure types of a run that said no (a precondition, a guard, a person): README's "denied/refused". */
+const REFUSAL_TYPES = new Set(['WsmigrateRefused', 'WsmigrateRejected', 'WsmigrateGuardDenied', 'WsmigrateWorkspaceBusy']);
+
+/** The exit code for an error that is not a CliError: 3 when the run it reports was refused, 1 otherwise. */
+export function exitCodeOf(err: unknown): number {
+  const type = failureTypeOf(err);
+  return type && REFUSAL_TYPES.has(type) ? EXIT.denied : EXIT.failure;
+}
+
 /** 128 + SIGPIPE: what `cat`, `git` and `yes` exit with when the reader of their output goes away. */
 export const EXIT_CLOSED_PIPE = 141;
 
@@ -47,20 +58,12 @@ export function endQuietlyWhenOutputCloses(stream: NodeJS.WriteStream, exit: (co
   });
 }
 
-/**
- * An error's message followed by each cause's that it does not already contain, so a wrapper like
- * "Failed to start Workflow" never hides the reason underneath.
- */
+/** A refusal from the client (not an approver, nothing pending) as the CLI's "denied" error; anything else as it is. */
+export function asCliRefusal(err: unknown): unknown {
+  return (err as { name?: string } | null)?.name === 'RefusedError' ? new CliError((err as Error).message, EXIT.denied) : err;
+}
+
+/** An error's message and its causes' (details arrays included), for the one line a failed command ends with. */
 export function describeError(err: unknown): string {
-  const parts: string[] = [];
-  let text = '';
-  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const { message, details } = e as { message?: string; details?: string };
-    const own = (details || message || String(e)).trim();
-    if (own && !text.includes(own)) {
-      parts.push(own);
-      text += ` ${own}`;
-    }
-  }
-  return parts.join(': ');
+  return failureText(err);
 }

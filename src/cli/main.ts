@@ -19,7 +19,8 @@ import { registerStateRestoreCommand } from './commands/state-restore';
 import { registerTemplateCommands } from './commands/template';
 import { registerWorkerCommands } from './commands/worker';
 import { reportFailure } from './cli-logger';
-import { CliError, EXIT, describeError, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
+import { unknownOptionMessage } from './option-typos';
+import { CliError, EXIT, describeError, exitCodeOf, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('wsmigrate')
@@ -38,19 +39,39 @@ export function buildProgram(io: CliIo): Command {
   return program;
 }
 
-/** The command `argv` names (`fleet start`), for an error raised before its action ran (e.g. a bad option value). */
-function commandNamedBy(program: Command, argv: string[]): Command {
+/** The command `argv` names (`fleet start`) and the words after its name. */
+function commandNamedBy(program: Command, argv: string[]): { cmd: Command; rest: string[] } {
   let cmd = program;
-  for (const word of argv) {
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const word = argv[i];
     const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
     if (!sub) break;
     cmd = sub;
   }
-  return cmd;
+  return { cmd, rest: argv.slice(i) };
+}
+
+/**
+ * Commander's own errors (unknown option, missing option, bad value) must exit 2 like every other
+ * usage error, and its text must go where the command's does: each subcommand copied the root's
+ * settings when it was made, so each gets them again here.
+ */
+function routeCommanderErrors(cmd: Command, io: CliIo): void {
+  cmd.exitOverride();
+  cmd.configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t) });
+  for (const sub of cmd.commands) routeCommanderErrors(sub, io);
 }
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  const program = buildProgram(io).exitOverride();
+  const program = buildProgram(io);
+  routeCommanderErrors(program, io);
+  const named = commandNamedBy(program, argv);
+  const typo = unknownOptionMessage(named.cmd, named.rest);
+  if (typo) {
+    await reportFailure(io, named.cmd, typo, EXIT.usage);
+    return EXIT.usage;
+  }
   let running: Command | undefined;
   program.hook('preAction', (_program, action) => {
     running = action;
@@ -61,8 +82,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     const [message, exitCode] =
-      err instanceof CliError ? [err.message, err.exitCode] : err instanceof ConfigError ? [err.message, EXIT.usage] : [describeError(err), EXIT.failure];
-    await reportFailure(io, running ?? commandNamedBy(program, argv), message, exitCode);
+      err instanceof CliError ? [err.message, err.exitCode] : err instanceof ConfigError ? [err.message, EXIT.usage] : [describeError(err), exitCodeOf(err)];
+    await reportFailure(io, running ?? named.cmd, message, exitCode);
     return exitCode;
   }
 }

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import type { PendingApproval } from '../domain/approval-policy';
 import type { ApprovalReceipt } from '../workflows/approval-gates';
 import { decide, migrationStatus, pendingApproval, type DecisionOptions, type MigrationStatus } from './migrations';
-import { WsmigratePendingApproval } from '../workflows/search-attributes';
+import { WsmigratePendingApproval } from '../contracts/search-attributes';
 
 export { pendingApproval };
 export type { MigrationStatus };

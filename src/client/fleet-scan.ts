@@ -1,6 +1,6 @@
 import type { CoderApi } from '../activities/ports';
 import { readWorkspaceHealth, templateProtection, DEFAULT_HEALTH_DEPTH } from '../activities/read-workspace-health';
-import type { Workspace } from '../adapters/coder';
+import { isCoderApiError, type Workspace } from '../adapters/coder';
 import { isTerraformSource, readTar } from '../adapters/template-tar';
 import type { LossKind } from '../domain/protected-loss';
 import { HEALTH_CLASSES, type HealthClass } from '../domain/workspace-health';
@@ -30,7 +30,7 @@ export interface ScanOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-type ScanCoder = Pick<CoderApi, 'workspacesOfTemplate' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs' | 'templateVersion' | 'template' | 'downloadFile'>;
+type ScanCoder = Pick<CoderApi, 'workspacesOfTemplate' | 'templateByName' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs' | 'templateVersion' | 'template' | 'downloadFile'>;
 
 /** Runs `fn` over `items` with at most `limit` at a time, keeping the order of the results. */
 async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, onDone: () => void): Promise<R[]> {
@@ -47,6 +47,32 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T
   return out;
 }
 
+/** A name that Coder does not know (template, organization): a typo must not read as "0 workspaces, all fine". */
+export class UnknownNameError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownNameError';
+  }
+}
+
+/**
+ * No workspace matched: either the template has none, or it does not exist (a typo). Coder's
+ * `/workspaces?q=template:NAME` answers an empty list for both, so ask for the template itself.
+ */
+async function requireTemplate(coder: Pick<CoderApi, 'templateByName'>, opts: ScanOptions): Promise<void> {
+  // Organization path segments accept a name or `default` (coderd/httpmw/organizationparam.go).
+  const org = opts.organization ?? 'default';
+  try {
+    await coder.templateByName(org, opts.template);
+  } catch (err) {
+    if (!isCoderApiError(err, 'not-found')) throw err;
+    throw new UnknownNameError(
+      `no template '${opts.template}' in organization ${opts.organization ? `'${org}'` : 'default'} (or no such organization), and no workspace uses a template of that name; ` +
+        `check the spelling (the template's name, not its display name)${opts.organization ? '' : ', or pass --org for another organization'}`,
+    );
+  }
+}
+
 /**
  * The fleet's health, read-only: every workspace of the template classified from its recent builds
  * and states. Only GET requests; what is protected and which versions are _v1 come from the sources.
@@ -54,6 +80,7 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T
 export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<ScanReport> {
   const extraQuery = opts.organization ? `organization:${opts.organization}` : undefined;
   const workspaces = await coder.workspacesOfTemplate(opts.template, extraQuery ? { extraQuery } : {});
+  if (workspaces.length === 0) await requireTemplate(coder, opts);
   const sources = new Map<string, Promise<ReturnType<typeof templateProtection>>>();
   const protectionOf = (versionId: string) => {
     let p = sources.get(versionId);

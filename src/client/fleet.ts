@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { fleetWorkflowId, migrateFleetInputSchema, type MigrateFleetInput, type MigrateFleetParams } from '../domain/fleet-input';
 import { parseInput } from '../domain/migration-input';
 import {
@@ -11,7 +11,12 @@ import {
   type FleetProgress,
   type FleetResult,
 } from '../workflows/migrate-fleet';
-import { WsmigratePhase, WsmigrateTemplate } from '../workflows/search-attributes';
+import { WsmigratePendingApproval, WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
+import { RefusedError } from './refused-error';
+import { runOutcome } from './run-outcome';
+import { failureText } from './failure-text';
+import { templateWorkflowId } from '../domain/migration-input';
+import type { FleetWait } from '../domain/fleet-waits';
 
 export interface FleetStartOptions {
   taskQueue: string;
@@ -55,6 +60,8 @@ export interface FleetStatus {
   progress?: FleetProgress;
   result?: FleetResult;
   error?: string;
+  /** What a running fleet waits on: gates (its own, its children's), activities retrying, a cancel or pause pending. */
+  waitingOn?: FleetWait[];
 }
 
 /** The fleet's phase and counts, from its progress query while it runs and from its result once it ended. */
@@ -64,21 +71,70 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   const status = d.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
     const progress = await handle.query(fleetProgressQuery);
-    return { workflowId, phase: progress.phase, progress, runningByPhase: await runningByPhase(client, progress.template) };
+    const waitingOn = [...gateWaits(progress), ...controlWaits(progress), ...(await retryingActivities(client, progress, d.raw.pendingActivities ?? []))];
+    return { workflowId, phase: progress.phase, progress, runningByPhase: await runningByPhase(client, progress.template), waitingOn };
   }
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as FleetResult;
     return { workflowId, phase: result.phase, result };
   }
-  if (status === 'FAILED') {
-    try {
-      await handle.result();
-    } catch (err) {
-      const msg = err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message;
-      return { workflowId, phase: 'failed', error: msg };
+  // Failed, cancelled, terminated or timed out: Temporal's own reason, every cause and detail.
+  const outcome = await runOutcome(client, workflowId);
+  const phase: FleetPhase = outcome.state === 'cancelled' ? 'cancelled' : 'failed';
+  return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}` };
+}
+
+type PendingActivity = { activityType?: { name?: string | null } | null; attempt?: number | null; maximumAttempts?: number | null; lastFailure?: { message?: string | null } | null };
+
+function gateWaits(p: FleetProgress): FleetWait[] {
+  const waits: FleetWait[] = [];
+  if (p.pendingApproval) waits.push({ kind: 'gate', workflowId: p.workflowId, gateId: p.pendingApproval.gateId, since: p.pendingApproval.requestedAt });
+  for (const a of p.childApprovals.slice(0, 20)) waits.push({ kind: 'child-gate', workflowId: a.workflowId, gateId: a.gateId, ...(a.since ? { since: a.since } : {}) });
+  return waits;
+}
+
+/** A cancel (final) or a pause that takes effect only once the running migrations finish. */
+function controlWaits(p: FleetProgress): FleetWait[] {
+  const last = [...p.control].reverse().find((c) => c.action === 'cancel' || c.action === 'pause' || c.action === 'resume');
+  if (!last || last.action === 'resume' || p.running.length === 0) return [];
+  if (last.action === 'pause' && p.phase !== 'paused') return [];
+  const atGates = p.childApprovals.length;
+  const until = `the ${p.running.length} running migration(s) finish or restore${atGates ? `; ${atGates} of them wait at a gate: answer it (wsmigrate reject <id> --approver <you>) to end it now` : ''}`;
+  return [{ kind: 'control', action: last.action, by: last.by, until }];
+}
+
+/**
+ * Activities that failed and are being retried (Coder down, a 401, a 5xx): the fleet's own, the
+ * template child's and the running migrations' (the first 10), read from each run's pending activities.
+ */
+async function retryingActivities(client: Client, p: FleetProgress, own: readonly PendingActivity[]): Promise<FleetWait[]> {
+  const waits: FleetWait[] = [];
+  const add = (workflowId: string, list: readonly PendingActivity[]) => {
+    for (const a of list) {
+      const attempt = a.attempt ?? 1;
+      if (attempt < 2 && !a.lastFailure) continue;
+      waits.push({
+        kind: 'retrying',
+        workflowId,
+        activity: a.activityType?.name ?? 'an activity',
+        attempt,
+        ...(a.maximumAttempts ? { maximumAttempts: a.maximumAttempts } : {}),
+        ...(a.lastFailure?.message ? { lastError: failureText(a.lastFailure) } : {}),
+      });
     }
-  }
-  return { workflowId, phase: status === 'TIMED_OUT' ? 'failed' : 'cancelled', error: `workflow ${status.toLowerCase()}` };
+  };
+  add(p.workflowId, own);
+  const children = [...(p.stage === 'template' ? [templateWorkflowId(p.organization, p.template)] : []), ...p.running.slice(0, 10).map((r) => r.workflowId)];
+  await Promise.all(
+    children.map(async (id) => {
+      try {
+        add(id, (await client.workflow.getHandle(id).describe()).raw.pendingActivities ?? []);
+      } catch {
+        // a child that just ended has nothing pending
+      }
+    }),
+  );
+  return waits;
 }
 
 export type FleetAction = 'pause' | 'resume' | 'cancel';
@@ -90,7 +146,7 @@ export async function controlFleet(client: Client, workflowId: string, action: F
   try {
     return await client.workflow.getHandle(workflowId).executeUpdate(UPDATES[action], { args: [{ by, ...(reason ? { reason } : {}) }] });
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(`${action} refused: ${err.cause.message}`);
+    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new RefusedError(`${action} refused: ${err.cause.message}`);
     throw err;
   }
 }
@@ -101,7 +157,9 @@ async function runningByPhase(client: Client, template: string): Promise<Record<
   try {
     const query = `WorkflowType = 'migrateWorkspace' AND WsmigrateTemplate = '${template.replace(/'/g, '')}' AND ExecutionStatus = 'Running'`;
     for await (const wf of client.workflow.list({ query, pageSize: 500 })) {
-      const phase = wf.typedSearchAttributes.get(WsmigratePhase) ?? 'starting';
+      // Lean runs write only milestone phases; the pending-approval attribute says when one waits on a person.
+      const gate = wf.typedSearchAttributes.get(WsmigratePendingApproval);
+      const phase = gate && gate !== 'none' ? 'awaiting-approval' : (wf.typedSearchAttributes.get(WsmigratePhase) ?? 'starting');
       counts[phase] = (counts[phase] ?? 0) + 1;
     }
   } catch {

@@ -12,10 +12,11 @@ import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy
 import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../workflows/approval-gates';
 import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
 import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
-import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { WsmigrateTemplate } from '../contracts/search-attributes';
 import { fleetProgressQuery, type FleetProgress } from '../workflows/migrate-fleet';
 import { templateRunSummary, workspaceRunSummary } from '../domain/run-details';
 import { explainStartFailure } from './start-failure';
+import { RefusedError } from './refused-error';
 
 export interface StartOptions {
   taskQueue: string;
@@ -97,9 +98,9 @@ export async function decide(client: Client, workflowId: string, decision: 'appr
     return await client.workflow.getHandle(workflowId).executeUpdate(decision === 'approve' ? approveUpdate : rejectUpdate, { args: [payload] });
   } catch (err) {
     // The validator's reason ("'mallory' is not an approver …") is in the cause; say it plainly.
-    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(`${decision} refused: ${err.cause.message}`);
+    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new RefusedError(`${decision} refused: ${err.cause.message}`);
     if (/already completed/i.test((err as Error).message)) {
-      throw new Error(`${decision} refused: ${workflowId} has already finished, so nothing is waiting for an approval; see 'wsmigrate status ${workflowId}'`);
+      throw new RefusedError(`${decision} refused: ${workflowId} has already finished, so nothing is waiting for an approval; see 'wsmigrate status ${workflowId}'`);
     }
     throw err;
   }

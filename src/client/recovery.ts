@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { migrateWorkspaceInputSchema, parseInput, workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
-import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { WsmigrateTemplate } from '../contracts/search-attributes';
 import type { StartOptions } from './migrations';
 
 /**

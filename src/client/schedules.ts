@@ -1,7 +1,7 @@
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { fleetWorkflowId, migrateFleetInputSchema, type MigrateFleetInput } from '../domain/fleet-input';
 import { parseInput } from '../domain/migration-input';
-import { WsmigrateTemplate } from '../workflows/search-attributes';
+import { WsmigrateTemplate } from '../contracts/search-attributes';
 import { fleetStaticSummary } from './fleet';
 
 export interface FleetScheduleSpec {
@@ -99,17 +99,30 @@ export async function describeFleetSchedule(client: Client, name: string): Promi
 
 export type ScheduleAction = 'pause' | 'unpause' | 'trigger' | 'delete';
 
-/** Trigger uses overlap SKIP too (the SDK's default would allow a second window beside a running one). */
-export async function controlFleetSchedule(client: Client, name: string, action: ScheduleAction, note?: string): Promise<string> {
+export interface ScheduleControlResult {
+  scheduleId: string;
+  /** Whether the schedule was paused before this action (a trigger still runs a window then). */
+  wasPaused: boolean;
+}
+
+/**
+ * Trigger uses overlap SKIP too (the SDK's default would allow a second window beside a running one).
+ * Temporal keeps one note per schedule: a pause or unpause keeps the earlier note after its own.
+ */
+export async function controlFleetSchedule(client: Client, name: string, action: ScheduleAction, note?: string): Promise<ScheduleControlResult> {
   const scheduleId = fleetScheduleId(name);
   const h = client.schedule.getHandle(scheduleId);
+  let wasPaused = false;
   await handleErrors(scheduleId, async () => {
-    if (action === 'pause') await h.pause(note ?? 'paused with wsmigrate schedule pause');
-    else if (action === 'unpause') await h.unpause(note ?? 'unpaused with wsmigrate schedule unpause');
+    const before = action === 'delete' ? undefined : (await h.describe()).state;
+    wasPaused = before?.paused ?? false;
+    const keep = (own: string) => (before?.note && before.note !== own ? `${own} · earlier: ${before.note}`.slice(0, 500) : own);
+    if (action === 'pause') await h.pause(keep(note ?? 'paused with wsmigrate schedule pause'));
+    else if (action === 'unpause') await h.unpause(keep(note ?? 'unpaused with wsmigrate schedule unpause'));
     else if (action === 'trigger') await h.trigger(ScheduleOverlapPolicy.SKIP);
     else await h.delete();
   });
-  return scheduleId;
+  return { scheduleId, wasPaused };
 }
 
 function cronOf(memo: Record<string, unknown> | undefined, spec: { calendars?: unknown[] } | undefined): string[] {

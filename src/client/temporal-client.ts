@@ -1,7 +1,7 @@
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { WsmigrateConfig } from '../config/env';
 import { encryptionKeyBytes } from '../config/env';
-import { createDataConverter } from '../worker/data-converter';
+import { createDataConverter } from '../adapters/temporal/data-converter';
 
 /**
  * Address, TLS (server CA, client certificate for mTLS, server name) and API key for every

@@ -1,7 +1,7 @@
 /**
  * Coder server versions as `GET /api/v2/buildinfo` reports them (`v2.29.2+abc1234`, `v0.0.0-devel+abc`)
  * and the two behaviours the runbook depends on:
- * - `PUT /workspacebuilds/{id}/state` (state push --no-build), added in 2.27.10, 2.28.7, 2.29.2 and 2.30;
+ * - `state` in `POST /workspaces/{id}/builds`, in every 2.x release;
  * - "Update and Restart" running a stop build with the previous template version first, from 2.31.1.
  */
 
@@ -79,21 +79,13 @@ function comparePrerelease(a: readonly string[], b: readonly string[]): number {
   return Math.sign(a.length - b.length);
 }
 
-/** The patch release of each line that got the --no-build backport; every line from 2.30 has it. */
-const NO_BUILD_BACKPORTS: Readonly<Record<number, number>> = { 27: 10, 28: 7, 29: 2 };
-const NO_BUILD_IN_EVERY_MINOR_FROM = 30;
-
 /**
- * True when the server has PUT /workspacebuilds/{id}/state. A pre-release of a backport patch
- * (v2.29.2-rc.0) counts as without it: when unsure, refuse rather than push into a build.
+ * True when `POST /workspaces/{id}/builds` takes `state` (codersdk `CreateWorkspaceBuildRequest.ProvisionerState`),
+ * which every 2.x release does: the migration's one write. `PUT /workspacebuilds/{id}/state` (2.27.10,
+ * 2.28.7, 2.29.2, 2.30+) is not needed, so there is no floor within 2.x.
  */
-export function supportsStatePushNoBuild(v: CoderVersion): boolean {
-  if (v.devel || v.major > 2) return true;
-  if (v.major < 2) return false;
-  if (v.minor >= NO_BUILD_IN_EVERY_MINOR_FROM) return true;
-  const firstPatch = NO_BUILD_BACKPORTS[v.minor];
-  if (firstPatch === undefined) return false;
-  return v.patch > firstPatch || (v.patch === firstPatch && v.prerelease.length === 0);
+export function supportsStateInBuilds(v: CoderVersion): boolean {
+  return v.devel || v.major >= 2;
 }
 
 /**
@@ -110,11 +102,11 @@ export function updateRestartStopsFirst(v: CoderVersion): boolean {
 /** One line for a preflight report or a refusal. */
 export function describeVersionGate(v: CoderVersion): string {
   const name = v.devel ? `${formatCoderVersion(v)} (a development build from main, treated as newest)` : formatCoderVersion(v);
-  if (!supportsStatePushNoBuild(v)) {
-    return `Coder ${name} lacks PUT /workspacebuilds/{id}/state (added in 2.27.10, 2.28.7, 2.29.2); upgrade first`;
+  if (!supportsStateInBuilds(v)) {
+    return `Coder ${name} predates Coder 2 (builds that carry a state); upgrade to any 2.x release first`;
   }
   const restart = updateRestartStopsFirst(v)
     ? '; its "Update and Restart" stops with the previous template version first, so migrated workspaces must be stopped or started pinned to the new version'
     : '';
-  return `Coder ${name} has PUT /workspacebuilds/{id}/state (state push without a build)${restart}`;
+  return `Coder ${name} takes the state inside a build (POST /workspaces/{id}/builds with state)${restart}`;
 }

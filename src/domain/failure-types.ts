@@ -5,9 +5,11 @@ export const FailureType = {
   buildFailed: 'WsmigrateBuildFailed',
   busy: 'WsmigrateWorkspaceBusy', // a build is running: retry later
   dataLoss: 'WsmigrateDataLoss',
+  // someone (an owner, Coder's autostart/autostop) built the workspace after the build we read: never write over it; start over
+  builtMeanwhile: 'WsmigrateBuiltMeanwhile',
   blobUnavailable: 'WsmigrateBlobUnavailable', // store down or blob not (yet) found: retried a few times, then final
   blobUnreadable: 'WsmigrateBlobUnreadable', // corrupt, tampered or wrong key: final
   blobStoreAccess: 'WsmigrateBlobStoreAccess', // credentials or permissions: final
 } as const;
 
-export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss];
+export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss, FailureType.builtMeanwhile];

@@ -66,7 +66,7 @@ export const migrateFleetInputSchema = object({
   /** Every workspace is dry-run: read, rewrite, verify; nothing changes. */
   dryRun: bool().default(false),
   /** Passed to the template child (see migrateTemplate's input); workspaces are checked whatever it says. */
-  allowRemoteModules: bool().default(false),
+  allowRemoteModules: bool().default(true),
   buildTimeout: durationSchema.default('30m'),
   /** Each workspace's build steps: how long a silent (dead) worker holds one before another worker takes it over (default: the workspace's 2m). */
   heartbeatTimeout: durationSchema.optional(),

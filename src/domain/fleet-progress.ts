@@ -19,12 +19,14 @@ export interface FleetCounts {
   'waiting-for-build': number;
   /** Found already on the target version (finished by an earlier run), or never started (cancel, limit). */
   skipped: number;
-  /** Persistent volumes (PVC/PV) checked after a migration to have kept their uid. */
+  /** Persistent volumes (PVC/PV) checked after a migration to have kept their uid (recovered workspaces' too). */
   pvcUidsKept: number;
+  /** Of `migrated`: damaged workspaces brought back from their newest good build (not counted again). */
+  recovered: number;
 }
 
 export function emptyCounts(): FleetCounts {
-  return { migrated: 0, 'already-migrated': 0, 'dry-run': 0, restored: 0, 'needs-attention': 0, failed: 0, 'waiting-for-build': 0, skipped: 0, pvcUidsKept: 0 };
+  return { migrated: 0, 'already-migrated': 0, 'dry-run': 0, restored: 0, 'needs-attention': 0, failed: 0, 'waiting-for-build': 0, skipped: 0, pvcUidsKept: 0, recovered: 0 };
 }
 
 export function finishedCount(c: FleetCounts): number {
@@ -38,6 +40,8 @@ export interface ChildReport {
   /** Why it did not migrate (the workflow's own failure message). */
   reason?: string;
   pvcUidsKept?: number;
+  /** A migration that found the workspace damaged and recovered it (its outcome is still `migrated`). */
+  recovered?: boolean;
   durationMs?: number;
 }
 

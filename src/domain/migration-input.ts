@@ -64,11 +64,12 @@ export const migrateTemplateInputSchema = object({
   stopBeforePromote: bool().default(false),
   renameDifferent: bool().default(false),
   /**
-   * Rewrite a template that calls modules from outside itself (their code is left as it is).
-   * Safe because each workspace migration refuses, before pushing, a state holding deprecated
-   * instances inside such a module.
+   * Rewrite a template that calls modules from outside itself (their code is left as it is): the
+   * default, since registry modules (code-server, jetbrains, …) are the common case and hold no
+   * Kubernetes resources. Safe because each workspace migration refuses, before pushing, a state
+   * holding deprecated instances inside such a module. `--strict-modules` sets it false.
    */
-  allowRemoteModules: bool().default(false),
+  allowRemoteModules: bool().default(true),
   /** Push a version that migrates each workspace at its next build (removed{} + conditional import{}), not guard blocks. */
   zeroTouch: bool().default(false),
   dryRun: bool().default(false),

@@ -48,3 +48,22 @@ export function deprecatedInstancesOutsideTemplate(resources: readonly StateReso
   return out;
 }
 
+
+/**
+ * Root resources the state holds under a deprecated type that the target version still declares
+ * under that same type (`kubernetes_deployment.main`, file:line): such a version is not a migrated
+ * one, so a renamed state would be planned as a delete of the _v1 resource. Only SAME pairs count:
+ * DIFFERENT ones stay deprecated in a migrated template until they are imported by hand.
+ */
+export function stateTypesStillDeclared(resources: readonly StateResourceView[], target: readonly TemplateFile[]): string[] {
+  const model = readTemplateConfig(target);
+  const found: string[] = [];
+  for (const r of resources) {
+    if (r.mode !== 'managed' || r.module || lookupDeprecated('managed', r.type)?.compat !== 'SAME') continue;
+    for (const f of model.configFiles) {
+      const d = f.outline.resources.find((x) => x.mode === 'managed' && x.type === r.type && x.name === r.name && dirOf(x.file) === '');
+      if (d) found.push(`${r.type}.${r.name} (${d.file}:${d.line})`);
+    }
+  }
+  return found;
+}

@@ -23,7 +23,12 @@ import type { ProvisionerDaemonPool } from './provisioner-daemons';
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
+import type { Licence } from './licence';
+import { effectiveRequireActiveVersion, patchedTemplateMeta } from './template-meta';
+import { authorize, type Action, type RbacObject, type RoleName } from './rbac';
+import { sessionToken } from './session-token';
 import type { FailBuildsFault } from './types';
+import { loseFromState, takeLossyBuild, type LossyBuildFault } from './lossy-build';
 import type { Transition, WorkspaceContext } from './workspace-context';
 
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -34,6 +39,7 @@ export interface CreateBuildRequest {
   state?: Buffer;
   orphan?: boolean;
   reason?: string;
+  logLevel?: 'debug';
 }
 
 export interface CreateVersionRequest {
@@ -63,12 +69,13 @@ export class SimDeployment {
   /** Set (`--provisioners N`): jobs wait in one queue for N daemons; unset, every job runs at once. */
   daemons: ProvisionerDaemonPool | undefined;
   failBuilds: FailBuildsFault | undefined;
+  lossyBuild: LossyBuildFault | undefined;
   /** Draws for failBuilds.rate (the simulator's fault stream, so seeded ids do not shift). */
   faultDraw: () => number = Math.random;
   buildFaultsInjected = 0;
   accessUrl = 'http://127.0.0.1';
-  /** A licensed (Premium) deployment: template access control such as require_active_version works. */
-  accessControlLicensed = true;
+  /** Which access-control store runs (see licence.ts); switchable at runtime, as a licence expires. */
+  licence: Licence = 'premium';
   private nextLogId = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly buildWaiters = new Map<string, (() => void)[]>();
@@ -102,6 +109,25 @@ export class SimDeployment {
     return token ? this.users.find((u) => u.token === token) : undefined;
   }
 
+  /** A new user holding one built-in role (member: none beyond member), for tests and SREs to act as that role. */
+  mintUser(role: RoleName, username?: string): User {
+    const name = username ?? `${role}-${this.users.length + 1}`;
+    if (!/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,30})$/.test(name)) {
+      throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'username', detail: 'Validation failed for tag "username": 1-32 letters, digits or "-", not starting with "-".' }]);
+    }
+    if (this.users.some((u) => u.username.toLowerCase() === name.toLowerCase())) throw new ApiError(409, `User "${name}" already exists.`);
+    const user: User = {
+      id: this.newId(),
+      username: name,
+      email: `${name}@example.com`,
+      roles: role === 'member' ? [] : [role],
+      token: sessionToken(this.random),
+      createdAt: this.now(),
+    };
+    this.users.push(user);
+    return user;
+  }
+
   userById(id: string): User | undefined {
     return this.users.find((u) => u.id === id);
   }
@@ -113,12 +139,50 @@ export class SimDeployment {
     return this.users.find((u) => u.id === ref || u.username.toLowerCase() === lower);
   }
 
-  canReadWorkspace(actor: User, ws: WorkspaceRecord): boolean {
-    return actor.owner || ws.ownerId === actor.id;
+  /** coderd/rbac Authorize for this user over the built-in roles (rbac.ts). */
+  can(actor: User, action: Action, object: RbacObject): boolean {
+    return authorize({ id: actor.id, roles: actor.roles, orgIds: [this.org.id] }, action, object);
   }
 
-  canUpdateTemplate(actor: User): boolean {
-    return actor.owner;
+  workspaceObject(ws: WorkspaceRecord): RbacObject {
+    return { type: 'workspace', id: ws.id, ownerId: ws.ownerId, orgId: ws.organizationId };
+  }
+
+  /** A template, or (no template) templates of the organization in general, as for a version with no template. */
+  templateObject(template?: TemplateRecord): RbacObject {
+    return template ? { type: 'template', id: template.id, orgId: template.organizationId } : { type: 'template', orgId: this.org.id };
+  }
+
+  canReadWorkspace(actor: User, ws: WorkspaceRecord): boolean {
+    return this.can(actor, 'read', this.workspaceObject(ws));
+  }
+
+  canUpdateTemplate(actor: User, template?: TemplateRecord): boolean {
+    return this.can(actor, 'update', this.templateObject(template));
+  }
+
+  /** httpmw.TemplateParam: a template the caller cannot read does not exist for it. */
+  readableTemplate(actor: User, id: string): TemplateRecord {
+    const template = this.templates.get(id);
+    if (!template || !this.can(actor, 'read', this.templateObject(template))) throw notFound();
+    return template;
+  }
+
+  /** Versions are authorized as their template (dbauthz GetTemplateVersionByID). */
+  readableVersion(actor: User, id: string): TemplateVersionRecord {
+    const version = this.versions.get(id);
+    const template = version?.templateId ? this.templates.get(version.templateId) : undefined;
+    if (!version || !this.can(actor, 'read', this.templateObject(template))) throw notFound();
+    return version;
+  }
+
+  /**
+   * dbauthz GetFileByID: the uploader (or a role reading every file), or anyone who may update a
+   * template whose version was built from the file.
+   */
+  canReadFile(actor: User, file: FileRecord): boolean {
+    if (this.can(actor, 'read', { type: 'file', id: file.id, ownerId: file.createdById })) return true;
+    return [...this.versions.values()].some((v) => v.job.fileId === file.id && this.canUpdateTemplate(actor, v.templateId ? this.templates.get(v.templateId) : undefined));
   }
 
   readableWorkspace(actor: User, id: string): WorkspaceRecord {
@@ -201,7 +265,8 @@ export class SimDeployment {
   }
 
   createTemplateVersion(actor: User, req: CreateVersionRequest): TemplateVersionRecord {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may create template versions.');
+    const target = req.templateId !== undefined ? this.templates.get(req.templateId) : undefined;
+    if (!this.canUpdateTemplate(actor, target)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may create template versions.');
     const file = this.files.get(req.fileId);
     if (!file) throw new ApiError(404, 'File not found.', `No file with id ${req.fileId}; upload the archive with POST /api/v2/files first.`);
     if (req.templateId !== undefined) {
@@ -250,7 +315,7 @@ export class SimDeployment {
   }
 
   promoteVersion(actor: User, template: TemplateRecord, versionId: string): void {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may change the active version.');
+    if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may change the active version.');
     const version = this.versions.get(versionId);
     if (!version) throw new ApiError(404, 'Template version not found.', `No template version with id ${versionId}.`);
     if (version.templateId !== template.id) {
@@ -267,7 +332,7 @@ export class SimDeployment {
    * never one a workspace's latest build uses. Returns the ids archived (empty when refused).
    */
   archiveUnusedVersions(actor: User, template: TemplateRecord, onlyVersionId?: string): string[] {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.');
+    if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.');
     const inUse = new Set(
       [...this.workspaces.values()].filter((ws) => !ws.deleted && ws.templateId === template.id).map((ws) => this.latestBuild(ws).templateVersionId),
     );
@@ -283,64 +348,101 @@ export class SimDeployment {
     return archived;
   }
 
+  /** POST /templateversions/{id}/unarchive (coderd/templateversions.go setArchiveTemplateVersion(false)). */
+  unarchiveVersion(actor: User, version: TemplateVersionRecord): void {
+    if (!this.canUpdateTemplate(actor, version.templateId ? this.templates.get(version.templateId) : undefined)) throw new ApiError(403, 'Forbidden.');
+    if (!version.archived) throw new ApiError(400, 'Template version already unarchived');
+    if (!version.templateId) throw new ApiError(400, 'Cannot archive template versions not associate with a template.');
+    version.archived = false;
+    version.updatedAt = this.now();
+  }
+
   /**
-   * PATCH /templates/{id}: only require_active_version is modelled. Like codersdk's non-pointer bool,
-   * an omitted field means false, so a client must send the template's current value back.
+   * PATCH /templates/{id} (coderd/templates.go patchTemplateMeta): omitted fields are reset, nothing
+   * changed is 304 (false here), and without Premium require_active_version is accepted, ignored and
+   * read back false (coderd/database/dbauthz/accesscontrol.go AGPLTemplateAccessControlStore).
    */
   updateTemplateMeta(actor: User, template: TemplateRecord, body: Record<string, unknown>): boolean {
-    if (!this.canUpdateTemplate(actor)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
-    const want = body.require_active_version === true;
-    if (body.require_active_version !== undefined && typeof body.require_active_version !== 'boolean') {
-      throw new ApiError(400, 'Request body must be valid JSON.', 'require_active_version must be a boolean.');
-    }
-    if (want === Boolean(template.requireActiveVersion)) return false;
-    // AGPL may switch it off but not on (coderd's AGPL access-control store; the exact status is UNCONFIRMED).
-    if (want && !this.accessControlLicensed) {
-      throw new ApiError(500, 'Internal error updating template metadata.', 'set template access control: enterprise license required for require_active_version');
-    }
-    template.requireActiveVersion = want;
+    if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
+    const { next, name, changed } = patchedTemplateMeta(template.meta, template.name, body, this.licence);
+    if (!changed) return false;
+    template.meta = next;
+    template.name = name;
     template.updatedAt = this.now();
     return true;
   }
 
+  /** Whether the template holds members to its active version right now (Premium and the setting on). */
+  requiresActiveVersion(template: TemplateRecord): boolean {
+    return effectiveRequireActiveVersion(template.meta, this.licence);
+  }
+
   // ── workspace builds ──────────────────────────────────────────────────
 
-  createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest): BuildRecord {
-    if (!this.canReadWorkspace(actor, ws)) {
-      // Members hold no update right on someone else's workspace.
-      throw new ApiError(403, `You do not have permission to ${req.transition === 'delete' ? 'delete' : 'update'} this workspace.`);
+  /**
+   * wsbuilder.go authorize: the transition's action on the workspace (403 "You do not have permission
+   * to stop this workspace." when the caller can read it, 404 when it cannot), then custom state
+   * (update on the template), then a custom log level (read on the deployment config).
+   */
+  private authorizeBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest, customState: boolean): void {
+    const action: Action = req.transition === 'delete' ? 'delete' : req.transition;
+    const object = this.workspaceObject(ws);
+    if (!this.can(actor, action, object)) {
+      if (this.can(actor, 'read', object)) throw new ApiError(403, `You do not have permission to ${action} this workspace.`, 'Insufficient permissions to perform this action.');
+      throw notFound();
     }
+    if ((customState || req.orphan) && !this.canUpdateTemplate(actor, this.template(ws.templateId))) throw new ApiError(403, 'Only template managers may provide custom state');
+    if (req.logLevel !== undefined && !this.can(actor, 'read', { type: 'deployment_config' })) {
+      throw new ApiError(400, 'Workspace builds with a custom log level are restricted to administrators only.');
+    }
+  }
+
+  /**
+   * POST /workspaces/{id}/builds in coderd's order (coderd/workspacebuilds.go postWorkspaceBuildsInternal,
+   * then coderd/wsbuilder/wsbuilder.go buildTx): orphan rules, authorize (workspace action, custom
+   * state), the version's template, its import job, then a running build.
+   */
+  createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest, system = false): BuildRecord {
+    if (ws.deleted && req.transition !== 'delete') {
+      throw new ApiError(409, `Cannot ${req.transition} a deleted workspace!`, 'This workspace has been deleted and cannot be modified.');
+    }
+    // postWorkspaceBuildsInternal passes the state on only when it has bytes: an empty one inherits.
+    const customState = req.state !== undefined && req.state.length > 0 ? req.state : undefined;
     if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
-    if (req.orphan && req.state) throw new ApiError(400, 'You cannot set state and orphan at the same time.');
-    if ((req.state || req.orphan) && !this.canUpdateTemplate(actor)) throw new ApiError(403, 'Only template managers may provide custom state');
-    const previous = this.latestBuild(ws);
-    if (ACTIVE_JOB_STATUSES.has(previous.job.status)) {
-      throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);
-    }
-    const versionId = req.templateVersionId ?? previous.templateVersionId;
+    if (req.orphan && customState) throw new ApiError(400, 'ProvisionerState cannot be set alongside Orphan since state intent is unclear.');
+    // The lifecycle executor builds with no authFunc (coderd/autobuild/lifecycle_executor.go).
+    if (!system) this.authorizeBuild(actor, ws, req, customState !== undefined);
+    // A workspace's first build (createWorkspace) has no previous one: no state, number 1.
+    const previous = ws.buildIds.length > 0 ? this.latestBuild(ws) : undefined;
+    const versionId = req.templateVersionId ?? previous?.templateVersionId ?? '';
     const version = this.versions.get(versionId);
-    if (!version) throw new ApiError(400, 'Template version not found.', `No template version with id ${versionId}.`);
+    if (!version) throw new ApiError(400, 'template version does not exist', `No template version with id ${versionId}.`);
     if (version.templateId !== ws.templateId) throw new ApiError(400, 'template version doesn\'t match template');
     const template = this.template(ws.templateId);
-    // coderd lets only template admins start a non-active version of a template that requires the active
-    // one. That stops and deletes on the old version stay allowed is UNCONFIRMED (the lenient reading).
-    if (template?.requireActiveVersion && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor)) {
+    // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
+    // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
+    // held and template admins and owners are not; stops and deletes are never held. The exact body is
+    // inferred (a 403 naming the non-active version); clients should key on the status.
+    if (!system && template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
       throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
     }
-    // Coder refuses builds on an archived version; wsmigrate archives the pre-migration versions so a
-    // migrated workspace can never be "downgraded" to the old types (which destroys the PVC).
-    if (version.archived) throw new ApiError(400, 'The provided template version is archived.', `Template version ${version.name} is archived; build with the active version.`);
+    // No archived check: coderd/wsbuilder/wsbuilder.go builds archived versions; only workspace creation
+    // (coderd/workspaces.go) and promote (coderd/templateversions.go) refuse them.
     if (version.job.status === 'pending' || version.job.status === 'running') {
-      throw new ApiError(406, 'The provided template version is pending. Wait for it to complete importing!');
+      throw new ApiError(406, `The provided template version is ${version.job.status}. Wait for it to complete importing!`);
     }
     if (version.job.status !== 'succeeded') {
       throw new ApiError(400, `The provided template version "${version.name}" has failed to import: "${version.job.error ?? version.job.status}". You cannot build workspaces with it!`);
     }
-    const state = req.orphan ? Buffer.alloc(0) : req.state ? Buffer.from(req.state) : Buffer.from(previous.state);
+    if (previous && ACTIVE_JOB_STATUSES.has(previous.job.status)) {
+      throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);
+    }
+    // wsbuilder.getState: orphan → empty, explicit → exactly those bytes, else the previous build's state.
+    const state = req.orphan ? Buffer.alloc(0) : customState ? Buffer.from(customState) : Buffer.from(previous?.state ?? Buffer.alloc(0));
     const build: BuildRecord = {
       id: this.newId(),
       workspaceId: ws.id,
-      buildNumber: previous.buildNumber + 1,
+      buildNumber: (previous?.buildNumber ?? 0) + 1,
       templateVersionId: version.id,
       transition: req.transition,
       initiatorId: actor.id,
@@ -356,6 +458,53 @@ export class SimDeployment {
     ws.updatedAt = this.now();
     this.queueJob(build.job, () => this.runBuild(build, ws, version, Boolean(req.orphan)));
     return build;
+  }
+
+  /**
+   * POST /users/{user}/workspaces (coderd/workspaces.go createWorkspace): a new workspace and its first
+   * start, on the given version or the template's active one. Creation, unlike a build, refuses an
+   * archived version. Members create only their own; Owners and Organization Admins anyone's.
+   */
+  createWorkspace(actor: User, owner: User, req: { name: string; templateId?: string; templateVersionId?: string }): { ws: WorkspaceRecord; build: BuildRecord } {
+    if (!this.can(actor, 'create', { type: 'workspace', ownerId: owner.id, orgId: this.org.id })) {
+      throw new ApiError(403, 'Forbidden.', `Creating a workspace for ${owner.username} needs \`create\` on their workspaces: theirs, an Organization Admin's or an Owner's.`);
+    }
+    const version = req.templateVersionId !== undefined ? this.versions.get(req.templateVersionId) : undefined;
+    if (req.templateVersionId !== undefined && !version) throw new ApiError(400, 'Template version not found.', undefined, [{ field: 'template_version_id', detail: 'template not found' }]);
+    const template = this.templates.get(req.templateId ?? version?.templateId ?? '');
+    if (!template || !this.can(actor, 'read', this.templateObject(template))) {
+      throw new ApiError(400, `Template "${req.templateId ?? ''}" doesn't exist.`, undefined, [{ field: 'template_id', detail: 'template not found' }]);
+    }
+    const chosen = version ?? this.versions.get(template.activeVersionId);
+    if (!chosen) throw new Error(`simulator invariant: template ${template.name} has no active version`);
+    if (chosen.archived) throw new ApiError(400, 'Archived template versions cannot be used to make a workspace.');
+    if (!/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,30})$/.test(req.name)) {
+      throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'name', detail: 'Validation failed for tag "workspace_name": 1-32 letters, digits or "-", not starting with "-".' }]);
+    }
+    const taken = [...this.workspaces.values()].some((w) => !w.deleted && w.ownerId === owner.id && w.name.toLowerCase() === req.name.toLowerCase());
+    if (taken) throw new ApiError(409, `Workspace "${req.name}" already exists.`, undefined, [{ field: 'name', detail: 'This value is already in use and should be unique.' }]);
+    const now = this.now();
+    const ws: WorkspaceRecord = { id: this.newId(), name: req.name, ownerId: owner.id, organizationId: this.org.id, templateId: template.id, createdAt: now, updatedAt: now, lastUsedAt: now, deleted: false, buildIds: [] };
+    this.workspaces.set(ws.id, ws);
+    try {
+      return { ws, build: this.createBuild(actor, ws, { transition: 'start', templateVersionId: chosen.id }, true) };
+    } catch (err) {
+      this.workspaces.delete(ws.id);
+      throw err;
+    }
+  }
+
+  /**
+   * A build the lifecycle executor starts (coderd/autobuild/lifecycle_executor.go): as the owner, with
+   * no authorization, on the previous build's version, or on the active one for a start when the
+   * template requires it (Premium) or the workspace updates automatically (useActiveVersion).
+   */
+  autobuild(ws: WorkspaceRecord, transition: 'start' | 'stop', reason: 'autostart' | 'autostop'): BuildRecord {
+    const template = this.template(ws.templateId);
+    const owner = this.userById(ws.ownerId);
+    if (!template || !owner) throw new Error(`simulator invariant: workspace ${ws.name} has no template or owner`);
+    const active = transition === 'start' && (this.requiresActiveVersion(template) || ws.automaticUpdates === 'always');
+    return this.createBuild(owner, ws, { transition, reason, ...(active ? { templateVersionId: template.activeVersionId } : {}) }, true);
   }
 
   /** Seeds a build that already happened (no waiting), for the deployment's initial history. */
@@ -422,6 +571,8 @@ export class SimDeployment {
     build.updatedAt = this.now();
     this.log(build.job, [stageLine('Setting up'), tfLine('Setting up', 'Terraform 1.11.4')]);
     const fault = this.takeBuildFault(build);
+    // The provisioner daemon acquires the job with the build's state as it is now (provisionerdserver AcquireJob).
+    const acquired = Buffer.from(build.state);
     this.later(this.buildLatencyMs, () => {
       if (fault) {
         const message = fault.message ?? 'simulated provisioner failure (failBuilds fault)';
@@ -429,12 +580,12 @@ export class SimDeployment {
         this.completeBuild(build, ws, message);
         return;
       }
-      return this.executeBuild(build, ws, version, orphan, '');
+      return this.executeBuild(build, ws, version, orphan, '', acquired);
     });
   }
 
   /** Runs the build on the provisioner, then completes the job with the state it wrote. */
-  private async executeBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean, pvcData: string): Promise<void> {
+  private async executeBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean, pvcData: string, acquired: Buffer = build.state): Promise<void> {
     const config = version.config;
     if (!config) {
       this.completeBuild(build, ws, `template version ${version.name} has no parsed configuration`);
@@ -450,14 +601,16 @@ export class SimDeployment {
     try {
       const result = await this.provisioner.provision({
         buildId: build.id,
-        state: build.state,
+        state: acquired,
         ctx,
         config,
         files: async () => (file ? unpackTar(file.bytes) : []),
         newPvcData: pvcData,
       });
       this.log(build.job, result.logs);
+      // provisionerdserver CompleteJob/FailJob: the job's own state replaces whatever the build holds.
       build.state = result.state;
+      if (!result.error && takeLossyBuild(this.lossyBuild, build)) build.state = loseFromState(this.lossyBuild, build.state, this.cluster, { workspace: ws.id, buildId: build.id });
       build.resources = this.resourcesOf(build);
       this.completeBuild(build, ws, result.error);
     } catch (err) {
@@ -474,6 +627,8 @@ export class SimDeployment {
     build.updatedAt = this.now();
     ws.updatedAt = this.now();
     if (!error && build.transition === 'delete') ws.deleted = true;
+    // provisionerdserver CompleteJob: a start's deadline is now + the workspace's TTL (none without one).
+    if (!error && build.transition === 'start' && ws.ttlMs) build.deadline = new Date(Date.now() + ws.ttlMs).toISOString();
     for (const wake of this.buildWaiters.get(build.id) ?? []) wake();
     this.buildWaiters.delete(build.id);
   }
@@ -516,20 +671,28 @@ export class SimDeployment {
   // ── state ─────────────────────────────────────────────────────────────
 
   readState(actor: User, build: BuildRecord): Buffer {
-    // coderd answers 404 rather than 403 to anyone without template update rights.
-    if (!this.canUpdateTemplate(actor)) throw notFound();
+    // dbauthz GetWorkspaceBuildProvisionerStateByID: update on the template, else 404 rather than 403.
+    if (!this.canUpdateTemplate(actor, this.templateOfBuild(build))) throw notFound();
     return build.state;
   }
 
-  putState(actor: User, build: BuildRecord, state: Buffer): void {
-    if (!this.canUpdateTemplate(actor)) {
-      throw new ApiError(403, 'Only template managers may update workspace build state.', 'Ask a template administrator to push the state.');
-    }
+  private templateOfBuild(build: BuildRecord): TemplateRecord | undefined {
     const ws = this.workspaces.get(build.workspaceId);
-    const latest = ws ? this.latestBuild(ws) : undefined;
-    if (latest && ACTIVE_JOB_STATUSES.has(latest.job.status)) {
-      throw new ApiError(409, 'A workspace build is already active.', `Build #${latest.buildNumber} (${latest.transition}) is ${latest.job.status}; wait for it to finish before updating the state.`);
-    }
+    return ws ? this.template(ws.templateId) : undefined;
+  }
+
+  /** The 404 of PUT …/state without update on the template (coderd/workspacebuilds.go workspaceBuildUpdateState). */
+  authorizeStateWrite(actor: User, build: BuildRecord): void {
+    if (!this.canUpdateTemplate(actor, this.templateOfBuild(build))) throw notFound();
+  }
+
+  /**
+   * PUT /workspacebuilds/{id}/state as coderd/workspacebuilds.go workspaceBuildUpdateState does it:
+   * onto any build, latest or not, with no check for a running job. A job that already took its state
+   * writes its own over this when it ends (executeBuild), so a PUT onto a running build is lost.
+   */
+  putState(actor: User, build: BuildRecord, state: Buffer): void {
+    this.authorizeStateWrite(actor, build);
     build.state = Buffer.from(state);
     build.updatedAt = this.now();
   }

@@ -1,3 +1,6 @@
+import { LICENCES } from './licence';
+import { runLifecycleTick } from './lifecycle';
+import { ROLE_NAMES } from './rbac';
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
 import { seedMoreTemplates } from './more-templates';
@@ -12,6 +15,7 @@ export type {
   CoderSimulator,
   FaultConfig,
   FailBuildsFault,
+  LossyBuildFault,
   FaultCounts,
   KubeClusterView as KubeCluster,
   KubeObject,
@@ -23,6 +27,9 @@ export type {
   SimulatorOptions,
 } from './types';
 export { K8S_TEMPLATE_MAIN_TF } from './template-source';
+export { LICENCES, type Licence } from './licence';
+export { ROLE_NAMES, type RoleName } from './rbac';
+export type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
 export { versionedTemplateSource, type MoreTemplateSpec } from './more-templates';
 export type { DaemonSpec } from './provisioner-daemons';
 export type { UserBuildStats } from './user-builds';
@@ -36,6 +43,9 @@ export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
  * records every home volume a build destroys.
  */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<CoderSimulator> {
+  if (opts.lifecycleIntervalMs !== undefined && (!Number.isInteger(opts.lifecycleIntervalMs) || opts.lifecycleIntervalMs < 10)) {
+    throw new Error(`lifecycleIntervalMs must be a whole number of milliseconds, at least 10; got ${String(opts.lifecycleIntervalMs)}.`);
+  }
   const random = new SimRandom(opts.seed);
   // A separate stream for fault draws, so turning faults on does not shift the seeded ids.
   const faultRandom = new SimRandom(opts.seed === undefined ? undefined : opts.seed + 0x9e3779b9);
@@ -61,6 +71,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     throw e;
   }
   const d = seeded.deployment;
+  d.licence = opts.licence ?? (opts.premium === false ? 'agpl' : 'premium');
   if (opts.provisioners !== undefined) {
     const specs = typeof opts.provisioners === 'number' ? Array.from({ length: opts.provisioners }, () => ({})) : opts.provisioners;
     if (specs.length < 1 || !Number.isInteger(specs.length)) {
@@ -69,14 +80,20 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     }
     d.daemons = new ProvisionerDaemonPool(specs, () => d.newId(), () => d.now());
   }
-  const members = d.users.filter((u) => !u.owner);
+  const members = d.users.filter((u) => !u.roles.includes('owner'));
   const more = await seedMoreTemplates(d, seeded.admin, members, opts.moreTemplates ?? []);
   let userBuilds: UserBuildStream | undefined;
-  d.accessControlLicensed = opts.premium ?? true;
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
+  d.lossyBuild = faults?.lossyBuild ? { ...faults.lossyBuild } : undefined;
   d.faultDraw = () => faultRandom.next();
 
+  // coderd runs the executor every minute on its own; here only when asked.
+  let lifecycleTimer: NodeJS.Timeout | undefined;
+  if (opts.lifecycleIntervalMs !== undefined) {
+    const clock = opts.lifecycleClock ?? (() => new Date());
+    lifecycleTimer = setInterval(() => runLifecycleTick(d, clock()), opts.lifecycleIntervalMs);
+  }
   const server = new SimHttpServer({ deployment: d, serverVersion: version, faultRandom, faults: () => faults });
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   d.accessUrl = url;
@@ -105,6 +122,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       if (!user) throw new Error(`The simulator has no user ${username}; its users are ${d.users.map((u) => u.username).join(', ')}.`);
       return user.token;
     },
+    tokenFor(role, username) {
+      if (!ROLE_NAMES.includes(role)) throw new Error(`Unknown role "${String(role)}"; use one of ${ROLE_NAMES.join(', ')}.`);
+      return d.mintUser(role, username).token;
+    },
     orgId: d.org.id,
     template: {
       id: template.id,
@@ -121,6 +142,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     setFaults(f) {
       faults = f ? { ...f } : undefined;
       d.failBuilds = f?.failBuilds ? { ...f.failBuilds } : undefined;
+      d.lossyBuild = f?.lossyBuild ? { ...f.lossyBuild } : undefined;
     },
     cluster: d.provisioner.cluster,
     provisioner: real ? { kind: 'terraform', kubeconfig: real.kubeconfigPath } : { kind: 'structural' },
@@ -145,7 +167,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     },
     requestLog: () => server.log.map((e) => ({ ...e })),
     faultCounts: () => ({ ...server.injected, buildFailed: d.buildFaultsInjected }),
+    licence: () => d.licence,
+    setLicence(licence) {
+      if (!LICENCES.includes(licence)) throw new Error(`Unknown licence "${String(licence)}"; use one of ${LICENCES.join(', ')}.`);
+      d.licence = licence;
+    },
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
+    lifecycleTick: (at, tickOpts) => runLifecycleTick(d, at ?? new Date(), tickOpts),
     templates: () => [summaryOf(template, seeded.originalVersionId), ...more.map((t) => summaryOf(t, t.activeVersionId))],
     provisionerDaemons: () =>
       (d.daemons?.daemons ?? []).map((daemon) => ({
@@ -174,6 +202,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     stopUserBuilds: () => userBuilds?.stop(),
     userBuildStats: () => userBuilds?.stats() ?? { builds: 0, queueWaitsMs: [], stillQueued: 0 },
     async close() {
+      if (lifecycleTimer) clearInterval(lifecycleTimer);
       userBuilds?.stop();
       await d.close();
       await server.close();

@@ -1,6 +1,8 @@
 /** The simulated deployment's records, as coderd keeps them in its database. */
 import type { LogLine } from './build-log';
+import type { RoleName } from './rbac';
 import type { TemplateConfig } from './template-config';
+import type { TemplateMeta } from './template-meta';
 import type { Transition } from './workspace-context';
 
 export type JobStatus = 'pending' | 'running' | 'succeeded' | 'canceling' | 'canceled' | 'failed';
@@ -13,8 +15,8 @@ export interface User {
   id: string;
   username: string;
   email: string;
-  /** Owners are site admins, and so template admins too. */
-  owner: boolean;
+  /** Built-in roles beyond member (every user is a member of the one organization). */
+  roles: RoleName[];
   token: string;
   createdAt: string;
 }
@@ -49,11 +51,10 @@ export interface ProvisionerJob {
 export interface TemplateRecord {
   id: string;
   name: string;
-  displayName: string;
   organizationId: string;
   activeVersionId: string;
-  /** Premium: members may build only the active version (template admins may still pick another). */
-  requireActiveVersion?: boolean;
+  /** The settings PATCH /templates/{id} writes, as stored (require_active_version before the licence is applied). */
+  meta: TemplateMeta;
   createdById: string;
   createdAt: string;
   updatedAt: string;
@@ -93,6 +94,14 @@ export interface WorkspaceRecord {
   updatedAt: string;
   lastUsedAt: string;
   deleted: boolean;
+  /** Set by its owner (PUT /workspaces/{id}/favorite); sorts first in that owner's own listings. */
+  favorite?: boolean;
+  /** PUT /workspaces/{id}/autostart: a weekly cron (see cron-schedule.ts), read by the lifecycle executor. */
+  autostartSchedule?: string;
+  /** PUT /workspaces/{id}/ttl: a successful start's deadline is its completion plus this. */
+  ttlMs?: number;
+  /** PUT /workspaces/{id}/autoupdates: 'always' makes autostart build the active version. */
+  automaticUpdates?: 'always' | 'never';
   buildIds: string[];
 }
 
@@ -117,6 +126,8 @@ export interface BuildRecord {
   state: Buffer;
   job: ProvisionerJob;
   resources: BuildResource[];
+  /** Autostop time: set when a start completes on a workspace with a ttl (provisionerdserver CompleteJob). */
+  deadline?: string;
   createdAt: string;
   updatedAt: string;
 }

@@ -3,6 +3,7 @@ import type { TemplateRecord, User, WorkspaceRecord } from './model';
 import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
 import { K8S_TEMPLATE_MAIN_TF } from './template-source';
+import { seededTemplateMeta } from './template-meta';
 
 export interface MoreTemplateSpec {
   name: string;
@@ -34,7 +35,7 @@ export async function seedMoreTemplates(d: SimDeployment, admin: User, owners: r
     const template: TemplateRecord = {
       id: d.newId(),
       name: spec.name,
-      displayName: spec.name,
+      meta: seededTemplateMeta(spec.name),
       organizationId: d.org.id,
       activeVersionId: d.newId(),
       createdById: admin.id,

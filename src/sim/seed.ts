@@ -4,7 +4,9 @@ import type { SimProvisioner } from './provisioner';
 import type { SimRandom } from './random';
 import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
+import { seededTemplateMeta } from './template-meta';
 import { K8S_TEMPLATE_MAIN_TF } from './template-source';
+import { sessionToken } from './session-token';
 
 export interface SeedOptions {
   workspaces: number;
@@ -26,11 +28,6 @@ export interface SeededDeployment {
 const MEMBER_NAMES = ['alice', 'bob', 'carol', 'dave'];
 const WORKSPACE_STEMS = ['dev', 'api', 'frontend', 'data', 'ml'];
 
-function sessionToken(random: SimRandom): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  const part = (n: number): string => Array.from({ length: n }, () => random.pick(alphabet.split(''))).join('');
-  return `${part(10)}-${part(22)}`;
-}
 
 /**
  * A deployment as the runbook finds it: one organization `coder`, an owner and a few members, the
@@ -46,7 +43,7 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
     id: random.uuid(),
     username,
     email: `${username}@example.com`,
-    owner,
+    roles: owner ? ['owner'] : [],
     token: sessionToken(random),
     createdAt: created,
   });
@@ -61,7 +58,7 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
   const template: TemplateRecord = {
     id: templateId,
     name: opts.templateName,
-    displayName: 'Kubernetes (Deployment)',
+    meta: seededTemplateMeta('Kubernetes (Deployment)'),
     organizationId: org.id,
     activeVersionId: versionId,
     createdById: admin.id,

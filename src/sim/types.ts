@@ -1,4 +1,10 @@
 /** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
+import type { Licence } from './licence';
+import type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
+import type { LossyBuildFault } from './lossy-build';
+import type { RoleName } from './rbac';
+
+export type { LossyBuildFault };
 import type { MoreTemplateSpec } from './more-templates';
 import type { DaemonSpec } from './provisioner-daemons';
 import type { UserBuildStats } from './user-builds';
@@ -16,6 +22,13 @@ export interface SimulatorOptions {
   host?: string;
   /** Makes ids, names, tokens and fault draws reproducible. */
   seed?: number;
+  /**
+   * Run the lifecycle executor (autostart, autostop) on its own every this many ms, as coderd does
+   * every minute. Default: off, so tests stay deterministic; they drive it with lifecycleTick.
+   */
+  lifecycleIntervalMs?: number;
+  /** With lifecycleIntervalMs: the time each run evaluates at (default the real clock), so a test can run it ahead. */
+  lifecycleClock?: () => Date;
   /** Default 'k8s-dev'; the organization is always 'coder'. */
   templateName?: string;
   faults?: FaultConfig;
@@ -30,9 +43,12 @@ export interface SimulatorOptions {
   /** Default true: each seeded workspace's latest build is a succeeded start (else a succeeded stop). */
   workspacesRunning?: boolean;
   /**
-   * Default true: a Premium-licensed deployment, where a template can require its active version.
-   * false: AGPL, which refuses to switch require_active_version on.
+   * Default 'premium': template access control works (a template can hold members to its active
+   * version). 'agpl' (no licence) and 'expired': PATCH require_active_version answers 200, is ignored
+   * and reads back false, so nobody is held. See licence.ts.
    */
+  licence?: Licence;
+  /** Older spelling: false is licence 'agpl'. Ignored when licence is given. */
   premium?: boolean;
   /**
    * Provisioner daemons: how many (named sim-provisioner-1, …) or one spec each (name, tags). Jobs then
@@ -67,6 +83,8 @@ export interface FaultConfig {
   dropConnectionRate?: number;
   /** Matching builds end failed before they touch state or cluster. */
   failBuilds?: FailBuildsFault;
+  /** Matching builds succeed but forget or replace one object (structural provisioner only). */
+  lossyBuild?: LossyBuildFault;
   /**
    * Hold each answer to a write (not GET) this long AFTER it took effect (a PUT's state is already
    * stored): a worker killed meanwhile never learns that its call landed.
@@ -146,10 +164,16 @@ export interface CoderSimulator {
   url: string;
   /** Owner (and so template admin) session token. */
   token: string;
-  /** A plain member: reads own workspaces; no template update (GET state → 404, PUT state → 403/404). */
+  /** A plain member: reads and builds its own workspaces; no template update (GET and PUT state → 404). */
   memberToken: string;
   /** The session token of a seeded user (a workspace's owner), to act as that user. */
   tokenOf(username: string): string;
+  /**
+   * A token of a new user holding this built-in role (coderd/rbac/roles.go): 'template-admin' reads
+   * every workspace but may not start or stop them; 'organization-admin' may; 'member' only its own.
+   * Also POST /api/v2/sim/tokens {role, username?} as an Owner.
+   */
+  tokenFor(role: RoleName, username?: string): string;
   orgId: string;
   template: SimulatedTemplateSummary;
   workspaces(): SimulatedWorkspaceSummary[];
@@ -163,6 +187,11 @@ export interface CoderSimulator {
   requestLog(): RequestLogEntry[];
   /** Faults injected since start, by kind: http500, http429, dropped, latencySpike, buildFailed. */
   faultCounts(): FaultCounts;
+  /** The licence in force now; setLicence switches it (a licence that expires, or one applied, mid-run). */
+  licence(): Licence;
+  setLicence(licence: Licence): void;
+  /** One run of the lifecycle executor at `at` (default now); also POST /api/v2/sim/lifecycle/tick. */
+  lifecycleTick(at?: Date, opts?: LifecycleTickOptions): LifecycleTickResult;
   /** The latest build's state text. */
   stateOf(workspaceId: string): string;
   /** Every template of the organization (the first is `template`). */

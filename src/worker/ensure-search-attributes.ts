@@ -1,7 +1,7 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { SearchAttributeType } from '@temporalio/common';
-import { WSMIGRATE_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { WSMIGRATE_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 
 const INDEXED = temporal.api.enums.v1.IndexedValueType;
 const INDEXED_TYPE: Record<SearchAttributeType, temporal.api.enums.v1.IndexedValueType> = {

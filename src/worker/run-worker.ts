@@ -3,14 +3,16 @@ import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../activities';
 import { freeLoopbackPort } from '../adapters/free-port';
 import { PinoTemporalLogger } from '../adapters/logging/temporal-logger';
+import { coderReadiness } from '../adapters/metrics/coder-readiness';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../adapters/metrics/http-endpoint';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics';
 import { ReadinessProbe } from '../adapters/metrics/readiness';
 import { visibilityCounts } from '../adapters/metrics/visibility-gauges';
 import { connectTemporal, temporalConnectionOptions } from '../client/temporal-client';
-import { describeConfig, encryptionKeyBytes, type WsmigrateConfig } from '../config/env';
+import { describeConfig } from '../config/describe-config';
+import { encryptionKeyBytes, type WsmigrateConfig } from '../config/env';
 import { createWsmigrateWorker } from './create-worker';
-import { createDataConverter } from './data-converter';
+import { createDataConverter } from '../adapters/temporal/data-converter';
 import { ensureSearchAttributes } from './ensure-search-attributes';
 import { checkBlobStore } from './check-blob-store';
 import { warnIfFileStoreShared } from './shared-store-warning';
@@ -72,7 +74,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       metrics.inFlight = visibilityCounts(admin, cfg.temporalNamespace);
       probe = new ReadinessProbe([
         { name: 'temporal', check: () => admin.workflowService.getSystemInfo({}) },
-        { name: 'coder', check: () => deps.coder.buildInfo() },
+        coderReadiness(deps.coder),
       ]);
       probe.start();
       endpoint = await startMetricsEndpoint({

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, type ActivityOptions, type LocalActivityOptions } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, type ActivityOptions, type Duration, type LocalActivityOptions } from '@temporalio/common';
 import { FINAL_FAILURE_TYPES } from '../domain/failure-types';
 
 export { FINAL_FAILURE_TYPES };
@@ -37,4 +37,27 @@ export function withActivityMessage(err: unknown): unknown {
     return ApplicationFailure.create({ message: err.cause.message, type: err.cause.type ?? undefined, nonRetryable: true });
   }
   return err;
+}
+
+/**
+ * A step that waits for a Coder build: as long as the build may take, heartbeating, a few retries.
+ * The wait does not count up to one more buildTimeout that the build spends queued for a provisioner daemon.
+ */
+export function buildStepOptions(input: { buildTimeout: string; heartbeatTimeout: string }): ActivityOptions {
+  return {
+    startToCloseTimeout: 2 * durationMs(input.buildTimeout) + 5 * 60_000,
+    heartbeatTimeout: input.heartbeatTimeout as Duration,
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+  };
+}
+
+/**
+ * The compensation's build: the same timeouts, and it keeps trying for a long time, because giving
+ * up on a restore is the worst outcome.
+ */
+export function restoreStepOptions(input: { buildTimeout: string; heartbeatTimeout: string }): ActivityOptions {
+  return {
+    ...buildStepOptions(input),
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 30, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
+  };
 }

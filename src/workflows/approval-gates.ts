@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { condition, defineQuery, defineSignal, defineUpdate, log, patched, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, defineUpdate, log, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   approvalRefusal,
   gateRequiresApproval,
@@ -11,7 +11,7 @@ import {
   type PendingApproval,
 } from '../domain/approval-policy';
 import type { MessageRef, Notification } from '../activities/ports';
-import { WsmigratePendingApproval } from './search-attributes';
+import { WsmigratePendingApproval } from '../contracts/search-attributes';
 import { noteApprovalToFleet } from './fleet-report';
 
 /** What a caller sends to decide; `channel` defaults to `cli` for the update; a signal is always recorded as `signal`. */
@@ -113,6 +113,15 @@ export class ApprovalGates {
     return result?.messageRefs?.length ? result.messageRefs : refs;
   }
 
+  /**
+   * Answers the pending gate with a rejection on someone's behalf (a fleet cancel), so the wait ends
+   * now instead of at the approval timeout. The caller has already checked that `by` may decide.
+   */
+  rejectPending(by: string, comment: string, channel: ApprovalChannel): void {
+    if (!this.pending || this.decided) return;
+    this.record({ gateId: this.pending.gateId, planHash: this.pending.planHash, decision: 'reject', approver: by, comment }, channel);
+  }
+
   /** Asks for approval when the policy (or the guard, with `force`) says so, and waits. */
   async request(gateId: GateId, planHash: string, summary: string, force = false): Promise<GateResult> {
     if (!force && !gateRequiresApproval(this.settings.policy, gateId)) return 'not-required';
@@ -157,8 +166,7 @@ export class ApprovalGates {
       return 'timed-out';
     }
     const verb = d.decision === 'approve' ? 'Approved' : 'Rejected';
-    // patched: runs that passed a gate under older code replay without this notification.
-    if (patched('wsmigrate-approval-closed')) await this.tell(
+    await this.tell(
       {
         ...base,
         kind: 'approval-closed',

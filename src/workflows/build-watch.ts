@@ -1,4 +1,4 @@
-import { ApplicationFailure, patched, upsertMemo } from '@temporalio/workflow';
+import { ApplicationFailure, upsertMemo } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import type { TrackedBuild } from '../activities/track-build-changes';
 
@@ -15,25 +15,15 @@ export function isNeedsAttention(err: unknown): boolean {
  */
 export class BuildWatch {
   readonly tracked: TrackedBuild[] = [];
-  /**
-   * Runs started by a worker without this step replay without it (no nondeterminism on upgrade).
-   * Decided when the watch is made, at the workflow's start: a patch called after local steps of the
-   * same workflow task lands ahead of their markers.
-   */
-  private readonly enabled: boolean;
 
-  /** `alwaysOn`: the workflow's own patch, newer than this one, already implies it. */
   constructor(
     private readonly acts: Pick<WsmigrateActivities, 'trackBuildChanges' | 'notify'>,
     private readonly ctx: { workflowId: string; subject: string; template: string },
     private readonly onDamage: () => void,
-    alwaysOn = false,
-  ) {
-    this.enabled = alwaysOn || patched('wsmigrate-build-watch');
-  }
+  ) {}
 
   async after(buildId: string | undefined): Promise<void> {
-    if (!buildId || !this.enabled) return;
+    if (!buildId) return;
     await this.judge(await this.acts.trackBuildChanges({ ...this.ctx, buildId }));
   }
 

@@ -53,17 +53,17 @@ export class FleetReport {
   }
 
   /** With 'result', the fleet run that started this child reads the result event: a signal would only add events to both. */
-  async done(result: { outcome: ChildOutcome; pvcUidsKept?: number } | undefined, failure?: unknown): Promise<void> {
+  async done(result: { outcome: ChildOutcome; pvcUidsKept?: number; recovery?: unknown } | undefined, failure?: unknown): Promise<void> {
     if (this.bySignal) await reportToFleet(result, failure);
   }
 }
 
 /** Reports the migration's end to the fleet that started it, by signal (no-op for a migration started by hand). */
-async function reportToFleet(result: { outcome: ChildOutcome; pvcUidsKept?: number } | undefined, failure?: unknown): Promise<void> {
+async function reportToFleet(result: { outcome: ChildOutcome; pvcUidsKept?: number; recovery?: unknown } | undefined, failure?: unknown): Promise<void> {
   const info = workflowInfo();
   let report: ChildReport;
   if (result) {
-    report = { workflowId: info.workflowId, outcome: result.outcome, ...(result.pvcUidsKept !== undefined ? { pvcUidsKept: result.pvcUidsKept } : {}) };
+    report = { workflowId: info.workflowId, outcome: result.outcome, ...(result.pvcUidsKept !== undefined ? { pvcUidsKept: result.pvcUidsKept } : {}), ...(result.recovery ? { recovered: true } : {}) };
   } else {
     const type = failure instanceof ApplicationFailure ? failure.type : undefined;
     report = { workflowId: info.workflowId, outcome: outcomeOfFailure(type), reason: ((failure as Error)?.message ?? String(failure)).slice(0, 500) };

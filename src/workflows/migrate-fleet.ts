@@ -42,6 +42,7 @@ import {
   type ChildReport,
   type FleetCounts,
 } from '../domain/fleet-progress';
+import { waitsOnPeople } from '../domain/fleet-waits';
 import { templateWorkflowId, workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { parseWorkflowInput } from './workflow-input';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
@@ -50,10 +51,11 @@ import { childApprovalSignal, childDoneSignal, reportBySignalRequest, type Child
 import { FleetPacer, pacingLine, type FleetPacingStatus } from './fleet-pacing';
 import type { migrateWorkspace } from './migrate-workspace';
 import { migrateTemplate } from './migrate-template';
-import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 
 export type FleetStage = 'template' | 'canary' | 'canary-gate' | 'rolling' | 'archive' | 'done';
-export type FleetPhase = 'running' | 'awaiting-approval' | 'paused' | 'done' | 'cancelled' | 'failed';
+/** Where a fleet stands: the same words in `fleet status`, the WsmigratePhase search attribute and README. */
+export type FleetPhase = 'running' | 'awaiting-approval' | 'paused' | 'cancelling' | 'done' | 'cancelled' | 'failed';
 
 export interface RunningChild {
   workflowId: string;
@@ -145,6 +147,8 @@ export interface FleetSummary {
   skipped: number;
   dryRun: number;
   pvcUidsKept: number;
+  /** Of `migrated`: damaged workspaces recovered from their newest good build. */
+  recovered: number;
 }
 
 export interface FleetProgress {
@@ -244,6 +248,7 @@ export function summaryOf(c: FleetCounts): FleetSummary {
     skipped: c.skipped,
     dryRun: c['dry-run'],
     pvcUidsKept: c.pvcUidsKept,
+    recovered: c.recovered ?? 0,
   };
 }
 
@@ -257,6 +262,8 @@ export async function migrateFleet(rawInput: MigrateFleetInput, carried?: FleetS
   try {
     return await migrateFleetSteps(rawInput, carried);
   } catch (err) {
+    // A failed fleet must not keep the phase it failed in (e.g. running) for anyone who searches.
+    if (!isCancellation(err)) upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
     // The template child's own words ("promotion of … rejected"), not "Child Workflow execution failed".
     if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) {
       throw ApplicationFailure.create({ message: `template migration failed, no workspace was touched: ${err.cause.message}`, type: err.cause.type ?? undefined, nonRetryable: true });
@@ -276,7 +283,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   if (input.zeroTouch && !st.zeroTouch) st.zeroTouch = { migratedThemselves: 0, migratedByRunbook: [], waitingForBuild: [] };
   const fleetName = `${input.organization}/${input.template}`;
   const notify = (n: Omit<Notification, 'workflowId'>) => acts.notify({ ...n, workflowId });
-  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));
+  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n), () => refreshDetails());
   gates.receipts.push(...st.receipts);
   const limit = input.filters.limit;
   const pacer = new FleetPacer({ organization: input.organization, template: input.template, share: input.provisionerShare, concurrency: input.concurrency, pacing: input.pacing }, st.pacing);
@@ -285,10 +292,12 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   // ── state helpers ─────────────────────────────────────────────────────
   const phase = (): FleetPhase => {
     if (st.stage === 'done') return st.cancelled ? 'cancelled' : 'done';
-    if (gates.pending || (st.stage === 'template' && st.childApprovals.length > 0)) return 'awaiting-approval';
+    if (awaitingPeople()) return 'awaiting-approval';
+    if (st.cancelled) return 'cancelling';
     if (st.paused) return 'paused';
     return 'running';
   };
+  const awaitingPeople = () => waitsOnPeople({ ownGate: Boolean(gates.pending), stage: st.stage, running: st.running.length, childrenAtGates: st.childApprovals.length });
   const remaining = () => st.queue.length + st.running.length + (st.discoveryDone ? 0 : Math.max(0, (st.total ?? 0) - st.offset));
   const toFinish = () => (limit === undefined ? remaining() : Math.min(remaining(), limit - st.started + st.running.length));
   const progress = (): FleetProgress => ({
@@ -308,7 +317,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     failures: st.failures.slice(-50),
     pendingApproval: gates.pending,
     childApprovals: st.childApprovals.slice(0, 100),
-    etaMs: etaMs(toFinish(), st.durations, input.concurrency),
+    // No ETA while a person is awaited: the wait is theirs, not the fleet's.
+    etaMs: awaitingPeople() ? undefined : etaMs(toFinish(), st.durations, input.concurrency),
     startedAt: st.startedAt,
     runs: st.runs,
     concurrency: input.concurrency,
@@ -318,10 +328,18 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     ...(st.note ? { note: st.note } : {}),
     pacing: { ...pacer.status },
   });
-  const refreshDetails = () => setCurrentDetails(detailsMarkdown(progress()));
+  let phaseWritten: FleetPhase | undefined;
+  const refreshDetails = () => {
+    const p = progress();
+    // One vocabulary: the search attribute holds exactly the phase `fleet status` prints, written when it changes.
+    if (p.phase !== phaseWritten) {
+      phaseWritten = p.phase;
+      upsertSearchAttributes([{ key: WsmigratePhase, value: p.phase }]);
+    }
+    setCurrentDetails(detailsMarkdown(p));
+  };
   const enter = (stage: FleetStage) => {
     st.stage = stage;
-    upsertSearchAttributes([{ key: WsmigratePhase, value: `fleet-${stage}` }]);
     refreshDetails();
   };
 
@@ -336,6 +354,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       else if (r.outcome === 'waiting-for-build' && st.zeroTouch.waitingForBuild.length < ZERO_TOUCH_NAMES) st.zeroTouch.waitingForBuild.push(child.subject);
     }
     st.counts.pvcUidsKept += r.pvcUidsKept ?? 0;
+    if (r.recovered) st.counts.recovered = (st.counts.recovered ?? 0) + 1;
     const took = r.durationMs ?? Date.now() - child.startedAtMs;
     st.durations.totalMs += took;
     st.durations.n += 1;
@@ -368,7 +387,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (action === 'resume' && !st.paused) return 'the fleet is not paused';
     return undefined;
   };
-  const control = (action: FleetControlEntry['action'], c: FleetControlInput): FleetControlEntry => {
+  const control = (action: FleetControlEntry['action'], c: FleetControlInput, channel: 'cli' | 'signal'): FleetControlEntry => {
     const entry: FleetControlEntry = { action, by: c.by, at: new Date().toISOString(), ...(c.reason ? { reason: c.reason.slice(0, 300) } : {}) };
     st.control.push(entry);
     if (st.control.length > 50) st.control.shift();
@@ -377,8 +396,9 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (action === 'cancel') {
       st.cancelled = true;
       st.paused = false;
+      // A cancel at the fleet's own gate answers it: waiting for an approval nobody will give ends now.
+      gates.rejectPending(c.by, `fleet cancelled${c.reason ? `: ${c.reason}` : ''}`, channel);
     }
-    upsertSearchAttributes([{ key: WsmigratePhase, value: `fleet-${action === 'pause' ? 'paused' : action === 'cancel' ? 'cancelling' : st.stage}` }]);
     refreshDetails();
     return entry;
   };
@@ -387,7 +407,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     [resumeFleetUpdate, resumeFleetSignal, 'resume'],
     [cancelFleetUpdate, cancelFleetSignal, 'cancel'],
   ] as const) {
-    setHandler(update, (c) => control(action, c), {
+    setHandler(update, (c) => control(action, c, 'cli'), {
       validator: (c) => {
         const why = controlRefusal(action, c);
         if (why) throw new Error(why);
@@ -396,7 +416,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     setHandler(signal, (c) => {
       const why = controlRefusal(action, c);
       if (why) return log.warn(`${action} signal ignored`, { reason: why });
-      control(action, c);
+      control(action, c, 'signal');
     });
   }
 
@@ -410,7 +430,6 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     if (input.targetVersionId) {
       st.targetVersionId = input.targetVersionId;
     } else {
-      upsertSearchAttributes([{ key: WsmigratePhase, value: 'fleet-template' }]);
       const t = await executeChild(migrateTemplate, {
         workflowId: templateWorkflowId(input.organization, input.template),
         args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }],
@@ -429,8 +448,9 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   const targetVersionId = st.targetVersionId as string;
   if (locksOldVersions && input.requireActiveVersion && !input.dryRun && !st.activeVersionLock && st.stage !== 'done' && st.stage !== 'archive') {
     st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId });
-    if (st.activeVersionLock.state === 'refused') {
-      const why = `Coder refused to make template ${fleetName} require its active version (${st.activeVersionLock.reason}). Until the old versions are archived, a member who starts a migrated workspace on an old version destroys its PVC: tell users not to pick an old version, and let the fleet archive them at the end.`;
+    if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held') {
+      const what = st.activeVersionLock.state === 'refused' ? `Coder refused to make template ${fleetName} require its active version` : `require active version does not hold on template ${fleetName}`;
+      const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either: until every workspace is migrated, anyone who builds a migrated workspace on an old version destroys its PVC. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;
       st.note = st.note ? `${st.note} ${why}` : why;
       log.warn('old versions stay buildable by members while the fleet runs', { template: fleetName });
       refreshDetails();
@@ -508,7 +528,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       // In this run the result arrives as an event; children from earlier runs report by signal.
       void handle.result().then(
         // A zeroTouchWorkspace child answers with the same fields, plus 'waiting-for-build'.
-        (r) => childDone({ workflowId: childId, outcome: r.outcome as ChildOutcome, pvcUidsKept: r.pvcUidsKept }),
+        (r) => childDone({ workflowId: childId, outcome: r.outcome as ChildOutcome, pvcUidsKept: r.pvcUidsKept, ...('recovery' in r && r.recovery ? { recovered: true } : {}) }),
         (err) => {
           const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
           childDone({ workflowId: childId, outcome: outcomeOfFailure(cause instanceof ApplicationFailure ? cause.type : undefined), reason: (cause as Error)?.message ?? String(err) });
@@ -727,13 +747,13 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       moreRemaining,
       ...(st.note ? { note: st.note } : {}),
     };
-    upsertSearchAttributes([{ key: WsmigratePhase, value: st.cancelled ? 'fleet-cancelled' : 'fleet-done' }]);
-    upsertMemo({ summary: JSON.stringify(summary) });
+    // Fields, not JSON in a string: the Web UI and `temporal workflow describe` show each one.
+    upsertMemo({ outcome: result.phase, ...summary });
     refreshDetails();
     await notify({
       kind: 'fleet-done',
       subject: `Fleet ${fleetName} ${result.phase}`,
-      text: `${summary.migrated} migrated, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`,
+      text: `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`,
       counts: countsRecord(st.counts),
     });
     await condition(allHandlersFinished);

@@ -35,7 +35,7 @@ import {
   type FleetSummary,
   type migrateFleet,
 } from './migrate-fleet';
-import { WsmigratePhase } from './search-attributes';
+import { WsmigratePhase } from '../contracts/search-attributes';
 import { parseWorkflowInput } from './workflow-input';
 
 export type OrganizationStage = 'scan' | 'canary' | 'canary-gate' | 'rolling' | 'done';
@@ -74,7 +74,7 @@ export const organizationProgressQuery = defineQuery<OrganizationProgress>('orga
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 
-const EMPTY: FleetSummary = { migrated: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0 };
+const EMPTY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0 };
 
 function add(a: FleetSummary, b: FleetSummary | undefined): FleetSummary {
   if (!b) return a;

@@ -7,7 +7,7 @@ import { parseWorkflowInput } from './workflow-input';
 import { renderRunDetails, templateRunSummary } from '../domain/run-details';
 import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
-import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 
 export type TemplatePhase = 'preflight' | 'rewriting' | 'awaiting-approval' | 'pushing' | 'promoting' | 'done' | 'unchanged' | 'dry-run';
 

@@ -1,9 +1,7 @@
 import {
   ApplicationFailure,
   CancellationScope,
-  defineQuery,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -11,92 +9,43 @@ import {
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
-  type ActivityOptions,
 } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import type { StateBackup } from '../activities/backup-state';
-import type { PostBuildCheckResult } from '../activities/post-build-check';
-import type { RewriteStateResult } from '../activities/rewrite-state';
 import type { WorkspacePreflight } from '../activities/preflight-workspace';
-import type { WorkspaceHealth } from '../domain/workspace-health';
-import type { VerificationResult } from '../activities/verify-migration';
-import type { PendingApproval } from '../domain/approval-policy';
-import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
-import { parseWorkflowInput } from './workflow-input';
-import type { TrackedBuild } from '../activities/track-build-changes';
+import { FailureType } from '../domain/failure-types';
+import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
+import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, restoreStepOptions, withActivityMessage } from './activity-presets';
+import { ApprovalGates } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
-import { recoverDamagedWorkspace } from './recover-workspace';
-import { FINAL_FAILURE_TYPES, QUICK_LOCAL_STEP, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
-import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
 import { FleetReport } from './fleet-report';
+import { recoverDamagedWorkspace } from './recover-workspace';
+import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
+import { parseWorkflowInput } from './workflow-input';
+import {
+  failureMessage,
+  failureType,
+  workspaceStatusQuery,
+  type WorkspaceMigrationResult,
+  type WorkspaceMigrationStatus,
+  type WorkspacePhase,
+} from './workspace-contract';
 
-export type WorkspacePhase =
-  | 'preflight'
-  | 'stopping'
-  | 'backing-up'
-  | 'rewriting'
-  | 'verifying'
-  | 'awaiting-approval'
-  | 'pushing-state'
-  | 'starting'
-  | 'checking'
-  | 'compensating'
-  | 'migrated'
-  | 'already-migrated'
-  | 'dry-run'
-  | 'restored'
-  | 'needs-attention';
-
-export interface WorkspaceMigrationStatus {
-  phase: WorkspacePhase;
-  stepsDone: string[];
-  pendingApproval?: PendingApproval;
-  verdict?: Pick<VerificationResult, 'verdict' | 'summary' | 'reasons' | 'planHash'>;
-  approvals: ApprovalReceipt[];
-  backup?: { ref: string; sha256: string };
-  error?: string;
-  /** Builds this run triggered that replaced, destroyed or type-rename-deleted something (seed 003). */
-  buildChanges?: TrackedBuild[];
-}
-
-export interface WorkspaceMigrationResult {
-  outcome: 'migrated' | 'already-migrated' | 'dry-run';
-  workspaceId: string;
-  backup?: { ref: string; sha256: string };
-  migratedSha256?: string;
-  renamedCount: number;
-  startBuildId?: string;
-  verdict?: VerificationResult['verdict'];
-  warnings: string[];
-  buildChanges?: TrackedBuild[];
-  /** Persistent volumes checked after the start to have kept their uid (the fleet sums them). */
-  pvcUidsKept?: number;
-}
-
-/** An activity's own message, not the wrapper's 'Activity task failed'. */
-function failureMessage(err: unknown): string {
-  const e = err as { message?: string; cause?: { message?: string } };
-  return e?.cause?.message ?? e?.message ?? String(err);
-}
-
-export const workspaceStatusQuery = defineQuery<WorkspaceMigrationStatus>('status');
+export { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from './workspace-contract';
 
 /** Phases worth a search-attribute write (a history event and a visibility update each); the rest show in the query and the UI's details. */
 const MILESTONE_PHASES: ReadonlySet<WorkspacePhase> = new Set(['compensating', 'migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention']);
 
-// Compensation keeps trying for a long time: giving up on a restore is the worst outcome.
-const compensation: ActivityOptions = {
-  startToCloseTimeout: '5m',
-  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 30, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
-};
+/** Rounds of read → back up → build when someone keeps building the workspace between our read and our write. */
+export const MAX_ROUNDS = 3;
+
+type LocalActs = ReturnType<typeof proxyLocalActivities<WsmigrateActivities>>;
 
 /**
  * One workspace, the runbook top to bottom: preflight, stop (option A), back up, rewrite, verify,
- * approve, push the state with no build, start pinned to the new version, check the volumes.
- * Any failure or cancel after the backup restores the backed-up state and the prior transition.
+ * approve, then one build that carries the migrated state on the new version, and check the volumes.
+ * Any failure or cancel after that restores by one build carrying the backup on the prior version.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const report = new FleetReport(rawInput);
@@ -114,32 +63,16 @@ export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise
 
 async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
+  const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput, true);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
-  // Every patch is decided here, before the first local activity: a patch marker recorded after local
-  // steps of the same workflow task can land ahead of their markers and trip the replay of a query.
-  // A run started by this code records one marker (each marker also costs a TemporalChangeVersion
-  // search-attribute write); runs begun under older code replay on the markers they recorded:
-  // unknown input keys refused (v3), lean history (local steps, milestone-only phase writes), the
-  // health preflight, the build watch.
-  const strictInput = patched('wsmigrate-workspace-v3');
-  const current = strictInput || patched('wsmigrate-workspace-v2');
-  const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput, strictInput);
-  const leanHistory = current || patched('wsmigrate-lean-history');
-  const healthPreflight = current || patched('wsmigrate-health-preflight');
   // Quick reads, pure steps and idempotent quick writes run as local activities: one marker event each.
-  const acts = leanHistory ? proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP) : proxyActivities<WsmigrateActivities>(QUICK_STEP);
-  // The backup and the push are never local: a local step is recorded only when its workflow task
-  // completes, so a worker dying after the push would re-run the backup against the already-pushed
-  // state and the compensation would then "restore" the migrated bytes. Each needs its own durable event.
+  const acts = proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP);
+  // The backup is never local: a local step is recorded only when its workflow task completes, so a
+  // worker dying after the build would re-run the backup against the migrated state, and the
+  // compensation would then "restore" the migrated bytes. It needs its own durable event.
   const durable = proxyActivities<WsmigrateActivities>(QUICK_STEP);
-  const comp = proxyActivities<WsmigrateActivities>(compensation);
-  const buildTimeoutMs = durationMs(input.buildTimeout);
-  const builds = proxyActivities<WsmigrateActivities>({
-    // The wait does not count up to one more buildTimeout that the build spends queued for a provisioner daemon.
-    startToCloseTimeout: 2 * buildTimeoutMs + 5 * 60_000,
-    heartbeatTimeout: input.heartbeatTimeout as Duration,
-    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
-  });
+  const builds = proxyActivities<WsmigrateActivities>(buildStepOptions(input));
+  const restoring = proxyActivities<WsmigrateActivities>(restoreStepOptions(input));
   const subject = `${input.owner}/${input.workspace}`;
   let title = workspaceRunSummary(input.owner, input.workspace, input.template, input.targetVersionId.slice(0, 8));
   const showDetails = () =>
@@ -148,114 +81,145 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const enter = (phase: WorkspacePhase) => {
     status.phase = phase;
-    if (!leanHistory || MILESTONE_PHASES.has(phase)) upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
+    if (MILESTONE_PHASES.has(phase)) upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
     showDetails();
   };
   const done = (step: string) => {
     status.stepsDone.push(step);
     showDetails();
   };
-  const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'), current);
+  const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'));
   status.buildChanges = watch.tracked;
-  /** Rewrite, then plan and guard: one local step for runs of this code, two for runs begun under older code. */
-  const rewriteAndVerify = async (backup: StateBackup, note: string, afterRewrite?: (rewrite: RewriteStateResult) => void) => {
-    const rewriteInput = { subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId };
-    if (current) {
-      const both = await acts.rewriteAndVerify.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy})${note}; plan ${pf.targetVersionName} against it; guard` }, [rewriteInput]);
-      afterRewrite?.(both.rewrite);
-      return both;
-    }
-    const rewrite = await acts.rewriteState.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy})${note}` }, [rewriteInput]);
-    afterRewrite?.(rewrite);
-    const verdict = await acts.verifyMigration.executeWithOptions({ summary: `plan ${pf.targetVersionName} against the migrated state; guard` }, [{ subject, migratedRef: rewrite.migrated.ref, targetVersionId: input.targetVersionId }]);
-    return { rewrite, verdict };
-  };
   // The client tags the run at start; a run started otherwise (temporal CLI, Web UI) is tagged here.
-  if (!leanHistory || workflowInfo().typedSearchAttributes.get(WsmigrateTemplate) !== input.template) {
+  if (workflowInfo().typedSearchAttributes.get(WsmigrateTemplate) !== input.template) {
     upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
   }
   enter('preflight');
 
   const preflightInput = { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy };
-  let pf: WorkspacePreflight;
-  let health: WorkspaceHealth | { health: 'migrated' | 'unmigrated' };
-  // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
-  if (current) {
-    ({ preflight: pf, health } = await acts.preflightAndAssess.executeWithOptions({ summary: `preflight ${subject}: Coder version, build, target version, state; health of its builds and states` }, [preflightInput]));
-    title = workspaceRunSummary(input.owner, input.workspace, input.template, pf.targetVersionName);
+  const preflight = async (note = '') => {
+    const both = await acts.preflightAndAssess.executeWithOptions(
+      { summary: `preflight ${subject}${note}: token permissions, build, target version, state; health of its builds and states` },
+      [preflightInput],
+    );
+    title = workspaceRunSummary(input.owner, input.workspace, input.template, both.preflight.targetVersionName);
     done('preflight');
-  } else {
-    pf = await acts.preflightWorkspace.executeWithOptions({ summary: `preflight ${subject}: Coder version, build, target version, state` }, [preflightInput]);
-    title = workspaceRunSummary(input.owner, input.workspace, input.template, pf.targetVersionName);
-    done('preflight');
-    // patched: runs started before the health check replay on its absence and keep the old rule.
-    health = healthPreflight
-      ? await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId })
-      : ({ health: pf.alreadyMigrated && pf.onTargetVersion ? 'migrated' : 'unmigrated' } as const);
+    return both;
+  };
+  const run: RoundContext = { input, subject, workflowId, status, acts, durable, builds, restoring, gates, watch, enter, done };
+  let { preflight: pf, health } = await preflight();
+  for (let round = 1; ; round++) {
+    // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
+    if (health.health === 'damaged') return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
+    if (health.health === 'busy' || health.health === 'unreadable') {
+      throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? FailureType.busy : FailureType.refused });
+    }
+    if (health.health === 'migrated') {
+      enter('already-migrated');
+      upsertMemo({ outcome: 'already-migrated' });
+      return { outcome: 'already-migrated', workspaceId: pf.workspaceId, renamedCount: 0, warnings: [] };
+    }
+    if (input.dryRun) return dryRun(run, pf);
+    try {
+      return await migrateOnce(run, pf, round === MAX_ROUNDS);
+    } catch (err) {
+      if (failureType(err) !== FailureType.builtMeanwhile || round >= MAX_ROUNDS) throw err;
+      // Nothing of ours was written over their build: read the workspace again and start over.
+      status.restarts = round;
+      status.error = failureMessage(err);
+      ({ preflight: pf, health } = await preflight(` again (round ${round + 1} of ${MAX_ROUNDS}, someone built it meanwhile)`));
+      status.error = undefined;
+    }
   }
-  if (health.health === 'damaged') return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
-  if (health.health === 'busy' || health.health === 'unreadable') {
-    throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? 'WsmigrateWorkspaceBusy' : 'WsmigrateRefused' });
-  }
-  if (health.health === 'migrated') {
-    enter('already-migrated');
-    upsertMemo({ outcome: 'already-migrated' });
-    return { outcome: 'already-migrated', workspaceId: pf.workspaceId, renamedCount: 0, warnings: [] };
-  }
+}
 
-  if (input.dryRun) {
-    enter('backing-up');
-    const backup = await durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
-    const { rewrite, verdict } = await rewriteAndVerify(backup, ', dry run');
-    enter('verifying');
-    status.verdict = verdict;
-    enter('dry-run');
-    upsertMemo({ outcome: 'dry-run', verdict: verdict.verdict });
-    return {
-      outcome: 'dry-run',
-      workspaceId: pf.workspaceId,
-      backup: { ref: backup.blob.ref, sha256: backup.blob.sha256 },
-      migratedSha256: rewrite.migrated.sha256,
-      renamedCount: rewrite.renamedCount,
-      verdict: verdict.verdict,
-      warnings: verdict.reasons,
-    };
-  }
+interface RoundContext {
+  input: MigrateWorkspaceParams;
+  subject: string;
+  workflowId: string;
+  status: WorkspaceMigrationStatus;
+  acts: LocalActs;
+  durable: ReturnType<typeof proxyActivities<WsmigrateActivities>>;
+  builds: ReturnType<typeof proxyActivities<WsmigrateActivities>>;
+  restoring: ReturnType<typeof proxyActivities<WsmigrateActivities>>;
+  gates: ApprovalGates;
+  watch: BuildWatch;
+  enter(phase: WorkspacePhase): void;
+  done(step: string): void;
+}
 
+/** Rewrite, then plan and guard: one local step. */
+function rewriteAndVerify(ctx: RoundContext, pf: WorkspacePreflight, backup: StateBackup, note: string) {
+  const { input, subject } = ctx;
+  return ctx.acts.rewriteAndVerify.executeWithOptions({ summary: `rewrite the state to _v1 (${input.strategy})${note}; plan ${pf.targetVersionName} against it; guard` }, [
+    { subject, backupRef: backup.blob.ref, strategy: input.strategy, targetVersionId: input.targetVersionId },
+  ]);
+}
+
+async function dryRun(ctx: RoundContext, pf: WorkspacePreflight): Promise<WorkspaceMigrationResult> {
+  const { subject, status, enter } = ctx;
+  enter('backing-up');
+  const backup = await ctx.durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
+  const { rewrite, verdict } = await rewriteAndVerify(ctx, pf, backup, ', dry run');
+  enter('verifying');
+  status.verdict = verdict;
+  enter('dry-run');
+  upsertMemo({ outcome: 'dry-run', verdict: verdict.verdict });
+  return {
+    outcome: 'dry-run',
+    workspaceId: pf.workspaceId,
+    backup: { ref: backup.blob.ref, sha256: backup.blob.sha256 },
+    migratedSha256: rewrite.migrated.sha256,
+    renamedCount: rewrite.renamedCount,
+    verdict: verdict.verdict,
+    warnings: verdict.reasons,
+  };
+}
+
+function rejected(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ message, type: 'WsmigrateRejected', nonRetryable: true });
+}
+
+/**
+ * One round: stop (option A), back up, rewrite, verify, approve, build with the migrated state,
+ * check. A build by someone else between our read and our write ends the round with builtMeanwhile
+ * (nothing undone: nothing of ours is on top of theirs) unless it is the last round.
+ */
+async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound: boolean): Promise<WorkspaceMigrationResult> {
+  const { input, subject, workflowId, status, acts, gates, watch, enter, done } = ctx;
+  const buildTimeoutMs = durationMs(input.buildTimeout);
   const ownBuildIds: string[] = [];
-  let afterBuildNumber = pf.latestBuild.buildNumber;
-  const stopFirst = input.option === 'A' && pf.prior.transition === 'start';
+  // It was running: it runs on the new version afterwards. It was stopped: it stays stopped, now on the new version.
+  const transition = pf.prior.transition;
+  const stopFirst = input.option === 'A' && transition === 'start';
   if (stopFirst) {
     const stopGate = await gates.request('stop', `stop:${pf.latestBuild.id}`, `Stop ${subject} before migrating (option A)`);
-    if (stopGate === 'rejected' || stopGate === 'timed-out') {
-      throw ApplicationFailure.create({ message: `stop of ${subject} ${stopGate}; nothing changed`, type: 'WsmigrateRejected', nonRetryable: true });
-    }
+    if (stopGate === 'rejected' || stopGate === 'timed-out') throw rejected(`stop of ${subject} ${stopGate}; nothing changed`);
   }
 
   let backup: StateBackup | undefined;
-  let migratedSha256: string | undefined;
+  let stateBuildTried = false;
   try {
     if (stopFirst) {
       // Inside the try: a stop that fails (a flaky provisioner) is compensated by starting the workspace again.
       enter('stopping');
-      const stop = await builds.stopWorkspace.executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [{ workspaceId: pf.workspaceId, subject, afterBuildNumber, timeoutMs: buildTimeoutMs }]);
+      const stop = await ctx.builds.stopWorkspace.executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [
+        { workspaceId: pf.workspaceId, subject, afterBuildNumber: pf.latestBuild.buildNumber, timeoutMs: buildTimeoutMs },
+      ]);
       ownBuildIds.push(stop.buildId);
       await watch.after(stop.buildId);
-      afterBuildNumber = stop.buildNumber;
       done('stop');
     }
 
     enter('backing-up');
-    backup = await durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
+    backup = await ctx.durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
     status.backup = { ref: backup.blob.ref, sha256: backup.blob.sha256 };
     done('backup');
 
     enter('rewriting');
-    const { rewrite, verdict } = await rewriteAndVerify(backup, '', (rewritten) => {
-      migratedSha256 = rewritten.migrated.sha256;
-      done('rewrite');
-      enter('verifying');
-    });
+    const { rewrite, verdict } = await rewriteAndVerify(ctx, pf, backup, '');
+    done('rewrite');
+    enter('verifying');
     status.verdict = verdict;
     done('verify');
     if (verdict.verdict === 'deny') {
@@ -263,48 +227,37 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     }
 
     enter('awaiting-approval');
-    const summary = `Push the migrated state of ${subject} (${rewrite.renamedCount} instance(s) renamed) and start it on ${pf.targetVersionName}. Guard: ${verdict.summary}`;
+    const summary = `${transition === 'start' ? 'Start' : 'Stop'} ${subject} on ${pf.targetVersionName} carrying the migrated state (${rewrite.renamedCount} instance(s) renamed), in one build. Guard: ${verdict.summary}`;
     const applyGate = await gates.request('apply', verdict.planHash, summary, verdict.verdict === 'needs-approval');
     if (applyGate === 'rejected' || applyGate === 'timed-out') {
-      throw ApplicationFailure.create({ message: `migration of ${subject} ${applyGate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; restoring`, type: 'WsmigrateRejected', nonRetryable: true });
+      throw rejected(`migration of ${subject} ${applyGate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; restoring`);
     }
 
-    enter('pushing-state');
-    if (!rewrite.alreadyMigrated) {
-      await durable.pushState.executeWithOptions({ summary: `push the migrated state onto build #${backup.buildNumber}, no build` }, [{ subject, workspaceId: pf.workspaceId, backup, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 }]);
-    }
-    done('push-state');
-
-    const startGate = await gates.request('start', verdict.planHash, `Start ${subject} pinned to ${pf.targetVersionName}`);
-    if (startGate === 'rejected' || startGate === 'timed-out') {
-      throw ApplicationFailure.create({ message: `start of ${subject} ${startGate}; restoring`, type: 'WsmigrateRejected', nonRetryable: true });
-    }
-    enter('starting');
-    const start = await builds.startPinned.executeWithOptions({ summary: `start ${subject} pinned to ${pf.targetVersionName} and wait for the build` }, [{ workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs }]);
-    ownBuildIds.push(start.buildId);
-    let check: PostBuildCheckResult;
-    if (current) {
-      const read = await acts.trackAndCheckStart.executeWithOptions({ summary: `read what the start changed; check every PVC/PV kept its uid; no deprecated type left` }, [{ workflowId, subject, template: input.template, buildId: start.buildId, backupRef: backup.blob.ref }]);
-      await watch.judge(read.seen);
-      done('start');
-      enter('checking');
-      check = read.check as PostBuildCheckResult; // absent only when judge threw
-    } else {
-      await watch.after(start.buildId);
-      done('start');
-      enter('checking');
-      check = await acts.postBuildCheck.executeWithOptions({ summary: 'check every PVC/PV kept its uid; no deprecated type left' }, [{ subject, buildId: start.buildId, backupRef: backup.blob.ref }]);
-    }
+    enter('building');
+    stateBuildTried = true;
+    const built = await ctx.builds.buildWithState.executeWithOptions({ summary: `${transition} ${subject} on ${pf.targetVersionName} carrying the migrated state, and wait for the build` }, [
+      {
+        purpose: 'migrate',
+        workspaceId: pf.workspaceId,
+        subject,
+        transition,
+        templateVersionId: input.targetVersionId,
+        state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
+        read: { id: backup.buildId, buildNumber: backup.buildNumber, stateSha256: backup.blob.sha256 },
+        backupRef: backup.blob.ref,
+        timeoutMs: buildTimeoutMs,
+      },
+    ]);
+    ownBuildIds.push(built.buildId);
+    const read = await acts.trackAndCheckStart.executeWithOptions({ summary: `read what the build changed; check every PVC/PV kept its uid; no deprecated type left` }, [
+      { workflowId, subject, template: input.template, buildId: built.buildId, backupRef: backup.blob.ref },
+    ]);
+    await watch.judge(read.seen);
+    done('build');
+    enter('checking');
+    const check = read.check!; // absent only when judge threw
     done('post-build-check');
 
-    const warnings = [...check.warnings];
-    if (pf.prior.transition === 'stop') {
-      // It was stopped before we came: leave it stopped, now on the new version (pinned, never the old one).
-      const stopAgain = await builds.returnToPrior
-        .executeWithOptions({ summary: `stop ${subject} again, pinned to ${pf.targetVersionName} (it was stopped before)` }, [{ workspaceId: pf.workspaceId, subject, prior: { transition: 'stop', templateVersionId: input.targetVersionId }, timeoutMs: buildTimeoutMs }])
-        .catch((err: Error) => void warnings.push(`migrated, but stopping it again failed: ${err.message}`));
-      await watch.after(stopAgain?.buildId);
-    }
     enter('migrated');
     upsertMemo({ outcome: 'migrated', backupSha256: backup.blob.sha256 });
     await acts.notify.executeWithOptions({ summary: 'notify migration-done' }, [{ kind: 'migration-done', workflowId, subject: `Migrated ${subject}`, text: `${rewrite.renamedCount} instance(s) renamed; volumes unchanged.` }]);
@@ -314,45 +267,60 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       backup: status.backup,
       migratedSha256: rewrite.migrated.sha256,
       renamedCount: rewrite.renamedCount,
-      startBuildId: start.buildId,
+      startBuildId: built.buildId,
       verdict: verdict.verdict,
-      warnings,
+      warnings: [...check.warnings],
       buildChanges: watch.tracked,
       pvcUidsKept: check.persistentChecked,
     };
   } catch (err) {
     if (isNeedsAttention(err)) throw err;
+    if (failureType(err) === FailureType.builtMeanwhile && !lastRound) throw err;
     status.error = failureMessage(err);
-    showDetails();
     const cancelled = isCancellation(err);
-    await CancellationScope.nonCancellable(async () => {
-      enter('compensating');
-      try {
-        if (backup) {
-          await comp.restoreState.executeWithOptions({ summary: `compensation: put the backed-up state back onto ${subject}` }, [{ subject, workspaceId: pf.workspaceId, backup, ownBuildIds, ownStart: { templateVersionId: input.targetVersionId }, migratedSha256 }]);
-          done('restore-state');
-        }
-        const back = await builds.returnToPrior.executeWithOptions({ summary: `compensation: return ${subject} to ${pf.prior.transition} on its prior version` }, [{ workspaceId: pf.workspaceId, subject, prior: pf.prior, timeoutMs: buildTimeoutMs }]);
-        await watch.after(back.buildId);
-        done('return-to-prior');
-        enter('restored');
-        upsertMemo({ outcome: 'restored', reason: status.error?.slice(0, 300) ?? '' });
-        await acts.notify.executeWithOptions({ summary: 'notify restored' }, [{ kind: 'restored', workflowId, subject: `Restored ${subject}`, text: `Migration stopped: ${status.error}. State and transition restored.` }]);
-      } catch (compErr) {
-        enter('needs-attention');
-        upsertMemo({ outcome: 'needs-attention' });
-        await acts.notify.executeWithOptions({ summary: 'notify migration-failed' }, [{ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Restore did not finish: ${failureMessage(compErr)}` }]);
-        throw ApplicationFailure.create({
-          message: `${subject}: migration failed (${status.error}) and the restore did not finish: ${failureMessage(compErr)}`,
-          type: 'WsmigrateNeedsAttention',
-          nonRetryable: true,
-        });
-      }
-    });
+    await CancellationScope.nonCancellable(() => compensate(ctx, pf, { backup, ownBuildIds, stateBuildTried, transition }));
     if (cancelled) throw err;
+    throw ApplicationFailure.create({ message: `${subject}: migration rolled back, state and transition restored. Cause: ${status.error}`, type: 'WsmigrateRolledBack', nonRetryable: true });
+  }
+}
+
+/** One build back: the prior transition on the prior version carrying the backed-up bytes, only on top of our own builds. */
+async function compensate(
+  ctx: RoundContext,
+  pf: WorkspacePreflight,
+  run: { backup?: StateBackup; ownBuildIds: string[]; stateBuildTried: boolean; transition: 'start' | 'stop' },
+): Promise<void> {
+  const { input, subject, workflowId, status, acts, enter, done } = ctx;
+  enter('compensating');
+  try {
+    const restored = await ctx.restoring.restoreByBuild.executeWithOptions(
+      { summary: `compensation: ${pf.prior.transition} ${subject} on its prior version${run.backup ? ' carrying the backed-up state' : ''}, and wait for the build` },
+      [
+        {
+          workspaceId: pf.workspaceId,
+          subject,
+          prior: pf.prior,
+          readBuild: { id: pf.latestBuild.id, buildNumber: pf.latestBuild.buildNumber },
+          ...(run.backup ? { backup: run.backup } : {}),
+          ownBuildIds: run.ownBuildIds,
+          ...(run.stateBuildTried ? { ownStateBuild: { transition: run.transition, templateVersionId: input.targetVersionId } } : {}),
+          timeoutMs: durationMs(input.buildTimeout),
+        },
+      ],
+    );
+    await ctx.watch.after(restored.buildId);
+    done('restore');
+    enter('restored');
+    const note = restored.leftAsIs ? ` ${restored.leftAsIs}.` : ' State and transition restored.';
+    upsertMemo({ outcome: 'restored', reason: `${status.error ?? ''}${restored.leftAsIs ? ` (${restored.leftAsIs})` : ''}`.slice(0, 300) });
+    await acts.notify.executeWithOptions({ summary: 'notify restored' }, [{ kind: 'restored', workflowId, subject: `Restored ${subject}`, text: `Migration stopped: ${status.error}.${note}` }]);
+  } catch (compErr) {
+    enter('needs-attention');
+    upsertMemo({ outcome: 'needs-attention' });
+    await acts.notify.executeWithOptions({ summary: 'notify migration-failed' }, [{ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Restore did not finish: ${failureMessage(compErr)}` }]);
     throw ApplicationFailure.create({
-      message: `${subject}: migration rolled back, state and transition restored. Cause: ${status.error}`,
-      type: 'WsmigrateRolledBack',
+      message: `${subject}: migration failed (${status.error}) and the restore did not finish: ${failureMessage(compErr)}`,
+      type: 'WsmigrateNeedsAttention',
       nonRetryable: true,
     });
   }

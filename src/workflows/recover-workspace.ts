@@ -1,5 +1,4 @@
 import { ApplicationFailure, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import type { RecoveryBackups } from '../activities/backup-for-recovery';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
@@ -7,11 +6,15 @@ import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { ApprovalGates } from './approval-gates';
 import { parseWorkflowInput } from './workflow-input';
-import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
-import { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from './migrate-workspace';
-import { WsmigratePhase, WsmigrateTemplate } from './search-attributes';
+import { FailureType } from '../domain/failure-types';
+import { QUICK_STEP, buildStepOptions, durationMs, withActivityMessage } from './activity-presets';
+import { failureMessage, failureType, workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from './workspace-contract';
+import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 
 type Activities = ReturnType<typeof proxyActivities<WsmigrateActivities>>;
+
+/** Rounds of back up → build when someone keeps building the damaged workspace meanwhile. */
+const RECOVERY_ROUNDS = 3;
 
 /** What a migration run hands to the recovery: its activities, gates and status, so both report the same way. */
 export interface RecoveryContext {
@@ -37,21 +40,39 @@ function needsAttention(ctx: RecoveryContext, message: string): ApplicationFailu
   return ApplicationFailure.create({ message, type: 'WsmigrateNeedsAttention', nonRetryable: true });
 }
 
-function failureMessage(err: unknown): string {
-  const e = err as { message?: string; cause?: { message?: string } };
-  return e?.cause?.message ?? e?.message ?? String(err);
-}
-
 const backupList = (b: RecoveryBackups) =>
   `backups: current state of build #${b.current.buildNumber} ${b.current.blob.ref}, state of build #${b.good.buildNumber} ${b.good.blob.ref}`;
 
 /**
  * A damaged workspace (a failed build, or a state that lost a protected object): back up the
  * current state and the newest good one, rewrite the good one to _v1, verify it, ask a human
- * (always), push it with no build, start pinned and check every protected object kept its uid.
- * A destroyed object cannot come back from state: that ends needs-attention, naming the loss.
+ * (always), then one build that starts it on the target version carrying that state, and check
+ * every protected object kept its uid. A destroyed object cannot come back from state: that ends
+ * needs-attention, naming the loss. Someone building it meanwhile starts the recovery over (bounded).
  */
 export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<WorkspaceRecoveryResult | WorkspaceMigrationResult> {
+  for (let round = 1; ; round++) {
+    try {
+      return await recoverOnce(ctx);
+    } catch (err) {
+      if (failureType(err) !== FailureType.builtMeanwhile) throw err;
+      if (round >= RECOVERY_ROUNDS) {
+        throw needsAttention(ctx, `${ctx.subject}: not recovered: someone built it during each of ${RECOVERY_ROUNDS} tries (${failureMessage(err)}); nothing of ours was written over their builds. Run 'wsmigrate recover' again when it is idle`);
+      }
+      ctx.status.restarts = round;
+      const health = await ctx.acts.assessHealth({ workspaceId: ctx.workspaceId, subject: ctx.subject, targetVersionId: ctx.input.targetVersionId });
+      if (health.health !== 'damaged') {
+        throw needsAttention(
+          ctx,
+          `${ctx.subject}: was damaged, but ${failureMessage(err)}; it is now ${health.health} (${health.reason}). Nothing of ours was written over it: look at it, then run 'wsmigrate migrate workspace' or 'wsmigrate recover' again`,
+        );
+      }
+      ctx = { ...ctx, health };
+    }
+  }
+}
+
+async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResult | WorkspaceMigrationResult> {
   const { input, subject, health, acts, builds, gates, status, enter, done } = ctx;
   const { workflowId } = workflowInfo();
   const latest = health.latest;
@@ -114,8 +135,8 @@ export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<Wor
 
   enter('awaiting-approval');
   const summary =
-    `Recover ${subject}: ${health.reason}. Put the state of build #${goodBuild.number} (rewritten to _v1) onto build #${latest.number} with no build, ` +
-    `then start pinned to the target version. Guard: ${verdict.summary}. ${backupList(backups)}`;
+    `Recover ${subject}: ${health.reason}. Start it on the target version carrying the state of build #${goodBuild.number} (rewritten to _v1), ` +
+    `in one build on top of build #${latest.number}. Guard: ${verdict.summary}. ${backupList(backups)}`;
   const gate = await gates.request('recover', verdict.planHash, summary, true);
   if (gate === 'rejected' || gate === 'timed-out') {
     throw ApplicationFailure.create({
@@ -126,18 +147,19 @@ export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<Wor
   }
 
   try {
-    enter('pushing-state');
-    await acts.pushState({ subject, workspaceId: ctx.workspaceId, backup: backups.current, migratedRef: rewrite.migrated.ref, migratedSha256: rewrite.migrated.sha256 });
-    done('push-state');
-    enter('starting');
-    const start = await builds.startPinned({
+    enter('building');
+    const start = await builds.buildWithState({
+      purpose: 'recover',
       workspaceId: ctx.workspaceId,
       subject,
+      transition: 'start',
       templateVersionId: input.targetVersionId,
-      afterBuildNumber: backups.current.buildNumber,
+      state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
+      read: { id: backups.current.buildId, buildNumber: backups.current.buildNumber, stateSha256: backups.current.blob.sha256 },
+      backupRef: backups.current.blob.ref,
       timeoutMs: durationMs(input.buildTimeout),
     });
-    done('start');
+    done('build');
     enter('checking');
     const check = await acts.checkProtectedKept({ subject, buildId: start.buildId, referenceRef: backups.good.blob.ref, targetVersionId: input.targetVersionId });
     done('protected-check');
@@ -158,9 +180,12 @@ export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<Wor
       startBuildId: start.buildId,
       verdict: verdict.verdict,
       warnings: [],
+      // Its volumes kept their uid too: counted with the fleet's kept ones, not taken for lost.
+      pvcUidsKept: check.checked.filter((c) => c.address.includes('persistent_volume')).length,
       recovery,
     };
   } catch (err) {
+    if (failureType(err) === FailureType.builtMeanwhile) throw err;
     status.error = failureMessage(err);
     await acts.notify({ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Recovery failed: ${status.error}` });
     throw needsAttention(
@@ -185,14 +210,10 @@ export async function recoverWorkspace(rawInput: MigrateWorkspaceInput): Promise
 
 async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
-  const input: MigrateWorkspaceParams = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
+  const input: MigrateWorkspaceParams = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput, true);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
   const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
-  const builds = proxyActivities<WsmigrateActivities>({
-    startToCloseTimeout: durationMs(input.buildTimeout) + 5 * 60_000,
-    heartbeatTimeout: input.heartbeatTimeout as Duration,
-    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
-  });
+  const builds = proxyActivities<WsmigrateActivities>(buildStepOptions(input));
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));
   setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const subject = `${input.owner}/${input.workspace}`;

@@ -1,8 +1,10 @@
-import { proxyActivities, upsertMemo, type ActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, upsertMemo, type ActivityOptions } from '@temporalio/workflow';
+import { FailureType } from '../domain/failure-types';
 import type { WsmigrateActivities } from '../activities';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { parseWorkflowInput } from './workflow-input';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
+import { NEEDS_ATTENTION } from './build-watch';
 import { FleetReport } from './fleet-report';
 
 export interface ZeroTouchWorkspaceResult {
@@ -38,6 +40,11 @@ export async function zeroTouchWorkspace(rawInput: MigrateWorkspaceInput): Promi
   return result;
 }
 
+function needsAttention(message: string): ApplicationFailure {
+  upsertMemo({ outcome: 'needs-attention' });
+  return ApplicationFailure.create({ message, type: NEEDS_ATTENTION, nonRetryable: true });
+}
+
 async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspaceResult> {
   const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
@@ -54,8 +61,24 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
     { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy },
   ]);
   if (pf.alreadyMigrated) {
-    upsertMemo({ outcome: 'already-migrated' });
-    return { outcome: 'already-migrated', workspaceId: pf.workspaceId, warnings: [] };
+    // No deprecated type left is not proof: a failed build that forgot its PVC leaves none either.
+    // Only a healthy workspace counts as migrated (DESIGN invariant 6); an unmigrated one (its
+    // _v1 state built on another version) takes the pinned start below.
+    const health = await acts.assessHealth.executeWithOptions({ summary: `health of ${subject}: its builds and states` }, [
+      { workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId },
+    ]);
+    if (health.health === 'migrated') {
+      upsertMemo({ outcome: 'already-migrated' });
+      return { outcome: 'already-migrated', workspaceId: pf.workspaceId, warnings: [] };
+    }
+    if (health.health === 'damaged') {
+      throw needsAttention(
+        `${subject} is damaged, not migrated: ${health.reason}. Recover it with: wsmigrate recover ${subject} --template ${input.template} --version ${input.targetVersionId}`,
+      );
+    }
+    if (health.health === 'busy' || health.health === 'unreadable') {
+      throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? 'WsmigrateWorkspaceBusy' : 'WsmigrateRefused' });
+    }
   }
   if (pf.prior.transition !== 'start') {
     upsertMemo({ outcome: 'waiting-for-build' });
@@ -69,7 +92,14 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
   const start = await builds.startPinned.executeWithOptions({ summary: `start ${subject} pinned to the zero-touch version ${pf.targetVersionName}` }, [
     { workspaceId: pf.workspaceId, subject, templateVersionId: input.targetVersionId, afterBuildNumber: backup.buildNumber, timeoutMs: buildTimeoutMs },
   ]);
-  const check = await acts.postBuildCheck.executeWithOptions({ summary: 'check every PVC/PV kept its uid; no deprecated type left' }, [{ subject, buildId: start.buildId, backupRef: backup.blob.ref }]);
+  const check = await acts.postBuildCheck
+    .executeWithOptions({ summary: 'check every PVC/PV kept its uid; no deprecated type left' }, [{ subject, buildId: start.buildId, backupRef: backup.blob.ref }])
+    .catch((err: unknown) => {
+      // A volume lost or replaced by the start: no restore brings it back, so a human must look.
+      const failure = withActivityMessage(err);
+      if (failure instanceof ApplicationFailure && failure.type === FailureType.dataLoss) throw needsAttention(`${subject}: the zero-touch start lost data: ${failure.message}`);
+      throw failure;
+    });
   upsertMemo({ outcome: 'migrated', zeroTouch: true });
   return { outcome: 'migrated', workspaceId: pf.workspaceId, startBuildId: start.buildId, pvcUidsKept: check.persistentChecked, warnings: check.warnings };
 }

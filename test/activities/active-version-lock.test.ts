@@ -46,12 +46,21 @@ describe("the fleet's hold on old versions (require_active_version)", () => {
     expect(await setting(sim)).toBe(true);
   });
 
-  it('on an unlicensed (AGPL) Coder, reports the refusal with its reason and leaves no mark', async () => {
-    const { sim, deps, input } = await depsFor(false);
+  it.each(['agpl', 'expired'] as const)('on a Coder with licence %s: Coder answers the change with 200 and reads it back false: reported not held, no mark left', async (licence) => {
+    const { sim, deps, input } = await depsFor(true);
+    sim.setLicence(licence);
     const lock = await makeRequireActiveVersion(deps)(input);
-    expect(lock).toMatchObject({ state: 'refused', reason: expect.stringMatching(/license/) });
+    expect(lock).toEqual({ state: 'not-held', reason: expect.stringMatching(/reads it back as false.*Premium licence.*nothing holds members/) });
     expect(await setting(sim)).toBe(false);
     expect(await blobs.list()).toEqual([]);
     expect(await makeReleaseActiveVersion(deps)(input)).toBe('was-off');
+  });
+
+  it('a Template Admin token is refused before the setting is touched, naming what it may not do', async () => {
+    const { sim, deps, input } = await depsFor(true);
+    const templateAdmin = { ...deps, coder: new CoderClient({ url: sim.url, token: sim.tokenFor('template-admin'), retry: { maxAttempts: 2, baseDelayMs: 1 } }) };
+    await expect(makeRequireActiveVersion(templateAdmin)(input)).rejects.toThrow(/may not start the template's workspaces; stop the template's workspaces.*Owner, or of an Organization Admin/);
+    expect(await setting(sim)).toBe(false);
+    expect(await blobs.list()).toEqual([]);
   });
 });

@@ -46,6 +46,25 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
     expect(sim.cluster.pvcLosses()).toEqual([]);
   });
 
+  it('a build carrying a migrated state onto the pre-migration version is refused before it is sent', async () => {
+    const ws = sim.workspaces()[1];
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const latest = (await coder.workspace(ws.id)).latest_build;
+    const blobs = createFileBlobStore({ dir });
+    const migrated = await blobs.put(Buffer.from(migrateStateByHand((await coder.getWorkspaceBuildState(latest.id)).toString('utf8'))), { kind: 'migrated-state', label: 'test' });
+    const build = {
+      purpose: 'migrate' as const,
+      workspaceId: ws.id,
+      subject: 'bob/dev',
+      transition: 'start' as const,
+      state: { ref: migrated.ref, sha256: migrated.sha256 },
+      read: { id: latest.id, buildNumber: latest.build_number },
+      timeoutMs: 30_000,
+    };
+    await expect(acts().buildWithState({ ...build, templateVersionId: sim.template.originalVersionId })).rejects.toThrow(/migrated-state build refused for bob\/dev: template version .* is older than this workspace's migrated state/);
+    expect((await coder.workspace(ws.id)).latest_build.id).toBe(latest.id);
+  });
+
   it('an unmigrated workspace builds on its old version as before', async () => {
     const ws = sim.workspaces()[1];
     const coder = new CoderClient({ url: sim.url, token: sim.token });

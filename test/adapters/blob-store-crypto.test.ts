@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { decrypt, DecryptionError, encrypt, encryptionKeyId, SEALED_FORMAT_VERSION } from '../../src/adapters/crypto';
+import { decrypt, DecryptionError, encrypt, SEALED_FORMAT_VERSION } from '../../src/adapters/crypto';
+import { encryptionKeyId } from '../../src/config/encryption-key';
 
 const key = randomBytes(32);
 const plaintext = Buffer.from('{"version":4,"serial":7,"resources":[{"type":"kubernetes_persistent_volume_claim"}]}');

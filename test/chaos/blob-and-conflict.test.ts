@@ -1,8 +1,8 @@
 /**
  * The blob store failing under a migration, and other people's changes landing mid-migration, on a
  * real dev server and the simulator: a corrupted or deleted backup is caught by its hash and never
- * pushed; a full disk fails the backup before anything changes; someone else's state push or build
- * between our backup and our push is never overwritten and is reported with what to do.
+ * written; a full disk fails the backup before anything changes; someone else's state push or build
+ * between our backup and our build is never overwritten: the run backs up again and starts over.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -48,31 +48,32 @@ describe('chaos: a backup corrupted or deleted before the restore', () => {
   });
   afterAll(async () => env?.close());
 
-  /** Backs up, lets the test damage the backup at the apply gate, pushes, then the pinned start fails: the restore must read the backup. */
+  /** Backs up, lets the test damage the backup once the migrated build is under way, then that build fails: the restore must read the backup. */
   async function restoreWithDamagedBackup(i: number, damage: (path: string) => void) {
     const ws = env.sim.workspaces()[i];
     const pvcBefore = env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid;
-    // Option A: our stop is the backed-up build, so the start before it still holds Coder's own copy.
+    // Option A: our stop is the backed-up build; the migrated build goes on top of it and leaves it as it was.
     const handle = await startWorkspaceMigration(env.t.client, { ...inputFor(env, targetVersionId, i, 'all'), option: 'A' }, { taskQueue: env.taskQueue });
     await atGate(env, handle.workflowId, 'stop');
     await approve(env, handle.workflowId);
-    await atGate(env, handle.workflowId, 'apply');
-    await approve(env, handle.workflowId);
-    // Pushed; the start gate waits: damage the backup now, then the pinned start fails and the restore needs it.
-    const atStart = await atGate(env, handle.workflowId, 'start');
-    const backupHex = atStart.backup?.sha256 as string;
-    damage(join(env.blobDir, 'sha256', backupHex));
+    const atApply = await atGate(env, handle.workflowId, 'apply');
+    const backupHex = atApply.backup?.sha256 as string;
+    const backupBuild = (await env.coder.workspace(ws.id)).latest_build.build_number;
     env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 1, message: 'node pool exhausted' } });
     await approve(env, handle.workflowId);
+    // The build step reads the backup back before it writes; damage it once our build exists.
+    await waitFor(async () => (await env.coder.workspace(ws.id)).latest_build.build_number > backupBuild);
+    damage(join(env.blobDir, 'sha256', backupHex));
     const message = await failureOf(handle.result());
     env.sim.setFaults(undefined);
     const status = await statusOf(env, handle.workflowId);
+    const posts = buildPostsOf(env.sim, ws.id).length;
     const puts = await statePutsOf(env.sim, env.coder, ws.id, { okOnly: true });
     const held = env.sim.stateOf(ws.id);
-    return { message, status, puts, held, backupHex, pvcBefore, pvcAfter: env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid };
+    return { message, status, puts, posts, held, backupHex, backupBuild, pvcBefore, pvcAfter: env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid };
   }
 
-  it('corrupted: the hash catches it, nothing is pushed back, needs-attention names Coder\'s own copy of the pre-migration state', async () => {
+  it("corrupted: the hash catches it, nothing is written back, needs-attention names Coder's own copy of the pre-migration state", async () => {
     const r = await restoreWithDamagedBackup(0, (path) => {
       const bytes = readFileSync(path);
       bytes[Math.floor(bytes.length / 2)] ^= 0xff;
@@ -81,18 +82,19 @@ describe('chaos: a backup corrupted or deleted before the restore', () => {
     expect(r.status.phase).toBe('needs-attention');
     expect(r.message).toMatch(/restore did not finish/);
     expect(r.message).toMatch(/sha256|corrupt|does not match/i);
-    expect(r.message).toMatch(/Coder keeps its own copy of the state from before the migration on build #1 \(coder state pull \S+ --build 1\)/);
+    // The migrated state went into a build of its own: the backed-up build still holds the old state in Coder.
+    expect(r.message).toMatch(new RegExp(`Coder keeps its own copy of the state from before the migration on build #${r.backupBuild} \\(coder state pull \\S+ --build ${r.backupBuild}\\)`));
     expect(r.message).toContain(`wsmigrate state restore`);
-    // Only our push reached Coder: the corrupted bytes were never written, and Coder holds a parseable state.
-    expect(r.puts).toHaveLength(1);
-    expect(sha(r.held)).not.toBe(r.backupHex);
+    expect(r.puts).toEqual([]);
+    expect(r.posts).toBe(2); // our stop and our migrated build: no restore build with corrupted bytes
     expect(() => JSON.parse(r.held)).not.toThrow();
     expect(r.pvcAfter).toBe(r.pvcBefore);
   });
 
-  it('corrupted before the push: the push reads the backup back first, pushes nothing, and the workspace is restored with the reason', async () => {
+  it('corrupted before our build: the build step reads the backup back first, builds nothing, and the workspace is restored with the reason', async () => {
     const ws = env.sim.workspaces()[2];
     const stateBefore = env.sim.stateOf(ws.id);
+    const postsBefore = buildPostsOf(env.sim, ws.id).length;
     const handle = await startWorkspaceMigration(env.t.client, inputFor(env, targetVersionId, 2, 'all'), { taskQueue: env.taskQueue });
     const atApply = await atGate(env, handle.workflowId, 'apply');
     const path = join(env.blobDir, 'sha256', atApply.backup?.sha256 as string);
@@ -101,9 +103,9 @@ describe('chaos: a backup corrupted or deleted before the restore', () => {
     writeFileSync(path, bytes);
     await approve(env, handle.workflowId);
     const message = await failureOf(handle.result());
-    expect(message).toMatch(/rolled back.*push state failed for \S+: .*corrupt.*Nothing was pushed: Coder's own copy, the state of build #1, is unchanged/);
+    expect(message).toMatch(/rolled back.*migrated-state build failed for \S+: .*corrupt.*Nothing was written to Coder: build #1 is unchanged/);
     expect((await statusOf(env, handle.workflowId)).phase).toBe('restored');
-    expect(await statePutsOf(env.sim, env.coder, ws.id)).toEqual([]);
+    expect(buildPostsOf(env.sim, ws.id)).toHaveLength(postsBefore);
     expect(env.sim.stateOf(ws.id)).toBe(stateBefore);
   });
 
@@ -112,7 +114,7 @@ describe('chaos: a backup corrupted or deleted before the restore', () => {
     expect(r.status.phase).toBe('needs-attention');
     expect(r.message).toMatch(/gave up after 3 attempts/);
     expect(r.message).toMatch(/Coder keeps its own copy of the state from before the migration on build #\d+/);
-    expect(r.puts).toHaveLength(1);
+    expect(r.puts).toEqual([]);
     expect(r.pvcAfter).toBe(r.pvcBefore);
   }, 120_000);
 });
@@ -171,7 +173,7 @@ describe('chaos: the blob store\'s disk is full while backing up', () => {
   }, 120_000);
 });
 
-describe('chaos: someone else\'s change lands between our backup and our push', () => {
+describe("chaos: someone else's change lands between our backup and our build", () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
@@ -180,39 +182,44 @@ describe('chaos: someone else\'s change lands between our backup and our push', 
   });
   afterAll(async () => env?.close());
 
-  it('a state push by someone else: detected, not overwritten (not even by the restore), reported as a conflict with what to do', async () => {
+  it('a state push by someone else: not written over; the run backs up their state and starts over', async () => {
     const ws = env.sim.workspaces()[0];
     const handle = await startWorkspaceMigration(env.t.client, inputFor(env, targetVersionId, 0, 'all'), { taskQueue: env.taskQueue });
-    await atGate(env, handle.workflowId, 'apply');
+    const first = await atGate(env, handle.workflowId, 'apply');
     const latest = (await env.coder.workspace(ws.id)).latest_build;
     const theirs = JSON.parse(env.sim.stateOf(ws.id)) as { serial: number };
     theirs.serial += 7;
     const theirBytes = Buffer.from(JSON.stringify(theirs));
     await env.coder.putWorkspaceBuildState(latest.id, theirBytes);
     await approve(env, handle.workflowId);
-    const message = await failureOf(handle.result());
-    expect(message).toMatch(/push state: .*changed since the backup.*not overwriting it/);
-    expect(message).toMatch(/someone else pushed a state onto build #\d+ after the backup.*not restoring over it/);
-    expect(message).toMatch(/coder state pull \S+ --build \d+/);
-    expect(message).toMatch(/wsmigrate state restore \S+ --backup \S+ --yes/);
-    expect((await statusOf(env, handle.workflowId)).phase).toBe('needs-attention');
-    expect(sha(env.sim.stateOf(ws.id))).toBe(sha(theirBytes));
+    // Round 2: a fresh backup, of their bytes, and the gate asked again.
+    await waitFor(async () => (await statusOf(env, handle.workflowId)).restarts === 1 && (await statusOf(env, handle.workflowId)).pendingApproval?.gateId === 'apply', 90_000);
+    const second = await statusOf(env, handle.workflowId);
+    expect(second.backup?.sha256).toBe(sha(theirBytes));
+    expect(second.backup?.sha256).not.toBe(first.backup?.sha256);
+    await approve(env, handle.workflowId);
+    expect(await handle.result()).toMatchObject({ outcome: 'migrated' });
+    const ours = (await env.coder.workspace(ws.id)).latest_build;
+    expect(ours).toMatchObject({ build_number: latest.build_number + 1, template_version_id: targetVersionId });
+    expect(JSON.parse(env.sim.stateOf(ws.id)).serial).toBeGreaterThan(theirs.serial);
     expect(await statePutsOf(env.sim, env.coder, ws.id, { okOnly: true })).toHaveLength(1); // theirs only
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 
-  it('a build by someone else: detected, nothing pushed or restored over it, reported with what to do', async () => {
+  it('a build by someone else: not built over; the run reads the workspace again (now stopped) and migrates it as it is', async () => {
     const ws = env.sim.workspaces()[1];
     const handle = await startWorkspaceMigration(env.t.client, inputFor(env, targetVersionId, 1, 'all'), { taskQueue: env.taskQueue });
     await atGate(env, handle.workflowId, 'apply');
     const theirs = await env.coder.waitForBuild((await env.coder.createWorkspaceBuild(ws.id, { transition: 'stop' })).id);
-    const stateAfterTheirs = env.sim.stateOf(ws.id);
     await approve(env, handle.workflowId);
-    const message = await failureOf(handle.result());
-    expect(message).toMatch(new RegExp(`build #${theirs.build_number} ran after the backup.*not pushing over it`));
-    expect(message).toMatch(/not restoring over it/);
-    expect(message).toMatch(/wsmigrate state restore \S+ --backup \S+ --yes/);
-    expect(env.sim.stateOf(ws.id)).toBe(stateAfterTheirs);
+    await waitFor(async () => (await statusOf(env, handle.workflowId)).restarts === 1 && (await statusOf(env, handle.workflowId)).pendingApproval?.gateId === 'apply', 90_000);
+    await approve(env, handle.workflowId);
+    expect(await handle.result()).toMatchObject({ outcome: 'migrated' });
+    // Theirs stands in the history; ours is the next build: a stop on the new version, since they stopped it.
+    const builds = await env.coder.workspaceBuilds(ws.id, { limit: 2 });
+    expect(builds[1].id).toBe(theirs.id);
+    expect(builds[0]).toMatchObject({ build_number: theirs.build_number + 1, transition: 'stop', template_version_id: targetVersionId, job: { status: 'succeeded' } });
     expect(await statePutsOf(env.sim, env.coder, ws.id)).toEqual([]);
-    expect((await env.coder.workspace(ws.id)).latest_build.id).toBe(theirs.id);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 });

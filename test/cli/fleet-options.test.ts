@@ -20,8 +20,9 @@ describe('fleet start / schedule create options', () => {
     expect(parseInput(migrateFleetInputSchema, inputOf('--approver', 'alice', 'bob')).approval).toMatchObject({ approvers: ['alice', 'bob'], anyApprover: false });
   });
 
-  test('--allow-remote-modules reaches the fleet input (for its template child); off by default', () => {
-    expect(parseInput(migrateFleetInputSchema, inputOf('--approver', 'alice')).allowRemoteModules).toBe(false);
+  test('remote modules are allowed by default (for its template child); --strict-modules refuses them; --allow-remote-modules is a no-op', () => {
+    expect(parseInput(migrateFleetInputSchema, inputOf('--approver', 'alice')).allowRemoteModules).toBe(true);
+    expect(parseInput(migrateFleetInputSchema, inputOf('--approver', 'alice', '--strict-modules')).allowRemoteModules).toBe(false);
     expect(parseInput(migrateFleetInputSchema, inputOf('--approver', 'alice', '--allow-remote-modules')).allowRemoteModules).toBe(true);
   });
 });

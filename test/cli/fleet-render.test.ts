@@ -36,7 +36,7 @@ describe('fleet rendering', () => {
   it('the summary table has a row per outcome, the PVC uids kept, and each failure with its reason', () => {
     const result: FleetResult = {
       phase: 'done',
-      summary: { migrated: 48, alreadyMigrated: 1, restored: 0, needsAttention: 0, failed: 1, skipped: 2, dryRun: 0, pvcUidsKept: 48 },
+      summary: { migrated: 48, alreadyMigrated: 1, restored: 0, needsAttention: 0, failed: 1, skipped: 2, dryRun: 0, pvcUidsKept: 48, recovered: 0 },
       failures: [{ workflowId: 'w', subject: 'bob/api-2', outcome: 'failed', reason: 'preflight refused for bob/api-2: DIFFERENT type' }],
       archive: { archived: [], keptInUse: [{ id: 'v', name: 'old', workspaces: 1 }], skipped: 'not every workspace is migrated yet' },
       moreRemaining: false,
@@ -51,7 +51,7 @@ describe('fleet rendering', () => {
   it('a zero-touch fleet says who migrated itself, who was migrated by the runbook, and who still waits for a build', () => {
     const table = summaryTable({
       phase: 'done',
-      summary: { migrated: 2, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 1, dryRun: 0, pvcUidsKept: 2 },
+      summary: { migrated: 2, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 1, dryRun: 0, pvcUidsKept: 2, recovered: 0 },
       failures: [],
       zeroTouch: { migratedThemselves: 1, migratedByRunbook: ['alice/dev', 'bob/api'], waitingForBuild: ['carol/old'] },
       moreRemaining: false,
@@ -62,7 +62,7 @@ describe('fleet rendering', () => {
   });
 
   it('says whether members can still start a migrated workspace on an old version, and how to give the setting back', () => {
-    const base: FleetResult = { phase: 'done', summary: { migrated: 2, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 2 }, failures: [], moreRemaining: true };
+    const base: FleetResult = { phase: 'done', summary: { migrated: 2, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 2, recovered: 0 }, failures: [], moreRemaining: true };
     expect(summaryTable({ ...base, activeVersionLock: { state: 'switched-on' } })).toMatch(/require active version: on until the old versions are archived .*--require-active-version=false/);
     expect(summaryTable({ ...base, activeVersionLock: { state: 'already-on', byWsmigrate: false } })).toMatch(/require active version: on \(the template's own setting\)/);
     expect(

@@ -85,10 +85,28 @@ describe('wsmigrate scan', () => {
     expect(line(5)).toMatch(/unmigrated/); // the stop finished: no longer busy
   });
 
+  it('a template Coder does not know is a usage error, not "0 workspaces" (a typo must not keep a CI check green)', async () => {
+    const typo = await run('--template', 'no-such-template', '--json');
+    expect(typo.exitCode).toBe(EXIT.usage);
+    expect(typo.out).toBe('');
+    expect(typo.err).toMatch(/^no template 'no-such-template' in organization default .*or pass --org/);
+    const inOrg = await run('--template', sim.template.name, '--org', 'no-such-org');
+    expect(inOrg.exitCode).toBe(EXIT.usage);
+    expect(inOrg.err).toMatch(/^no template '.*' in organization 'no-such-org' \(or no such organization\)/);
+  });
+
   it('exits 0 when nothing is damaged or unreadable, and refuses a bad --concurrency', async () => {
-    const other = await run('--template', 'no-such-template', '--json');
-    expect(other.exitCode).toBe(EXIT.ok);
-    expect(JSON.parse(other.out).counts).toEqual({ unmigrated: 0, migrated: 0, damaged: 0, busy: 0, unreadable: 0 });
+    // A template that exists and has no workspace: nothing to report, nothing wrong.
+    const empty = await startSimulator({ workspaces: 0 });
+    try {
+      Object.assign(process.env, { CODER_URL: empty.url, CODER_SESSION_TOKEN: empty.token });
+      const other = await run('--template', empty.template.name, '--json');
+      expect(other.exitCode).toBe(EXIT.ok);
+      expect(JSON.parse(other.out).counts).toEqual({ unmigrated: 0, migrated: 0, damaged: 0, busy: 0, unreadable: 0 });
+    } finally {
+      Object.assign(process.env, { CODER_URL: sim.url, CODER_SESSION_TOKEN: sim.token });
+      await empty.close();
+    }
     const bad = await run('--template', sim.template.name, '--concurrency', '0');
     expect(bad.exitCode).toBe(EXIT.usage);
     expect(bad.err).toMatch(/--concurrency must be a positive integer/);

@@ -26,6 +26,12 @@ describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
   const describeIt = async () => JSON.parse((await schedule('describe', name, '--json')).out) as { cron: string[]; timezone: string; paused: boolean; recentRuns: { workflowId: string }[]; input: { filters: { limit: number } } };
   const runOf = async (workflowId: string) => (await env.t.client.workflow.getHandle(workflowId).result()) as FleetResult;
 
+  it('--limit is refused on schedule create (a window takes --batch), before connecting', async () => {
+    const r = await schedule('create', 'x', '--org', 'coder', '--template', 't', '--version', version, '--cron', '0 2 * * 6', '--batch', '2', '--limit', '5');
+    expect(r.exitCode).toBe(2);
+    expect(r.err).toMatch(/takes --batch <n> \(migrations per window\), not --limit/);
+  });
+
   it('a triggered window migrates one batch; a trigger while it runs is skipped; the next window continues; no workspace is migrated twice', async () => {
     const created = await schedule(
       'create', name, '--org', 'coder', '--template', env.sim.template.name, '--version', version,
@@ -64,6 +70,11 @@ describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
 
     expect((await schedule('pause', name, '--note', 'freeze')).out).toBe(`paused wsmigrate-${name}`);
     expect((await describeIt()).paused).toBe(true);
+    // A second pause keeps the operator's earlier note; a trigger of a paused schedule says it is paused.
+    await schedule('pause', name, '--note', 'still frozen');
+    expect((JSON.parse((await schedule('describe', name, '--json')).out) as { note: string }).note).toMatch(/^still frozen · earlier: freeze · earlier: wsmigrate fleet coder\//);
+    const triggered = await schedule('trigger', name);
+    expect(triggered.err).toBe(`note: wsmigrate-${name} is paused; this window runs anyway, the cron's windows stay skipped until 'wsmigrate schedule unpause ${name}'`);
     expect((await schedule('unpause', name)).exitCode).toBe(0);
     expect((await schedule('delete', name)).out).toBe(`deleted wsmigrate-${name}`);
     await expect(schedule('describe', name)).rejects.toThrow(`no schedule 'wsmigrate-${name}'; see 'wsmigrate schedule list'`);

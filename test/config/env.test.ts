@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
-import { encryptionKeyId } from '../../src/adapters/crypto';
+import { encryptionKeyId } from '../../src/config/encryption-key';
+import { describeConfig } from '../../src/config/describe-config';
 import {
   ConfigError,
-  describeConfig,
   encryptionKeyBytes,
   loadConfig,
   requireCoder,
+  secretVariableNames,
   type WsmigrateConfig,
 } from '../../src/config/env';
 
@@ -181,6 +182,24 @@ describe('loadConfig rejects each bad variable by name, with what is expected an
     const err = configError({ [variable]: value });
     expect(err.problems).toHaveLength(1);
     expect(err.message).toMatch(expected);
+  });
+
+  it('never echoes a credential in its error, whatever is wrong with it', () => {
+    expect([...secretVariableNames()].sort()).toEqual(
+      ['CODER_SESSION_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'TEMPORAL_API_KEY', 'WSMIGRATE_CODEC_TOKEN', 'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_WEBHOOK_SECRET', 'WSMIGRATE_WEBHOOK_URL'].sort(),
+    );
+    const marker = 'Sup3rSecretMark';
+    for (const variable of secretVariableNames()) {
+      for (const value of [`${marker} with spaces`, marker, `ftp://${marker}`, `https://u:${marker}@x.example`]) {
+        let message = '';
+        try {
+          loadConfig({ [variable]: value }, CWD);
+        } catch (err) {
+          message = (err as Error).message;
+        }
+        expect({ variable, value, leaked: message.includes(marker) }).toEqual({ variable, value, leaked: false });
+      }
+    }
   });
 
   it('names every bad variable in one error when several are wrong', () => {

@@ -4,7 +4,7 @@ import {
   describeVersionGate,
   formatCoderVersion,
   parseCoderVersion,
-  supportsStatePushNoBuild,
+  supportsStateInBuilds,
   updateRestartStopsFirst,
 } from '../../src/domain/coder-version';
 
@@ -39,28 +39,21 @@ describe('compareCoderVersions', () => {
   });
 });
 
-describe('supportsStatePushNoBuild', () => {
+describe('supportsStateInBuilds', () => {
+  // No floor within 2.x: the versions that lacked PUT …/state (2.26, 2.27.9, 2.29.1) migrate too.
   it.each([
-    ['v2.26.99', false],
-    ['v2.27.9', false],
-    ['v2.27.10', true],
-    ['v2.27.10-rc.0', false],
-    ['v2.27.11', true],
-    ['v2.28.6', false],
-    ['v2.28.7', true],
-    ['v2.28.7+abc1234', true],
-    ['v2.29.1', false],
-    ['v2.29.2', true],
-    ['v2.29.2-rc.1', false],
-    ['v2.29.3', true],
-    ['v2.30.0-rc.1', true],
-    ['v2.30.0', true],
-    ['v2.31.0', true],
+    ['v2.0.0', true],
+    ['v2.26.99', true],
+    ['v2.27.9', true],
+    ['v2.29.1', true],
+    ['v2.29.2-rc.1', true],
+    ['v2.31.7', true],
     ['v3.0.0', true],
     ['v1.99.99', false],
+    ['v0.9.0', false],
     ['v0.0.0-devel+abc', true],
   ])('%s -> %s', (raw, expected) => {
-    expect(supportsStatePushNoBuild(parseCoderVersion(raw))).toBe(expected);
+    expect(supportsStateInBuilds(parseCoderVersion(raw))).toBe(expected);
   });
 });
 
@@ -81,15 +74,13 @@ describe('updateRestartStopsFirst', () => {
 });
 
 describe('describeVersionGate', () => {
-  it('refuses an old version, naming it and the releases that added the endpoint', () => {
-    expect(describeVersionGate(parseCoderVersion('v2.27.3+abc1234'))).toBe(
-      'Coder v2.27.3 lacks PUT /workspacebuilds/{id}/state (added in 2.27.10, 2.28.7, 2.29.2); upgrade first',
-    );
+  it('refuses a Coder older than 2, naming it and what to do', () => {
+    expect(describeVersionGate(parseCoderVersion('v1.9.3+abc1234'))).toBe('Coder v1.9.3 predates Coder 2 (builds that carry a state); upgrade to any 2.x release first');
   });
 
-  it('accepts a supported version, and warns about Update and Restart from 2.31.1', () => {
-    expect(describeVersionGate(parseCoderVersion('v2.29.2'))).toBe('Coder v2.29.2 has PUT /workspacebuilds/{id}/state (state push without a build)');
-    expect(describeVersionGate(parseCoderVersion('v2.31.1'))).toMatch(/^Coder v2\.31\.1 has PUT .*"Update and Restart" stops with the previous template version first/);
-    expect(describeVersionGate(parseCoderVersion('v0.0.0-devel+abc'))).toMatch(/^Coder v0\.0\.0-devel \(a development build from main, treated as newest\) has/);
+  it('accepts every 2.x, and warns about Update and Restart from 2.31.1', () => {
+    expect(describeVersionGate(parseCoderVersion('v2.27.3'))).toBe('Coder v2.27.3 takes the state inside a build (POST /workspaces/{id}/builds with state)');
+    expect(describeVersionGate(parseCoderVersion('v2.31.1'))).toMatch(/^Coder v2\.31\.1 takes the state inside a build .*"Update and Restart" stops with the previous template version first/);
+    expect(describeVersionGate(parseCoderVersion('v0.0.0-devel+abc'))).toMatch(/^Coder v0\.0\.0-devel \(a development build from main, treated as newest\) takes/);
   });
 });

@@ -31,3 +31,15 @@ export async function runCommand(register: (program: Command, io: CliIo) => void
   }
   return { out: out.join('\n'), err: err.join('\n'), exitCode };
 }
+
+/**
+ * Runs `wsmigrate ARGS` through main, as the binary does (commander's own errors, the final error
+ * line, the exit code), collecting what it prints. No `log` destination: failures print as text.
+ */
+export async function runMain(...args: string[]): Promise<CliRun> {
+  const { main } = await import('../../src/cli/main');
+  const out: string[] = [];
+  const err: string[] = [];
+  const exitCode = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { out: out.join('\n'), err: err.join('\n'), exitCode };
+}

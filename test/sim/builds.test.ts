@@ -129,14 +129,14 @@ describe('simulator: workspace builds', () => {
     expect(memberState.body.message).toBe('Only template managers may provide custom state');
   });
 
-  test("a member may build their own workspace but gets 403 on someone else's", async () => {
+  test("a member may build their own workspace; someone else's, which it cannot read, is 404 (wsbuilder.go authorize)", async () => {
     const [mine, ...rest] = sim.workspaces();
     const theirs = rest.find((w) => w.owner !== mine?.owner);
     const own = await api<BuildJson>(sim, 'POST', `/workspaces/${mine?.id}/builds`, { token: sim.memberToken, json: { transition: 'stop' } });
     expect(own.status).toBe(201);
     const denied = await api<{ message: string }>(sim, 'POST', `/workspaces/${theirs?.id}/builds`, { token: sim.memberToken, json: { transition: 'stop' } });
-    expect(denied.status).toBe(403);
-    expect(denied.body.message).toMatch(/^You do not have permission to update this workspace/);
+    expect(denied.status).toBe(404);
+    expect(denied.body.message).toMatch(/^Resource not found or you do not have access to this resource/);
     await waitForBuild(sim, own.body.id);
   });
 

@@ -50,27 +50,60 @@ describe('wsmigrate sim', () => {
     await expect(fetch(`${url}/api/v2/buildinfo`)).rejects.toThrow();
   });
 
-  test("--no-premium acts as an unlicensed Coder; each owner's token is printed, to act as that owner", async () => {
+  /** Starts `wsmigrate sim` with these flags, PATCHes require_active_version on as the admin, and reads it back. */
+  async function requireActiveVersionUnder(flags: string[]): Promise<{ patchStatus: number; readBack: boolean; lines: string[]; owners: Record<string, string>; url: string }> {
     const io = collector();
-    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '2', '--seed', '4', '--no-premium'], { from: 'user' });
+    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '2', '--seed', '4', ...flags], { from: 'user' });
     await until(() => io.lines.some((l) => l.startsWith('export ')));
     try {
       const [, url, token] = /^export CODER_URL=(\S+) CODER_SESSION_TOKEN=(\S+)$/.exec(io.lines.find((l) => l.startsWith('export ')) as string) as RegExpExecArray;
       const owners = Object.fromEntries(((/owner tokens: (.*)$/m.exec(io.lines.join('\n')) as RegExpExecArray)[1]).split(' ').map((kv) => kv.split('=')));
-      const workspaces = (await (await fetch(`${url}/api/v2/workspaces`, { headers: { 'Coder-Session-Token': owners.alice } })).json()) as { workspaces: { owner_name: string }[] };
-      expect(workspaces.workspaces.map((w) => w.owner_name)).toEqual(['alice']);
-      const template = (await (await fetch(`${url}/api/v2/organizations/coder/templates/k8s-dev`, { headers: { 'Coder-Session-Token': token } })).json()) as { id: string };
-      const patch = await fetch(`${url}/api/v2/templates/${template.id}`, {
-        method: 'PATCH',
-        headers: { 'Coder-Session-Token': token, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ require_active_version: true }),
-      });
-      expect(patch.status).toBe(500);
-      expect(((await patch.json()) as { detail: string }).detail).toMatch(/enterprise license required/);
+      const headers = { 'Coder-Session-Token': token as string, 'Content-Type': 'application/json' };
+      const template = (await (await fetch(`${url}/api/v2/organizations/coder/templates/k8s-dev`, { headers })).json()) as Record<string, unknown>;
+      const patch = await fetch(`${url}/api/v2/templates/${String(template.id)}`, { method: 'PATCH', headers, body: JSON.stringify({ ...template, require_active_version: true }) });
+      const readBack = ((await (await fetch(`${url}/api/v2/templates/${String(template.id)}`, { headers })).json()) as { require_active_version: boolean }).require_active_version;
+      return { patchStatus: patch.status, readBack, lines: [...io.lines], owners, url: url as string };
     } finally {
       process.emit('SIGTERM');
       await run;
     }
+  }
+
+  test("by default it acts as an unlicensed (AGPL) Coder: require_active_version is accepted (200), ignored and reads back false; each owner's token is printed", async () => {
+    const r = await requireActiveVersionUnder([]);
+    expect(r.lines.join('\n')).toContain('licence: agpl');
+    expect(r.patchStatus).toBe(200);
+    expect(r.readBack).toBe(false);
+    expect(Object.keys(r.owners).sort()).toEqual(['alice', 'bob']);
+    // A Template Admin's token reads every workspace but may not stop one (coderd/rbac/roles.go).
+    const roles = Object.fromEntries(((/role tokens: +(.*)$/m.exec(r.lines.join('\n')) as RegExpExecArray)[1]).split(' ').map((kv) => kv.split('=')));
+    expect(Object.keys(roles)).toEqual(['template-admin', 'organization-admin']);
+  });
+
+  test('--licence premium holds the setting; --licence expired ignores it like AGPL', async () => {
+    const premium = await requireActiveVersionUnder(['--licence', 'premium']);
+    expect(premium).toMatchObject({ patchStatus: 200, readBack: true });
+    const expired = await requireActiveVersionUnder(['--licence', 'expired']);
+    expect(expired).toMatchObject({ patchStatus: 200, readBack: false });
+    expect(expired.lines.join('\n')).toContain('licence: expired');
+  });
+
+  test('--lifecycle-interval runs the executor on its own; a bad duration is a usage error', async () => {
+    const io = collector();
+    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--lifecycle-interval', '500ms'], { from: 'user' });
+    await until(() => io.lines.some((l) => l.startsWith('export ')));
+    process.emit('SIGTERM');
+    await run;
+    expect(io.lines.join('\n')).toContain('lifecycle:    autostart/autostop every 500 ms');
+    const bad = collector();
+    await expect(program(bad).parseAsync(['sim', '--lifecycle-interval', 'often'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+    expect(bad.errors.join('')).toContain('--lifecycle-interval must be a duration between 10ms and 60m');
+  });
+
+  test('an unknown --licence is a usage error naming the choices', async () => {
+    const io = collector();
+    await expect(program(io).parseAsync(['sim', '--licence', 'gold'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+    expect(io.errors.join('')).toContain('--licence must be one of premium, agpl, expired');
   });
 
   test('rejects a bad flag value with a usage error naming the flag', async () => {

@@ -63,33 +63,76 @@ describe('simulator: GET/PUT /workspacebuilds/{id}/state', () => {
     expect(sim.stateOf(ws?.id as string)).toBe(text);
   });
 
-  test('PUT refuses bad bodies with 400: invalid base64, a missing state, non-JSON', async () => {
+  test('PUT refuses bad bodies with 400 (invalid base64, non-JSON); `{}` stores an empty state (a nil []byte)', async () => {
     const ws = sim.workspaces()[0];
     const path = `/workspacebuilds/${ws?.latestBuildId}/state`;
     expect((await api(sim, 'PUT', path, { json: { state: 'not base64!' } })).status).toBe(400);
-    expect((await api(sim, 'PUT', path, { json: {} })).status).toBe(400);
     expect((await api(sim, 'PUT', path, { body: Buffer.from('{'), contentType: 'application/json' })).status).toBe(400);
+    expect(sim.stateOf(ws?.id as string)).not.toBe('');
+    // coderd/workspacebuilds.go workspaceBuildUpdateState has no "required" on the field.
+    expect((await api(sim, 'PUT', path, { json: {} })).status).toBe(204);
+    expect(sim.stateOf(ws?.id as string)).toBe('');
   });
 
-  test('PUT is refused with 409 while a build of the workspace is active', async () => {
+  test('PUT writes onto any build id, not only the latest: an older build takes the bytes, the latest keeps its own', async () => {
     const ws = sim.workspaces()[0];
-    const before = sim.stateOf(ws?.id as string);
-    const stop = await api<{ id: string }>(sim, 'POST', `/workspaces/${ws?.id}/builds`, { json: { transition: 'stop' } });
-    const put = await putState(sim, ws?.latestBuildId as string, before);
-    expect(put.status).toBe(409);
-    expect((put.body as { message: string }).message).toBe('A workspace build is already active.');
-    await waitForBuild(sim, stop.body.id);
-    expect((await putState(sim, stop.body.id, before)).status).toBe(204);
+    const older = ws?.latestBuildId as string;
+    const stop = await startBuild(sim, ws?.id as string, { transition: 'stop' });
+    const latestBefore = sim.stateOf(ws?.id as string);
+    expect((await putState(sim, older, '{"older":true}')).status).toBe(204);
+    expect((await api(sim, 'GET', `/workspacebuilds/${older}/state`)).text).toBe('{"older":true}');
+    expect((await api(sim, 'GET', `/workspacebuilds/${stop.id}/state`)).text).toBe(latestBefore);
   });
 
-  test('a member gets 404 on GET state (even their own), 403 on PUT of their own, 404 on PUT of someone else\'s', async () => {
+  describe('while a build runs (phases long enough that a PUT lands inside one)', () => {
+    let slow: CoderSimulator;
+    beforeEach(async () => {
+      slow = await startSimulator({ workspaces: 1, seed: 6, buildLatencyMs: 500 });
+    });
+    afterEach(async () => {
+      await slow.close();
+    });
+
+    test("PUT onto a build whose job is running answers 204 (no running-job check) and the job's completion writes its own state over it", async () => {
+      const ws = slow.workspaces()[0];
+      const res = await api<{ id: string }>(slow, 'POST', `/workspaces/${ws?.id}/builds`, { json: { transition: 'stop' } });
+      // Once the daemon has acquired the job (running), the state it plans from is fixed.
+      for (;;) {
+        const b = await api<{ job: { status: string } }>(slow, 'GET', `/workspacebuilds/${res.body.id}`);
+        if (b.body.job.status === 'running') break;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const put = await putState(slow, res.body.id, '{"lost":true}');
+      expect(put.status).toBe(204);
+      expect((await api(slow, 'GET', `/workspacebuilds/${res.body.id}/state`)).text).toBe('{"lost":true}');
+      const { build } = await waitForBuild(slow, res.body.id);
+      expect(build.job.status).toBe('succeeded');
+      const after = (await api(slow, 'GET', `/workspacebuilds/${res.body.id}/state`)).text;
+      expect(after).not.toContain('lost');
+      expect(after).toContain('kubernetes_persistent_volume_claim');
+    });
+
+    test('PUT onto a pending build (not yet acquired) is the state the job then runs on', async () => {
+      const ws = slow.workspaces()[0];
+      const doc = JSON.parse(slow.stateOf(ws?.id as string)) as { serial: number };
+      const res = await api<{ id: string; job: { status: string } }>(slow, 'POST', `/workspaces/${ws?.id}/builds`, { json: { transition: 'stop' } });
+      expect(res.body.job.status).toBe('pending');
+      expect((await putState(slow, res.body.id, JSON.stringify({ ...doc, serial: 77 }))).status).toBe(204);
+      await waitForBuild(slow, res.body.id);
+      expect((JSON.parse(slow.stateOf(ws?.id as string)) as { serial: number }).serial).toBe(78);
+    });
+  });
+
+  test('without update on the template PUT is 404, never 403, even on the member\'s own workspace; GET is 404 too', async () => {
     const [mine, ...rest] = sim.workspaces();
     const theirs = rest.find((w) => w.owner !== mine?.owner);
     const get = await api<{ message: string }>(sim, 'GET', `/workspacebuilds/${mine?.latestBuildId}/state`, { token: sim.memberToken });
     expect(get.status).toBe(404);
     expect(get.body.message).toMatch(/^Resource not found or you do not have access to this resource/);
     const before = sim.stateOf(mine?.id as string);
-    expect((await putState(sim, mine?.latestBuildId as string, '{}', sim.memberToken)).status).toBe(403);
+    const own = await putState(sim, mine?.latestBuildId as string, '{}', sim.memberToken);
+    expect(own.status).toBe(404);
+    expect((own.body as { message: string }).message).toMatch(/^Resource not found or you do not have access to this resource/);
     expect((await putState(sim, theirs?.latestBuildId as string, '{}', sim.memberToken)).status).toBe(404);
     expect(sim.stateOf(mine?.id as string)).toBe(before);
   });

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import { temporalCliPath } from '../../src/config/tools';
 import { createWsmigrateWorker } from '../../src/worker/create-worker';
-import { createDataConverter } from '../../src/worker/data-converter';
+import { createDataConverter } from '../../src/adapters/temporal/data-converter';
 import { connectToTestServer, uniqueTaskQueue, type TemporalTestContext } from '../harness/temporal';
 import { freePort } from './fixtures/cli-worker';
 

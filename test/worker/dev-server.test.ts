@@ -1,6 +1,6 @@
 import { createWsmigrateWorker } from '../../src/worker/create-worker';
 import { ensureSearchAttributes } from '../../src/worker/ensure-search-attributes';
-import { WsmigratePhase } from '../../src/workflows/search-attributes';
+import { WsmigratePhase } from '../../src/contracts/search-attributes';
 import { connectToTestServer, uniqueTaskQueue, type TemporalTestContext } from '../harness/temporal';
 
 describe('the test harness dev server', () => {

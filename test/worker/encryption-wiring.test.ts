@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/env';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { activityDepsFromConfig } from '../../src/worker/activity-deps';
 import { runWorker } from '../../src/worker/run-worker';
-import { ENCRYPTED_ENCODING } from '../../src/worker/payload-codec';
+import { ENCRYPTED_ENCODING } from '../../src/adapters/temporal/payload-codec';
 import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
 import { connectToTestServer, uniqueTaskQueue, type TemporalTestContext } from '../harness/temporal';
 

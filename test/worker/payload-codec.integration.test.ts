@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { createWsmigrateWorker } from '../../src/worker/create-worker';
-import { createDataConverter } from '../../src/worker/data-converter';
-import { ENCRYPTED_ENCODING } from '../../src/worker/payload-codec';
+import { createDataConverter } from '../../src/adapters/temporal/data-converter';
+import { ENCRYPTED_ENCODING } from '../../src/adapters/temporal/payload-codec';
 import { connectToTestServer, uniqueTaskQueue, type TemporalTestContext } from '../harness/temporal';
 
 const MARKER = 'alice-dev-home-volume-3f9e';

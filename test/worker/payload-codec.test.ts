@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { encryptionKeyId } from '../../src/adapters/crypto';
-import { createDataConverter } from '../../src/worker/data-converter';
-import { ENCRYPTED_ENCODING, EncryptionCodec, METADATA_KEY_ID } from '../../src/worker/payload-codec';
+import { encryptionKeyId } from '../../src/config/encryption-key';
+import { createDataConverter } from '../../src/adapters/temporal/data-converter';
+import { ENCRYPTED_ENCODING, EncryptionCodec, METADATA_KEY_ID } from '../../src/adapters/temporal/payload-codec';
 
 const MARKER = 'workspace-alice-dev-marker-51c2';
 const values: unknown[] = [

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startWorkspaceMigration } from '../../src/client/migrations';
-import { createDataConverter } from '../../src/worker/data-converter';
+import { createDataConverter } from '../../src/adapters/temporal/data-converter';
 import { Client } from '@temporalio/client';
 import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
 import { createLogger } from '../../src/adapters/logging/logger';
@@ -78,7 +78,7 @@ describe('structured logs', () => {
       });
       for (const p of parsed) expect(p).toMatchObject({ service: 'wsmigrate', component: 'worker', level: expect.any(String), time: expect.any(String), msg: expect.any(String) });
       const subject = `${ws.owner}/${ws.name}`;
-      expect(parsed.some((p) => p.workspace === subject && p.workflowId === ok.workflowId && p.step === 'startPinned')).toBe(true);
+      expect(parsed.some((p) => p.workspace === subject && p.workflowId === ok.workflowId && p.step === 'buildWithState')).toBe(true);
       expect(parsed.some((p) => p.workspace === subject && p.notification === 'migration-done')).toBe(true);
       expect(parsed.some((p) => p.workflowId === bad.workflowId && (p.level === 'warn' || p.level === 'error'))).toBe(true);
 

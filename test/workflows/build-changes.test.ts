@@ -61,7 +61,7 @@ describe('replacement tracking in builds wsmigrate triggers', () => {
     const status = await handle.query<WorkspaceMigrationStatus>('status');
     expect(status.phase).toBe('needs-attention');
     // Nothing after that build: no restore of a state whose volume no longer exists.
-    expect(status.stepsDone).not.toContain('restore-state');
+    expect(status.stepsDone).not.toContain('restore');
     expect(await counted('wsmigrate_damaged_workspaces_total', { reason: 'protected-destroyed' })).toBe(1);
     expect(env.notes.some((n) => n.workflowId === handle.workflowId && n.kind === 'replacements-detected' && /PROTECTED/.test(n.subject))).toBe(true);
   });

@@ -87,12 +87,12 @@ describe('durability and invariants', () => {
       .map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 1);
   };
 
-  it('a worker killed mid-build and replaced finishes the migration with no duplicate build and one push', async () => {
+  it('a worker killed mid-build and replaced finishes the migration with no duplicate build and no state PUT', async () => {
     const ws = env.sim.workspaces()[0];
     const uid = pvcUid(ws.id);
     const child = await spawnWorker(env, childOutput);
     const handle = await start(0, { option: 'A', heartbeatTimeout: '3s' });
-    await waitFor(() => buildPostsOf(env.sim, ws.id).length === 2); // the stop, then the pinned start: kill while waiting on the start
+    await waitFor(() => buildPostsOf(env.sim, ws.id).length === 2); // the stop, then the start carrying the state: kill while waiting on it
     await kill(child);
 
     const worker = await env.startWorker();
@@ -103,38 +103,34 @@ describe('durability and invariants', () => {
       await worker.stop();
     }
     expect(buildPostsOf(env.sim, ws.id)).toHaveLength(2);
-    expect(await statePutsOf(env.sim, env.coder, ws.id, { okOnly: true })).toHaveLength(1);
+    expect(await statePutsOf(env.sim, env.coder, ws.id)).toEqual([]);
     expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ transition: 'start', template_version_id: targetVersionId });
     expect(pvcUid(ws.id)).toBe(uid);
-    expect((await attemptsOf(handle, 'startPinned')).some((a) => a > 1)).toBe(true); // the start step really was retried on the new worker
+    expect((await attemptsOf(handle, 'buildWithState')).some((a) => a > 1)).toBe(true); // the build step really was retried on the new worker
   });
 
-  it('a worker killed after its state PUT landed but before it heard back does not push again', async () => {
+  it('a worker killed after its state-carrying build was queued but before it heard back does not build again', async () => {
     const ws = env.sim.workspaces()[1];
     const uid = pvcUid(ws.id);
-    const buildId = (await env.coder.workspace(ws.id)).latest_build.id;
     const child = await spawnWorker(env, childOutput);
-    // Coder stores the PUT at once but holds the answer: the worker dies not knowing it landed.
-    env.sim.setFaults({ replyDelayMs: 30_000, only: [`/workspacebuilds/${buildId}/state`] });
+    // Coder queues the build at once but holds the answer: the worker dies not knowing it landed.
+    env.sim.setFaults({ replyDelayMs: 30_000, only: [`/workspaces/${ws.id}/builds`] });
     let worker: Awaited<ReturnType<MigrationEnv['startWorker']>> | undefined;
     try {
-      const handle = await start(1, { option: 'B' });
-      await waitFor(() => env.sim.requestLog().some((r) => r.method === 'PUT' && r.path.endsWith(`/workspacebuilds/${buildId}/state`) && r.status === 204));
+      const handle = await start(1, { option: 'B', heartbeatTimeout: '3s' });
+      await waitFor(() => buildPostsOf(env.sim, ws.id).length === 1);
       await kill(child);
-      const seenBeforeRestart = env.sim.requestLog().length;
       env.sim.setFaults(undefined);
       worker = await env.startWorker();
       const result = (await handle.result()) as WorkspaceMigrationResult;
       expect(result.outcome).toBe('migrated');
-      // The push step ran again on the new worker: it read that build's state (and found the migration there).
-      const afterRestart = env.sim.requestLog().slice(seenBeforeRestart);
-      expect(afterRestart.some((r) => r.method === 'GET' && r.path.endsWith(`/workspacebuilds/${buildId}/state`))).toBe(true);
+      expect((await attemptsOf(handle, 'buildWithState')).some((a) => a > 1)).toBe(true);
     } finally {
       env.sim.setFaults(undefined);
       await worker?.stop();
     }
-    expect(await statePutsOf(env.sim, env.coder, ws.id, { okOnly: true })).toHaveLength(1);
-    expect(buildPostsOf(env.sim, ws.id)).toHaveLength(1); // option B: only the pinned start
+    expect(buildPostsOf(env.sim, ws.id)).toHaveLength(1); // option B: only the start carrying the state, found again by the retry
+    expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ transition: 'start', template_version_id: targetVersionId, job: { status: 'succeeded' } });
     expect(pvcUid(ws.id)).toBe(uid);
   }, 300_000);
 

@@ -1,27 +1,30 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { createHash } from 'node:crypto';
 import { decide, migrationStatus, signalDecision, startWorkspaceMigration } from '../../src/client/migrations';
-import { WsmigratePendingApproval } from '../../src/workflows/search-attributes';
+import { WsmigratePendingApproval } from '../../src/contracts/search-attributes';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
 import { statePutsOf } from '../harness/coder-requests';
 import { waitFor, failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
-const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 type Handle = Awaited<ReturnType<typeof startWorkspaceMigration>>;
 
-/** The build restoreState put the backup onto, read from its completed result in the history. */
+/** The build the compensation made (restoreByBuild's result in the history). */
 async function restoredBuildId(handle: Handle): Promise<string> {
   const history = await handle.fetchHistory();
   const scheduled = new Set(
-    (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'restoreState').map((e) => String(e.eventId)),
+    (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'restoreByBuild').map((e) => String(e.eventId)),
   );
   const done = (history.events ?? []).find((e) => e.activityTaskCompletedEventAttributes && scheduled.has(String(e.activityTaskCompletedEventAttributes.scheduledEventId)));
   const payload = done?.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
-  if (!payload?.data) throw new Error('no completed restoreState in the history');
+  if (!payload?.data) throw new Error('no completed restoreByBuild in the history');
   return (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { buildId: string }).buildId;
 }
+
+const lineageSerial = (state: string | Buffer) => {
+  const s = JSON.parse(state.toString()) as { lineage: string; serial: number };
+  return { lineage: s.lineage, serial: s.serial };
+};
 
 /** True once the worker has completed a workflow task after the latest signal (the handler ran). */
 async function lastSignalProcessed(handle: Handle): Promise<boolean> {
@@ -82,7 +85,7 @@ describe('migrateWorkspace on the simulator', () => {
     const result = await run(1, { option: 'B' });
     expect(result.outcome).toBe('migrated');
     const posts = env.sim.requestLog().slice(before).filter((r) => r.method === 'POST' && r.path.includes(`/workspaces/${ws(1).id}/builds`));
-    expect(posts).toHaveLength(1); // only the pinned start: no stop build
+    expect(posts).toHaveLength(1); // only the start carrying the migrated state: no stop build
     expect(await latestBuild(1)).toMatchObject({ transition: 'start', template_version_id: targetVersionId });
     expect(pvcUid(1)).toBe(uid);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
@@ -97,7 +100,7 @@ describe('migrateWorkspace on the simulator', () => {
     expect(writes).toEqual([]);
   });
 
-  it('a build failure after the state push restores the backed-up state (same hash) and the running workspace', async () => {
+  it('a failed migrated-state build is undone by one build carrying the backup on the old version: old types, PVC kept', async () => {
     const stateBefore = env.sim.stateOf(ws(2).id);
     const uid = pvcUid(2);
     env.sim.setFaults({ failBuilds: { workspaceId: ws(2).id, transition: 'start', times: 1, message: 'injected: node not ready' } });
@@ -109,36 +112,31 @@ describe('migrateWorkspace on the simulator', () => {
     const handle = env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${ws(2).owner}/${ws(2).name}`);
     const status = (await handle.query('status')) as WorkspaceMigrationStatus;
     expect(status.phase).toBe('restored');
-    expect(status.stepsDone).toEqual(expect.arrayContaining(['push-state', 'restore-state', 'return-to-prior']));
-    // The backup was taken after the stop; the build the restore wrote holds exactly that hash.
+    expect(status.stepsDone).toEqual(['preflight', 'stop', 'backup', 'rewrite', 'verify', 'restore']);
     expect(status.backup?.sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(sha256(await env.coder.getWorkspaceBuildState(await restoredBuildId(handle)))).toBe(status.backup!.sha256);
-    const build = await latestBuild(2);
-    expect(build).toMatchObject({ transition: 'start', template_version_id: originalVersionId });
-    expect(build.job.status).toBe('succeeded');
-    expect(typesIn(env.sim.stateOf(ws(2).id))).toEqual(typesIn(stateBefore));
+    // The restore build ran on the backup (taken after the stop): same lineage, old types, a newer serial.
+    const restored = await env.coder.workspaceBuild(await restoredBuildId(handle));
+    expect(restored).toMatchObject({ transition: 'start', template_version_id: originalVersionId, job: { status: 'succeeded' } });
+    const backup = await env.blobs.get(status.backup!.ref);
+    const after = await env.coder.getWorkspaceBuildState(restored.id);
+    expect(lineageSerial(after).lineage).toBe(lineageSerial(backup).lineage);
+    expect(typesIn(after.toString())).toEqual(typesIn(stateBefore));
+    expect((await latestBuild(2)).id).toBe(restored.id);
     expect(pvcUid(2)).toBe(uid);
-    const history = await handle.fetchHistory();
-    const restoreCompleted = history.events?.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'restoreState');
-    expect(restoreCompleted).toBe(true);
+    expect(await statePutsOf(env.sim, env.coder, ws(2).id)).toEqual([]);
   });
 
-  it('restores exactly the backed-up bytes when the guard stops a migration after the push', async () => {
-    // Fail the post-build check path by failing the start; compare Coder's state with the backup blob.
-    env.sim.setFaults({ failBuilds: { workspaceId: ws(3).id, transition: 'start', times: 1 } });
-    try {
-      expect(await failureOf(run(3, { option: 'B' }))).toMatch(/rolled back, state and transition restored/);
-    } finally {
-      env.sim.setFaults(undefined);
-    }
-    const workflowId = `wsmigrate/${env.sim.template.name}/${ws(3).owner}/${ws(3).name}`;
-    const status = (await migrationStatus(env.t.client, workflowId)) as WorkspaceMigrationStatus;
-    const backup = await env.blobs.get(status.backup!.ref);
-    // The pinned restart on the old version writes a newer build afterwards, so read the build the
-    // restore wrote: Coder must hold the backup's very bytes there.
-    const restored = await env.coder.getWorkspaceBuildState(await restoredBuildId(env.t.client.workflow.getHandle(workflowId)));
-    expect(restored.equals(backup)).toBe(true);
-    expect(typesIn(env.sim.stateOf(ws(3).id))).toEqual(typesIn(backup.toString()));
+  it('a stopped workspace stays stopped: one stop build on the new version carries the migrated state', async () => {
+    const uid = pvcUid(3);
+    await env.coder.waitForBuild((await env.coder.createWorkspaceBuild(ws(3).id, { transition: 'stop' })).id);
+    const before = env.sim.requestLog().length;
+    const result = await run(3, { option: 'A' });
+    expect(result.outcome).toBe('migrated');
+    const posts = env.sim.requestLog().slice(before).filter((r) => r.method === 'POST' && r.path.endsWith(`/workspaces/${ws(3).id}/builds`));
+    expect(posts).toHaveLength(1);
+    expect(await latestBuild(3)).toMatchObject({ transition: 'stop', template_version_id: targetVersionId, job: { status: 'succeeded' } });
+    expect(typesIn(env.sim.stateOf(ws(3).id))).toContain('kubernetes_persistent_volume_claim_v1');
+    expect(pvcUid(3)).toBe(uid);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 
@@ -167,10 +165,9 @@ describe('migrateWorkspace on the simulator', () => {
     expect(kinds.filter((k) => k === 'approval-escalated')).toHaveLength(1);
     expect(kinds.filter((k) => k === 'approval-requested')).toHaveLength(1);
     expect(env.notes.find((n) => n.workflowId === handle.workflowId && n.kind === 'approval-escalated')?.escalateTo).toBe('oncall-lead');
-    // It timed out at the 'apply' gate: no state was pushed for this workspace and it runs as before.
-    expect(await statePutsOf(env.sim, env.coder, ws(5).id)).toEqual([]);
+    // It timed out at the 'apply' gate: nothing was built with the migrated state and it runs as before.
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
-    expect(status.stepsDone).not.toContain('push-state');
+    expect(status.stepsDone).not.toContain('build');
     expect(status.phase).toBe('restored');
     const build = await latestBuild(5);
     expect(build.template_version_id).toBe(originalVersionId);

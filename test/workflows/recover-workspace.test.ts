@@ -104,7 +104,7 @@ describe('recovery of damaged workspaces', () => {
     expect(message).not.toMatch(/already-migrated/);
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
     expect(status.phase).toBe('needs-attention');
-    expect(status.stepsDone).not.toContain('push-state');
+    expect(status.stepsDone).not.toContain('build');
     expect((await latestBuild(1)).id).toBe(plain.id); // nothing built
   });
 

@@ -108,7 +108,7 @@ describe('workspace refusals on a migrated template', () => {
   });
 });
 
-describe('a Coder too old for PUT state', () => {
+describe('a Coder without PUT …/state (2.27.3)', () => {
   let env: MigrationEnv;
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 1, version: 'v2.27.3+abc1234' });
@@ -116,15 +116,19 @@ describe('a Coder too old for PUT state', () => {
   });
   afterAll(async () => env?.close());
 
-  it('is refused in preflight, before any change, with the versions that would work', async () => {
+  it('migrates: the state travels inside the pinned build, so no version floor within 2.x', async () => {
     const ws = env.sim.workspaces()[0];
+    const uid = env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid;
+    const targetVersionId = (await env.migrateTemplate()).versionId;
     const before = env.sim.requestLog().length;
-    const msg = await failureOf(
-      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
-    );
-    expect(msg).toMatch(/preflight refused/);
-    expect(msg).toMatch(/2\.27\.10/);
-    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
-    expect(await failureOf((await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result())).toMatch(/2\.27\.10/);
+    const result = await (
+      await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'none' } }, { taskQueue: env.taskQueue })
+    ).result();
+    expect(result).toMatchObject({ outcome: 'migrated' });
+    const writes = env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET');
+    expect(writes.filter((r) => r.method === 'PUT')).toEqual([]);
+    expect(writes.filter((r) => r.method === 'POST' && r.path.endsWith(`/workspaces/${ws.id}/builds`))).toHaveLength(1);
+    expect(env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 });

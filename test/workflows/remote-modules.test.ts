@@ -1,4 +1,4 @@
-import { startFleet } from '../../src/client/fleet';
+import { fleetStatus, startFleet } from '../../src/client/fleet';
 import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
 import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
@@ -46,10 +46,10 @@ describe('templates calling a module whose code is not in the template', () => {
   });
   afterAll(async () => env?.close());
 
-  it('migrateTemplate refuses before pushing anything, naming the module and its source without the token', async () => {
+  it('strict modules: migrateTemplate refuses before pushing anything, naming the module and its source without the token', async () => {
     const before = env.sim.requestLog().length;
     const msg = await failureOf(
-      (await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
+      (await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, allowRemoteModules: false, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
     );
     expect(msg).toContain('module.cache (main.tf:');
     expect(msg).toContain('source = "git::https://***@git.example.com/infra/cache-volume.git?ref=v3"');
@@ -59,20 +59,24 @@ describe('templates calling a module whose code is not in the template', () => {
     expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
-  it('a fleet that migrates the template first fails with the same refusal and touches no workspace', async () => {
+  it('strict modules: a fleet that migrates the template first fails with the same refusal and touches no workspace', async () => {
     const before = env.sim.requestLog().length;
-    const handle = await startFleet(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue });
+    const handle = await startFleet(env.t.client, { organization: 'coder', template: env.sim.template.name, allowRemoteModules: false, approval: { policy: 'none' } }, { taskQueue: env.taskQueue });
     const msg = await failureOf(handle.result());
     expect(msg).toMatch(/^template migration failed, no workspace was touched: .*module\.cache \(main\.tf:\d+, source = "git::https:\/\/\*\*\*@git\.example\.com/);
+    // A failed fleet says so where people search for it, and `fleet status` gives the reason.
+    expect((await handle.describe()).searchAttributes.WsmigratePhase).toEqual(['failed']);
+    const shown = await fleetStatus(env.t.client, handle.workflowId);
+    expect(shown).toMatchObject({ phase: 'failed', error: expect.stringMatching(/^template migration failed, no workspace was touched: .*module\.cache/) });
     expect(msg).not.toContain('hunter2');
     expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
-  it('with allowRemoteModules the template goes on; a workspace holding a deprecated PVC inside the module is refused and its state never pushed, one without migrates', async () => {
+  it('by default the template goes on; a workspace holding a deprecated PVC inside the module is refused and its state never pushed, one without migrates', async () => {
     const t = (await (
       await startTemplateMigration(
         env.t.client,
-        { organization: 'coder', template: env.sim.template.name, allowRemoteModules: true, approval: { policy: 'none' } },
+        { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } },
         { taskQueue: env.taskQueue },
       )
     ).result()) as TemplateMigrationResult;

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { temporalCliPath } from '../../src/config/tools';
 import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
 import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/workflows/migrate-template';
-import { WsmigrateTemplate } from '../../src/workflows/search-attributes';
+import { WsmigrateTemplate } from '../../src/contracts/search-attributes';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

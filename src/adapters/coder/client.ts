@@ -1,16 +1,17 @@
 import { z } from 'zod';
+import { checkHttpUrl } from '../../domain/http-url';
 import { CoderWaitTimeoutError, isCoderApiError } from './errors';
 import { pollUntil, type PollOptions } from './poll-until';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-delay';
 import {
   BuildInfoSchema,
+  CurrentUserSchema,
   BuildLogsSchema,
   isTerminalJobStatus,
   OrganizationJobsSchema,
   OrganizationSchema,
   ProvisionerDaemonsSchema,
   TemplatesSchema,
-  UserSchema,
   TemplateSchema,
   TemplateVersionSchema,
   UploadResponseSchema,
@@ -19,10 +20,10 @@ import {
   WorkspaceSchema,
   WorkspacesResponseSchema,
   type BuildInfo,
+  type CurrentUser,
   type BuildLog,
   type OrganizationJob,
   type ProvisionerDaemon,
-  type User,
   type Template,
   type TemplateVersion,
   type UploadResponse,
@@ -30,6 +31,7 @@ import {
   type WorkspaceBuild,
   type WorkspaceTransition,
 } from './schemas';
+import type { AuthCheck } from '../../domain/token-permissions';
 import type { CoderCallObserver } from './call-observer';
 import { CoderTransport, type Endpoint } from './transport';
 
@@ -55,6 +57,12 @@ export interface CoderClientOptions {
 export interface CreateWorkspaceBuildRequest {
   transition: WorkspaceTransition;
   template_version_id?: string;
+  /**
+   * The Terraform state the build runs on instead of the previous build's (codersdk
+   * `CreateWorkspaceBuildRequest.ProvisionerState`, JSON `state`, in every 2.x release;
+   * coderd/wsbuilder/wsbuilder.go `State`). Only callers with `update` on the template may send it.
+   */
+  state?: Buffer;
   rich_parameter_values?: { name: string; value: string }[];
   reason?: string;
 }
@@ -173,6 +181,14 @@ export class CoderClient {
     return this.#http.json(
       { method: 'GET', path: '/buildinfo', expect: [200], endpoint: { does: 'read the Coder build info' } },
       BuildInfoSchema,
+    );
+  }
+
+  /** The token's own user (`GET /users/me`): the cheapest read that proves the token works; pacing tells its own jobs from the users' by its id. */
+  currentUser(): Promise<CurrentUser> {
+    return this.#http.json(
+      { method: 'GET', path: '/users/me', expect: [200], endpoint: { does: 'read the user the session token belongs to', hints: { 401: 'The session token is wrong, expired or revoked: set CODER_SESSION_TOKEN to a valid one.' } } },
+      CurrentUserSchema,
     );
   }
 
@@ -300,6 +316,8 @@ export class CoderClient {
   ): Promise<WorkspaceBuild> {
     const body: Record<string, unknown> = { transition: req.transition };
     if (req.template_version_id !== undefined) body.template_version_id = req.template_version_id;
+    // Go decodes a []byte field from a base64 string, which is what the Coder SDK sends.
+    if (req.state !== undefined) body.state = req.state.toString('base64');
     if (req.rich_parameter_values !== undefined) body.rich_parameter_values = req.rich_parameter_values;
     if (req.reason !== undefined) body.reason = req.reason;
 
@@ -313,7 +331,9 @@ export class CoderClient {
       does: `queue a ${req.transition} build of workspace ${before.owner_name}/${before.name}`,
       needs: req.transition === 'delete' ? NEEDS.workspaceDelete : NEEDS.workspaceUpdate,
       hints: {
-        403: 'Coder also refuses a start on an old template version when the template requires the active version.',
+        403: req.state
+          ? 'A build that carries a state needs `update` on the template ("Only template managers may provide custom state", coderd/wsbuilder/wsbuilder.go) and `start`/`stop` on the workspace: use an Owner or Organization Admin token.'
+          : 'Coder also refuses a start on an old template version when the template requires the active version.',
         406: 'The template version is still importing: wait for it (waitForTemplateVersion) before building with it.',
       },
     };
@@ -337,7 +357,9 @@ export class CoderClient {
           WorkspaceBuildSchema,
         );
       } catch (error) {
-        if (!isCoderApiError(error, 'conflict') || attempt >= BUILD_CONFLICT_ATTEMPTS) throw error;
+        // A build that carries a state was written for the build the caller read: after someone else's
+        // build it would overwrite what theirs wrote, so a 409 goes back to the caller instead of waiting.
+        if (!isCoderApiError(error, 'conflict') || attempt >= BUILD_CONFLICT_ATTEMPTS || req.state !== undefined) throw error;
         const active = (await this.workspace(workspaceId)).latest_build;
         const finished = isTerminalJobStatus(active.job.status)
           ? active
@@ -395,6 +417,17 @@ export class CoderClient {
       expect: [204, 200],
       endpoint: { does: `replace the Terraform state of workspace build ${buildId}`, needs: NEEDS.templateAdmin, hints: PUT_STATE_HINTS },
     });
+  }
+
+  /**
+   * Asks Coder which of the named checks the token's user may do (`POST /api/v2/authcheck`,
+   * codersdk/authorization.go `AuthCheck`): the answer is a map of the same names to true or false.
+   */
+  authCheck(checks: Record<string, AuthCheck>): Promise<Record<string, boolean>> {
+    return this.#http.json(
+      { method: 'POST', path: '/authcheck', body: { json: { checks } }, expect: [200], endpoint: { does: `ask Coder what the token may do (${Object.keys(checks).length} checks)` } },
+      z.record(z.string(), z.boolean()),
+    );
   }
 
   templateByName(org: string, name: string): Promise<Template> {
@@ -598,14 +631,6 @@ export class CoderClient {
 
   // ── provisioners and the organization (fleet pacing, `scan --org`) ─────────
 
-  /** Who the token belongs to: pacing tells its own jobs from the users'. */
-  currentUser(): Promise<User> {
-    return this.#http.json(
-      { method: 'GET', path: '/users/me', expect: [200], endpoint: { does: 'get the user of this session token', needs: 'a valid session token' } },
-      UserSchema,
-    );
-  }
-
   /** Every template of the organization the token can read (`GET /organizations/{org}/templates`). */
   templatesOfOrganization(org: string): Promise<Template[]> {
     return this.#inOrganization(org, (orgRef) =>
@@ -700,18 +725,13 @@ function seg(value: string): string {
 }
 
 function parseDeploymentUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`The Coder URL "${raw}" is not a URL: pass the deployment's address, e.g. https://coder.example.com.`);
+  const checked = checkHttpUrl(raw);
+  if (!checked.ok) {
+    if (checked.problem === 'not-a-url') throw new Error(`The Coder URL "${raw}" is not a URL: pass the deployment's address, e.g. https://coder.example.com.`);
+    if (checked.problem === 'not-http') throw new Error(`The Coder URL must start with https:// or http://, got ${checked.url?.protocol}//${checked.url?.host}.`);
+    throw new Error(`The Coder URL for ${checked.url?.host} must not hold credentials: pass the session token separately.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`The Coder URL must start with https:// or http://, got ${url.protocol}//${url.host}.`);
-  }
-  if (url.username || url.password) {
-    throw new Error(`The Coder URL for ${url.host} must not hold credentials: pass the session token separately.`);
-  }
+  const url = checked.url;
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/api\/v2$/, '') + '/';

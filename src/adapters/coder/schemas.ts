@@ -50,6 +50,10 @@ export const BuildInfoSchema = z.looseObject({
 });
 export type BuildInfo = z.infer<typeof BuildInfoSchema>;
 
+/** `GET /users/me`: only what proves whose token it is. */
+export const CurrentUserSchema = z.looseObject({ id: z.string().min(1), username: z.string().min(1) });
+export type CurrentUser = z.infer<typeof CurrentUserSchema>;
+
 export const ProvisionerJobSchema = z.looseObject({
   id,
   status: ProvisionerJobStatusSchema,
@@ -199,11 +203,5 @@ export const OrganizationJobSchema = ProvisionerJobSchema.extend({
 });
 export type OrganizationJob = z.infer<typeof OrganizationJobSchema>;
 export const OrganizationJobsSchema = list(OrganizationJobSchema);
-
-export const UserSchema = z.looseObject({
-  id,
-  username: z.string(),
-});
-export type User = z.infer<typeof UserSchema>;
 
 export const TemplatesSchema = list(TemplateSchema);

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { MigrationMetrics, ObservedChangeKind } from '../../activities/ports';
+import type { MigrationMetrics, ObservedChangeKind } from '../../ports/metrics';
 import { statusClass, type CoderCall } from '../coder/call-observer';
 
 /** Every metric name wsmigrate itself exports starts with this. */
@@ -35,6 +35,7 @@ export class PrometheusMetrics implements MigrationMetrics {
   private readonly blocked: Counter<'step'>;
   private readonly damaged: Counter<'reason'>;
   private readonly coderCalls: Counter<'method' | 'route' | 'status_class'>;
+  private readonly lockHeld: Gauge<'template'>;
   private readonly coderSeconds: Histogram<'method' | 'route' | 'status_class'>;
   private readonly pacingWindow: Gauge<'template'>;
   private readonly pacingHeld: Gauge<'template'>;
@@ -56,6 +57,12 @@ export class PrometheusMetrics implements MigrationMetrics {
     ) as PrometheusMetrics['changes'];
     this.blocked = new Counter({ name: 'wsmigrate_guard_blocked_deletes_total', help: 'Migrations the plan guard stopped because they would delete a protected resource', labelNames: ['step'], registers });
     this.damaged = new Counter({ name: 'wsmigrate_damaged_workspaces_total', help: 'Workspaces found damaged (a volume lost or a protected resource destroyed)', labelNames: ['reason'], registers });
+    this.lockHeld = new Gauge({
+      name: 'wsmigrate_template_active_version_held',
+      help: "1 when Coder reads the template's require_active_version back as on after the fleet set it, 0 when it does not hold (AGPL or an expired licence)",
+      labelNames: ['template'],
+      registers,
+    });
     this.coderCalls = new Counter({ name: 'wsmigrate_coder_api_requests_total', help: 'HTTP requests to the Coder API, by route and status class', labelNames: ['method', 'route', 'status_class'], registers });
     this.coderSeconds = new Histogram({
       name: 'wsmigrate_coder_api_request_duration_seconds',
@@ -111,6 +118,10 @@ export class PrometheusMetrics implements MigrationMetrics {
 
   damagedWorkspaceFound(reason: string): void {
     this.damaged.inc({ reason });
+  }
+
+  activeVersionLockRead(template: string, held: boolean): void {
+    this.lockHeld.set({ template }, held ? 1 : 0);
   }
 
   fleetPacing(template: string, width: number, holding: boolean): void {

@@ -1,4 +1,4 @@
-import type { MessageRef, Notification, Notifier, NotifyOutcome } from '../../activities/ports';
+import type { MessageRef, Notification, Notifier, NotifyOutcome } from '../../ports/notifier';
 import { redactSecrets, type Secret } from '../../config/secret';
 
 export interface NamedNotifier {

@@ -1,7 +1,7 @@
-import type { Notifier } from '../../activities/ports';
+import type { Notifier } from '../../ports/notifier';
 import type { WsmigrateConfig } from '../../config/env';
 import { createFanOutNotifier, type NamedNotifier } from './fan-out';
-import { createLogNotifier } from './log';
+import { createJsonLineNotifier } from './json-line-notifier';
 import { DEFAULT_RETRY_BUDGET, type RetryBudget } from './retry-budget';
 import { createSlackNotifier } from './slack';
 import { createWebhookNotifier } from './webhook';
@@ -13,7 +13,7 @@ export function notifierFromConfig(
 ): { notifier: Notifier; backends: string[] } {
   const write = opts.write ?? ((l: string) => process.stdout.write(`${l}\n`));
   const budget = opts.budget ?? DEFAULT_RETRY_BUDGET;
-  const backends: NamedNotifier[] = [{ name: 'log', notifier: opts.logBackend ?? createLogNotifier(write) }];
+  const backends: NamedNotifier[] = [{ name: 'log', notifier: opts.logBackend ?? createJsonLineNotifier(write) }];
   if (cfg.slackBotToken && cfg.slackChannel) {
     backends.push({ name: 'slack', notifier: createSlackNotifier({ token: cfg.slackBotToken, channel: cfg.slackChannel, apiUrl: cfg.slackApiUrl, budget }) });
   }

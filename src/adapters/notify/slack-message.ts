@@ -1,4 +1,4 @@
-import type { Notification } from '../../activities/ports';
+import type { Notification } from '../../ports/notifier';
 import { APPROVE_ACTION, REJECT_ACTION, encodeButtonValue } from '../../domain/approval-button';
 
 /** Slack mrkdwn treats &, < and > as markup; summaries come from templates and workspace names. */

@@ -1,5 +1,5 @@
 import { LogLevel, WebClient, type Logger } from '@slack/web-api';
-import type { MessageRef, Notification, Notifier, NotifyOutcome } from '../../activities/ports';
+import type { MessageRef, Notification, Notifier, NotifyOutcome } from '../../ports/notifier';
 import type { Secret } from '../../config/secret';
 import { PermanentDeliveryError, withRetryBudget, type RetryBudget } from './retry-budget';
 import { slackMessage } from './slack-message';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Notification, Notifier } from '../../activities/ports';
+import type { Notification, Notifier } from '../../ports/notifier';
 import type { Secret } from '../../config/secret';
 import { PermanentDeliveryError, withRetryBudget, type RetryBudget } from './retry-budget';
 

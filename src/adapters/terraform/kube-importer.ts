@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
-import type { Importer } from '../../activities/ports';
+import type { Importer } from '../../ports/importer';
 import type { ImportStep } from '../../domain/import-plan';
 import type { TemplateFile } from '../../domain/template-rewrite';
 import { writeMirrorCliConfig } from './cli-config';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env';
 import { cliLogger } from '../cli-logger';
-import { CliError, EXIT, type CliIo } from '../io';
+import { CliError, EXIT, asCliRefusal, type CliIo } from '../io';
 import { withTemporal } from '../with-temporal';
 
 export function registerApprovalCommands(program: Command, io: CliIo): void {
@@ -12,19 +12,21 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .option('--json', 'print JSON', false)
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
-      const { migrationStatus } = await import('../../client/migrations');
-      const s = await withTemporal((c) => migrationStatus(c, id), log);
-      log.debug({ phase: s.phase, gate: s.pendingApproval?.gateId }, 'status read');
+      const { runStatus } = await import('../../client/run-status');
+      const s = await withTemporal((c) => runStatus(c, id), log);
+      log.debug({ phase: s.phase, state: s.run.state, gate: s.pendingApproval?.gateId }, 'status read');
       if (o.json) return io.out(JSON.stringify(s, null, 2));
-      io.out(`${id}: ${s.phase}`);
-      if ('stepsDone' in s) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
-      if ('verdict' in s && s.verdict) io.out(`  guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
+      io.out(`${id}: ${s.phase}${s.lastPhase ? ` (during ${s.lastPhase})` : ''}`);
+      if (s.run.reason) io.out(`  reason: ${s.run.reason}`);
+      if (s.stepsDone) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
+      if (s.verdict) io.out(`  guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
       if (s.pendingApproval) {
         io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${s.pendingApproval.summary}`);
         io.out(`    plan ${s.pendingApproval.planHash}`);
+        io.out(`    wsmigrate approve ${id} --approver <you>`);
       }
-      if ('error' in s && s.error) io.out(`  error: ${s.error}`);
+      if (s.error && s.error !== s.run.reason) io.out(`  error: ${s.error}`);
     });
 
   program
@@ -60,7 +62,9 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         if (!approver) throw new CliError(`say who decides: --approver <your name>, or set WSMIGRATE_APPROVER=<your name>`, EXIT.usage);
         const log = await cliLogger(io, cmd);
         const { decide } = await import('../../client/migrations');
-        const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }), log);
+        const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }), log).catch((err: unknown) => {
+          throw asCliRefusal(err);
+        });
         log.info({ gate: r.gateId, planHash: r.planHash, approver: r.approver, decision: r.decision }, 'approval sent');
         io.out(`${r.decision === 'approve' ? 'approved' : 'rejected'} '${r.gateId}' of ${id} as ${r.approver}`);
       });

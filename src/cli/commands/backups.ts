@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { BlobStore, StoredBlob } from '../../adapters/blob-store';
 import { BlobStoreError } from '../../adapters/blob-store';
-import { BlobRefError, parseBlobRef } from '../../adapters/blob-ref';
+import { BlobRefError, parseBlobRef } from '../../domain/blob-ref';
 import { blobStoreSettings, loadConfig, type WsmigrateConfig } from '../../config/env';
 import { parseAge } from '../../domain/backup-retention';
 import { cliLogger } from '../cli-logger';

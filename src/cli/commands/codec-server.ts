@@ -27,7 +27,7 @@ export function registerCodecServerCommand(program: Command, _io: CliIo): void {
       const uiOrigin = opts.uiOrigin ?? `http://127.0.0.1:${cfg.uiPort}`;
       if (!/^https?:\/\/[^/]+$/.test(uiOrigin)) throw new CliError(`--ui-origin must be scheme://host[:port] with no path (got ${JSON.stringify(uiOrigin)})`, EXIT.usage);
       const { startCodecServer } = await import('../../adapters/codec-server');
-      const { EncryptionCodec } = await import('../../worker/payload-codec');
+      const { EncryptionCodec } = await import('../../adapters/temporal/payload-codec');
       const { processLogger } = await import('../process-logger');
       const logger = processLogger(cfg, 'codec-server', cfg.codecToken ? [cfg.codecToken.reveal()] : []);
       const server = await startCodecServer({

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import type { Notification } from '../../activities/ports';
+import type { Notification } from '../../ports/notifier';
 import { createFileBlobStore } from '../../adapters/blob-store';
 import { CoderClient } from '../../adapters/coder';
 import { startDevServer } from '../../adapters/temporal-dev-server';

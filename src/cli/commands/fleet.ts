@@ -6,8 +6,9 @@ import { ORGANIZATION_RUN_PREFIX, startOrganizationRun, waitForOrganization } fr
 import { progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
+import { explainInterrupt } from '../interrupt';
 import { runIdOf, withTemporal, type Client } from '../with-temporal';
-import { CliError, EXIT, processIo, type CliIo } from '../io';
+import { CliError, EXIT, asCliRefusal, processIo, type CliIo } from '../io';
 
 function me(): string {
   try {
@@ -19,6 +20,15 @@ function me(): string {
 
 /** Follows a fleet until it ends: a redrawn bar on a terminal, a line per change otherwise. Returns its exit code. */
 export async function waitForFleet(client: Client, io: CliIo, workflowId: string, opts: { json: boolean; pollMs?: number; tty?: boolean; log?: Logger }): Promise<number> {
+  const stopExplaining = explainInterrupt(io, workflowId, `wsmigrate fleet status ${workflowId} --wait`);
+  try {
+    return await followFleet(client, io, workflowId, opts);
+  } finally {
+    stopExplaining();
+  }
+}
+
+async function followFleet(client: Client, io: CliIo, workflowId: string, opts: { json: boolean; pollMs?: number; tty?: boolean; log?: Logger }): Promise<number> {
   const { fleetStatus } = await import('../../client/fleet');
   const log = opts.log?.child({ workflowId });
   log?.info('waiting for result');
@@ -45,9 +55,10 @@ export async function waitForFleet(client: Client, io: CliIo, workflowId: string
       io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  wsmigrate approve ${workflowId} --approver <you>`);
     }
     lastGate = gate;
-    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p)}`);
+    const waits = s.waitingOn ?? [];
+    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p, undefined, waits)}`);
     else if (!opts.json) {
-      const line = progressLine(p);
+      const line = progressLine(p, waits);
       if (line !== lastLine) io.out(line);
       lastLine = line;
     }
@@ -148,16 +159,18 @@ Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled
       .command(action)
       .description(actions[action])
       .argument('<workflow-id>', 'e.g. wsmigrate-fleet/coder/k8s-dev')
-      .option('--by <name>', "who does it (must be an approver when the fleet has a list); default: your login name")
+      .option('--by <name>', "who does it (must be an approver when the fleet has a list); default: WSMIGRATE_APPROVER, else your login name")
       .option('--reason <text>', 'recorded in the fleet')
       .option('--json', 'print JSON', false)
       .addHelpText('after', `\nThe same as a signal (e.g. from the Web UI):\n  temporal workflow signal --workflow-id <id> --name ${action} --input '{"by":"alice"}'`)
       .action(async (id: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
         const { controlFleet } = await import('../../client/fleet');
-        const entry = await withTemporal((client) => controlFleet(client, id, action, o.by ?? me(), o.reason), log).catch((err: Error) => {
-          if (/refused:/.test(err.message)) throw new CliError(err.message, EXIT.denied);
-          throw err;
+        const { loadConfig } = await import('../../config/env');
+        // The same identity `approve` uses, so one setting names the operator for every decision.
+        const by: string = o.by ?? loadConfig().approver ?? me();
+        const entry = await withTemporal((client) => controlFleet(client, id, action, by, o.reason), log).catch((err: unknown) => {
+          throw asCliRefusal(err);
         });
         log.info({ action, by: entry.by, ...(o.reason ? { reason: o.reason } : {}) }, `${action} sent`);
         io.out(o.json ? JSON.stringify(entry) : `${{ pause: 'paused', resume: 'resumed', cancel: 'cancelling' }[action]} ${id} as ${entry.by}`);

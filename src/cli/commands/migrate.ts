@@ -5,6 +5,7 @@ import { InputError, migrateTemplateInputSchema, migrateWorkspaceInputSchema, pa
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
+import { addModuleOptions, remoteModulesAllowed } from '../module-options';
 import { reportStartedRun } from '../started-run';
 import { connectForCommand } from '../with-temporal';
 
@@ -49,14 +50,13 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
   const migrate = program.command('migrate').description('start durable migrations on the worker (needs a running `wsmigrate worker`)');
 
   approvalOptions(
-    migrate
-      .command('template')
+    addModuleOptions(migrate
+      .command('template'))
       .description('rewrite a template to _v1 types (with removed{} guards for volumes), push it as a new version and promote it after approval')
       .requiredOption('--org <organization>', 'Coder organization name')
       .argument('<template>', 'template name')
       .option('--no-promote', 'push the new version but leave the active one in place')
       .option('--rename-different', 'also rename types whose _v1 twin is another implementation (you fix their bodies by hand)', false)
-      .option('--allow-remote-modules', 'rewrite even though the template calls registry/git modules (left as they are; workspaces holding deprecated types inside them are refused)', false)
       .option('--zero-touch', 'push a version that migrates each workspace itself at its next build (Terraform >= 1.7; see template rewrite --help)', false)
       .option('--dry-run', 'report what would change; push nothing', false)
       .option('--wait', 'wait for the result and print it', false),
@@ -68,7 +68,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
         template,
         stopBeforePromote: !o.promote,
         renameDifferent: o.renameDifferent,
-        allowRemoteModules: o.allowRemoteModules,
+        allowRemoteModules: remoteModulesAllowed(o, io),
         ...(o.zeroTouch ? { zeroTouch: true } : {}),
         dryRun: o.dryRun,
         approval: approvalInput(o),

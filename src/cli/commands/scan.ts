@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { CoderClient } from '../../adapters/coder';
-import { formatScanReport, scanFleet } from '../../client/fleet-scan';
+import { UnknownNameError, formatScanReport, scanFleet } from '../../client/fleet-scan';
 import { loadConfig, requireCoder } from '../../config/env';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
@@ -25,7 +25,7 @@ Examples:
   wsmigrate scan --org coder          # every template: does its active version use deprecated types, its workspaces by health
   wsmigrate scan --template k8s-dev --org coder --json | jq '.workspaces[] | select(.health=="damaged")'
 
-Exit codes: 0 nothing damaged or unreadable, 1 failure, 2 usage, 4 something is damaged or unreadable.`;
+Exit codes: 0 nothing damaged or unreadable, 1 failure, 2 usage (e.g. an unknown template), 4 something is damaged or unreadable.`;
 
 export function registerScanCommand(program: Command, io: CliIo): void {
   program
@@ -51,6 +51,8 @@ export function registerScanCommand(program: Command, io: CliIo): void {
         concurrency: Number(o.concurrency),
         depth: Number(o.depth),
         ...(tty ? { onProgress: (done: number, total: number) => process.stderr.write(`\rscanned ${done}/${total}${done === total ? '\n' : ''}`) } : {}),
+      }).catch((err: unknown) => {
+        throw err instanceof UnknownNameError ? new CliError(err.message, EXIT.usage) : err;
       });
       log.info({ counts: report.counts }, 'scan done');
       for (const row of report.workspaces) {

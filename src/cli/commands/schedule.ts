@@ -4,7 +4,13 @@ import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf 
 import { organizationInputFromOptions } from '../organization-options';
 import { cliLogger } from '../cli-logger';
 import { withTemporal } from '../with-temporal';
-import { CliError, EXIT, type CliIo } from '../io';
+import { CliError, EXIT, describeError, type CliIo } from '../io';
+
+/** gRPC INVALID_ARGUMENT anywhere in the chain (the SDK sometimes passes on only the server's text, hence the words too). */
+function isInvalidArgument(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) if (e.code === 3) return true;
+  return false;
+}
 
 export function registerScheduleCommands(program: Command, io: CliIo): void {
   const schedule = program
@@ -31,6 +37,8 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
     .action(async (name: string, o, cmd: Command) => {
       const { loadConfig } = await import('../../config/env');
       const { createFleetSchedule, controlFleetSchedule } = await import('../../client/schedules');
+      if (o.limit !== undefined) throw new CliError(`schedule create takes --batch <n> (migrations per window), not --limit; each window is a fleet run with limit = --batch`, EXIT.usage);
+      if (!/^[1-9]\d*$/.test(String(o.batch))) throw new CliError(`--batch must be a whole number of at least 1 (got '${o.batch}')`, EXIT.usage);
       if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('schedule create needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
       if (isOrganizationRun(o) && o.version) throw new CliError("--version names one template's _v1 version; leave it out with --all-templates or several --template", EXIT.usage);
       const log = await cliLogger(io, cmd);
@@ -47,6 +55,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
         } catch (err) {
           if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
           if (/already (exists|running)/i.test((err as Error).message)) throw new CliError(`a schedule named '${name}' exists; delete it first or pick another name`, EXIT.usage);
+          if (isInvalidArgument(err) || /cron|calendar|time ?zone/i.test(describeError(err))) {
+            throw new CliError(`Temporal refused the schedule's spec: ${describeError(err)}; check --cron (e.g. '0 2 * * 6' = Saturdays 02:00) and --timezone (an IANA zone, e.g. Europe/Berlin)`, EXIT.usage);
+          }
           throw err;
         }
         if (o.paused) await controlFleetSchedule(client, id, 'pause', 'created paused');
@@ -94,9 +105,10 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       .action(async (name: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
         const { controlFleetSchedule } = await import('../../client/schedules');
-        const id = await withTemporal((c) => controlFleetSchedule(c, name, action, o.note), log);
+        const { scheduleId: id, wasPaused } = await withTemporal((c) => controlFleetSchedule(c, name, action, o.note), log);
         log.info({ scheduleId: id, action, ...(o.note ? { note: o.note } : {}) }, `schedule ${action} done`);
         io.out(`${{ pause: 'paused', unpause: 'unpaused', trigger: 'triggered', delete: 'deleted' }[action]} ${id}`);
+        if (action === 'trigger' && wasPaused) io.err(`note: ${id} is paused; this window runs anyway, the cron's windows stay skipped until 'wsmigrate schedule unpause ${name}'`);
       });
   }
 }

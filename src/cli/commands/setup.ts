@@ -20,7 +20,7 @@ export function registerSetupCommand(program: Command, io: CliIo): void {
       const cfg = loadConfig();
       const log = await cliLogger(io, cmd);
       const { ensureSearchAttributes } = await import('../../worker/ensure-search-attributes');
-      const { WSMIGRATE_SEARCH_ATTRIBUTES } = await import('../../workflows/search-attributes');
+      const { WSMIGRATE_SEARCH_ATTRIBUTES } = await import('../../contracts/search-attributes');
       // The same TLS and API key as every other connection: a cluster needs them for operator calls too.
       const { connection } = await connectForCommand(cfg, log);
       try {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { LICENCES, type Licence } from '../../sim/licence';
 import { CliError, EXIT, type CliIo } from '../io';
 
 function integer(name: string, min: number, max: number) {
@@ -28,11 +29,28 @@ interface SimOptions {
   stopped?: boolean;
   provisioner: 'structural' | 'terraform';
   kubeconfig?: string;
-  /** commander's --no-premium */
-  premium: boolean;
+  licence: Licence;
+  lifecycleInterval?: number;
   provisioners?: number;
   moreTemplate: { name: string; workspaces?: number; versioned?: boolean }[];
   userBuildsMs?: number;
+}
+
+/** "500ms", "30s", "1m": what `--lifecycle-interval` takes, in milliseconds. */
+function duration(raw: string): number {
+  const m = /^(\d+)(ms|s|m)$/.exec(raw.trim());
+  const ms = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'] : NaN;
+  if (!Number.isFinite(ms) || ms < 10 || ms > 3_600_000) {
+    throw new InvalidArgumentError(`--lifecycle-interval must be a duration between 10ms and 60m such as 1m, 30s or 500ms, got "${raw}".`);
+  }
+  return ms;
+}
+
+function licenceKind(raw: string): Licence {
+  const wanted = raw.toLowerCase();
+  const found = LICENCES.find((l) => l === wanted);
+  if (found) return found;
+  throw new InvalidArgumentError(`--licence must be one of ${LICENCES.join(', ')} (premium holds members to a template's active version; agpl and expired ignore require_active_version), got "${raw}".`);
 }
 
 /** `name`, `name:N` or `name:N:v1` (a template already on the _v1 types). */
@@ -86,7 +104,17 @@ export function registerSimCommands(program: Command, io: CliIo): void {
       'structural',
     )
     .option('--kubeconfig <path>', 'with --provisioner terraform: use this cluster instead of starting a local etcd + kube-apiserver')
-    .option('--no-premium', "act as an unlicensed (AGPL) Coder: a template cannot be made to require its active version")
+    .option(
+      '--licence <kind>',
+      'the Coder licence to act as: "agpl" (no licence, the default, as a fresh install), "expired" (both accept require_active_version, ignore it and read it back false) or "premium" (members\' starts on a non-active version are refused)',
+      licenceKind,
+      'agpl',
+    )
+    .option(
+      '--lifecycle-interval <duration>',
+      'run the lifecycle executor (autostart schedules, autostop deadlines, automatic updates) on its own this often, as Coder does every minute (e.g. 1m); off unless given. Tests drive it with POST /api/v2/sim/lifecycle/tick',
+      duration,
+    )
     .option('--provisioners <n>', 'provisioner daemons: every job waits in one queue for one of N (default: unlimited, every build runs at once)', integer('--provisioners', 1, 1000))
     .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
     .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
@@ -97,6 +125,8 @@ Example:
   $ wsmigrate sim --workspaces 200 --port 3000 --version v2.31.7 --seed 7
   $ wsmigrate sim --workspaces 3 --provisioner terraform     # real Terraform against a local API server
   Then paste the printed "export CODER_URL=… CODER_SESSION_TOKEN=…" line into another shell.
+  The admin token is an Owner's; "role tokens" are a Template Admin's (reads every workspace, may not
+  start or stop them) and an Organization Admin's. More: POST /api/v2/sim/tokens {"role": "member"}.
 
 Exit codes:
   ${EXIT.ok}  stopped by SIGINT/SIGTERM
@@ -114,7 +144,8 @@ Exit codes:
           version: opts.version,
           buildLatencyMs: opts.buildLatencyMs,
           workspacesRunning: !opts.stopped,
-          premium: opts.premium,
+          licence: opts.licence,
+          ...(opts.lifecycleInterval !== undefined ? { lifecycleIntervalMs: opts.lifecycleInterval } : {}),
           provisioner: opts.provisioner,
           ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
@@ -139,14 +170,17 @@ Exit codes:
         }
       }
       io.out(`Coder simulator ${opts.version} listening on ${sim.url}`);
-      io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}`);
+      io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}   licence: ${opts.licence}`);
       io.out(`  admin token:  ${sim.token}`);
       io.out(`  member token: ${sim.memberToken}`);
       const owners = [...new Set(sim.workspaces().map((w) => w.owner))];
       if (owners.length) io.out(`  owner tokens: ${owners.map((o) => `${o}=${sim.tokenOf(o)}`).join(' ')}`);
+      // Coder's built-in roles (coderd/rbac/roles.go), to try a token of each: more via POST /api/v2/sim/tokens.
+      io.out(`  role tokens:  template-admin=${sim.tokenFor('template-admin', 'template-admin')} organization-admin=${sim.tokenFor('organization-admin', 'org-admin')}`);
       if (opts.provisioners !== undefined) io.out(`  daemons:      ${sim.provisionerDaemons().map((d) => d.name).join(', ')}`);
       if (opts.moreTemplate.length) io.out(`  templates:    ${sim.templates().map((t) => t.name).join(', ')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
+      if (opts.lifecycleInterval !== undefined) io.out(`  lifecycle:    autostart/autostop every ${opts.lifecycleInterval} ms`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
       const signal = await untilSignal();
       await sim.close();

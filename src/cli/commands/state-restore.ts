@@ -36,7 +36,7 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
       const cfg = loadConfig();
       const { BlobStoreError } = await import('../../adapters/blob-store');
-      const { BlobRefError } = await import('../../adapters/blob-ref');
+      const { BlobRefError } = await import('../../domain/blob-ref');
       const { openBlobStore } = await import('../../adapters/open-blob-store');
       const { CoderClient } = await import('../../adapters/coder');
       const { applyRestore, planRestore, RestoreRefused } = await import('../../client/restore-backup');

@@ -4,6 +4,7 @@ import { readTemplateDir, writeTemplateFiles } from '../../adapters/template-dir
 import { DEFAULT_GUARD_FILE_NAME } from '../../domain/hcl/guard-blocks';
 import { DEFAULT_ZERO_TOUCH_FILE_NAME } from '../../domain/hcl/zero-touch-blocks';
 import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, ZeroTouchRefusedError, type TemplateFile, type TemplateRewriteReport } from '../../domain/template-rewrite';
+import { addModuleOptions, remoteModulesAllowed, remoteModulesWarning } from '../module-options';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const REWRITE_HELP = `
@@ -28,10 +29,11 @@ What it does:
 
   A module whose code is not in the template (registry, git::, a path outside the folder) cannot
   be renamed from here, yet workspaces may hold its deprecated types in their state
-  (module.NAME.kubernetes_...). Such a template is refused (exit ${EXIT.denied}) naming each module and its
-  source: migrate the module itself or vendor it into the template as a local folder.
-  --allow-remote-modules rewrites the rest and leaves those modules as they are; every workspace
-  migration then refuses, before pushing anything, a state holding deprecated types inside one.
+  (module.NAME.kubernetes_...). Registry modules (code-server, jetbrains, …) are the common case and
+  hold no Kubernetes resources: the rest is rewritten, those modules are left as they are and listed
+  as a warning, and every workspace migration refuses, before pushing anything, a state holding
+  deprecated types inside one. --strict-modules refuses such a template instead (exit ${EXIT.denied}),
+  naming each module and its source: migrate the module itself or vendor it as a local folder.
 
   --zero-touch writes, instead of the guard file, wsmigrate_zero_touch.tf: per renamed resource a
   removed { destroy = false } on the old address and an import{} into the _v1 address that fires
@@ -50,7 +52,7 @@ Examples:
 
 Exit codes:
   ${EXIT.ok}  nothing to change (or, without --check, the report was printed; with --write, written)
-  ${EXIT.denied}  DIFFERENT types were refused and left as they are, remote modules were refused, or --zero-touch was refused (nothing written; precedes 4)
+  ${EXIT.denied}  DIFFERENT types were refused and left as they are, remote modules were refused (--strict-modules), or --zero-touch was refused (nothing written; precedes 4)
   ${EXIT.changesPending}  --check only: the template still needs rewriting
   ${EXIT.failure}  the template cannot be read or parsed; the message names file:line
   ${EXIT.usage}  bad usage (for example --check together with --write)`;
@@ -60,6 +62,7 @@ interface RewriteOptions {
   write?: boolean;
   json?: boolean;
   renameDifferent?: boolean;
+  strictModules?: boolean;
   allowRemoteModules?: boolean;
   guardFile: string;
   zeroTouch?: boolean;
@@ -74,7 +77,7 @@ interface ChangedLine {
 
 export function registerTemplateCommands(program: Command, io: CliIo): void {
   const template = program.command('template').description("Offline tools for a Coder template's Terraform source");
-  template
+  const rewrite = template
     .command('rewrite')
     .description('Rename deprecated kubernetes_* types to their _v1 twins in a template folder, and add guard blocks')
     .argument('<dir>', 'template folder (the one holding main.tf)')
@@ -82,11 +85,10 @@ export function registerTemplateCommands(program: Command, io: CliIo): void {
     .option('--write', 'rewrite the changed files in place and write the guard file')
     .option('--json', 'print the report as JSON')
     .option('--rename-different', 'also rename DIFFERENT pairs (their state must then be imported, not renamed)')
-    .option('--allow-remote-modules', 'rewrite even though the template calls registry/git modules (they stay as they are)')
     .option('--guard-file <name>', 'file name for the removed{} guard blocks, in the template root', DEFAULT_GUARD_FILE_NAME)
     .option('--zero-touch', 'emit removed{} + conditional import{} blocks so each workspace migrates itself at its next build')
-    .addHelpText('after', REWRITE_HELP)
-    .action(async (dir: string, opts: RewriteOptions) => runRewrite(dir, opts, io));
+    .addHelpText('after', REWRITE_HELP);
+  addModuleOptions(rewrite).action(async (dir: string, opts: RewriteOptions) => runRewrite(dir, opts, io));
 }
 
 async function runRewrite(dir: string, opts: RewriteOptions, io: CliIo): Promise<void> {
@@ -113,10 +115,12 @@ async function runRewrite(dir: string, opts: RewriteOptions, io: CliIo): Promise
   }
   const { files, report } = result;
   const remote = externalModuleRefusal(report.externalModules);
-  if (remote && !opts.allowRemoteModules) {
+  if (remote && !remoteModulesAllowed(opts, io)) {
     if (opts.json) io.out(JSON.stringify({ dir, mode: 'refused', report, diff: [], written: [] }, null, 2));
-    throw new CliError(`${dir}: refused, nothing written: ${remote}. Or pass --allow-remote-modules to rewrite the rest and leave those modules as they are.`, EXIT.denied);
+    throw new CliError(`${dir}: refused (--strict-modules), nothing written: ${remote}. Or run without --strict-modules to rewrite the rest and leave those modules as they are.`, EXIT.denied);
   }
+  const warning = remoteModulesWarning(report.externalModules);
+  if (warning) io.err(warning);
   const changed = files.filter((f) => report.changedFiles.includes(f.path));
   const diff = changedLines(input, changed, opts.guardFile);
   const written = opts.write ? await writeTemplateFiles(dir, changed, true) : [];

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { describeConfig, loadConfig } from '../../config/env';
+import { describeConfig } from '../../config/describe-config';
+import { loadConfig } from '../../config/env';
 import type { CliIo } from '../io';
 
 export function registerWorkerCommands(program: Command, io: CliIo): void {
@@ -13,7 +14,7 @@ export function registerWorkerCommands(program: Command, io: CliIo): void {
       const { runWorker } = await import('../../worker/run-worker');
       const { PrometheusMetrics } = await import('../../adapters/metrics/prometheus-metrics');
       const { processLogger } = await import('../process-logger');
-      const { createPinoNotifier } = await import('../../adapters/logging/log-notifier');
+      const { createPinoNotifier } = await import('../../adapters/notify/pino-notifier');
       const { notifierFromConfig } = await import('../../adapters/notify/from-config');
       const logger = processLogger(cfg, 'worker');
       const metrics = new PrometheusMetrics();

@@ -28,7 +28,7 @@ export const buildRoutes: Route[] = [
     path: '/workspaces/{workspace}/builds',
     async handle(ctx) {
       const d = ctx.deployment;
-      // No read check here: createBuild answers 403 to a member building someone else's workspace.
+      // No read check here: createBuild answers 404 or 403 as wsbuilder's authorize does.
       const ws = d.workspaces.get(uuidParam(ctx, 'workspace', 'workspace'));
       if (!ws) throw notFound();
       const body = await readJson(ctx);
@@ -44,15 +44,13 @@ export const buildRoutes: Route[] = [
       if (logLevel !== undefined && logLevel !== 'debug') {
         throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'log_level', detail: 'Validation failed for tag "oneof"' }]);
       }
-      if (logLevel !== undefined && !ctx.actor.owner) {
-        throw new ApiError(400, 'Workspace builds with a custom log level are restricted to administrators only.');
-      }
       const state = decodeBytesField(body.state, 'state');
       const build = d.createBuild(ctx.actor, ws, {
         transition: transition as Transition,
         ...(versionId !== undefined ? { templateVersionId: versionId.toLowerCase() } : {}),
         ...(state !== undefined ? { state } : {}),
         orphan: body.orphan === true,
+        ...(logLevel !== undefined ? { logLevel: 'debug' as const } : {}),
         ...(typeof body.reason === 'string' ? { reason: body.reason } : {}),
       });
       return ok(buildJson(d, build), 201);
@@ -119,9 +117,11 @@ export const buildRoutes: Route[] = [
     async handle(ctx) {
       const d = ctx.deployment;
       const build = d.readableBuild(ctx.actor, uuidParam(ctx, 'workspacebuild', 'workspace build'));
+      // coderd/workspacebuilds.go workspaceBuildUpdateState: the rights are checked before the body is read.
+      d.authorizeStateWrite(ctx.actor, build);
       const body = await readJson(ctx);
-      const state = decodeBytesField(body.state, 'state');
-      if (state === undefined) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'state', detail: 'Validation failed for tag "required"' }]);
+      // A nil []byte: `{}` stores an empty state.
+      const state = decodeBytesField(body.state, 'state') ?? Buffer.alloc(0);
       d.putState(ctx.actor, build, state);
       return noContent();
     },

@@ -23,7 +23,7 @@ export const fileRoutes: Route[] = [
     path: '/files/{fileID}',
     handle(ctx) {
       const file = ctx.deployment.files.get(uuidParam(ctx, 'fileID', 'file'));
-      if (!file) throw notFound();
+      if (!file || !ctx.deployment.canReadFile(ctx.actor, file)) throw notFound();
       return { status: 200, bytes: file.bytes, contentType: file.mimetype };
     },
   },

@@ -4,14 +4,18 @@ import { ApiError, routeNotFound } from '../api-error';
 import type { SimDeployment } from '../deployment';
 import type { SimRandom } from '../random';
 import type { FaultConfig, RequestLogEntry } from '../types';
+import { authcheckRoute } from './authcheck-route';
 import { buildInfoRoute } from './buildinfo-route';
 import { buildRoutes } from './build-routes';
 import { fileRoutes } from './file-routes';
 import { organizationRoutes } from './organization-routes';
 import { provisionerRoutes } from './provisioner-routes';
 import type { Reply, Route, RouteContext } from './route';
+import { simLifecycleTickRoute, simTokenRoute } from './sim-routes';
 import { templateRoutes } from './template-routes';
+import { userRoutes } from './user-routes';
 import { workspaceRoutes } from './workspace-routes';
+import { workspaceScheduleRoutes } from './workspace-schedule-routes';
 
 const API_PREFIX = '/api/v2';
 const SESSION_COOKIE = 'coder_session_token';
@@ -31,7 +35,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes, ...organizationRoutes].map(compile);
+const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, ...userRoutes, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes, ...organizationRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;

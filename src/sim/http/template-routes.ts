@@ -1,19 +1,21 @@
 import { ApiError, notFound } from '../api-error';
 import { templateJson, templateVersionJson } from '../api-shapes';
-import type { TemplateRecord } from '../model';
+import type { TemplateRecord, TemplateVersionRecord } from '../model';
 import { ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
 
 function organization(ctx: RouteContext): void {
   const ref = (ctx.params.organization ?? '').toLowerCase();
   const org = ctx.deployment.org;
-  // Names on org sub-routes are unconfirmed upstream; accepting both is the lenient reading.
-  if (ref !== org.id && ref !== org.name.toLowerCase()) throw notFound();
+  // A UUID, a name or `default` (coderd/httpmw/organizationparam.go, per coder-source-notes.md): the sim has one organization.
+  if (ref !== org.id && ref !== org.name.toLowerCase() && ref !== 'default') throw notFound();
 }
 
 function templateById(ctx: RouteContext): TemplateRecord {
-  const template = ctx.deployment.template(uuidParam(ctx, 'template', 'template'));
-  if (!template) throw notFound();
-  return template;
+  return ctx.deployment.readableTemplate(ctx.actor, uuidParam(ctx, 'template', 'template'));
+}
+
+function versionById(ctx: RouteContext): TemplateVersionRecord {
+  return ctx.deployment.readableVersion(ctx.actor, uuidParam(ctx, 'templateversion', 'template version'));
 }
 
 export const templateRoutes: Route[] = [
@@ -23,8 +25,9 @@ export const templateRoutes: Route[] = [
     handle(ctx) {
       organization(ctx);
       const name = (ctx.params.templatename ?? '').toLowerCase();
-      const template = [...ctx.deployment.templates.values()].find((t) => t.name.toLowerCase() === name);
-      if (!template) throw notFound();
+      const found = [...ctx.deployment.templates.values()].find((t) => t.name.toLowerCase() === name);
+      if (!found) throw notFound();
+      const template = ctx.deployment.readableTemplate(ctx.actor, found.id);
       return ok(templateJson(ctx.deployment, template));
     },
   },
@@ -74,8 +77,7 @@ export const templateRoutes: Route[] = [
     method: 'GET',
     path: '/templateversions/{templateversion}',
     handle(ctx) {
-      const version = ctx.deployment.versions.get(uuidParam(ctx, 'templateversion', 'template version'));
-      if (!version) throw notFound();
+      const version = versionById(ctx);
       return ok(templateVersionJson(ctx.deployment, version));
     },
   },
@@ -84,8 +86,7 @@ export const templateRoutes: Route[] = [
     path: '/templateversions/{templateversion}/archive',
     handle(ctx) {
       const d = ctx.deployment;
-      const version = d.versions.get(uuidParam(ctx, 'templateversion', 'template version'));
-      if (!version) throw notFound();
+      const version = versionById(ctx);
       if (version.archived) throw new ApiError(400, 'Template version already archived');
       const template = version.templateId ? d.template(version.templateId) : undefined;
       if (!template) throw new ApiError(400, 'Cannot archive template versions not associate with a template.');
@@ -93,6 +94,16 @@ export const templateRoutes: Route[] = [
         throw new ApiError(500, 'Internal error fetching template version.', 'Unable to archive specified version, the version is likely in use by a workspace or currently set to the active version');
       }
       return ok(`template version "${version.id}" archived`);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/templateversions/{templateversion}/unarchive',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const version = versionById(ctx);
+      d.unarchiveVersion(ctx.actor, version);
+      return ok(`template version "${version.id}" unarchived`);
     },
   },
   {
@@ -112,8 +123,7 @@ export const templateRoutes: Route[] = [
     method: 'GET',
     path: '/templateversions/{templateversion}/logs',
     handle(ctx) {
-      const version = ctx.deployment.versions.get(uuidParam(ctx, 'templateversion', 'template version'));
-      if (!version) throw notFound();
+      const version = versionById(ctx);
       const after = Number(ctx.query.get('after') ?? '0') || 0;
       return ok(version.job.logs.filter((l) => l.id > after).map((l) => ({ id: l.id, created_at: l.createdAt, log_source: l.source, log_level: l.level, stage: l.stage, output: l.output })));
     },

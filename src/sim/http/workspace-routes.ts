@@ -3,7 +3,7 @@ import { workspaceJson, workspaceStatus } from '../api-shapes';
 import type { SimDeployment } from '../deployment';
 import type { User, WorkspaceRecord } from '../model';
 import { parseWorkspaceQuery, type WorkspaceQuery } from '../workspace-query';
-import { ok, page, paging, uuidParam, type Route, type RouteContext } from './route';
+import { noContent, ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
 
 function includeDeleted(ctx: RouteContext): boolean {
   return ctx.query.get('include_deleted') === 'true';
@@ -33,7 +33,78 @@ function matches(d: SimDeployment, actor: User, ws: WorkspaceRecord, q: Workspac
   return true;
 }
 
+/** Code-point order of lower-cased text, as LOWER(x) ASC sorts it. */
+function byLower(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * GetWorkspaces' ORDER BY (coderd/database/queries/workspaces.sql): the requester's own favourites
+ * first, then workspaces whose latest build is a successful start, then owner name, then workspace
+ * name (both lower-cased). A workspace that starts or stops moves, so offset paging can skip or repeat it.
+ */
+function workspaceOrder(d: SimDeployment, requester: User): (a: WorkspaceRecord, b: WorkspaceRecord) => number {
+  const favourite = (ws: WorkspaceRecord): number => (ws.favorite && ws.ownerId === requester.id ? 0 : 1);
+  const running = (ws: WorkspaceRecord): number => {
+    const latest = d.latestBuild(ws);
+    return latest.transition === 'start' && latest.job.status === 'succeeded' ? 0 : 1;
+  };
+  const owner = (ws: WorkspaceRecord): string => d.userById(ws.ownerId)?.username ?? '';
+  return (a, b) => favourite(a) - favourite(b) || running(a) - running(b) || byLower(owner(a), owner(b)) || byLower(a.name, b.name);
+}
+
+/** PUT/DELETE /workspaces/{id}/favorite (coderd/workspaces.go putFavoriteWorkspace): only the owner. */
+function favoriteRoute(method: 'PUT' | 'DELETE'): Route {
+  return {
+    method,
+    path: '/workspaces/{workspace}/favorite',
+    handle(ctx) {
+      const ws = ctx.deployment.readableWorkspace(ctx.actor, uuidParam(ctx, 'workspace', 'workspace'));
+      if (ws.ownerId !== ctx.actor.id) throw new ApiError(400, 'You can only favorite workspaces that you own.');
+      ws.favorite = method === 'PUT';
+      return noContent();
+    },
+  };
+}
+
+/** POST /users/{user}/workspaces and its organization-scoped twin (codersdk CreateWorkspaceRequest). */
+function createWorkspaceRoute(path: string): Route {
+  return {
+    method: 'POST',
+    path,
+    async handle(ctx) {
+      const d = ctx.deployment;
+      if (ctx.params.organization !== undefined) {
+        const ref = ctx.params.organization.toLowerCase();
+        if (ref !== d.org.id && ref !== d.org.name && ref !== 'default') throw notFound();
+      }
+      const owner = d.resolveUser(ctx.params.user ?? '', ctx.actor);
+      if (!owner) throw notFound();
+      const body = await readJson(ctx);
+      const name = optionalString(body, 'name');
+      if (name === undefined) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'name', detail: 'Validation failed for tag "required"' }]);
+      const templateId = optionalString(body, 'template_id');
+      const templateVersionId = optionalString(body, 'template_version_id');
+      if ((templateId === undefined) === (templateVersionId === undefined)) {
+        throw new ApiError(400, 'Exactly one of "template_id" or "template_version_id" must be given.');
+      }
+      const { ws } = d.createWorkspace(ctx.actor, owner, {
+        name,
+        ...(templateId !== undefined ? { templateId: templateId.toLowerCase() } : {}),
+        ...(templateVersionId !== undefined ? { templateVersionId: templateVersionId.toLowerCase() } : {}),
+      });
+      return ok(workspaceJson(d, ws), 201);
+    },
+  };
+}
+
 export const workspaceRoutes: Route[] = [
+  createWorkspaceRoute('/users/{user}/workspaces'),
+  createWorkspaceRoute('/organizations/{organization}/members/{user}/workspaces'),
+  favoriteRoute('PUT'),
+  favoriteRoute('DELETE'),
   {
     method: 'GET',
     path: '/workspaces',
@@ -43,11 +114,7 @@ export const workspaceRoutes: Route[] = [
       const p = paging(ctx.query);
       const all = [...d.workspaces.values()]
         .filter((ws) => !ws.deleted && d.canReadWorkspace(ctx.actor, ws) && matches(d, ctx.actor, ws, q))
-        .sort((a, b) => {
-          const ownerA = d.userById(a.ownerId)?.username ?? '';
-          const ownerB = d.userById(b.ownerId)?.username ?? '';
-          return ownerA.localeCompare(ownerB) || a.name.localeCompare(b.name);
-        });
+        .sort(workspaceOrder(d, ctx.actor));
       return ok({ workspaces: page(all, p).map((ws) => workspaceJson(d, ws)), count: all.length });
     },
   },

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Notification } from '../../../src/activities/ports';
+import type { Notification } from '../../../src/ports/notifier';
 import { makeNotify } from '../../../src/activities/notify';
 import { createFanOutNotifier } from '../../../src/adapters/notify/fan-out';
 import { notifierFromConfig } from '../../../src/adapters/notify/from-config';

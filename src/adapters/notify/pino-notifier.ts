@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Notification, Notifier } from '../../activities/ports';
-import { contextOfWorkflowId } from './logger';
+import type { Notification, Notifier } from '../../ports/notifier';
+import { contextOfWorkflowId } from '../logging/logger';
 
 /** Notifications as log lines, with the workflow's context, until a chat or webhook notifier is configured. */
 export function createPinoNotifier(logger: Logger): Notifier {

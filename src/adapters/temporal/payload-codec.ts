@@ -1,6 +1,7 @@
 import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { decrypt, encrypt, encryptionKeyId } from '../adapters/crypto';
+import { decrypt, encrypt } from '../crypto';
+import { encryptionKeyId } from '../../config/encryption-key';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const METADATA_KEY_ID = 'encryption-key-id';

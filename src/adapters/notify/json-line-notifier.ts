@@ -1,7 +1,7 @@
-import type { Notification, Notifier } from '../../activities/ports';
+import type { Notification, Notifier } from '../../ports/notifier';
 
 /** Writes each notification as one JSON line; always on, so every notification leaves a trace. */
-export function createLogNotifier(write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Notifier {
+export function createJsonLineNotifier(write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Notifier {
   return {
     async notify(n: Notification) {
       write(

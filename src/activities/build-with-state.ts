@@ -1,0 +1,152 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { WorkspaceBuild } from '../adapters/coder';
+import { sha256Hex } from '../adapters/hash';
+import { blobStep } from './blob-step';
+import { builtMeanwhile, refuseDowngrade } from './builds';
+import { FailureType, coderStep, conflict } from './failures';
+import { heartbeatIfInActivity } from './heartbeat';
+import type { ActivityDeps } from './ports';
+
+const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
+
+/** The build a step read before it writes: the latest build must still be this one when the write goes out. */
+export interface ReadBuild {
+  id: string;
+  buildNumber: number;
+  /** The state that build must still hold (someone may have PUT another onto it); unchecked when absent. */
+  stateSha256?: string;
+}
+
+export interface StateBuildRequest {
+  workspaceId: string;
+  subject: string;
+  transition: 'start' | 'stop';
+  /** Always pinned: a build without a version reuses the previous build's, which is the runbook's hazard. */
+  templateVersionId: string;
+  /** The bytes the build runs on (a blob ref and its sha256); absent, the build runs on the previous build's state. */
+  state?: { ref: string; sha256: string };
+  read: ReadBuild;
+  timeoutMs: number;
+  /** Names the step in messages: 'migrated-state build', 'restore build'. */
+  step: string;
+  /** The way back, read back intact before the write: a build is never made without a backup that restores it. */
+  backupRef?: string;
+  /** What to do when a blob cannot be read: said after the reason. */
+  blobHint?: string;
+}
+
+export interface BuildWithStateInput extends Omit<StateBuildRequest, 'step'> {
+  purpose: 'migrate' | 'recover';
+}
+
+export interface BuiltWithState {
+  buildId: string;
+  buildNumber: number;
+}
+
+/** What an earlier attempt of this activity heartbeated once its build existed. */
+function buildOfEarlierAttempt(): string | undefined {
+  try {
+    const details = Context.current().info.heartbeatDetails as { buildId?: unknown } | undefined;
+    return typeof details?.buildId === 'string' ? details.buildId : undefined;
+  } catch {
+    return undefined; // outside an activity (unit tests)
+  }
+}
+
+/**
+ * One build that carries its state: `POST /workspaces/{id}/builds` with `transition`,
+ * `template_version_id` and `state` together (coderd/workspacebuilds.go `postWorkspaceBuilds`,
+ * coderd/wsbuilder/wsbuilder.go `State`). Coder never holds the migrated state under an old
+ * version, so no Start, Stop or autostart (coderd/autobuild/lifecycle_executor.go builds on the
+ * previous build's version) can fall between a state write and a pinned build.
+ *
+ * Written only onto the build that was read: when another build came after it, or it holds another
+ * state now, nothing is sent (builtMeanwhile) and the workflow starts over. Safe to run twice: a
+ * retry finds the build its earlier attempt made (heartbeated id, else build number + 1 with the same
+ * transition and version, and, while its job runs, the same state) and waits for it.
+ */
+export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'coder' | 'blobs'>, req: StateBuildRequest): Promise<WorkspaceBuild> {
+  const { step, subject } = req;
+  const latest = (await coderStep(step, subject, () => coder.workspace(req.workspaceId))).latest_build;
+  const earlier = buildOfEarlierAttempt();
+  let build: WorkspaceBuild | undefined = earlier === latest.id && latest.id !== req.read.id ? latest : undefined;
+  if (!build && latest.id !== req.read.id) {
+    if (!(await isOurEarlierBuild(coder, req, latest))) throw builtMeanwhile(step, subject, latest, req.read.buildNumber);
+    build = latest;
+  }
+  if (!build) {
+    if (ACTIVE_JOB.has(latest.job.status)) {
+      throw ApplicationFailure.create({ message: `${step}: ${subject}: build #${latest.build_number} is still ${latest.job.status}; waiting for it`, type: FailureType.busy });
+    }
+    const heldNow = req.read.stateSha256 !== undefined || !req.state ? await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id)) : undefined;
+    if (heldNow && req.read.stateSha256 !== undefined && sha256Hex(heldNow) !== req.read.stateSha256) {
+      throw ApplicationFailure.create({
+        message: `${step}: ${subject}: the state of build #${latest.build_number} changed since it was read (sha256 ${sha256Hex(heldNow).slice(0, 12)}…); nothing was written over it`,
+        type: FailureType.builtMeanwhile,
+        nonRetryable: true,
+      });
+    }
+    if (req.backupRef) {
+      const ref = req.backupRef;
+      await blobStep(step, subject, () => blobs.get(ref), `Nothing was written to Coder: build #${req.read.buildNumber} is unchanged; run the migration again to take a fresh backup`);
+    }
+    const bytes = req.state ? await stateBytes(blobs, req) : undefined;
+    await refuseDowngrade(coder, step, subject, bytes ?? heldNow ?? Buffer.alloc(0), req.templateVersionId);
+    try {
+      build = await coderStep(step, subject, () =>
+        coder.createWorkspaceBuild(req.workspaceId, { transition: req.transition, template_version_id: req.templateVersionId, ...(bytes ? { state: bytes } : {}) }),
+      );
+    } catch (err) {
+      // 409: a build became active between the read and the write; theirs stands, ours is not queued behind it.
+      if (err instanceof ApplicationFailure && err.type === 'CoderApi.conflict') {
+        const now = (await coderStep(step, subject, () => coder.workspace(req.workspaceId))).latest_build;
+        throw builtMeanwhile(step, subject, now, req.read.buildNumber);
+      }
+      throw err;
+    }
+    heartbeatIfInActivity({ buildId: build.id });
+  }
+  const created = build;
+  const done = await coderStep(step, subject, () =>
+    coder.waitForBuild(created.id, { timeoutMs: req.timeoutMs, onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id, status: b.job.status }) }),
+  );
+  if (done.job.status !== 'succeeded') {
+    throw ApplicationFailure.create({
+      message: `${step} #${done.build_number} of ${subject} (${req.transition} on version ${req.templateVersionId}) ended ${done.job.status}: ${done.job.error ?? 'no error text'}`,
+      type: FailureType.buildFailed,
+      nonRetryable: true,
+      details: [{ buildId: done.id, buildNumber: done.build_number }],
+    });
+  }
+  return done;
+}
+
+/** A build right after the one read, with our transition and version (and, while it runs, our state), is an earlier attempt's. */
+async function isOurEarlierBuild(coder: ActivityDeps['coder'], req: StateBuildRequest, latest: WorkspaceBuild): Promise<boolean> {
+  if (latest.build_number !== req.read.buildNumber + 1) return false;
+  if (latest.transition !== req.transition || latest.template_version_id !== req.templateVersionId) return false;
+  if (!req.state || !ACTIVE_JOB.has(latest.job.status)) return true;
+  // Coder stores the sent state on the new build until its job completes.
+  return sha256Hex(await coderStep(req.step, req.subject, () => coder.getWorkspaceBuildState(latest.id))) === req.state.sha256;
+}
+
+async function stateBytes(blobs: ActivityDeps['blobs'], req: StateBuildRequest): Promise<Buffer> {
+  const ref = req.state!;
+  const bytes = await blobStep(req.step, req.subject, () => blobs.get(ref.ref), req.blobHint ?? `Nothing was written to Coder: build #${req.read.buildNumber} is unchanged`);
+  if (sha256Hex(bytes) !== ref.sha256) throw conflict(req.step, req.subject, `the blob ${ref.ref} does not hold sha256 ${ref.sha256.slice(0, 12)}…; nothing was written to Coder`);
+  return bytes;
+}
+
+/**
+ * The migration's one write: the migrated state and the new version in one build (a start, or a
+ * stop on the new version for a workspace that stays stopped), onto the build that was backed up.
+ */
+export function makeBuildWithState(deps: ActivityDeps) {
+  return async function buildWithState(input: BuildWithStateInput): Promise<BuiltWithState> {
+    const { purpose, ...req } = input;
+    const build = await runStateBuildOnce(deps, { ...req, step: purpose === 'recover' ? 'recovery build' : 'migrated-state build' });
+    return { buildId: build.id, buildNumber: build.build_number };
+  };
+}

@@ -1,0 +1,118 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { WorkspaceBuild } from '../adapters/coder';
+import type { StateBackup } from './backup-state';
+import { runStateBuildOnce } from './build-with-state';
+import { FailureType, coderStep, conflict } from './failures';
+import type { ActivityDeps } from './ports';
+
+const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
+/** The prior build is one the workspace already ran: a provisioner's passing failure may be tried again. */
+const RESTORE_BUILD_TRIES = 3;
+
+export interface RestoreByBuildInput {
+  workspaceId: string;
+  subject: string;
+  /** The transition and version the workspace had before the migration. */
+  prior: { transition: 'start' | 'stop'; templateVersionId: string };
+  /** The build preflight read: every build after it is this migration's or someone else's. */
+  readBuild: { id: string; buildNumber: number };
+  /** The backed-up state the restore build carries; absent when the run failed before the backup. */
+  backup?: StateBackup;
+  /** Builds this migration made (their ids, as the activities reported them). */
+  ownBuildIds: string[];
+  /** The migrated-state build when it was attempted: a failed or lost attempt reports no id, so it is known by its shape. */
+  ownStateBuild?: { transition: 'start' | 'stop'; templateVersionId: string };
+  timeoutMs: number;
+}
+
+export interface RestoreByBuildResult {
+  changed: boolean;
+  buildId?: string;
+  /** Set when someone else built after the backup and nothing migrated had reached Coder: their build stands. */
+  leftAsIs?: string;
+}
+
+/**
+ * Compensation, one build: the prior transition on the prior version, carrying the backed-up bytes
+ * (the migration's own write is undone the same way it was made, never by a bare state PUT). Only
+ * ever on top of a build of this migration; someone else's build is never written over.
+ */
+export function makeRestoreByBuild(deps: ActivityDeps) {
+  return async function restoreByBuild(input: RestoreByBuildInput): Promise<RestoreByBuildResult> {
+    const step = 'restore build';
+    const { coder } = deps;
+    const baseline = input.backup ? { id: input.backup.buildId, buildNumber: input.backup.buildNumber } : input.readBuild;
+    const own = new Set(input.ownBuildIds);
+    const isOurs = (b: WorkspaceBuild) =>
+      own.has(b.id) ||
+      (b.build_number > baseline.buildNumber &&
+        input.ownStateBuild !== undefined &&
+        b.transition === input.ownStateBuild.transition &&
+        b.template_version_id === input.ownStateBuild.templateVersionId);
+    const isRestore = (b: WorkspaceBuild) => b.build_number > baseline.buildNumber && b.transition === input.prior.transition && b.template_version_id === input.prior.templateVersionId;
+
+    for (let attempt = 1; ; attempt++) {
+      let latest = (await coderStep(step, input.subject, () => coder.workspace(input.workspaceId))).latest_build;
+      if (ACTIVE_JOB.has(latest.job.status)) {
+        if (!isOurs(latest) && !isRestore(latest)) {
+          throw ApplicationFailure.create({ message: `${step}: ${input.subject}: build #${latest.build_number} by ${latest.initiator_name ?? 'someone else'} is ${latest.job.status}; waiting for it`, type: FailureType.busy });
+        }
+        latest = await coderStep(step, input.subject, () => coder.waitForBuild(latest.id, { timeoutMs: input.timeoutMs }));
+      }
+      const backAtPrior = latest.transition === input.prior.transition && latest.template_version_id === input.prior.templateVersionId && latest.job.status === 'succeeded';
+      if (latest.id === baseline.id && backAtPrior) return { changed: false };
+      // A succeeded build after ours with the prior transition and version is this step's, from an earlier attempt.
+      if (isRestore(latest) && !isOurs(latest) && latest.job.status === 'succeeded') return { changed: true, buildId: latest.id };
+      if (latest.id !== baseline.id && !isOurs(latest) && !isRestore(latest)) return theirs(coder, input, step, baseline, latest, isOurs);
+      try {
+        const build = await runStateBuildOnce(deps, {
+          workspaceId: input.workspaceId,
+          subject: input.subject,
+          transition: input.prior.transition,
+          templateVersionId: input.prior.templateVersionId,
+          ...(input.backup ? { state: { ref: input.backup.blob.ref, sha256: input.backup.blob.sha256 } } : {}),
+          read: { id: latest.id, buildNumber: latest.build_number },
+          timeoutMs: input.timeoutMs,
+          step,
+          ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
+        });
+        return { changed: true, buildId: build.id };
+      } catch (err) {
+        if (!(err instanceof ApplicationFailure && err.type === FailureType.buildFailed) || attempt >= RESTORE_BUILD_TRIES) throw err;
+        // Our failed restore build is now the latest: the next try goes on top of it.
+        own.add(((err.details?.[0] as { buildId?: string } | undefined)?.buildId) ?? '');
+      }
+    }
+  };
+}
+
+/** Someone else built after the baseline. Safe to leave when nothing migrated reached Coder; otherwise a human must look. */
+async function theirs(
+  coder: ActivityDeps['coder'],
+  input: RestoreByBuildInput,
+  step: string,
+  baseline: { id: string; buildNumber: number },
+  latest: WorkspaceBuild,
+  isOurs: (b: WorkspaceBuild) => boolean,
+): Promise<RestoreByBuildResult> {
+  const recent = await coderStep(step, input.subject, () => coder.workspaceBuilds(input.workspaceId, { limit: Math.min(100, latest.build_number - baseline.buildNumber + 1) }));
+  const ourWrites = recent.filter((b) => b.build_number > baseline.buildNumber && b.build_number < latest.build_number && isOurs(b));
+  const who = `build #${latest.build_number} (${latest.transition}) by ${latest.initiator_name ?? 'someone else'}`;
+  if (ourWrites.length === 0) {
+    return { changed: false, leftAsIs: `${who} came after the backup and no migrated state reached Coder: left as it is` };
+  }
+  const restoreHint = input.backup ? ` Once the workspace is idle, restore the backup with: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes` : '';
+  throw conflict(step, input.subject, `${who} was made on top of this migration's build #${ourWrites[0].build_number}; not restoring over it.${restoreHint}`);
+}
+
+/**
+ * The migration never overwrote the backed-up build (its state went in a build of its own), so
+ * Coder itself still holds the pre-migration state there: the way back when our copy is lost.
+ */
+function unreadableBackupHint(subject: string, backup: StateBackup): string {
+  const n = backup.buildNumber;
+  return (
+    `Nothing was written to Coder. Coder keeps its own copy of the state from before the migration on build #${n} (coder state pull ${subject} --build ${n}). ` +
+    `Make the backup readable (or find it), then restore it by hand: wsmigrate state restore ${subject} --backup ${backup.blob.ref} --yes`
+  );
+}

@@ -1,1 +1,0 @@
-export { createLogNotifier } from './notify/log';

@@ -1,0 +1,57 @@
+/**
+ * What a fleet waits on, in the words the CLI, chat and the Web UI share: a person at a gate (its
+ * own or a child's), an activity retrying against a Coder that fails, or a cancel or pause that
+ * takes effect only once something else ends.
+ */
+
+export type FleetWait =
+  | { kind: 'gate'; workflowId: string; gateId: string; since?: string }
+  | { kind: 'child-gate'; workflowId: string; gateId: string; since?: string }
+  | { kind: 'retrying'; workflowId: string; activity: string; attempt: number; maximumAttempts?: number; lastError?: string }
+  | { kind: 'control'; action: 'cancel' | 'pause'; by: string; until: string };
+
+/** `text`, cut at `max` characters with an ellipsis that says so. */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** A gate, a child's gate: nothing moves there without a person. */
+export function isPersonWait(w: FleetWait): boolean {
+  return w.kind === 'gate' || w.kind === 'child-gate';
+}
+
+/**
+ * Whether the fleet as a whole waits on people: its own gate, or a child's gate while nothing else
+ * runs (the template child, or every running migration at a gate). An ETA then means nothing.
+ */
+export function waitsOnPeople(s: { ownGate: boolean; stage: string; running: number; childrenAtGates: number }): boolean {
+  if (s.ownGate) return true;
+  if (s.childrenAtGates === 0) return false;
+  return s.stage === 'template' || s.childrenAtGates >= s.running;
+}
+
+/** One line per wait, each with the command that ends it where there is one. */
+export function waitLines(waits: readonly FleetWait[]): string[] {
+  return waits.map((w) => {
+    switch (w.kind) {
+      case 'gate':
+        return `waits for approval of '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>`;
+      case 'child-gate':
+        return `waits for ${w.workflowId} at '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>`;
+      case 'retrying':
+        return `waits on ${w.activity} of ${w.workflowId}, retrying: attempt ${w.attempt}${w.maximumAttempts ? ` of ${w.maximumAttempts}` : ''}${w.lastError ? `, last error: ${clip(w.lastError, 300)}` : ''}`;
+      case 'control':
+        return `${w.action} by ${w.by} pending until ${w.until}`;
+    }
+  });
+}
+
+/** The short form for a progress bar: the first wait that a person or an outage explains. */
+export function waitTag(waits: readonly FleetWait[]): string | undefined {
+  const w = waits.find(isPersonWait) ?? waits.find((x) => x.kind === 'retrying') ?? waits[0];
+  if (!w) return undefined;
+  if (w.kind === 'gate') return `awaiting '${w.gateId}'`;
+  if (w.kind === 'child-gate') return `awaiting ${w.workflowId.split('/').slice(-2).join('/')} at '${w.gateId}'`;
+  if (w.kind === 'retrying') return `${w.activity} retrying (attempt ${w.attempt}${w.maximumAttempts ? `/${w.maximumAttempts}` : ''}${w.lastError ? `: ${clip(w.lastError, 80)}` : ''})`;
+  return `${w.action} pending`;
+}

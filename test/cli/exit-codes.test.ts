@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { EXIT } from '../../src/cli/io';
+import { runMain } from '../harness/cli';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+
+// README: "Exit codes of every command: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending."
+describe("commander's own errors exit 2 (usage), like every other usage error", () => {
+  const saved = { ...process.env };
+  beforeAll(() => {
+    process.env.TEMPORAL_ADDRESS = '127.0.0.1:1'; // nothing here may get as far as connecting
+  });
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  it('a typo of a flag is named as unknown, with the flag it most likely means, before any missing option', async () => {
+    const r = await runMain('scan', '--templte', 'k8s-dev');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toBe('wsmigrate: unknown option --templte; did you mean --template?');
+    const m = await runMain('migrate', 'workspace', 'alice/dev', '--templte', 'k8s', '--version', 'v');
+    expect(m.err).toBe('wsmigrate: unknown option --templte; did you mean --template?');
+    expect(m.exitCode).toBe(EXIT.usage);
+  });
+
+  it('an unknown flag with nothing close says where the options are listed', async () => {
+    const r = await runMain('approvals', '--bogus');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toBe("wsmigrate: unknown option --bogus; 'wsmigrate approvals --help' lists the options");
+  });
+
+  it('values of options are not mistaken for options (a variadic list, an inline value)', async () => {
+    const r = await runMain('migrate', 'workspace', 'alice/dev', '--approver', 'a', 'b', '--template=k8s', '--frobnicate');
+    expect(r.err).toMatch(/unknown option --frobnicate/);
+    expect(r.exitCode).toBe(EXIT.usage);
+  });
+
+  it('a missing required option, a missing argument, an unknown command and a bad option value: 2', async () => {
+    const missing = await runMain('scan');
+    expect(missing.exitCode).toBe(EXIT.usage);
+    expect(missing.err).toMatch(/required option '--template <name>' not specified/);
+    expect((await runMain('fleet', 'status')).exitCode).toBe(EXIT.usage);
+    expect((await runMain('nosuch')).exitCode).toBe(EXIT.usage);
+    expect((await runMain('scan', '--template', 't', '--depth', 'many')).exitCode).toBe(EXIT.usage);
+    expect((await runMain('--help')).exitCode).toBe(EXIT.ok);
+  });
+});
+
+describe('exit codes against a running Temporal', () => {
+  let env: MigrationEnv;
+  let version: string;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+    version = (await env.migrateTemplate()).versionId;
+    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
+  }, 120_000);
+  afterAll(async () => {
+    process.env = saved;
+    await env?.close();
+  });
+
+  it('a cron Temporal cannot read is a usage error (2), naming --cron', async () => {
+    const r = await runMain('schedule', 'create', `bad-${randomUUID().slice(0, 8)}`, '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--cron', 'every saturday', '--batch', '2', '--approval', 'none');
+    expect(r.err).toMatch(/^wsmigrate: Temporal refused the schedule's spec: .*check --cron/);
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect((await runMain('schedule', 'create', 'x', '--org', 'coder', '--template', 't', '--version', version, '--cron', '0 2 * * 6', '--batch', 'ten')).exitCode).toBe(EXIT.usage);
+  }, 60_000);
+
+  it("a non-approver's approve is refused like a non-approver's pause or cancel: 3", async () => {
+    const started = await runMain('fleet', 'start', '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--canary', '1', '--approver', 'sre', '--no-archive', '--json');
+    expect(started.exitCode).toBe(EXIT.ok);
+    const { workflowId } = JSON.parse(started.out) as { workflowId: string };
+    await waitFor(async () => (await runMain('fleet', 'status', workflowId)).out.includes("'fleet-continue'"), 90_000);
+    const approve = await runMain('approve', workflowId, '--approver', 'mallory');
+    expect(approve.err).toMatch(/^wsmigrate: approve refused: .*mallory/);
+    expect(approve.exitCode).toBe(EXIT.denied);
+    const pause = await runMain('fleet', 'pause', workflowId, '--by', 'mallory');
+    expect(pause.exitCode).toBe(EXIT.denied);
+    // WSMIGRATE_APPROVER names the operator for pause/resume/cancel as it does for approve.
+    process.env.WSMIGRATE_APPROVER = 'sre';
+    try {
+      const asEnv = await runMain('fleet', 'pause', workflowId);
+      expect(asEnv.out).toBe(`paused ${workflowId} as sre`);
+      expect((await runMain('fleet', 'resume', workflowId)).out).toBe(`resumed ${workflowId} as sre`);
+    } finally {
+      delete process.env.WSMIGRATE_APPROVER;
+    }
+    expect((await runMain('fleet', 'cancel', workflowId, '--by', 'sre')).exitCode).toBe(EXIT.ok);
+  }, 150_000);
+});

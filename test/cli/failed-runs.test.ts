@@ -1,0 +1,65 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { describeError, EXIT } from '../../src/cli/io';
+import { runMain } from '../harness/cli';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+
+describe('the final message of a failed command is the reason, never a stack trace', () => {
+  it('says every message of the chain and each detail an ApplicationFailure carries (details is an array)', () => {
+    const inner = ApplicationFailure.create({ message: 'backup unreadable: sha256 mismatch', type: 'WsmigrateBlobUnreadable', details: [{ store: 'file:/b', key: 'k1' }, 'retry after fixing the store'] });
+    const wrapped = new Error('Workflow execution failed', { cause: inner });
+    expect(describeError(wrapped)).toBe('backup unreadable: sha256 mismatch: store=file:/b, key=k1: retry after fixing the store');
+    // An empty details array (what ApplicationFailure.create leaves) is no reason to crash.
+    expect(describeError(ApplicationFailure.create({ message: 'refused' }))).toBe('refused');
+    expect(describeError('plain text')).toBe('plain text');
+  });
+});
+
+describe('a failed run through the CLI, as an SRE meets it', () => {
+  let env: MigrationEnv;
+  let version: string;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+    version = (await env.migrateTemplate()).versionId;
+    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
+  }, 120_000);
+  afterAll(async () => {
+    process.env = saved;
+    await env?.close();
+  });
+
+  it('recover --wait of an unmigrated workspace ends with the run\'s refusal (exit 3), and status says failed and why', async () => {
+    const ws = env.sim.workspaces()[0];
+    const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
+    const r = await runMain('recover', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', version, '--any-approver', '--wait');
+    expect(r.err).not.toMatch(/TypeError|\n\s+at /);
+    expect(r.err).toMatch(new RegExp(`^wsmigrate: ${id} failed: recover refused for ${ws.owner}/${ws.name}: it is unmigrated .*use 'wsmigrate migrate workspace'`));
+    expect(r.err).toContain(`wsmigrate status ${id}`);
+    expect(r.exitCode).toBe(EXIT.denied);
+
+    const shown = await runMain('status', id);
+    expect(shown.exitCode).toBe(EXIT.ok);
+    expect(shown.out).toMatch(new RegExp(`^${id}: failed \\(during preflight\\)\\n  reason: recover refused for .*it is unmigrated`));
+    const json = JSON.parse((await runMain('status', id, '--json')).out) as { phase: string; run: { state: string; reason: string; failureType: string } };
+    expect(json.phase).toBe('failed');
+    expect(json.run).toMatchObject({ state: 'failed', failureType: 'WsmigrateRefused' });
+    expect(json.run.reason).toMatch(/it is unmigrated/);
+  }, 120_000);
+
+  it('migrate workspace --version <a version with the old types> is refused in preflight, naming the version, before any build', async () => {
+    const ws = env.sim.workspaces()[1];
+    const before = env.sim.requestLog().length;
+    const r = await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', env.sim.template.originalVersionId, '--approval', 'none', '--wait');
+    expect(r.exitCode).toBe(EXIT.denied);
+    expect(r.err).toMatch(/failed: preflight refused for .*: template version \S+ still declares kubernetes_\w+\.\w+ \(main\.tf:\d+\).* with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed/);
+    // No downtime for nothing: no build was started, no state written.
+    expect(env.sim.requestLog().slice(before).filter((q) => q.method !== 'GET')).toEqual([]);
+  }, 120_000);
+
+  it('status of an id with no run says so, exit 1', async () => {
+    const r = await runMain('status', 'wsmigrate/nope/a/b');
+    expect(r.exitCode).toBe(EXIT.failure);
+    expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate\/nope\/a\/b'/);
+  }, 60_000);
+});

@@ -1,0 +1,168 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
+import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
+import { waitFor } from '../harness/wait';
+import { fixtureSource, homePvcName, pushTemplateVersion } from '../sim/helpers';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+jest.setTimeout(240_000);
+
+const V1 = fixtureSource('template-v1');
+/** A _v1 version without the PVC: a start on it plans the home volume away. */
+const V1_WITHOUT_PVC = V1.replace(/resource "kubernetes_persistent_volume_claim_v1" "home" \{[\s\S]*?\n\}\n/, '')
+  .replace('kubernetes_persistent_volume_claim_v1.home.metadata.0.name', '"coder-${data.coder_workspace.me.id}-home"')
+  .replace(/depends_on = \[\s*kubernetes_persistent_volume_claim_v1\.home\s*\]/, '');
+/** A version that keeps the deployment under its deprecated type: the migrated deployment would be re-created. */
+const V1_OLD_DEPLOYMENT = V1.replace('resource "kubernetes_deployment_v1" "main"', 'resource "kubernetes_deployment" "main"');
+
+/**
+ * The plan guard's verdicts reached end to end: a migration or a recovery whose target version would
+ * destroy the PVC never builds; one whose plan needs approval waits at its gate even with policy
+ * 'none'; a recovery whose start loses the PVC ends needs-attention. Each asserts what a user sees:
+ * the outcome and its message, the builds Coder ran, the state Coder holds, the PVC's uid.
+ */
+describe('guard verdicts in migrations and recoveries', () => {
+  let env: MigrationEnv;
+  let migratedVersionId: string;
+  let dropsPvc: string;
+  let oldDeployment: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 6 });
+    await env.startWorker();
+    migratedVersionId = (await env.migrateTemplate()).versionId;
+    dropsPvc = (await pushTemplateVersion(env.sim, V1_WITHOUT_PVC, { name: 'drops-pvc' })).id;
+    oldDeployment = (await pushTemplateVersion(env.sim, V1_OLD_DEPLOYMENT, { name: 'old-deployment' })).id;
+  });
+  afterAll(async () => env?.close());
+
+  const ws = (i: number) => env.sim.workspaces()[i];
+  const subject = (i: number) => `${ws(i).owner}/${ws(i).name}`;
+  const pvcUid = (i: number) => env.sim.cluster.pvc('coder', homePvcName(ws(i).id))?.uid;
+  const input = (i: number, targetVersionId: string, extra: Partial<MigrateWorkspaceInput> = {}): MigrateWorkspaceInput => ({
+    owner: ws(i).owner,
+    workspace: ws(i).name,
+    template: env.sim.template.name,
+    targetVersionId,
+    option: 'B',
+    // 'none' asks no gate of its own; a gate the guard or a recovery asks anyway needs someone to answer it.
+    approval: { policy: 'none', approvers: ['sre'] },
+    ...extra,
+  });
+  /** What Coder holds and did for a workspace, to compare before and after a run. */
+  const observe = async (i: number) => ({
+    latestBuildId: (await env.coder.workspace(ws(i).id)).latest_build.id,
+    builds: buildPostsOf(env.sim, ws(i).id).length,
+    statePuts: (await statePutsOf(env.sim, env.coder, ws(i).id)).length,
+    state: env.sim.stateOf(ws(i).id),
+    pvcUid: pvcUid(i),
+  });
+  const failureOfRun = async (p: Promise<unknown>) => {
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const cause = (err as WorkflowFailedError).cause as Error & { type?: string };
+    return { type: cause.type, message: cause.message };
+  };
+  const statusOf = async (workflowId: string) => (await migrationStatus(env.t.client, workflowId)) as WorkspaceMigrationStatus;
+  const damage = async (i: number) => {
+    // A user's "Update" on the migrated (guarded) active version: a stop, then a start that fails and forgets the PVC.
+    const { startBuildId } = await env.sim.updateAndRestart(ws(i).id);
+    expect((await env.coder.waitForBuild(startBuildId)).job.status).toBe('failed');
+  };
+  const failAStart = async (i: number) => {
+    // A running workspace's start that fails (a flaky node): its last good state still has the deployment.
+    env.sim.setFaults({ failBuilds: { workspaceId: ws(i).id, times: 1 } });
+    try {
+      const b = await env.coder.createWorkspaceBuild(ws(i).id, { transition: 'start', template_version_id: env.sim.template.originalVersionId });
+      expect((await env.coder.waitForBuild(b.id)).job.status).toBe('failed');
+    } finally {
+      env.sim.setFaults(undefined);
+    }
+  };
+
+  it('a migration whose target version drops the PVC is denied: restored, nothing built or written, the PVC named', async () => {
+    const before = await observe(0);
+    const handle = await startWorkspaceMigration(env.t.client, input(0, dropsPvc), { taskQueue: env.taskQueue });
+    const failure = await failureOfRun(handle.result());
+    expect(failure.type).toBe('WsmigrateRolledBack');
+    expect(failure.message).toContain(
+      `guard denied the migration of ${subject(0)}: DENY: this start would destroy 1 protected resource(s): kubernetes_persistent_volume_claim_v1.home.`,
+    );
+    const status = await statusOf(handle.workflowId);
+    expect(status.phase).toBe('restored');
+    expect(status.verdict?.verdict).toBe('deny');
+    expect(await observe(0)).toEqual(before);
+  });
+
+  it('a migration whose plan needs approval waits at the apply gate with policy none, building nothing; rejected, it is restored', async () => {
+    const before = await observe(1);
+    const handle = await startWorkspaceMigration(env.t.client, input(1, oldDeployment), { taskQueue: env.taskQueue });
+    await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'apply', 120_000);
+    const waiting = await statusOf(handle.workflowId);
+    expect(waiting.phase).toBe('awaiting-approval');
+    expect(waiting.pendingApproval?.summary).toMatch(/Guard: NEEDS APPROVAL: this start destroys and re-creates 1 unprotected resource\(s\): kubernetes_deployment_v1\.main\[0\]/);
+    expect(await observe(1)).toEqual(before);
+    await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
+    const failure = await failureOfRun(handle.result());
+    expect(failure.type).toBe('WsmigrateRolledBack');
+    expect(failure.message).toMatch(/was rejected/);
+    expect((await statusOf(handle.workflowId)).phase).toBe('restored');
+    expect(await observe(1)).toEqual(before);
+  });
+
+  it('a recovery whose target version drops the PVC is denied: nothing changed, the PVC named', async () => {
+    await damage(2);
+    const before = await observe(2);
+    const handle = await startWorkspaceMigration(env.t.client, input(2, dropsPvc), { taskQueue: env.taskQueue });
+    const failure = await failureOfRun(handle.result());
+    expect(failure.message).toMatch(
+      new RegExp(`^guard denied the recovery of ${subject(2)} from build #\\d+: DENY: this start would destroy 1 protected resource\\(s\\): kubernetes_persistent_volume_claim_v1\\.home\\..*Nothing was changed`),
+    );
+    expect((await statusOf(handle.workflowId)).verdict?.verdict).toBe('deny');
+    expect(await observe(2)).toEqual(before);
+  });
+
+  it('a recovery whose plan needs approval waits at its gate with policy none, building nothing', async () => {
+    await failAStart(3);
+    const before = await observe(3);
+    const handle = await startWorkspaceMigration(env.t.client, input(3, oldDeployment), { taskQueue: env.taskQueue });
+    await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'recover', 120_000);
+    expect((await statusOf(handle.workflowId)).pendingApproval?.summary).toMatch(/Guard: NEEDS APPROVAL: .*kubernetes_deployment_v1\.main\[0\]/);
+    expect(await observe(3)).toEqual(before);
+    await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
+    await failureOfRun(handle.result());
+    expect(await observe(3)).toEqual(before);
+  });
+
+  for (const [i, how] of [
+    [4, 'replace'],
+    [5, 'forget'],
+  ] as const) {
+    it(`a recovery whose start ${how === 'replace' ? 'replaces' : 'forgets'} the PVC ends needs-attention naming it`, async () => {
+      await damage(i);
+      const uid = pvcUid(i);
+      env.sim.setFaults({ lossyBuild: { how, address: 'kubernetes_persistent_volume_claim_v1.home', workspaceId: ws(i).id, transition: 'start', times: 1 } });
+      try {
+        const handle = await startWorkspaceMigration(env.t.client, input(i, migratedVersionId), { taskQueue: env.taskQueue });
+        await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'recover', 120_000);
+        await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+        const failure = await failureOfRun(handle.result());
+        expect(failure.type).toBe('WsmigrateNeedsAttention');
+        const now = pvcUid(i);
+        expect(failure.message).toContain(
+          how === 'replace' ? `protected-object check: ${subject(i)}: after build ${(await env.coder.workspace(ws(i).id)).latest_build.id}: kubernetes_persistent_volume_claim.home has uid ${now}, not ${uid}.` : 'kubernetes_persistent_volume_claim.home is missing.',
+        );
+        expect((await statusOf(handle.workflowId)).phase).toBe('needs-attention');
+        if (how === 'replace') expect(now).not.toBe(uid);
+        else expect(now).toBe(uid);
+      } finally {
+        env.sim.setFaults(undefined);
+      }
+    });
+  }
+});

@@ -1,0 +1,111 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { startFleet } from '../../src/client/fleet';
+import { startTemplateMigration } from '../../src/client/migrations';
+import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
+import { homePvcName, startBuild } from '../sim/helpers';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+jest.setTimeout(180_000);
+
+/**
+ * Zero-touch never takes "no deprecated type left" for "migrated": a workspace whose builds lost
+ * its PVC is damaged, and a pinned start that loses or replaces the PVC is not a success.
+ */
+describe('zeroTouchWorkspace meets a workspace or a build that lost its PVC', () => {
+  let env: MigrationEnv;
+  let versionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 5 });
+    await env.startWorker();
+    const template = (await (
+      await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, zeroTouch: true, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })
+    ).result()) as TemplateMigrationResult;
+    versionId = template.versionId;
+  });
+  afterAll(async () => env?.close());
+
+  const subject = (i: number) => `${env.sim.workspaces()[i].owner}/${env.sim.workspaces()[i].name}`;
+  const buildCount = async (i: number) => (await env.coder.workspace(env.sim.workspaces()[i].id)).latest_build.build_number;
+  const pvcUid = (i: number) => env.sim.cluster.pvc('coder', homePvcName(env.sim.workspaces()[i].id))?.uid;
+
+  it('a workspace whose last build failed after one that forgot its PVC is needs-attention in the fleet, not "migrated itself"; the others migrate', async () => {
+    const damaged = env.sim.workspaces()[0];
+    // Its owner's start on the zero-touch version forgets the PVC (the object stays), then a start fails.
+    env.sim.setFaults({ lossyBuild: { how: 'forget', address: 'kubernetes_persistent_volume_claim_v1.home', workspaceId: damaged.id, times: 1 } });
+    expect((await startBuild(env.sim, damaged.id, { transition: 'start', template_version_id: versionId })).job.status).toBe('succeeded');
+    env.sim.setFaults({ failBuilds: { workspaceId: damaged.id, times: 1 } });
+    expect((await startBuild(env.sim, damaged.id, { transition: 'start', template_version_id: versionId })).job.status).toBe('failed');
+    env.sim.setFaults(undefined);
+    const damagedBuilds = await buildCount(0);
+    const uidsBefore = [0, 1, 2, 3, 4].map(pvcUid);
+
+    const result = (await (
+      await startFleet(
+        env.t.client,
+        { organization: 'coder', template: env.sim.template.name, targetVersionId: versionId, zeroTouch: true, canary: 0, concurrency: 3, filters: { exclude: [subject(3), subject(4)] }, approval: { policy: 'none' } },
+        { taskQueue: env.taskQueue },
+      )
+    ).result()) as FleetResult;
+
+    expect(result.summary).toMatchObject({ migrated: 2, alreadyMigrated: 0, needsAttention: 1, failed: 0, restored: 0 });
+    expect(result.zeroTouch).toEqual({ migratedThemselves: 0, migratedByRunbook: expect.arrayContaining([subject(1), subject(2)]), waitingForBuild: [] });
+    expect(result.failures).toEqual([
+      {
+        workflowId: expect.any(String),
+        subject: subject(0),
+        outcome: 'needs-attention',
+        reason: expect.stringMatching(
+          new RegExp(`^${subject(0)} is damaged, not migrated: kubernetes_persistent_volume_claim\\.home forgotten by build #${damagedBuilds - 1} \\(its state has no entry; the object was not deleted\\).*Recover it with: wsmigrate recover ${subject(0)} --template `),
+        ),
+      },
+    ]);
+    // The fleet built nothing on the damaged one; every PVC is the one it was.
+    expect(await buildCount(0)).toBe(damagedBuilds);
+    expect([0, 1, 2, 3, 4].map(pvcUid)).toEqual(uidsBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  async function zeroTouchRun(i: number): Promise<ApplicationFailure> {
+    const ws = env.sim.workspaces()[i];
+    const handle = await env.t.client.workflow.start('zeroTouchWorkspace', {
+      taskQueue: env.taskQueue,
+      workflowId: `zero-touch-safety/${ws.id}`,
+      args: [{ owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, approval: { policy: 'none' } }],
+    });
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const cause = (err as WorkflowFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    return cause as ApplicationFailure;
+  }
+
+  it('a pinned zero-touch start that replaces the PVC ends needs-attention, naming it and both uids', async () => {
+    const ws = env.sim.workspaces()[3];
+    const before = pvcUid(3);
+    env.sim.setFaults({ lossyBuild: { how: 'replace', address: 'kubernetes_persistent_volume_claim_v1.home', workspaceId: ws.id, times: 1 } });
+    const failure = await zeroTouchRun(3);
+    env.sim.setFaults(undefined);
+    const after = pvcUid(3);
+    expect(after).not.toBe(before);
+    expect(failure.type).toBe('WsmigrateNeedsAttention');
+    expect(failure.message).toMatch(
+      new RegExp(`^${subject(3)}: the zero-touch start lost data: post-build check: ${subject(3)}: persistent data lost in build .*: kubernetes_persistent_volume_claim\\.home replaced \\(uid ${before} -> ${after}\\)`),
+    );
+  });
+
+  it('a pinned zero-touch start that forgets the PVC ends needs-attention, naming it; the object is still in the cluster', async () => {
+    const ws = env.sim.workspaces()[4];
+    const before = pvcUid(4);
+    env.sim.setFaults({ lossyBuild: { how: 'forget', address: 'kubernetes_persistent_volume_claim_v1.home', workspaceId: ws.id, times: 1 } });
+    const failure = await zeroTouchRun(4);
+    env.sim.setFaults(undefined);
+    expect(failure.type).toBe('WsmigrateNeedsAttention');
+    expect(failure.message).toMatch(new RegExp(`^${subject(4)}: the zero-touch start lost data: .*: kubernetes_persistent_volume_claim\\.home missing\\.`));
+    expect(pvcUid(4)).toBe(before);
+  });
+});
