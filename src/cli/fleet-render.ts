@@ -71,7 +71,12 @@ export function summaryTable(r: FleetResult): string {
 /** Whether members can still start a migrated workspace on an old version (which destroys its PVC). */
 function activeVersionLine(r: FleetResult): string | undefined {
   const released = r.archive?.activeVersion;
-  if (released === 'switched-off') return "require active version: given back (off) now that the old versions are archived";
+  if (released === 'switched-off') {
+    // A window that archived nothing gave it back because no workspace is on an old version, not because of an archive.
+    return r.archive?.archived.length
+      ? 'require active version: given back (off) now that the old versions are archived'
+      : 'require active version: given back (off): no workspace is on an old version any more';
+  }
   if (released === 'left-on-by-operator') return 'require active version: left on (it was on before wsmigrate)';
   const lock = r.activeVersionLock;
   if (!lock || lock.state === 'refused') return undefined; // the refusal is in the note

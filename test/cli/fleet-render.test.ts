@@ -68,6 +68,11 @@ describe('fleet rendering', () => {
     expect(
       summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'already-on', byWsmigrate: true }, archive: { archived: [{ id: 'v1', name: 'old' }], keptInUse: [], activeVersion: 'switched-off' } }),
     ).toMatch(/require active version: given back \(off\) now that the old versions are archived/);
+    // A window that archived nothing does not claim an archive.
+    const noop = summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'already-on', byWsmigrate: true }, archive: { archived: [], keptInUse: [], skipped: 'nothing to archive', activeVersion: 'switched-off' } });
+    expect(noop).toMatch(/old versions not archived: nothing to archive/);
+    expect(noop).toMatch(/require active version: given back \(off\): no workspace is on an old version any more/);
+    expect(noop).not.toMatch(/now that the old versions are archived/);
     // A refusal is told by the note, not by this line.
     expect(summaryTable({ ...base, activeVersionLock: { state: 'refused', reason: 'license' } })).not.toMatch(/require active version/);
   });
