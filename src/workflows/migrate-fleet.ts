@@ -36,6 +36,7 @@ import {
   finishedCount,
   fnv1a,
   formatDuration,
+  nextCanaryIndex,
   outcomeOfFailure,
   overBudget,
   type ChildOutcome,
@@ -591,7 +592,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
         st.receipts = [...gates.receipts];
         await continueAsNew<typeof migrateFleet>(rawInput, st);
       }
-      await startNext(st.queue.shift() as FleetItem, isCanary);
+      const next = isCanary ? nextCanaryIndex(st.queue, st.canary.map((c) => c.subject)) : 0;
+      await startNext(st.queue.splice(next, 1)[0] as FleetItem, isCanary);
     }
   }
 
