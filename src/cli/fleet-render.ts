@@ -16,6 +16,13 @@ function waitText(p: FleetProgress, waits: readonly FleetWait[]): string {
   return tag ? ` · ${tag}` : '';
 }
 
+/** The bar's last words: the wait when there is one (it says more than "awaiting-approval"), else a phase other than running. */
+function barPhase(p: FleetProgress, waits: readonly FleetWait[]): string {
+  const wait = waitText(p, waits);
+  if (wait && p.phase === 'awaiting-approval') return wait;
+  return `${p.phase !== 'running' ? ` · ${p.phase}` : ''}${wait}`;
+}
+
 /** One plain line of a running fleet, for logs and non-TTY output. */
 export function progressLine(p: FleetProgress, waits: readonly FleetWait[] = []): string {
   const c = p.counts;
@@ -30,7 +37,7 @@ export function progressBar(p: FleetProgress, width = 28, waits: readonly FleetW
   const c = p.counts;
   const bad = c.failed + c['needs-attention'];
   const restored = c.restored ? ` · restored ${c.restored}` : '';
-  return `[${'#'.repeat(filled)}${'·'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}  ok ${c.migrated + c['already-migrated'] + c['dry-run']}${restored} · not ok ${bad} · running ${p.running.length}${etaText(p, waits)}${p.phase !== 'running' ? ` · ${p.phase}` : ''}${waitText(p, waits)}`;
+  return `[${'#'.repeat(filled)}${'·'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}  ok ${c.migrated + c['already-migrated'] + c['dry-run']}${restored} · not ok ${bad} · running ${p.running.length}${etaText(p, waits)}${barPhase(p, waits)}`;
 }
 
 /** The end of a fleet as a table: one row per outcome, the PVC uids kept, failures, the archive. */
@@ -72,7 +79,12 @@ export function summaryTable(r: FleetResult): string {
 /** Whether members can still start a migrated workspace on an old version (which destroys its PVC). */
 function activeVersionLine(r: FleetResult): string | undefined {
   const released = r.archive?.activeVersion;
-  if (released === 'switched-off') return "require active version: given back (off) now that the old versions are archived";
+  if (released === 'switched-off') {
+    // A window that archived nothing gave it back because no workspace is on an old version, not because of an archive.
+    return r.archive?.archived.length
+      ? 'require active version: given back (off) now that the old versions are archived'
+      : 'require active version: given back (off): no workspace is on an old version any more';
+  }
   if (released === 'left-on-by-operator') return 'require active version: left on (it was on before wsmigrate)';
   const lock = r.activeVersionLock;
   if (!lock || lock.state === 'refused' || lock.state === 'not-held') return undefined; // said in the note

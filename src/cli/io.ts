@@ -38,9 +38,13 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, denied: 3, changesPending: 4 
 /** Failure types of a run that said no (a precondition, a guard, a person): README's "denied/refused". */
 const REFUSAL_TYPES = new Set(['WsmigrateRefused', 'WsmigrateRejected', 'WsmigrateGuardDenied', 'WsmigrateWorkspaceBusy']);
 
-/** The exit code for an error that is not a CliError: 3 when the run it reports was refused, 1 otherwise. */
+/**
+ * The exit code for an error that is not a CliError: 3 when the run it reports was refused, 2 when
+ * Coder knows no such workspace, owner or template (a name typed wrong, as `scan` says), 1 otherwise.
+ */
 export function exitCodeOf(err: unknown): number {
   const type = failureTypeOf(err);
+  if (type === 'CoderApi.not-found') return EXIT.usage;
   return type && REFUSAL_TYPES.has(type) ? EXIT.denied : EXIT.failure;
 }
 

@@ -11,7 +11,8 @@ export interface ScanRow {
   health: HealthClass;
   reason: string;
   version: string;
-  latestBuild: { number: number; transition: string; status: string };
+  /** `status` is the workspace's (running, stopped, failed…); `job` is the build's own (succeeded, failed, running…). */
+  latestBuild: { number: number; transition: string; status: string; job: string };
   /** For `damaged`: what was lost, how, and by which build. */
   damaged?: { since: number; losses: { address: string; kind: LossKind; build: number; at: string }[] };
 }
@@ -126,7 +127,7 @@ async function scanOne(coder: ScanCoder, ws: Workspace, opts: { annotatedAddress
     workspace: `${ws.owner_name}/${ws.name}`,
     id: ws.id,
     version: latest.template_version_name ?? latest.template_version_id,
-    latestBuild: { number: latest.build_number, transition: latest.transition, status: latest.status },
+    latestBuild: { number: latest.build_number, transition: latest.transition, status: latest.status, job: latest.job.status },
   };
   try {
     const h = await readWorkspaceHealth(coder, ws, opts);
@@ -152,7 +153,8 @@ export function formatScanReport(r: ScanReport): string[] {
       w.workspace,
       w.health,
       w.version,
-      `#${w.latestBuild.number} ${w.latestBuild.transition} ${w.latestBuild.status}`,
+      // The build's job, not the workspace's status: a finished start is "succeeded", not "running".
+      `#${w.latestBuild.number} ${w.latestBuild.transition} ${w.latestBuild.job}${w.latestBuild.job === 'succeeded' ? ` (workspace ${w.latestBuild.status})` : ''}`,
       w.damaged ? `since build #${w.damaged.since}: ${w.reason}` : w.reason,
     ]),
   ];

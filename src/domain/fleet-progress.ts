@@ -127,3 +127,14 @@ export function formatDuration(ms: number): string {
   if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
+
+/**
+ * Where the next canary comes from in the queue: the first workspace of an owner the canary does not
+ * hold yet, else the first. Coder lists by owner, so taking the head made the canary one owner's
+ * workspaces; spread across owners it tries more of the fleet's variety before the gate.
+ */
+export function nextCanaryIndex(queue: readonly { owner: string }[], canarySubjects: readonly string[]): number {
+  const owners = new Set(canarySubjects.map((s) => s.split('/')[0]));
+  const i = queue.findIndex((item) => !owners.has(item.owner));
+  return i < 0 ? 0 : i;
+}

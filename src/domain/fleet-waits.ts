@@ -46,12 +46,18 @@ export function waitLines(waits: readonly FleetWait[]): string[] {
   });
 }
 
+/** `template coder/k8s-dev` for a template run, `alice/dev` for a workspace's: what fits in a bar. */
+function shortName(workflowId: string): string {
+  const parts = workflowId.split('/');
+  return parts[0] === 'wsmigrate-template' ? `template ${parts.slice(1).join('/')}` : parts.slice(-2).join('/');
+}
+
 /** The short form for a progress bar: the first wait that a person or an outage explains. */
 export function waitTag(waits: readonly FleetWait[]): string | undefined {
   const w = waits.find(isPersonWait) ?? waits.find((x) => x.kind === 'retrying') ?? waits[0];
   if (!w) return undefined;
   if (w.kind === 'gate') return `awaiting '${w.gateId}'`;
-  if (w.kind === 'child-gate') return `awaiting ${w.workflowId.split('/').slice(-2).join('/')} at '${w.gateId}'`;
+  if (w.kind === 'child-gate') return `awaiting ${shortName(w.workflowId)} at '${w.gateId}'`;
   if (w.kind === 'retrying') return `${w.activity} retrying (attempt ${w.attempt}${w.maximumAttempts ? `/${w.maximumAttempts}` : ''}${w.lastError ? `: ${clip(w.lastError, 80)}` : ''})`;
   return `${w.action} pending`;
 }

@@ -36,6 +36,7 @@ import {
   finishedCount,
   fnv1a,
   formatDuration,
+  nextCanaryIndex,
   outcomeOfFailure,
   overBudget,
   type ChildOutcome,
@@ -600,7 +601,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
         await continueAsNew<typeof migrateFleet>(rawInput, st);
       }
       if (await heldByProvisioners(width)) continue;
-      await startNext(st.queue.shift() as FleetItem, isCanary);
+      const next = isCanary ? nextCanaryIndex(st.queue, st.canary.map((c) => c.subject)) : 0;
+      await startNext(st.queue.splice(next, 1)[0] as FleetItem, isCanary);
     }
   }
 
@@ -768,8 +770,11 @@ function countsRecord(c: FleetCounts): Record<string, number> {
 /** The fleet as the Web UI shows it (setCurrentDetails): progress table, pending gate, failures. */
 export function detailsMarkdown(p: FleetProgress): string {
   const c = p.counts;
+  // Temporal's badge says Completed for a fleet cancelled by its own update: the details must say it plainly.
+  const cancel = p.phase === 'cancelled' || p.phase === 'cancelling' ? p.control.find((c) => c.action === 'cancel') : undefined;
+  const phase = p.phase === 'cancelled' ? 'CANCELLED' : `${p.phase} (${p.stage})`;
   const lines = [
-    `### Fleet ${p.organization}/${p.template} · ${p.phase} (${p.stage})${p.dryRun ? ' · dry run' : ''}`,
+    `### Fleet ${p.organization}/${p.template} · ${phase}${cancel ? ` by ${cancel.by}${cancel.reason ? ` (${cancel.reason})` : ''}` : ''}${p.dryRun ? ' · dry run' : ''}`,
     '',
     '| migrated | already | restored | needs attention | failed | skipped | running | to go (with running) | PVC uids kept |',
     '|---|---|---|---|---|---|---|---|---|',

@@ -57,6 +57,13 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(env.sim.requestLog().slice(before).filter((q) => q.method !== 'GET')).toEqual([]);
   }, 120_000);
 
+  it('an unknown workspace or owner is a usage error naming it (exit 2, like an unknown template in scan), not retried', async () => {
+    const r = await runMain('migrate', 'workspace', 'nobody/nothing', '--template', env.sim.template.name, '--version', version, '--approval', 'none', '--wait');
+    expect(r.err).toMatch(/^wsmigrate: wsmigrate\/.*\/nobody\/nothing failed: .*nobody\/nothing/);
+    expect(r.err).toMatch(/not found|no workspace|does not exist/i);
+    expect(r.exitCode).toBe(EXIT.usage);
+  }, 120_000);
+
   it('status of an id with no run says so, exit 1', async () => {
     const r = await runMain('status', 'wsmigrate/nope/a/b');
     expect(r.exitCode).toBe(EXIT.failure);

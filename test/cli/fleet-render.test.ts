@@ -33,6 +33,19 @@ describe('fleet rendering', () => {
     expect(progressLine(progress())).toBe('running (rolling): 20 migrated, 0 already, 0 dry-run, 0 restored, 0 need attention, 1 failed, 0 skipped · 29 to go (10 running) · ETA 1m20s');
   });
 
+  it('what it waits on, in the bar and the line: a gate or a child at one drops the ETA; a retrying activity shows its attempt and error', () => {
+    const atGate = progress({ phase: 'awaiting-approval', pendingApproval: { gateId: 'fleet-continue', planHash: 'h', summary: 's', requestedAt: 'x', escalated: false } });
+    expect(progressBar(atGate, 10)).toBe("[####······] 21/50  ok 20 · not ok 1 · running 10 · awaiting 'fleet-continue'");
+    const child = progress({ phase: 'awaiting-approval', running: [{ workflowId: 'wsmigrate/k8s-dev/alice/dev', subject: 'alice/dev', startedAtMs: 0 }], childApprovals: [{ workflowId: 'wsmigrate/k8s-dev/alice/dev', gateId: 'recover' }] });
+    const waits = [{ kind: 'child-gate' as const, workflowId: 'wsmigrate/k8s-dev/alice/dev', gateId: 'recover' }];
+    expect(progressLine(child, waits)).toMatch(/· 29 to go \(1 running\) · awaiting alice\/dev at 'recover'$/);
+    expect(progressLine(child, waits)).not.toMatch(/ETA/);
+    const retrying = [{ kind: 'retrying' as const, workflowId: 'wsmigrate-template/coder/k8s-dev', activity: 'preflightTemplate', attempt: 9, maximumAttempts: 10, lastError: 'connect ECONNREFUSED 10.0.0.1:443' }];
+    expect(progressBar(progress({ stage: 'template' }), 10, retrying)).toBe('[####······] 21/50  ok 20 · not ok 1 · running 10 · ETA 1m20s · preflightTemplate retrying (attempt 9/10: connect ECONNREFUSED 10.0.0.1:443)');
+    // Restored workspaces are counted apart from failures: their state is back, nothing is lost.
+    expect(progressBar(progress({ counts: { ...emptyCounts(), migrated: 20, restored: 2, pvcUidsKept: 20 } }), 10)).toMatch(/ok 20 · restored 2 · not ok 0/);
+  });
+
   it('the summary table has a row per outcome, the PVC uids kept, and each failure with its reason', () => {
     const result: FleetResult = {
       phase: 'done',
@@ -68,6 +81,11 @@ describe('fleet rendering', () => {
     expect(
       summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'already-on', byWsmigrate: true }, archive: { archived: [{ id: 'v1', name: 'old' }], keptInUse: [], activeVersion: 'switched-off' } }),
     ).toMatch(/require active version: given back \(off\) now that the old versions are archived/);
+    // A window that archived nothing does not claim an archive.
+    const noop = summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'already-on', byWsmigrate: true }, archive: { archived: [], keptInUse: [], skipped: 'nothing to archive', activeVersion: 'switched-off' } });
+    expect(noop).toMatch(/old versions not archived: nothing to archive/);
+    expect(noop).toMatch(/require active version: given back \(off\): no workspace is on an old version any more/);
+    expect(noop).not.toMatch(/now that the old versions are archived/);
     // A refusal is told by the note, not by this line.
     expect(summaryTable({ ...base, activeVersionLock: { state: 'refused', reason: 'license' } })).not.toMatch(/require active version/);
   });

@@ -93,6 +93,9 @@ describe('a fleet says what it waits on', () => {
       const described = await env.t.client.workflow.getHandle(id).describe();
       expect(described.searchAttributes.WsmigratePhase).toEqual(['cancelled']);
       expect(described.memo).toMatchObject({ outcome: 'cancelled', migrated: 1 });
+      // Temporal's badge says Completed (the fleet ended itself); its current details say CANCELLED, by whom and why.
+      const details = (await env.t.client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata')) as { currentDetails?: string };
+      expect(details.currentDetails).toMatch(/^### Fleet coder\/.* · CANCELLED by sre \(wrong version\)/);
     }, 150_000);
   });
 

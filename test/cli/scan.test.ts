@@ -83,6 +83,9 @@ describe('wsmigrate scan', () => {
     expect(line(2)).toMatch(new RegExp(`damaged .*#${forgottenIn} start failed .*since build #${forgottenIn}: kubernetes_persistent_volume_claim.home forgotten by build #${forgottenIn}`));
     expect(line(3)).toMatch(new RegExp(`damaged .*destroyed by build #${destroyedIn}`));
     expect(line(5)).toMatch(/unmigrated/); // the stop finished: no longer busy
+    // A finished build reads as finished: its job succeeded, the workspace is running.
+    expect(line(1)).toMatch(/#\d+ start succeeded \(workspace running\)/);
+    expect(line(1)).not.toMatch(/#\d+ start running/);
   });
 
   it('a template Coder does not know is a usage error, not "0 workspaces" (a typo must not keep a CI check green)', async () => {

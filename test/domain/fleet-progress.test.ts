@@ -1,5 +1,5 @@
 import { migrateFleetInputSchema } from '../../src/domain/fleet-input';
-import { budgetAllowance, emptyCounts, etaMs, globToRegExp, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
+import { budgetAllowance, emptyCounts, etaMs, globToRegExp, nextCanaryIndex, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
 import { InputError, parseInput } from '../../src/domain/migration-input';
 
 const TARGET = '11111111-2222-4333-8444-555555555555';
@@ -81,5 +81,15 @@ describe('fleet bookkeeping', () => {
     expect(selectForFleet(ws({ latestTransition: 'delete' }), filters(), TARGET)).toBe('filtered');
     expect(globToRegExp('a.b*').test('a.bcd')).toBe(true);
     expect(globToRegExp('a.b*').test('axbcd')).toBe(false);
+  });
+});
+
+describe('the canary spans owners', () => {
+  it('takes the first workspace of an owner the canary does not hold yet, else the head', () => {
+    const queue = [{ owner: 'alice' }, { owner: 'alice' }, { owner: 'bob' }, { owner: 'carol' }];
+    expect(nextCanaryIndex(queue, [])).toBe(0);
+    expect(nextCanaryIndex(queue, ['alice/dev'])).toBe(2);
+    expect(nextCanaryIndex(queue, ['alice/dev', 'bob/api', 'carol/web'])).toBe(0);
+    expect(nextCanaryIndex([], ['alice/dev'])).toBe(0);
   });
 });

@@ -67,9 +67,9 @@ async function followDemoFleet(client: Client, io: CliIo, fleetId: string, templ
         io.out(`   approved '${g.gate}' as demo-sre`);
       }
     }
-    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p)}`);
+    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p, undefined, s.waitingOn ?? [])}`);
     else {
-      const line = progressLine(p);
+      const line = progressLine(p, s.waitingOn ?? []);
       if (line !== lastLine) io.out(`   ${line}`);
       lastLine = line;
     }
@@ -169,7 +169,9 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
     for (const w of workspaces) {
       const before = pvcBefore.get(w.id);
       const after = pvcUid(w);
-      const outcome = failedBy.get(`${w.owner}/${w.name}`) ?? 'migrated';
+      // Only a workspace on the target version is migrated; a cancel or a limit leaves the rest untouched.
+      const onTarget = result.targetVersionId !== undefined && (await coder.workspace(w.id)).latest_build.template_version_id === result.targetVersionId;
+      const outcome = failedBy.get(`${w.owner}/${w.name}`) ?? (onTarget ? 'migrated' : 'not started');
       io.out(`${`${w.owner}/${w.name}`.padEnd(33)} ${outcome.padEnd(17)} ${before ?? '?'} -> ${after === before ? 'kept' : (after ?? 'LOST')}`);
     }
     io.out(`\nPVCs lost: ${sim.cluster.pvcLosses().length}`);

@@ -139,7 +139,13 @@ async function runRewrite(dir: string, opts: RewriteOptions, io: CliIo): Promise
     );
   }
   if (opts.check && !report.unchanged) {
-    throw new CliError(`${report.changedFiles.length} file(s) still need rewriting: run wsmigrate template rewrite ${dir} --write`, EXIT.changesPending);
+    // Counted as the report line counts them: the template's own files, the generated one named apart.
+    const own = sourceFilesOf(report, opts);
+    const generated = report.changedFiles.filter((f) => !own.includes(f));
+    throw new CliError(
+      `${own.length} file(s) still need rewriting${generated.length ? ` and ${generated.join(', ')} is to be written` : ''}: run wsmigrate template rewrite ${dir} --write`,
+      EXIT.changesPending,
+    );
   }
 }
 
@@ -157,9 +163,14 @@ function changedLines(input: readonly TemplateFile[], changed: readonly Template
   return out;
 }
 
+/** The template's own changed files, without the guard or zero-touch file wsmigrate generates. */
+function sourceFilesOf(report: TemplateRewriteReport, opts: RewriteOptions): string[] {
+  return report.changedFiles.filter((f) => f !== opts.guardFile && f !== DEFAULT_ZERO_TOUCH_FILE_NAME);
+}
+
 function renderText(dir: string, report: TemplateRewriteReport, diff: ChangedLine[], opts: RewriteOptions, written: string[], guardFile: TemplateFile | undefined): string {
   const lines: string[] = [];
-  const sourceFiles = report.changedFiles.filter((f) => f !== opts.guardFile && f !== DEFAULT_ZERO_TOUCH_FILE_NAME);
+  const sourceFiles = sourceFilesOf(report, opts);
   lines.push(
     `Template ${dir}: ${report.renamed.length} rename(s) on ${diff.length} line(s) in ${sourceFiles.length} file(s), ` +
       `${report.refused.length} refused, ${report.protectedResources.length} protected resource(s), ${report.guards.length} guard(s).`,
