@@ -13,7 +13,6 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   log,
-  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -276,10 +275,6 @@ export async function migrateFleet(rawInput: MigrateFleetInput, carried?: FleetS
 async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetState): Promise<FleetResult> {
   const input: MigrateFleetParams = parseWorkflowInput(migrateFleetInputSchema, rawInput);
   const { workflowId } = workflowInfo();
-  // Decided in the first activation, before any command, like every patch of the workspace workflow.
-  const locksOldVersions = patched('wsmigrate-active-version-lock');
-  // Children report by their result event, not also by a signal: about a tenth of a migration's events.
-  const childrenReportByResult = patched('wsmigrate-fleet-report-by-result');
   const st: FleetState = carried ? { ...carried, runs: carried.runs + 1 } : initialState();
   if (input.zeroTouch && !st.zeroTouch) st.zeroTouch = { migratedThemselves: 0, migratedByRunbook: [], waitingForBuild: [] };
   const fleetName = `${input.organization}/${input.template}`;
@@ -447,7 +442,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     enter(input.canary > 0 ? 'canary' : 'rolling');
   }
   const targetVersionId = st.targetVersionId as string;
-  if (locksOldVersions && input.requireActiveVersion && !input.dryRun && !st.activeVersionLock && st.stage !== 'done' && st.stage !== 'archive') {
+  if (input.requireActiveVersion && !input.dryRun && !st.activeVersionLock && st.stage !== 'done' && st.stage !== 'archive') {
     st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId });
     if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held') {
       const what = st.activeVersionLock.state === 'refused' ? `Coder refused to make template ${fleetName} require its active version` : `require active version does not hold on template ${fleetName}`;
@@ -513,7 +508,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
         timeout: input.workspaceApproval.timeout ?? input.approval.timeout,
         escalateTo: input.approval.escalateTo,
       },
-      ...(childrenReportByResult ? { fleetReport: 'result' as const } : {}),
+      // Children report by their result event, not also by a signal: about a tenth of a migration's events.
+      fleetReport: 'result' as const,
     };
     try {
       // Non-cancellable: cancelling the fleet must never cancel a migration half-way.
@@ -525,7 +521,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
         staticSummary: `${subject} → ${input.template} @ ${targetVersionId.slice(0, 8)}${input.zeroTouch ? ' (zero-touch)' : ''}${input.dryRun ? ' (dry run)' : ''} · fleet ${fleetName}${isCanary ? ' · canary' : ''}`,
       }));
       const running = st.running.find((c) => c.workflowId === childId);
-      if (running) Object.assign(running, { runId: handle.firstExecutionRunId, awaitsResult: childrenReportByResult });
+      if (running) Object.assign(running, { runId: handle.firstExecutionRunId, awaitsResult: true });
       // In this run the result arrives as an event; children from earlier runs report by signal.
       void handle.result().then(
         // A zeroTouchWorkspace child answers with the same fields, plus 'waiting-for-build'.
@@ -731,7 +727,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
 
   /** Only once no old version can be built is the template's setting given back; an old version in use keeps it on. */
   async function releaseIfNoOldVersionLeft(inUse: number): Promise<{ activeVersion?: ActiveVersionRelease }> {
-    if (!locksOldVersions || inUse > 0) return {};
+    if (inUse > 0) return {};
     return { activeVersion: await acts.releaseActiveVersion({ organization: input.organization, template: input.template }) };
   }
 
