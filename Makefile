@@ -15,6 +15,7 @@ demo: deps build
 test: deps tools-real-stack
 	npx tsc --noEmit -p tsconfig.json
 	npx eslint src test bench scripts/*.ts
+	npx depcruise src --config .dependency-cruiser.cjs --ignore-known --output-type err
 	node scripts/run-tests.js
 
 deps: $(NPM_STAMP) tools
@@ -39,6 +40,7 @@ typecheck: $(NPM_STAMP)
 
 lint: $(NPM_STAMP)
 	npx eslint src test bench scripts/*.ts
+	npx depcruise src --config .dependency-cruiser.cjs --ignore-known --output-type err
 
 # Pure unit tests only, no Temporal server: quick feedback while editing.
 unit: $(NPM_STAMP)
