@@ -1,9 +1,9 @@
-import { ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
 import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult } from '../workflows/migrate-organization';
 import type { FleetStartOptions } from './fleet';
-import { fleetScheduleId, type FleetScheduleSpec } from './schedules';
+import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
@@ -71,25 +71,13 @@ export function organizationStatusText(s: OrganizationStatus): string {
  * 1 h catch-up, as for one template's schedule.
  */
 export async function createOrganizationSchedule(client: Client, name: string, input: MigrateOrganizationInput, spec: FleetScheduleSpec): Promise<string> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(name)) throw new Error(`schedule name '${name}' may hold letters, digits, '-', '_' and '.' (at most 100)`);
-  if (!Number.isInteger(spec.batch) || spec.batch < 1) throw new Error(`batch must be a whole number ≥ 1 (got ${spec.batch})`);
   const withBatch: MigrateOrganizationInput = { ...input, filters: { ...(input.filters ?? {}), limit: spec.batch } };
   const p = parseInput(migrateOrganizationInputSchema, withBatch);
-  const scheduleId = fleetScheduleId(name);
-  await client.schedule.create({
-    scheduleId,
-    spec: { cronExpressions: [spec.cron], ...(spec.timezone ? { timezone: spec.timezone } : {}) },
-    action: {
-      type: 'startWorkflow',
-      workflowType: 'migrateOrganization',
-      args: [withBatch],
-      taskQueue: spec.taskQueue,
-      workflowId: organizationWorkflowId(p.organization),
-      staticSummary: `organization ${p.organization} · ${p.allTemplates ? 'every template that needs it' : p.templates.join(', ')} · ${spec.batch} per template per window · schedule ${scheduleId}`,
-    },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1h' },
-    memo: { cron: spec.cron, timezone: spec.timezone ?? 'UTC', batch: spec.batch },
-    state: { note: spec.note ?? `wsmigrate organization ${p.organization}, ${spec.batch} per template per window` },
-  });
-  return scheduleId;
+  return createWindowSchedule(client, name, spec, (scheduleId) => ({
+    workflowType: 'migrateOrganization',
+    input: withBatch,
+    workflowId: organizationWorkflowId(p.organization),
+    staticSummary: `organization ${p.organization} · ${p.allTemplates ? 'every template that needs it' : p.templates.join(', ')} · ${spec.batch} per template per window · schedule ${scheduleId}`,
+    note: `wsmigrate organization ${p.organization}, ${spec.batch} per template per window`,
+  }));
 }

@@ -22,35 +22,58 @@ export function fleetScheduleId(name: string): string {
   return name.startsWith('wsmigrate-') ? name : `wsmigrate-${name}`;
 }
 
+/** What a window starts: the workflow, its input (with the batch already in it), and how it is labelled. */
+export interface WindowAction {
+  workflowType: 'migrateFleet' | 'migrateOrganization';
+  input: unknown;
+  /** The server appends the window's timestamp; the prefix keeps `approve`/`status` working on it. */
+  workflowId: string;
+  template?: string;
+  staticSummary: string;
+  note: string;
+}
+
 /**
- * A maintenance window: a Temporal Schedule that starts `migrateFleet` with `limit` = batch. Overlap
- * SKIP: a window never starts while the last one still runs; catch-up 1h: a window missed by a
- * longer outage is dropped, not run at noon.
+ * A maintenance window: a Temporal Schedule that starts the action once per cron tick. Overlap SKIP:
+ * a window never starts while the last one still runs; catch-up 1h: a window missed by a longer
+ * outage is dropped, not run at noon.
  */
-export async function createFleetSchedule(client: Client, name: string, input: MigrateFleetInput, spec: FleetScheduleSpec): Promise<string> {
+export async function createWindowSchedule(client: Client, name: string, spec: FleetScheduleSpec, action: (scheduleId: string) => WindowAction): Promise<string> {
   if (!SCHEDULE_NAME.test(name)) throw new Error(`schedule name '${name}' may hold letters, digits, '-', '_' and '.' (at most 100)`);
   if (!Number.isInteger(spec.batch) || spec.batch < 1) throw new Error(`batch must be a whole number ≥ 1 (got ${spec.batch})`);
-  const withBatch: MigrateFleetInput = { ...input, filters: { ...(input.filters ?? {}), limit: spec.batch } };
-  const p = parseInput(migrateFleetInputSchema, withBatch);
   const scheduleId = fleetScheduleId(name);
+  const a = action(scheduleId);
   await client.schedule.create({
     scheduleId,
     spec: { cronExpressions: [spec.cron], ...(spec.timezone ? { timezone: spec.timezone } : {}) },
     action: {
       type: 'startWorkflow',
-      workflowType: 'migrateFleet',
-      args: [withBatch],
+      workflowType: a.workflowType,
+      args: [a.input],
       taskQueue: spec.taskQueue,
-      // The server appends the window's timestamp; the prefix keeps `approve`/`status` working on it.
-      workflowId: fleetWorkflowId(p.organization, p.template),
-      typedSearchAttributes: [{ key: WsmigrateTemplate, value: p.template }],
-      staticSummary: `${fleetStaticSummary(p)} · schedule ${scheduleId}`,
+      workflowId: a.workflowId,
+      ...(a.template ? { typedSearchAttributes: [{ key: WsmigrateTemplate, value: a.template }] } : {}),
+      staticSummary: a.staticSummary,
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1h' },
     memo: { cron: spec.cron, timezone: spec.timezone ?? 'UTC', batch: spec.batch },
-    state: { note: spec.note ?? `wsmigrate fleet ${p.organization}/${p.template}, ${spec.batch} per window` },
+    state: { note: spec.note ?? a.note },
   });
   return scheduleId;
+}
+
+/** One template's window: `migrateFleet` with `limit` = batch. */
+export async function createFleetSchedule(client: Client, name: string, input: MigrateFleetInput, spec: FleetScheduleSpec): Promise<string> {
+  const withBatch: MigrateFleetInput = { ...input, filters: { ...(input.filters ?? {}), limit: spec.batch } };
+  const p = parseInput(migrateFleetInputSchema, withBatch);
+  return createWindowSchedule(client, name, spec, (scheduleId) => ({
+    workflowType: 'migrateFleet',
+    input: withBatch,
+    workflowId: fleetWorkflowId(p.organization, p.template),
+    template: p.template,
+    staticSummary: `${fleetStaticSummary(p)} · schedule ${scheduleId}`,
+    note: `wsmigrate fleet ${p.organization}/${p.template}, ${spec.batch} per window`,
+  }));
 }
 
 export interface FleetScheduleInfo {
