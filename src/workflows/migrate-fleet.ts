@@ -90,6 +90,8 @@ export interface FleetState {
   targetVersionId?: string;
   templateOutcome?: string;
   offset: number;
+  /** Where discovery goes on from: the last workspace it listed (owner/name). */
+  discoveryCursor?: string;
   discoveryDone: boolean;
   total?: number;
   filteredOut: number;
@@ -439,6 +441,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       targetVersionId,
       filters: input.filters,
       offset: st.offset,
+      ...(st.discoveryCursor !== undefined ? { after: st.discoveryCursor } : {}),
       pageSize: DISCOVERY_PAGE,
     });
     const known = new Set(st.running.map((r) => r.workflowId));
@@ -456,6 +459,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     }
     st.filteredOut += page.filteredOut;
     st.offset = page.nextOffset;
+    if (page.cursor !== undefined) st.discoveryCursor = page.cursor;
     st.total = page.total;
     st.discoveryDone = page.exhausted;
     refreshDetails();
