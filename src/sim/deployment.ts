@@ -352,9 +352,10 @@ export class SimDeployment {
    */
   updateTemplateMeta(actor: User, template: TemplateRecord, body: Record<string, unknown>): boolean {
     if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.', 'Only template administrators may edit a template.');
-    const { next, changed } = patchedTemplateMeta(template.meta, body, this.licence);
+    const { next, name, changed } = patchedTemplateMeta(template.meta, template.name, body, this.licence);
     if (!changed) return false;
     template.meta = next;
+    template.name = name;
     template.updatedAt = this.now();
     return true;
   }
@@ -389,7 +390,7 @@ export class SimDeployment {
    * then coderd/wsbuilder/wsbuilder.go buildTx): orphan rules, authorize (workspace action, custom
    * state), the version's template, its import job, then a running build.
    */
-  createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest): BuildRecord {
+  createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest, system = false): BuildRecord {
     if (ws.deleted && req.transition !== 'delete') {
       throw new ApiError(409, `Cannot ${req.transition} a deleted workspace!`, 'This workspace has been deleted and cannot be modified.');
     }
@@ -397,17 +398,20 @@ export class SimDeployment {
     const customState = req.state !== undefined && req.state.length > 0 ? req.state : undefined;
     if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
     if (req.orphan && customState) throw new ApiError(400, 'ProvisionerState cannot be set alongside Orphan since state intent is unclear.');
-    this.authorizeBuild(actor, ws, req, customState !== undefined);
-    const previous = this.latestBuild(ws);
-    const versionId = req.templateVersionId ?? previous.templateVersionId;
+    // The lifecycle executor builds with no authFunc (coderd/autobuild/lifecycle_executor.go).
+    if (!system) this.authorizeBuild(actor, ws, req, customState !== undefined);
+    // A workspace's first build (createWorkspace) has no previous one: no state, number 1.
+    const previous = ws.buildIds.length > 0 ? this.latestBuild(ws) : undefined;
+    const versionId = req.templateVersionId ?? previous?.templateVersionId ?? '';
     const version = this.versions.get(versionId);
     if (!version) throw new ApiError(400, 'template version does not exist', `No template version with id ${versionId}.`);
     if (version.templateId !== ws.templateId) throw new ApiError(400, 'template version doesn\'t match template');
     const template = this.template(ws.templateId);
     // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
     // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
-    // held and template admins and owners are not; stops and deletes are never held.
-    if (template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
+    // held and template admins and owners are not; stops and deletes are never held. The exact body is
+    // inferred (a 403 naming the non-active version); clients should key on the status.
+    if (!system && template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
       throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
     }
     // No archived check: coderd/wsbuilder/wsbuilder.go builds archived versions; only workspace creation
@@ -418,15 +422,15 @@ export class SimDeployment {
     if (version.job.status !== 'succeeded') {
       throw new ApiError(400, `The provided template version "${version.name}" has failed to import: "${version.job.error ?? version.job.status}". You cannot build workspaces with it!`);
     }
-    if (ACTIVE_JOB_STATUSES.has(previous.job.status)) {
+    if (previous && ACTIVE_JOB_STATUSES.has(previous.job.status)) {
       throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);
     }
     // wsbuilder.getState: orphan → empty, explicit → exactly those bytes, else the previous build's state.
-    const state = req.orphan ? Buffer.alloc(0) : customState ? Buffer.from(customState) : Buffer.from(previous.state);
+    const state = req.orphan ? Buffer.alloc(0) : customState ? Buffer.from(customState) : Buffer.from(previous?.state ?? Buffer.alloc(0));
     const build: BuildRecord = {
       id: this.newId(),
       workspaceId: ws.id,
-      buildNumber: previous.buildNumber + 1,
+      buildNumber: (previous?.buildNumber ?? 0) + 1,
       templateVersionId: version.id,
       transition: req.transition,
       initiatorId: actor.id,
@@ -442,6 +446,53 @@ export class SimDeployment {
     ws.updatedAt = this.now();
     this.later(this.buildLatencyMs, () => this.runBuild(build, ws, version, Boolean(req.orphan)));
     return build;
+  }
+
+  /**
+   * POST /users/{user}/workspaces (coderd/workspaces.go createWorkspace): a new workspace and its first
+   * start, on the given version or the template's active one. Creation, unlike a build, refuses an
+   * archived version. Members create only their own; Owners and Organization Admins anyone's.
+   */
+  createWorkspace(actor: User, owner: User, req: { name: string; templateId?: string; templateVersionId?: string }): { ws: WorkspaceRecord; build: BuildRecord } {
+    if (!this.can(actor, 'create', { type: 'workspace', ownerId: owner.id, orgId: this.org.id })) {
+      throw new ApiError(403, 'Forbidden.', `Creating a workspace for ${owner.username} needs \`create\` on their workspaces: theirs, an Organization Admin's or an Owner's.`);
+    }
+    const version = req.templateVersionId !== undefined ? this.versions.get(req.templateVersionId) : undefined;
+    if (req.templateVersionId !== undefined && !version) throw new ApiError(400, 'Template version not found.', undefined, [{ field: 'template_version_id', detail: 'template not found' }]);
+    const template = this.templates.get(req.templateId ?? version?.templateId ?? '');
+    if (!template || !this.can(actor, 'read', this.templateObject(template))) {
+      throw new ApiError(400, `Template "${req.templateId ?? ''}" doesn't exist.`, undefined, [{ field: 'template_id', detail: 'template not found' }]);
+    }
+    const chosen = version ?? this.versions.get(template.activeVersionId);
+    if (!chosen) throw new Error(`simulator invariant: template ${template.name} has no active version`);
+    if (chosen.archived) throw new ApiError(400, 'Archived template versions cannot be used to make a workspace.');
+    if (!/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,30})$/.test(req.name)) {
+      throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'name', detail: 'Validation failed for tag "workspace_name": 1-32 letters, digits or "-", not starting with "-".' }]);
+    }
+    const taken = [...this.workspaces.values()].some((w) => !w.deleted && w.ownerId === owner.id && w.name.toLowerCase() === req.name.toLowerCase());
+    if (taken) throw new ApiError(409, `Workspace "${req.name}" already exists.`, undefined, [{ field: 'name', detail: 'This value is already in use and should be unique.' }]);
+    const now = this.now();
+    const ws: WorkspaceRecord = { id: this.newId(), name: req.name, ownerId: owner.id, organizationId: this.org.id, templateId: template.id, createdAt: now, updatedAt: now, lastUsedAt: now, deleted: false, buildIds: [] };
+    this.workspaces.set(ws.id, ws);
+    try {
+      return { ws, build: this.createBuild(actor, ws, { transition: 'start', templateVersionId: chosen.id }, true) };
+    } catch (err) {
+      this.workspaces.delete(ws.id);
+      throw err;
+    }
+  }
+
+  /**
+   * A build the lifecycle executor starts (coderd/autobuild/lifecycle_executor.go): as the owner, with
+   * no authorization, on the previous build's version, or on the active one for a start when the
+   * template requires it (Premium) or the workspace updates automatically (useActiveVersion).
+   */
+  autobuild(ws: WorkspaceRecord, transition: 'start' | 'stop', reason: 'autostart' | 'autostop'): BuildRecord {
+    const template = this.template(ws.templateId);
+    const owner = this.userById(ws.ownerId);
+    if (!template || !owner) throw new Error(`simulator invariant: workspace ${ws.name} has no template or owner`);
+    const active = transition === 'start' && (this.requiresActiveVersion(template) || ws.automaticUpdates === 'always');
+    return this.createBuild(owner, ws, { transition, reason, ...(active ? { templateVersionId: template.activeVersionId } : {}) }, true);
   }
 
   /** Seeds a build that already happened (no waiting), for the deployment's initial history. */
@@ -563,6 +614,8 @@ export class SimDeployment {
     build.updatedAt = this.now();
     ws.updatedAt = this.now();
     if (!error && build.transition === 'delete') ws.deleted = true;
+    // provisionerdserver CompleteJob: a start's deadline is now + the workspace's TTL (none without one).
+    if (!error && build.transition === 'start' && ws.ttlMs) build.deadline = new Date(Date.now() + ws.ttlMs).toISOString();
     for (const wake of this.buildWaiters.get(build.id) ?? []) wake();
     this.buildWaiters.delete(build.id);
   }

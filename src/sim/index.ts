@@ -1,4 +1,5 @@
 import { LICENCES } from './licence';
+import { runLifecycleTick } from './lifecycle';
 import { ROLE_NAMES } from './rbac';
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
@@ -23,6 +24,7 @@ export type {
 export { K8S_TEMPLATE_MAIN_TF } from './template-source';
 export { LICENCES, type Licence } from './licence';
 export { ROLE_NAMES, type RoleName } from './rbac';
+export type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
 export { packTar, unpackTar, type ArchiveFile } from './tar-archive';
 
 export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
@@ -33,6 +35,9 @@ export const DEFAULT_SIM_VERSION = 'v2.31.7+sim0001';
  * records every home volume a build destroys.
  */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<CoderSimulator> {
+  if (opts.lifecycleIntervalMs !== undefined && (!Number.isInteger(opts.lifecycleIntervalMs) || opts.lifecycleIntervalMs < 10)) {
+    throw new Error(`lifecycleIntervalMs must be a whole number of milliseconds, at least 10; got ${String(opts.lifecycleIntervalMs)}.`);
+  }
   const random = new SimRandom(opts.seed);
   // A separate stream for fault draws, so turning faults on does not shift the seeded ids.
   const faultRandom = new SimRandom(opts.seed === undefined ? undefined : opts.seed + 0x9e3779b9);
@@ -63,6 +68,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
   d.faultDraw = () => faultRandom.next();
 
+  // coderd runs the executor every minute on its own; here only when asked.
+  let lifecycleTimer: NodeJS.Timeout | undefined;
+  if (opts.lifecycleIntervalMs !== undefined) {
+    const clock = opts.lifecycleClock ?? (() => new Date());
+    lifecycleTimer = setInterval(() => runLifecycleTick(d, clock()), opts.lifecycleIntervalMs);
+  }
   const server = new SimHttpServer({ deployment: d, serverVersion: version, faultRandom, faults: () => faults });
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   d.accessUrl = url;
@@ -133,7 +144,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       d.licence = licence;
     },
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
+    lifecycleTick: (at, tickOpts) => runLifecycleTick(d, at ?? new Date(), tickOpts),
     async close() {
+      if (lifecycleTimer) clearInterval(lifecycleTimer);
       await d.close();
       await server.close();
       await d.provisioner.close();

@@ -96,6 +96,12 @@ export interface WorkspaceRecord {
   deleted: boolean;
   /** Set by its owner (PUT /workspaces/{id}/favorite); sorts first in that owner's own listings. */
   favorite?: boolean;
+  /** PUT /workspaces/{id}/autostart: a weekly cron (see cron-schedule.ts), read by the lifecycle executor. */
+  autostartSchedule?: string;
+  /** PUT /workspaces/{id}/ttl: a successful start's deadline is its completion plus this. */
+  ttlMs?: number;
+  /** PUT /workspaces/{id}/autoupdates: 'always' makes autostart build the active version. */
+  automaticUpdates?: 'always' | 'never';
   buildIds: string[];
 }
 
@@ -120,6 +126,8 @@ export interface BuildRecord {
   state: Buffer;
   job: ProvisionerJob;
   resources: BuildResource[];
+  /** Autostop time: set when a start completes on a workspace with a ttl (provisionerdserver CompleteJob). */
+  deadline?: string;
   createdAt: string;
   updatedAt: string;
 }

@@ -74,19 +74,26 @@ function readField(body: Record<string, unknown>, f: Field): string | number | b
 
 /**
  * The settings a PATCH body asks for, every omitted field at its zero value; `name` empty keeps the name.
- * `changed` is false when every field equals the stored one: coderd then answers 304.
+ * `changed` is false only when every field, the name included, equals the stored one: coderd then
+ * answers 304 (so a body without `name` is never a 304).
  */
-export function patchedTemplateMeta(current: TemplateMeta, body: Record<string, unknown>, licence: Licence): { next: TemplateMeta; changed: boolean } {
+export function patchedTemplateMeta(
+  current: TemplateMeta,
+  currentName: string,
+  body: Record<string, unknown>,
+  licence: Licence,
+): { next: TemplateMeta; name: string; changed: boolean } {
+  const askedName = readField(body, { key: 'displayName', json: 'name', kind: 'string' }) as string;
   const asked = { ...current };
   for (const f of FIELDS) (asked as Record<string, unknown>)[f.key] = readField(body, f);
-  const changed = FIELDS.some((f) => asked[f.key] !== current[f.key]);
+  const changed = askedName !== currentName || FIELDS.some((f) => asked[f.key] !== current[f.key]);
   if (!accessControlEntitled(licence)) {
     // AGPLTemplateAccessControlStore.SetTemplateAccessControl stores neither require_active_version
     // nor a deprecation (it may only clear one): the PATCH still succeeds with them ignored.
     asked.requireActiveVersion = current.requireActiveVersion;
     if (asked.deprecationMessage !== '') asked.deprecationMessage = current.deprecationMessage;
   }
-  return { next: asked, changed };
+  return { next: asked, name: askedName === '' ? currentName : askedName, changed };
 }
 
 /** What GET /templates/{id} reports: the access-control store's reading, false without Premium. */

@@ -1,5 +1,6 @@
 /** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
 import type { Licence } from './licence';
+import type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
 import type { RoleName } from './rbac';
 
 export interface SimulatorOptions {
@@ -15,6 +16,13 @@ export interface SimulatorOptions {
   host?: string;
   /** Makes ids, names, tokens and fault draws reproducible. */
   seed?: number;
+  /**
+   * Run the lifecycle executor (autostart, autostop) on its own every this many ms, as coderd does
+   * every minute. Default: off, so tests stay deterministic; they drive it with lifecycleTick.
+   */
+  lifecycleIntervalMs?: number;
+  /** With lifecycleIntervalMs: the time each run evaluates at (default the real clock), so a test can run it ahead. */
+  lifecycleClock?: () => Date;
   /** Default 'k8s-dev'; the organization is always 'coder'. */
   templateName?: string;
   faults?: FaultConfig;
@@ -132,7 +140,7 @@ export interface CoderSimulator {
   url: string;
   /** Owner (and so template admin) session token. */
   token: string;
-  /** A plain member: reads own workspaces; no template update (GET state → 404, PUT state → 403/404). */
+  /** A plain member: reads and builds its own workspaces; no template update (GET and PUT state → 404). */
   memberToken: string;
   /** The session token of a seeded user (a workspace's owner), to act as that user. */
   tokenOf(username: string): string;
@@ -158,6 +166,8 @@ export interface CoderSimulator {
   /** The licence in force now; setLicence switches it (a licence that expires, or one applied, mid-run). */
   licence(): Licence;
   setLicence(licence: Licence): void;
+  /** One run of the lifecycle executor at `at` (default now); also POST /api/v2/sim/lifecycle/tick. */
+  lifecycleTick(at?: Date, opts?: LifecycleTickOptions): LifecycleTickResult;
   /** The latest build's state text. */
   stateOf(workspaceId: string): string;
   close(): Promise<void>;

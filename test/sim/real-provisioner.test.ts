@@ -116,6 +116,11 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
       const start = await build(sim, 'start pinned to _v1 with the migrated state', { transition: 'start', template_version_id: v1, state: Buffer.from(migrated).toString('base64') });
       return [stop.effect, start.effect];
     },
+    'running, the migrated state carried inside the start pinned to _v1 (Option B, one build)': async (sim) => {
+      const migrated = migrateStateByHand(sim.stateOf(workspaceOf(sim).id));
+      const v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'), { promote: true })).id;
+      return [(await build(sim, 'start pinned to _v1 with the migrated state', { transition: 'start', template_version_id: v1, state: Buffer.from(migrated).toString('base64') })).effect];
+    },
     'the guard version (removed{destroy=false}) on an unmigrated workspace': async (sim) => {
       const guard = await pushTemplateVersion(sim, fixtureSource('template-v1-guard'), { promote: true });
       return [(await build(sim, 'start pinned to the guard version', { transition: 'start', template_version_id: guard.id })).effect];

@@ -88,6 +88,18 @@ describe('wsmigrate sim', () => {
     expect(expired.lines.join('\n')).toContain('licence: expired');
   });
 
+  test('--lifecycle-interval runs the executor on its own; a bad duration is a usage error', async () => {
+    const io = collector();
+    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--lifecycle-interval', '500ms'], { from: 'user' });
+    await until(() => io.lines.some((l) => l.startsWith('export ')));
+    process.emit('SIGTERM');
+    await run;
+    expect(io.lines.join('\n')).toContain('lifecycle:    autostart/autostop every 500 ms');
+    const bad = collector();
+    await expect(program(bad).parseAsync(['sim', '--lifecycle-interval', 'often'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+    expect(bad.errors.join('')).toContain('--lifecycle-interval must be a duration between 10ms and 60m');
+  });
+
   test('an unknown --licence is a usage error naming the choices', async () => {
     const io = collector();
     await expect(program(io).parseAsync(['sim', '--licence', 'gold'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);

@@ -115,21 +115,30 @@ describeRealStack('a zero-touch template version with real Terraform', () => {
     expect(types(3)).toEqual(['kubernetes_deployment', 'kubernetes_persistent_volume_claim']);
   });
 
-  it('a workspace with no state and no objects (a brand-new one; here: deleted, then built again) creates both on the new version, and the next build changes nothing', async () => {
-    const del = await build(4, { transition: 'delete', template_version_id: sim.template.originalVersionId });
-    expect(del.build.job.status).toBe('succeeded');
-    expect(await uids(4)).toEqual({ pvc: undefined, deployment: undefined });
-    const first = await build(4, { transition: 'start', template_version_id: zeroTouch });
-    expect(first.build.job.status).toBe('succeeded');
-    expect(first.log).not.toMatch(/Importing|imported/i);
-    expect(first.log).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\./);
-    const created = await uids(4);
-    expect(created.pvc).toBeDefined();
-    expect(created.deployment).toBeDefined();
-    expect(types(4)).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
-    const again = await build(4, { transition: 'start', template_version_id: zeroTouch });
-    expect(again.build.job.status).toBe('succeeded');
-    expect(again.log).toMatch(/Resources: 0 added, \d+ changed, 0 destroyed\./);
-    expect(await uids(4)).toEqual(created);
+  it('a brand-new workspace (no state, no objects) created on the zero-touch version creates both, and the next build changes nothing', async () => {
+    const created = await api<{ id: string; latest_build: { id: string } }>(sim, 'POST', '/users/alice/workspaces', { json: { name: 'brand-new', template_version_id: zeroTouch } });
+    expect(created.status).toBe(201);
+    const wsId = created.body.id;
+    const first = (await waitForBuild(sim, created.body.latest_build.id, REAL_BUILD_TIMEOUT_MS)).build;
+    expect(first.job.status).toBe('succeeded');
+    const firstLog = (await api<{ output: string }[]>(sim, 'GET', `/workspacebuilds/${first.id}/logs`)).body.map((l) => l.output).join('\n');
+    expect(firstLog).not.toMatch(/Importing|imported/i);
+    expect(firstLog).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\./);
+    const uidsOf = async () => ({
+      pvc: (await kube.client.get('PersistentVolumeClaim', 'coder', homePvcName(wsId)))?.uid,
+      deployment: (await kube.client.get('Deployment', 'coder', `coder-${wsId}`))?.uid,
+    });
+    const made = await uidsOf();
+    expect(made.pvc).toBeDefined();
+    expect(made.deployment).toBeDefined();
+    const stateTypes = (JSON.parse(sim.stateOf(wsId)).resources as { mode: string; type: string }[]).filter((r) => r.mode === 'managed' && r.type.startsWith('kubernetes_')).map((r) => r.type).sort();
+    expect(stateTypes).toEqual(['kubernetes_deployment_v1', 'kubernetes_persistent_volume_claim_v1']);
+    const res = await api<BuildJson>(sim, 'POST', `/workspaces/${wsId}/builds`, { json: { transition: 'start', template_version_id: zeroTouch } });
+    expect(res.status).toBe(201);
+    const again = (await waitForBuild(sim, res.body.id, REAL_BUILD_TIMEOUT_MS)).build;
+    expect(again.job.status).toBe('succeeded');
+    const againLog = (await api<{ output: string }[]>(sim, 'GET', `/workspacebuilds/${again.id}/logs`)).body.map((l) => l.output).join('\n');
+    expect(againLog).toMatch(/Resources: 0 added, \d+ changed, 0 destroyed\./);
+    expect(await uidsOf()).toEqual(made);
   });
 });

@@ -30,6 +30,17 @@ interface SimOptions {
   provisioner: 'structural' | 'terraform';
   kubeconfig?: string;
   licence: Licence;
+  lifecycleInterval?: number;
+}
+
+/** "500ms", "30s", "1m": what `--lifecycle-interval` takes, in milliseconds. */
+function duration(raw: string): number {
+  const m = /^(\d+)(ms|s|m)$/.exec(raw.trim());
+  const ms = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'] : NaN;
+  if (!Number.isFinite(ms) || ms < 10 || ms > 3_600_000) {
+    throw new InvalidArgumentError(`--lifecycle-interval must be a duration between 10ms and 60m such as 1m, 30s or 500ms, got "${raw}".`);
+  }
+  return ms;
 }
 
 function licenceKind(raw: string): Licence {
@@ -89,6 +100,11 @@ export function registerSimCommands(program: Command, io: CliIo): void {
       licenceKind,
       'agpl',
     )
+    .option(
+      '--lifecycle-interval <duration>',
+      'run the lifecycle executor (autostart schedules, autostop deadlines, automatic updates) on its own this often, as Coder does every minute (e.g. 1m); off unless given. Tests drive it with POST /api/v2/sim/lifecycle/tick',
+      duration,
+    )
     .addHelpText(
       'after',
       `
@@ -116,6 +132,7 @@ Exit codes:
           buildLatencyMs: opts.buildLatencyMs,
           workspacesRunning: !opts.stopped,
           licence: opts.licence,
+          ...(opts.lifecycleInterval !== undefined ? { lifecycleIntervalMs: opts.lifecycleInterval } : {}),
           provisioner: opts.provisioner,
           ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
@@ -138,6 +155,7 @@ Exit codes:
       // Coder's built-in roles (coderd/rbac/roles.go), to try a token of each: more via POST /api/v2/sim/tokens.
       io.out(`  role tokens:  template-admin=${sim.tokenFor('template-admin', 'template-admin')} organization-admin=${sim.tokenFor('organization-admin', 'org-admin')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
+      if (opts.lifecycleInterval !== undefined) io.out(`  lifecycle:    autostart/autostop every ${opts.lifecycleInterval} ms`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
       const signal = await untilSignal();
       await sim.close();

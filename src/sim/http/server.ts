@@ -9,9 +9,10 @@ import { buildInfoRoute } from './buildinfo-route';
 import { buildRoutes } from './build-routes';
 import { fileRoutes } from './file-routes';
 import type { Reply, Route, RouteContext } from './route';
-import { simTokenRoute } from './sim-routes';
+import { simLifecycleTickRoute, simTokenRoute } from './sim-routes';
 import { templateRoutes } from './template-routes';
 import { workspaceRoutes } from './workspace-routes';
+import { workspaceScheduleRoutes } from './workspace-schedule-routes';
 
 const API_PREFIX = '/api/v2';
 const SESSION_COOKIE = 'coder_session_token';
@@ -31,7 +32,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, ...workspaceRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
+const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;

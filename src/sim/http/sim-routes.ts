@@ -1,4 +1,5 @@
 import { ApiError } from '../api-error';
+import { runLifecycleTick } from '../lifecycle';
 import { ROLE_NAMES, type RoleName } from '../rbac';
 import { ok, optionalString, readJson, type Route, type RouteContext } from './route';
 
@@ -19,5 +20,28 @@ export const simTokenRoute: Route = {
     }
     const user = ctx.deployment.mintUser(role as RoleName, optionalString(body, 'username'));
     return ok({ user_id: user.id, username: user.username, role, token: user.token }, 201);
+  },
+};
+
+/**
+ * POST /api/v2/sim/lifecycle/tick {at?: RFC 3339, force?: boolean, workspace_ids?: string[]}: one run
+ * of the lifecycle executor at that time (default now), over those workspaces (default all); force
+ * fires every workspace with a schedule or a deadline.
+ */
+export const simLifecycleTickRoute: Route = {
+  method: 'POST',
+  path: '/sim/lifecycle/tick',
+  async handle(ctx) {
+    requireSimAdmin(ctx);
+    const body = await readJson(ctx);
+    const atRaw = optionalString(body, 'at');
+    const at = atRaw === undefined ? new Date() : new Date(atRaw);
+    if (Number.isNaN(at.getTime())) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'at', detail: `"${atRaw ?? ''}" is not an RFC 3339 time such as 2026-12-01T09:30:00Z.` }]);
+    if (body.force !== undefined && typeof body.force !== 'boolean') throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'force', detail: 'Must be a boolean.' }]);
+    const ids = body.workspace_ids;
+    if (ids !== undefined && !(Array.isArray(ids) && ids.every((id) => typeof id === 'string'))) {
+      throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'workspace_ids', detail: 'Must be an array of workspace ids.' }]);
+    }
+    return ok(runLifecycleTick(ctx.deployment, at, { force: body.force === true, ...(ids !== undefined ? { workspaceIds: (ids as string[]).map((id) => id.toLowerCase()) } : {}) }));
   },
 };

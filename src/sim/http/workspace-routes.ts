@@ -3,7 +3,7 @@ import { workspaceJson, workspaceStatus } from '../api-shapes';
 import type { SimDeployment } from '../deployment';
 import type { User, WorkspaceRecord } from '../model';
 import { parseWorkspaceQuery, type WorkspaceQuery } from '../workspace-query';
-import { noContent, ok, page, paging, uuidParam, type Route, type RouteContext } from './route';
+import { noContent, ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
 
 function includeDeleted(ctx: RouteContext): boolean {
   return ctx.query.get('include_deleted') === 'true';
@@ -69,7 +69,40 @@ function favoriteRoute(method: 'PUT' | 'DELETE'): Route {
   };
 }
 
+/** POST /users/{user}/workspaces and its organization-scoped twin (codersdk CreateWorkspaceRequest). */
+function createWorkspaceRoute(path: string): Route {
+  return {
+    method: 'POST',
+    path,
+    async handle(ctx) {
+      const d = ctx.deployment;
+      if (ctx.params.organization !== undefined) {
+        const ref = ctx.params.organization.toLowerCase();
+        if (ref !== d.org.id && ref !== d.org.name && ref !== 'default') throw notFound();
+      }
+      const owner = d.resolveUser(ctx.params.user ?? '', ctx.actor);
+      if (!owner) throw notFound();
+      const body = await readJson(ctx);
+      const name = optionalString(body, 'name');
+      if (name === undefined) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'name', detail: 'Validation failed for tag "required"' }]);
+      const templateId = optionalString(body, 'template_id');
+      const templateVersionId = optionalString(body, 'template_version_id');
+      if ((templateId === undefined) === (templateVersionId === undefined)) {
+        throw new ApiError(400, 'Exactly one of "template_id" or "template_version_id" must be given.');
+      }
+      const { ws } = d.createWorkspace(ctx.actor, owner, {
+        name,
+        ...(templateId !== undefined ? { templateId: templateId.toLowerCase() } : {}),
+        ...(templateVersionId !== undefined ? { templateVersionId: templateVersionId.toLowerCase() } : {}),
+      });
+      return ok(workspaceJson(d, ws), 201);
+    },
+  };
+}
+
 export const workspaceRoutes: Route[] = [
+  createWorkspaceRoute('/users/{user}/workspaces'),
+  createWorkspaceRoute('/organizations/{organization}/members/{user}/workspaces'),
   favoriteRoute('PUT'),
   favoriteRoute('DELETE'),
   {

@@ -1,0 +1,77 @@
+import { ApiError } from './api-error';
+import { nextScheduled, parseWeeklySchedule } from './cron-schedule';
+import type { SimDeployment } from './deployment';
+import type { WorkspaceRecord } from './model';
+
+export interface LifecycleTickResult {
+  /** The minute evaluated (the tick truncated to the minute, as runOnce does). */
+  at: string;
+  /** Workspaces built by this tick, with the transition. */
+  transitions: Record<string, 'start' | 'stop'>;
+  /** Workspaces that were due but could not be built (a build already active, say), with the reason. */
+  errors: Record<string, string>;
+}
+
+export interface LifecycleTickOptions {
+  /**
+   * Treat every workspace with an autostart schedule (stopped) or a deadline (running) as due now,
+   * whatever the clock: "fire every due workspace now", for tests that must fire at a given moment.
+   */
+  force?: boolean;
+  /** Only these workspaces are evaluated (all when absent): to fire one workspace at a chosen moment. */
+  workspaceIds?: readonly string[];
+}
+
+type Due = { transition: 'start' | 'stop'; reason: 'autostart' | 'autostop' } | undefined;
+
+/**
+ * getNextTransition in coderd/autobuild/lifecycle_executor.go, for the transitions the simulator
+ * models: autostop (a start past its deadline), autostart (a stop whose schedule has come round since
+ * it was built), and the failed-build cleanup (failure_ttl). Dormancy and auto-delete are not modelled.
+ */
+function dueTransition(d: SimDeployment, ws: WorkspaceRecord, tick: Date, force: boolean): Due {
+  const latest = d.latestBuild(ws);
+  const template = d.template(ws.templateId);
+  const failed = latest.job.status === 'failed';
+  // isEligibleForAutostop
+  if (!failed && latest.transition === 'start' && latest.deadline !== undefined && (force || tick.getTime() >= Date.parse(latest.deadline))) {
+    return { transition: 'stop', reason: 'autostop' };
+  }
+  // isEligibleForAutostart: the next scheduled time after the stop build was created has passed.
+  if (!failed && latest.transition === 'stop' && template?.meta.allowUserAutostart && ws.autostartSchedule) {
+    if (force) return { transition: 'start', reason: 'autostart' };
+    const next = nextScheduled(parseWeeklySchedule(ws.autostartSchedule), new Date(latest.createdAt));
+    if (next && tick.getTime() >= next.getTime()) return { transition: 'start', reason: 'autostart' };
+  }
+  // isEligibleForFailedCleanup
+  const failureTtl = template?.meta.failureTtlMs ?? 0;
+  if (failed && failureTtl > 0 && latest.transition !== 'delete' && latest.job.completedAt && tick.getTime() - Date.parse(latest.job.completedAt) > failureTtl) {
+    return { transition: 'stop', reason: 'autostop' };
+  }
+  return undefined;
+}
+
+/** One run of the executor (runOnce) at `at`: every due workspace gets its build, as its owner. */
+export function runLifecycleTick(d: SimDeployment, at: Date, opts: LifecycleTickOptions = {}): LifecycleTickResult {
+  const tick = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+  const result: LifecycleTickResult = { at: tick.toISOString(), transitions: {}, errors: {} };
+  for (const ws of d.workspaces.values()) {
+    if (ws.deleted || (opts.workspaceIds !== undefined && !opts.workspaceIds.includes(ws.id))) continue;
+    let due: Due;
+    try {
+      due = dueTransition(d, ws, tick, opts.force === true);
+    } catch (err) {
+      result.errors[ws.id] = err instanceof Error ? err.message : String(err);
+      continue;
+    }
+    if (!due) continue;
+    try {
+      d.autobuild(ws, due.transition, due.reason);
+      result.transitions[ws.id] = due.transition;
+    } catch (err) {
+      // The executor logs and moves on; a 409 (a build already active) is the usual one.
+      result.errors[ws.id] = err instanceof ApiError ? `${err.status} ${err.message}` : err instanceof Error ? err.message : String(err);
+    }
+  }
+  return result;
+}
