@@ -93,6 +93,8 @@ export interface FleetState {
   targetVersionId?: string;
   templateOutcome?: string;
   offset: number;
+  /** Where discovery goes on from: the last workspace it listed (owner/name). */
+  discoveryCursor?: string;
   discoveryDone: boolean;
   total?: number;
   filteredOut: number;
@@ -461,6 +463,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       targetVersionId,
       filters: input.filters,
       offset: st.offset,
+      ...(st.discoveryCursor !== undefined ? { after: st.discoveryCursor } : {}),
       pageSize: DISCOVERY_PAGE,
     });
     const known = new Set(st.running.map((r) => r.workflowId));
@@ -478,6 +481,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     }
     st.filteredOut += page.filteredOut;
     st.offset = page.nextOffset;
+    if (page.cursor !== undefined) st.discoveryCursor = page.cursor;
     st.total = page.total;
     st.discoveryDone = page.exhausted;
     refreshDetails();

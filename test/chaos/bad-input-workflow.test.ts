@@ -5,7 +5,7 @@ import { EXIT } from '../../src/cli/io';
 import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
-import { statePutsOf } from '../harness/coder-requests';
+import { statePutsOf, isWrite } from '../harness/coder-requests';
 import { runCommand } from '../harness/cli';
 import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
@@ -26,7 +26,7 @@ describe('bad input: workflow inputs', () => {
 
   const ws = (i = 0) => env.sim.workspaces()[i];
   const good = (): MigrateWorkspaceInput => ({ owner: ws().owner, workspace: ws().name, template: env.sim.template.name, targetVersionId, approval: { policy: 'none' } });
-  const writes = (since: number) => env.sim.requestLog().slice(since).filter((r) => r.method !== 'GET');
+  const writes = (since: number) => env.sim.requestLog().slice(since).filter(isWrite);
 
   /** The CLI's path: the client validates and nothing reaches Temporal or Coder. */
   async function expectClientRefuses(input: unknown, ...messages: RegExp[]) {
@@ -240,6 +240,6 @@ describe('bad input: Coder answers (a buildinfo version that does not parse)', (
     );
     expect(msg).toMatch(/preflight refused .*Cannot read the Coder version "banana-build": expected vMAJOR\.MINOR\.PATCH/);
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   });
 });

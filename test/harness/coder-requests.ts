@@ -21,3 +21,8 @@ export async function statePutsOf(sim: CoderSimulator, coder: CoderClient, works
 export function buildPostsOf(sim: CoderSimulator, workspaceId: string): RequestLogEntry[] {
   return sim.requestLog().filter((r) => r.method === 'POST' && r.path.endsWith(`/workspaces/${workspaceId}/builds`) && r.status === 201);
 }
+
+/** A request that may change something in Coder: not a read, and not POST /authcheck (a question about the token). */
+export function isWrite(r: RequestLogEntry): boolean {
+  return r.method !== 'GET' && !r.path.endsWith('/authcheck');
+}

@@ -1,3 +1,4 @@
+import { isWrite } from '../harness/coder-requests';
 import { CoderClient } from '../../src/adapters/coder';
 import { controlFleet, fleetStatus, startFleet } from '../../src/client/fleet';
 import { decide, migrationStatus } from '../../src/client/migrations';
@@ -201,7 +202,7 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     const result = await run({ dryRun: true });
     expect(result.summary).toMatchObject({ dryRun: 6, migrated: 0, failed: 0 });
     expect(result.archive?.skipped).toBe('dry run');
-    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   }, 120_000);
 
   it('a child reports its end by its result event alone: with no continue-as-new, no child signals and the fleet receives no signal', async () => {
@@ -258,7 +259,7 @@ describe('migrateFleet: a rejected template', () => {
     expect(await failureOf(handle.result())).toMatch(/^template migration failed, no workspace was touched: promotion of .* rejected/);
     const fleetStatusNow = await fleetStatus(env.t.client, handle.workflowId);
     expect(fleetStatusNow.phase).toBe('failed');
-    const workspaceWrites = env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET' && r.path.includes('/workspace'));
+    const workspaceWrites = env.sim.requestLog().slice(before).filter((r) => isWrite(r) && r.path.includes('/workspace'));
     expect(workspaceWrites).toEqual([]);
   }, 120_000);
 });
@@ -280,16 +281,21 @@ describe('migrateFleet: a workspace that needs attention', () => {
     const childId = (await progressOf(env, first.workflowId)).childApprovals[0].workflowId;
     const [, , owner, name] = childId.split('/');
     const ws = env.sim.workspaces().find((w) => w.owner === owner && w.name === name)!;
-    // Someone stops the workspace while the migration waits: its compensation must not restore over that build.
-    const stop = await env.coder.createWorkspaceBuild(ws.id, { transition: 'stop' });
-    await env.coder.waitForBuild(stop.id);
-    await decide(env.t.client, childId, 'reject', { approver: 'sre' });
-    const r1 = (await first.result()) as FleetResult;
+    // Every start of it fails (a broken node): the migrated build fails, and so does each restore build.
+    env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', message: 'injected: node broken' } });
+    let r1: FleetResult;
+    try {
+      await decide(env.t.client, childId, 'approve', { approver: 'sre' });
+      r1 = (await first.result()) as FleetResult;
+    } finally {
+      env.sim.setFaults(undefined);
+    }
     expect(r1.summary.needsAttention).toBe(1);
     const runBefore = (await env.t.client.workflow.getHandle(childId).describe()).runId;
 
     const second = (await (await startFleet(env.t.client, { ...base, archiveOldVersions: false }, { taskQueue: env.taskQueue })).result()) as FleetResult;
     expect(second.summary).toMatchObject({ migrated: 2, needsAttention: 0, skipped: 1 });
+    expect(ws).toBeDefined();
     expect(second.failures).toEqual([expect.objectContaining({ workflowId: childId, outcome: 'needs-attention', reason: expect.stringMatching(/^skipped: its last migration ended needs-attention/) })]);
     expect((await env.t.client.workflow.getHandle(childId).describe()).runId).toBe(runBefore);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);

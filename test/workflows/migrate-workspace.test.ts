@@ -3,7 +3,7 @@ import { decide, migrationStatus, signalDecision, startWorkspaceMigration } from
 import { WsmigratePendingApproval } from '../../src/contracts/search-attributes';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
-import { statePutsOf } from '../harness/coder-requests';
+import { statePutsOf, isWrite } from '../harness/coder-requests';
 import { waitFor, failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -96,7 +96,7 @@ describe('migrateWorkspace on the simulator', () => {
     const before = env.sim.requestLog().length;
     const result = await run(8);
     expect(result.outcome).toBe('already-migrated');
-    const writes = env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET');
+    const writes = env.sim.requestLog().slice(before).filter(isWrite);
     expect(writes).toEqual([]);
   });
 
@@ -213,6 +213,6 @@ describe('migrateWorkspace on the simulator', () => {
     const result = await run(6, { dryRun: true });
     expect(result.outcome).toBe('dry-run');
     expect(result.verdict).toBe('allow');
-    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   });
 });

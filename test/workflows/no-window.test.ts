@@ -16,7 +16,8 @@ import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env'
  * such a build is fired at that very moment, and the simulator's record of destroyed volumes is the
  * judge: none may be lost, and every run ends migrated (truly), restored or needs-attention with a reason.
  */
-type Action = 'start' | 'stop';
+/** 'tick': Coder's lifecycle executor runs for the workspace (autostart when stopped, autostop when running), on the previous build's version. */
+type Action = 'start' | 'stop' | 'tick';
 type Flow = 'A' | 'B' | 'recover' | 'compensate-A' | 'compensate-B';
 /** `gate:<id>`: while the gate waits; `<activity>`: just before that activity first runs for the workspace. */
 type Boundary = string;
@@ -35,7 +36,7 @@ const BOUNDARIES: Record<Flow, Boundary[]> = {
   'compensate-A': ['restoreByBuild'],
   'compensate-B': ['restoreByBuild'],
 };
-const ACTIONS: Action[] = ['start', 'stop'];
+const ACTIONS: Action[] = ['start', 'stop', 'tick'];
 const CASES: Case[] = (Object.keys(BOUNDARIES) as Flow[]).flatMap((flow) => BOUNDARIES[flow].flatMap((boundary) => ACTIONS.map((action) => ({ flow, boundary, action }))));
 
 interface Outcome {
@@ -45,7 +46,7 @@ interface Outcome {
   fired?: { status: number; build?: BuildJson };
 }
 
-describe('no window: a Start or Stop on the previous version at every step boundary loses no volume', () => {
+describe('no window: a Start, a Stop or a lifecycle tick on the previous version at every step boundary loses no volume', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   /** Workspace id → its case, and what happened. */
@@ -57,6 +58,13 @@ describe('no window: a Start or Stop on the previous version at every step bound
     const c = byWorkspace.get(workspaceId);
     if (!c || c.fired || c.firing) return c?.firing;
     c.firing = (async () => {
+      if (c.action === 'tick') {
+        const before = (await env.coder.workspace(workspaceId)).latest_build.build_number;
+        const res = await api(env.sim, 'POST', '/sim/lifecycle/tick', { json: { force: true, workspace_ids: [workspaceId] } });
+        const latest = (await env.coder.workspace(workspaceId)).latest_build;
+        c.fired = { status: res.status, ...(latest.build_number > before ? { build: (await waitForBuild(env.sim, latest.id, 60_000)).build } : {}) };
+        return;
+      }
       const res = await api<BuildJson>(env.sim, 'POST', `/workspaces/${workspaceId}/builds`, { token: env.sim.tokenOf(c.owner), json: { transition: c.action } });
       c.fired = { status: res.status, ...(res.status === 201 ? { build: (await waitForBuild(env.sim, res.body.id, 60_000)).build } : {}) };
     })();
@@ -120,6 +128,13 @@ describe('no window: a Start or Stop on the previous version at every step bound
       const pvcUid = env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid;
       byWorkspace.set(ws.id, { ...c, subject: `${ws.owner}/${ws.name}`, owner: ws.owner, pvcUid });
     });
+    // The lifecycle cases get an autostart schedule and an autostop TTL, as their owners would set them.
+    for (const [id, c] of byWorkspace) {
+      if (c.action !== 'tick') continue;
+      const token = env.sim.tokenOf(c.owner);
+      expect((await api(env.sim, 'PUT', `/workspaces/${id}/autostart`, { token, json: { schedule: 'CRON_TZ=UTC 30 9 * * 1-5' } })).status).toBe(204);
+      expect((await api(env.sim, 'PUT', `/workspaces/${id}/ttl`, { token, json: { ttl_ms: 3_600_000 } })).status).toBe(204);
+    }
     // Damage the recovery cases as the issue's user did: Update on an unmigrated workspace (the guarded build fails and forgets the PVC).
     for (const [id, c] of byWorkspace) if (c.flow === 'recover') await env.coder.waitForBuild((await env.sim.updateAndRestart(id)).startBuildId);
     await env.startWorker({ wrap: atActivityBoundaries, notifier: answerGates });

@@ -35,7 +35,7 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
       { taskQueue: env.taskQueue },
     )).result() as Promise<WorkspaceMigrationResult>;
 
-  it('option A: stop, state renamed and pushed, start pinned to the _v1 version: same PVC uid in the API server, _v1 types in the state', async () => {
+  it('option A: stop, state renamed, one start on the _v1 version carrying it: same PVC uid in the API server, _v1 types in the state', async () => {
     const uid = await pvcUid(0);
     expect(uid).toBeDefined();
     const result = await run(0, 'A');
@@ -48,7 +48,7 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 
-  it('compensation: the pinned start fails after the push, the backed-up state is restored and the old version restarted, PVC kept', async () => {
+  it('compensation: the start carrying the migrated state fails; one build on the old version carrying the backup restores it, PVC kept', async () => {
     const uid = await pvcUid(1);
     env.sim.setFaults({ failBuilds: { workspaceId: ws(1).id, transition: 'start', times: 1, message: 'injected: node not ready' } });
     try {

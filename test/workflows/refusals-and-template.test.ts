@@ -1,3 +1,4 @@
+import { isWrite } from '../harness/coder-requests';
 import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { readTar } from '../../src/adapters/template-tar';
 import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/workflows/migrate-template';
@@ -56,7 +57,7 @@ describe('an already-migrated template', () => {
     const before = env.sim.requestLog().length;
     const r = (await (await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result()) as TemplateMigrationResult;
     expect(r.outcome).toBe('unchanged');
-    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   });
 });
 
@@ -94,7 +95,7 @@ describe('workspace refusals on a migrated template', () => {
     );
     expect(msg).toMatch(/kubernetes_ingress\.web is a type whose _v1 twin is another implementation/);
     expect(msg).toMatch(/strategy "import"/);
-    expect(env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   });
 
   it('refuses the import strategy clearly when the worker has no importer configured', async () => {
@@ -125,7 +126,7 @@ describe('a Coder without PUT …/state (2.27.3)', () => {
       await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'none' } }, { taskQueue: env.taskQueue })
     ).result();
     expect(result).toMatchObject({ outcome: 'migrated' });
-    const writes = env.sim.requestLog().slice(before).filter((r) => r.method !== 'GET');
+    const writes = env.sim.requestLog().slice(before).filter(isWrite);
     expect(writes.filter((r) => r.method === 'PUT')).toEqual([]);
     expect(writes.filter((r) => r.method === 'POST' && r.path.endsWith(`/workspaces/${ws.id}/builds`))).toHaveLength(1);
     expect(env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid).toBe(uid);

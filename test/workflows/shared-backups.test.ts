@@ -8,6 +8,7 @@ import { openBlobStore } from '../../src/adapters/open-blob-store';
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
 import { workspaceStatusQuery } from '../../src/workflows/migrate-workspace';
+import { buildPostsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { describeWithS3, startS3TestServer, type S3TestServer } from '../harness/versitygw';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -58,6 +59,7 @@ describe('backups every worker can read', () => {
   const dirs: string[] = [];
 
   const statePuts = () => env.sim.requestLog().filter((r) => r.method === 'PUT' && r.path.includes('/state') && r.status === 204);
+  const buildPosts = (workspaceId: string) => buildPostsOf(env.sim, workspaceId).length;
   const startMigration = (i: number, extra: Record<string, unknown> = {}) => {
     const ws = env.sim.workspaces()[i];
     return startWorkspaceMigration(
@@ -66,20 +68,19 @@ describe('backups every worker can read', () => {
       { taskQueue: env.taskQueue },
     );
   };
-  /** Worker A takes the backup and pushes; it dies right after the push; worker B finds the start failing and compensates. */
-  async function pushThenLoseTheWorker(i: number, blobEnvA: Record<string, string>, blobEnvB: Record<string, string>) {
+  /** Worker A takes the backup and queues the build carrying the migrated state; it dies while that build runs (and fails); worker B compensates. */
+  async function buildThenLoseTheWorker(i: number, blobEnvA: Record<string, string>, blobEnvB: Record<string, string>) {
     const ws = env.sim.workspaces()[i];
     env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 1, message: 'injected: node not ready' } });
     const a = await spawnWorker(env, blobEnvA);
     children.push(a);
-    const putsBefore = statePuts().length;
+    const postsBefore = buildPosts(ws.id);
     const handle = await startMigration(i);
-    await waitFor(() => statePuts().length > putsBefore, 120_000);
+    await waitFor(() => buildPosts(ws.id) === postsBefore + 2, 120_000); // option A: our stop, then our build with the migrated state
     await kill(a);
-    const migrated = env.sim.stateOf(ws.id);
     const b = await spawnWorker(env, blobEnvB);
     children.push(b);
-    return { ws, migrated, handle, putsAfterPush: statePuts().length };
+    return { ws, handle, postsAfterBuild: postsBefore + 2 };
   }
 
   beforeAll(async () => {
@@ -97,23 +98,23 @@ describe('backups every worker can read', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it('with a file store per worker, the other worker cannot read the backup: needs-attention naming store and key, nothing wrong pushed', async () => {
+  it('with a file store per worker, the other worker cannot read the backup: needs-attention naming store and key, nothing wrong written', async () => {
     const dirA = mkdtempSync(join(tmpdir(), 'wsmigrate-worker-a-'));
     const dirB = mkdtempSync(join(tmpdir(), 'wsmigrate-worker-b-'));
     dirs.push(dirA, dirB);
-    const run = await pushThenLoseTheWorker(0, { BLOB_DIR: dirA }, { BLOB_DIR: dirB });
+    const run = await buildThenLoseTheWorker(0, { BLOB_DIR: dirA }, { BLOB_DIR: dirB });
     const failure = await failureOf(run.handle);
     expect(failure.type).toBe('WsmigrateNeedsAttention');
     const status = await run.handle.query<WorkspaceMigrationStatus>(workspaceStatusQuery);
     expect(status.phase).toBe('needs-attention');
     const hex = status.backup!.sha256;
     expect(status.backup!.ref).toBe(`file://${dirA}/sha256/${hex}`);
-    expect(sha256(run.migrated)).not.toBe(hex);
     expect(failure.message).toContain(`lives in store file://${dirA}, key sha256/${hex}; this store is file://${dirB}`);
     expect(failure.message).toContain(`wsmigrate state restore ${run.ws.owner}/${run.ws.name} --backup file://${dirA}/sha256/${hex} --yes`);
-    // Nothing was written after the push: Coder still holds exactly what worker A pushed.
-    expect(statePuts()).toHaveLength(run.putsAfterPush);
-    expect(env.sim.stateOf(run.ws.id)).toBe(run.migrated);
+    expect(failure.message).toMatch(/Coder keeps its own copy of the state from before the migration on build #\d+/);
+    // Nothing was written after our build: no restore build, no state PUT.
+    expect(buildPosts(run.ws.id)).toBe(run.postsAfterBuild);
+    expect(statePuts()).toEqual([]);
   }, 240_000);
 
   describeWithS3('with the S3 store', () => {
@@ -136,22 +137,23 @@ describe('backups every worker can read', () => {
     });
     const store = () => openBlobStore({ url, s3Endpoint: s3.endpoint, s3ForcePathStyle: true });
 
-    it('the other worker restores the exact bytes after the first one died', async () => {
-      const run = await pushThenLoseTheWorker(1, blobEnv, blobEnv);
+    it('the other worker restores from the backup worker A took, after A died', async () => {
+      const run = await buildThenLoseTheWorker(1, blobEnv, blobEnv);
       const failure = await failureOf(run.handle);
       expect(failure.type).toBe('WsmigrateRolledBack');
       const status = await run.handle.query<WorkspaceMigrationStatus>(workspaceStatusQuery);
       const ref = status.backup!.ref;
       expect(status.phase).toBe('restored');
       expect(ref).toBe(`${url}/sha256/${status.backup!.sha256}`);
-      // Worker B's one PUT is the restore; what Coder holds on that build is, byte for byte, the backup worker A took.
-      const restorePuts = statePuts().slice(run.putsAfterPush);
-      expect(restorePuts).toHaveLength(1);
-      const restoredBuildId = /\/workspacebuilds\/([^/]+)\/state/.exec(restorePuts[0].path)![1];
-      const restored = (await env.coder.getWorkspaceBuildState(restoredBuildId)).toString('utf8');
-      expect(sha256(restored)).toBe(status.backup!.sha256);
-      expect((await store().get(ref)).toString('utf8')).toBe(restored);
-      expect(restored).not.toBe(run.migrated);
+      // Worker B's one build is the restore: the prior transition on the prior version, run on the backup A took.
+      expect(buildPosts(run.ws.id)).toBe(run.postsAfterBuild + 1);
+      const latest = (await env.coder.workspace(run.ws.id)).latest_build;
+      expect(latest).toMatchObject({ transition: 'start', template_version_id: env.sim.template.originalVersionId, job: { status: 'succeeded' } });
+      const backup = JSON.parse((await store().get(ref)).toString('utf8')) as { lineage: string; resources: { type: string }[] };
+      const held = JSON.parse(env.sim.stateOf(run.ws.id)) as { lineage: string; resources: { type: string }[] };
+      expect(held.lineage).toBe(backup.lineage);
+      expect(held.resources.some((r) => r.type.endsWith('_v1'))).toBe(false);
+      expect(statePuts()).toEqual([]);
       // The backup's record says whose it is, for retention; no state content in it.
       const listed = (await store().list()).find((b) => b.sha256 === status.backup!.sha256);
       expect(listed?.records).toEqual([expect.objectContaining({ kind: 'state-backup', workspace: `${run.ws.owner}/${run.ws.name}`, workflowId: run.handle.workflowId })]);
@@ -185,10 +187,10 @@ describe('backups every worker can read', () => {
       const worker = await env.startWorker({ blobs: store() });
       const ws = env.sim.workspaces()[3];
       env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 1 } });
-      const putsBefore = statePuts().length;
+      const postsBefore = buildPosts(ws.id);
       const handle = await startMigration(3);
       let backup: WorkspaceMigrationStatus['backup'];
-      await waitFor(() => statePuts().length > putsBefore, 120_000);
+      await waitFor(() => buildPosts(ws.id) === postsBefore + 2, 120_000);
       await s3.stop();
       try {
         const failure = await failureOf(handle);
@@ -196,7 +198,7 @@ describe('backups every worker can read', () => {
         backup = (await handle.query<WorkspaceMigrationStatus>(workspaceStatusQuery)).backup;
         const ref = backup!.ref;
         expect(ref).toBe(`${url}/sha256/${backup!.sha256}`);
-        expect(failure.message).toContain(`restore state failed for ${ws.owner}/${ws.name}: cannot read a blob (store ${url}, key `);
+        expect(failure.message).toContain(`restore build failed for ${ws.owner}/${ws.name}: cannot read a blob (store ${url}, key `);
         expect(failure.message).toContain('gave up after 3 attempts');
         expect(failure.message).toContain(`--backup ${ref} --yes`);
         const history = await handle.fetchHistory();
@@ -206,8 +208,9 @@ describe('backups every worker can read', () => {
         await s3.start();
         await worker.stop();
       }
-      // Nothing pushed after the migration's own push; the backup is intact for the by-hand restore.
-      expect(statePuts()).toHaveLength(putsBefore + 1);
+      // Nothing written after the migration's own build; the backup is intact for the by-hand restore.
+      expect(buildPosts(ws.id)).toBe(postsBefore + 2);
+      expect(statePuts()).toEqual([]);
       expect(sha256(await store().get(backup!.ref))).toBe(backup!.sha256);
     }, 240_000);
   });

@@ -60,6 +60,6 @@ describe('the Temporal Web UI view of a workspace migration', () => {
       .map((e) => e.userMetadata?.summary?.data)
       .filter((d): d is Uint8Array => d instanceof Uint8Array)
       .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as string);
-    expect(summaries).toEqual(expect.arrayContaining([`start ${ws.owner}/${ws.name} pinned to ${target.versionName} and wait for the build`, `back up the state of ${ws.owner}/${ws.name}`]));
+    expect(summaries).toEqual(expect.arrayContaining([`start ${ws.owner}/${ws.name} on ${target.versionName} carrying the migrated state, and wait for the build`, `back up the state of ${ws.owner}/${ws.name}`]));
   });
 });
