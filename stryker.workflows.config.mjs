@@ -5,6 +5,8 @@
 // (test/harness/stryker-workflow-sandbox.ts). Per-test coverage cannot see into the sandbox, so
 // every mutant runs these test files whole: keep the line ranges to the safety branches.
 // The ranges follow the files: after an edit above them, check them with `grep -n` (README).
+// Run it through scripts/with-dev-server.ts (as `make mutate` does): one dev server for every jest run.
+if (!process.env.TEMPORAL_ADDRESS) throw new Error('run this through scripts/with-dev-server.ts (make mutate): Stryker runs jest many times in one process, so they must share one Temporal dev server');
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
