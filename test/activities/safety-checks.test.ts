@@ -115,6 +115,16 @@ describe('the safety checks of the activities, met with plans and builds that lo
     });
   });
 
+  it('verifyMigration denies a leftover deprecated type even where the guard alone would only ask for approval', async () => {
+    // The PVC migrated, the deployment not: the guard sees an unprotected type-rename (approval), the leftover check a deny.
+    const half = JSON.parse(await stateOf(0)) as { resources: { type: string }[] };
+    for (const r of half.resources) if (r.type === 'kubernetes_persistent_volume_claim') r.type = 'kubernetes_persistent_volume_claim_v1';
+    const v = await acts().verifyMigration({ subject: 'alice/dev', migratedRef: await stored(JSON.stringify(half)), targetVersionId: versions.v1 });
+    expect(v.verdict).toBe('deny');
+    expect(v.leftovers).toEqual(['kubernetes_deployment.main[0]']);
+    expect(v.summary).toBe('1 deprecated instance(s) left after the rewrite');
+  });
+
   describe('postBuildCheck: after a start, every PVC of the backup is there with its uid', () => {
     async function migrateAndStart(wsIndex: number, versionId: string) {
       const ws = sim.workspaces()[wsIndex];
@@ -155,6 +165,18 @@ describe('the safety checks of the activities, met with plans and builds that lo
         type: 'WsmigrateDataLoss',
         message: expect.stringContaining(`kubernetes_persistent_volume_claim_v1.home replaced (uid ${uid} -> ${now})`),
       });
+    });
+  });
+
+  it('postBuildCheck refuses a start that kept the PVC but left a deprecated type, naming it', async () => {
+    const ws = sim.workspaces()[1];
+    const buildId = await latestBuildId(sim, ws.id);
+    const before = (await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text;
+    const build = await startBuild(sim, ws.id, { transition: 'start', template_version_id: versions.oldDeployment });
+    expect(build.job.status).toBe('succeeded');
+    await expect(acts().postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef: await stored(before) })).rejects.toMatchObject({
+      type: 'WsmigrateStateConflict',
+      message: 'post-build check: bob/dev: kubernetes_deployment.main[0] still has a deprecated type after the build',
     });
   });
 

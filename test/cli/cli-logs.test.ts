@@ -12,6 +12,7 @@ import { main } from '../../src/cli/main';
 import { migrationStatus } from '../../src/client/migrations';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { itNeeds } from '../harness/needs-tool';
 
 const ROOT = join(__dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -257,7 +258,7 @@ describe('the error that ends a command', () => {
 
 describe('on a real terminal (a pseudo-terminal from script(1))', () => {
   const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
-  (hasScript ? it : it.skip)('the log is pretty text and the error the human line, exit code kept, key scrubbed', () => {
+  itNeeds(hasScript, 'script(1)', 'install util-linux (the CI image has it)')('the log is pretty text and the error the human line, exit code kept, key scrubbed', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-tty-'));
     const key = randomBytes(32).toString('hex');
     try {

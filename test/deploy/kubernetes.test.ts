@@ -5,6 +5,7 @@ import { parseAllDocuments } from 'yaml';
 import { startLocalKubeApi, type LocalKubeApi } from '../../src/adapters/kube';
 import { configVariableNames, loadConfig } from '../../src/config/env';
 import { REAL_STACK_READY } from '../harness/real-stack';
+import { itNeeds } from '../harness/needs-tool';
 
 // Parsed and checked here; the local kube-apiserver (built by `make test`) validates every field (below).
 const root = join(__dirname, '..', '..');
@@ -149,7 +150,7 @@ describe('Kubernetes manifests (deploy/kubernetes, kustomize)', () => {
   });
 
   const kubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
-  (kubectl ? it : it.skip)('kustomize renders it, with the image rewritten (kubectl kustomize)', () => {
+  itNeeds(kubectl, 'kubectl', 'install kubectl (the CI image has it)')('kustomize renders it, with the image rewritten (kubectl kustomize)', () => {
     const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
     expect(out).toContain(`image: ${kustomization.images[0].newName}:`);
     expect(out).toMatch(/namespace: wsmigrate/);
@@ -164,7 +165,7 @@ describe('Kubernetes manifests (deploy/kubernetes, kustomize)', () => {
     }, 180_000);
     afterAll(async () => api?.stop());
 
-    (REAL_STACK_READY && kubectl ? it : it.skip)('the API server accepts every manifest (kubectl apply --dry-run=server -k), with no warning', () => {
+    itNeeds(REAL_STACK_READY && kubectl, 'kubectl', 'install kubectl (the CI image has it)')('the API server accepts every manifest (kubectl apply --dry-run=server -k), with no warning', () => {
       const kubectlAt = (...args: string[]) => spawnSync('kubectl', ['--kubeconfig', api?.kubeconfigPath ?? '', ...args], { encoding: 'utf8' });
       // A dry run creates nothing, so the namespaced objects need their namespace to exist for real.
       const namespaceFile = docs.find((d) => d.kind === 'Namespace')?.file;

@@ -4,6 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import execa from 'execa';
 import { terraformPath } from '../../src/config/tools';
 import { rewriteTemplate, type TemplateFile } from '../../src/domain/template-rewrite';
+import { itNeeds } from '../harness/needs-tool';
 
 /** Real Terraform as a second opinion: the rewritten template and its guard file are valid, fmt-clean HCL. */
 function findTerraform(): string | undefined {
@@ -16,7 +17,7 @@ function findTerraform(): string | undefined {
 }
 
 const terraform = findTerraform();
-const maybe = terraform ? test : test.skip;
+const maybe = itNeeds(Boolean(terraform), 'Terraform', 'put terraform >= 1.8 on PATH or run bash scripts/bootstrap-tools.sh');
 
 function loadTemplate(root: string): TemplateFile[] {
   const walk = (dir: string): string[] =>

@@ -6,6 +6,7 @@ import { terraformPath } from '../../src/config/tools';
 import { parseTemplateConfig } from '../../src/sim/template-config';
 import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
 import { fixtureSource } from './helpers';
+import { itNeeds } from '../harness/needs-tool';
 
 function findTerraform(): string | undefined {
   try {
@@ -17,7 +18,7 @@ function findTerraform(): string | undefined {
 }
 
 const terraform = findTerraform();
-const withTerraform = terraform ? test : test.skip;
+const withTerraform = itNeeds(Boolean(terraform), 'Terraform', 'put terraform >= 1.8 on PATH or run bash scripts/bootstrap-tools.sh');
 
 const SOURCES: [string, string][] = [
   ['seeded template', K8S_TEMPLATE_MAIN_TF],

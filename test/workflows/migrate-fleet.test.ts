@@ -141,7 +141,12 @@ describe('migrateFleet: failure budget, pause, resume, cancel', () => {
     expect(paused.phase).toBe('paused');
     const finishedWhilePaused = paused.finished;
     expect(finishedWhilePaused).toBeLessThanOrEqual(2);
-    await new Promise((r) => setTimeout(r, 1500));
+    // The fleet has handled every child that ended while paused (none runs now): its history shows
+    // that it started none after it accepted the pause.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const pausedAt = events.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'pause');
+    expect(pausedAt).toBeGreaterThan(0);
+    expect(events.slice(pausedAt).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
     expect((await progressOf(env, handle.workflowId)).finished).toBe(finishedWhilePaused);
     expect(env.notes.some((n) => n.kind === 'fleet-paused' && n.workflowId === handle.workflowId)).toBe(true);
 

@@ -1,9 +1,11 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { startFleet } from '../../src/client/fleet';
+import { decide, migrationStatus } from '../../src/client/migrations';
 import { startTemplateMigration } from '../../src/client/migrations';
-import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
 import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
+import { waitFor } from '../harness/wait';
 import { homePvcName, startBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -107,5 +109,64 @@ describe('zeroTouchWorkspace meets a workspace or a build that lost its PVC', ()
     expect(failure.type).toBe('WsmigrateNeedsAttention');
     expect(failure.message).toMatch(new RegExp(`^${subject(4)}: the zero-touch start lost data: .*: kubernetes_persistent_volume_claim\\.home missing\\.`));
     expect(pvcUid(4)).toBe(before);
+  });
+});
+
+describe('the fleet failure budget counts needs-attention, and still holds after an approval', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 6 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('two needs-attention stop the fleet at fleet-budget; approved, it resumes; two more stop it again; rejected, it is cancelled', async () => {
+    const template = (await (
+      await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, zeroTouch: true, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })
+    ).result()) as TemplateMigrationResult;
+    // The first four pinned starts replace their PVC: each of those workspaces ends needs-attention.
+    env.sim.setFaults({ lossyBuild: { how: 'replace', address: 'kubernetes_persistent_volume_claim_v1.home', transition: 'start', times: 4 } });
+    const handle = await startFleet(
+      env.t.client,
+      {
+        organization: 'coder',
+        template: env.sim.template.name,
+        targetVersionId: template.versionId,
+        zeroTouch: true,
+        canary: 0,
+        concurrency: 1,
+        failureBudget: { percent: 0, min: 1 },
+        approval: { policy: 'none', approvers: ['sre'] },
+      },
+      { taskQueue: env.taskQueue },
+    );
+    const budgetGate = async (needsAttention: number) => {
+      const progress = async () => (await migrationStatus(env.t.client, handle.workflowId)) as FleetProgress;
+      await waitFor(async () => {
+        const p = await progress();
+        return p.pendingApproval?.gateId === 'fleet-budget' && p.counts['needs-attention'] === needsAttention;
+      }, 120_000);
+      return progress();
+    };
+    const first = await budgetGate(2);
+    expect(first.counts['needs-attention']).toBe(2);
+    expect(first.running).toEqual([]);
+    expect(first.finished).toBe(2);
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+
+    const second = await budgetGate(4);
+    expect(second.counts['needs-attention']).toBe(4);
+    expect(second.finished).toBe(4);
+    expect(second.budget).toEqual({ allowance: 1, failures: 4, accepted: 2 });
+    await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
+    const result = (await handle.result()) as FleetResult;
+    env.sim.setFaults(undefined);
+    expect(result.phase).toBe('cancelled');
+    expect(result.summary).toMatchObject({ needsAttention: 4, migrated: 0, alreadyMigrated: 0 });
+    expect(result.failures.map((f) => f.outcome)).toEqual(['needs-attention', 'needs-attention', 'needs-attention', 'needs-attention']);
+    expect(result.failures.every((f) => /kubernetes_persistent_volume_claim\.home replaced \(uid /.test(f.reason))).toBe(true);
+    expect(result.moreRemaining).toBe(true);
+    // The two workspaces it never reached were not built by the fleet: still unmigrated, same PVC.
+    expect(env.sim.cluster.pvcLosses()).toHaveLength(4);
   });
 });

@@ -127,6 +127,10 @@ describe('the plan guard explains each destroying change', () => {
     expect(planGuardVerdict(pvcs.slice(0, 3), { transition: 'start' }).summary).toBe(
       `DENY: this start would destroy 3 protected resource(s): ${PVC}.a, ${PVC}.b, ${PVC}.c. Do not apply it; see each reason for the fix.`,
     );
+    // Only the changes that ask for approval are counted, not the information beside them.
+    expect(planGuardVerdict([pod('replace'), pod('delete', { address: 'kubernetes_pod_v1.other[0]' })], { transition: 'start' }).summary).toMatch(
+      /^NEEDS APPROVAL: this start destroys and re-creates 1 unprotected resource\(s\): kubernetes_pod_v1\.main\[0\]\. /,
+    );
     expect(planGuardVerdict([pod('replace')], { transition: 'stop' }).summary).toBe(
       'NEEDS APPROVAL: this stop destroys and re-creates 1 unprotected resource(s): kubernetes_pod_v1.main[0]. Approve if expected, else fix the state or the template version.',
     );

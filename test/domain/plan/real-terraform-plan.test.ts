@@ -6,6 +6,7 @@ import { terraformPath } from '../../../src/config/tools';
 import { classifyChanges } from '../../../src/domain/plan/classify';
 import { planGuardVerdict } from '../../../src/domain/plan/guard';
 import { plannedChangesFromText } from '../../../src/domain/plan/plan-json';
+import { describeNeeds } from '../../harness/needs-tool';
 
 function findTerraform(): string | undefined {
   try {
@@ -16,7 +17,7 @@ function findTerraform(): string | undefined {
 }
 
 const terraform = findTerraform();
-const describeWithTerraform = terraform ? describe : describe.skip;
+const describeWithTerraform = describeNeeds(Boolean(terraform), 'Terraform', 'put terraform >= 1.8 on PATH or run bash scripts/bootstrap-tools.sh');
 
 // Proves the plan-JSON reader against the real binary, with only the builtin terraform_data (no provider, no network).
 describeWithTerraform('plans from a real Terraform binary', () => {
