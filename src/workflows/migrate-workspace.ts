@@ -63,7 +63,7 @@ export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise
 
 async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
-  const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput, true);
+  const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
   // Quick reads, pure steps and idempotent quick writes run as local activities: one marker event each.
   const acts = proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP);

@@ -210,7 +210,7 @@ export async function recoverWorkspace(rawInput: MigrateWorkspaceInput): Promise
 
 async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
-  const input: MigrateWorkspaceParams = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput, true);
+  const input: MigrateWorkspaceParams = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
   const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const builds = proxyActivities<WsmigrateActivities>(buildStepOptions(input));
