@@ -1,17 +1,24 @@
 import type { CoderApi } from '../activities/ports';
-import { putStateAndReadBack } from '../activities/state-io';
 import type { BlobStore } from '../adapters/blob-store';
+import type { WorkspaceBuild } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { parseStateV4 } from '../domain/state';
 
+/** How many recent builds are searched for the one the backup was taken from. */
+const BUILDS_SEARCHED = 25;
+
 export interface RestorePlan {
   workspace: string;
-  buildId: string;
+  workspaceId: string;
+  /** The latest build when the plan was made: the restore builds on top of it only if it is still the latest. */
+  latestBuildId: string;
   buildNumber: number;
   backupRef: string;
   currentSha256: string;
   /** True when Coder already holds exactly the backup: nothing to do. */
   alreadyRestored: boolean;
+  /** The build the restore runs: the backup's own transition and version, carrying its bytes. */
+  target: { transition: 'start' | 'stop'; templateVersionId: string; fromBuildNumber?: number };
 }
 
 export class RestoreRefused extends Error {
@@ -23,13 +30,34 @@ export class RestoreRefused extends Error {
 
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 
+type RestoreCoder = Pick<CoderApi, 'workspaceByOwnerAndName' | 'workspace' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'createWorkspaceBuild' | 'waitForBuild'>;
+
+/** The newest build that holds exactly these bytes: the one the backup was read from (Coder keeps each build's state). */
+async function buildHolding(coder: RestoreCoder, workspaceId: string, sha256: string): Promise<WorkspaceBuild | undefined> {
+  const builds = await coder.workspaceBuilds(workspaceId, { limit: BUILDS_SEARCHED });
+  for (const b of builds) {
+    if (b.transition === 'delete' || b.job.status !== 'succeeded') continue;
+    if (sha256Hex(await coder.getWorkspaceBuildState(b.id)) === sha256) return b;
+  }
+  return undefined;
+}
+
 /**
- * The by-hand restore an operator runs when a migration ended `needs-attention`: the backup goes
- * back onto the workspace's latest build with no build. It refuses anything that could put the
- * wrong state on the wrong workspace: a backup that fails its hash or is not a v4 state, a state
- * of another lineage (another workspace's backup), or a build in progress.
+ * The by-hand restore an operator runs when a migration ended `needs-attention`: one build that
+ * carries the backup's bytes on the version and transition of the build it was taken from (as the
+ * compensation does), so Coder never holds the old types under a `_v1` version, not even for a moment.
+ * It refuses anything that could put the wrong state on the wrong workspace: a backup that fails its
+ * hash or is not a v4 state, a state of another lineage (another workspace's backup), or a build in
+ * progress. `override` names the version and transition when no recent build holds the backup.
  */
-export async function planRestore(coder: CoderApi, blobs: BlobStore, owner: string, workspace: string, backupRef: string): Promise<RestorePlan & { bytes: Buffer }> {
+export async function planRestore(
+  coder: RestoreCoder,
+  blobs: BlobStore,
+  owner: string,
+  workspace: string,
+  backupRef: string,
+  override: { transition?: 'start' | 'stop'; templateVersionId?: string } = {},
+): Promise<RestorePlan & { bytes: Buffer }> {
   const subject = `${owner}/${workspace}`;
   const bytes = await blobs.get(backupRef); // verifies the sha256
   const backup = parseStateV4(bytes.toString('utf8'));
@@ -40,21 +68,38 @@ export async function planRestore(coder: CoderApi, blobs: BlobStore, owner: stri
   }
   const current = await coder.getWorkspaceBuildState(latest.id);
   const currentSha256 = sha256Hex(current);
-  const plan = { workspace: subject, buildId: latest.id, buildNumber: latest.build_number, backupRef, currentSha256, alreadyRestored: currentSha256 === sha256Hex(bytes), bytes };
-  if (plan.alreadyRestored) return plan;
+  const backupSha256 = sha256Hex(bytes);
+  const base = { workspace: subject, workspaceId: ws.id, latestBuildId: latest.id, buildNumber: latest.build_number, backupRef, currentSha256, bytes };
+  if (currentSha256 === backupSha256) {
+    return { ...base, alreadyRestored: true, target: { transition: latest.transition === 'start' ? 'start' : 'stop', templateVersionId: latest.template_version_id } };
+  }
   const currentLineage = current.length > 0 ? parseStateV4(current.toString('utf8')).lineage : '';
   if (currentLineage && currentLineage !== backup.lineage) {
     throw new RestoreRefused(
       `the backup's lineage ${backup.lineage} is not ${subject}'s (${currentLineage}): it is another workspace's state. Check the backup ref in the workflow's status`,
     );
   }
-  return plan;
+  const source = await buildHolding(coder, ws.id, backupSha256);
+  const transition = override.transition ?? (source ? (source.transition === 'start' ? 'start' : 'stop') : undefined);
+  const templateVersionId = override.templateVersionId ?? source?.template_version_id;
+  if (!transition || !templateVersionId) {
+    throw new RestoreRefused(
+      `none of ${subject}'s last ${BUILDS_SEARCHED} builds holds this backup, so the version it belongs to is unknown: pass --version <the template version id it was taken under> and --transition start|stop`,
+    );
+  }
+  return { ...base, alreadyRestored: false, target: { transition, templateVersionId, ...(source ? { fromBuildNumber: source.build_number } : {}) } };
 }
 
-/** Writes the backup and reads it back; throws when Coder holds other bytes afterwards. */
-export async function applyRestore(coder: CoderApi, plan: RestorePlan & { bytes: Buffer }): Promise<void> {
-  const after = await putStateAndReadBack(coder, plan.buildId, plan.bytes);
-  if (after !== sha256Hex(plan.bytes)) {
-    throw new Error(`Coder holds sha256 ${after.slice(0, 12)}… on build #${plan.buildNumber} after the restore, not the backup; run this again`);
+/** Runs the restore build and waits for it; throws when someone built meanwhile or the build did not succeed. */
+export async function applyRestore(coder: RestoreCoder, plan: RestorePlan & { bytes: Buffer }, opts: { timeoutMs?: number } = {}): Promise<WorkspaceBuild> {
+  const now = (await coder.workspace(plan.workspaceId)).latest_build;
+  if (now.id !== plan.latestBuildId || ACTIVE_JOB.has(now.job.status)) {
+    throw new RestoreRefused(`${plan.workspace} was built meanwhile (build #${now.build_number}, ${now.job.status}); nothing was written over it. Run this again once it is idle`);
   }
+  const build = await coder.createWorkspaceBuild(plan.workspaceId, { transition: plan.target.transition, template_version_id: plan.target.templateVersionId, state: plan.bytes });
+  const done = await coder.waitForBuild(build.id, { timeoutMs: opts.timeoutMs ?? 30 * 60_000 });
+  if (done.job.status !== 'succeeded') {
+    throw new Error(`the restore build #${done.build_number} of ${plan.workspace} ended ${done.job.status}${done.job.error ? `: ${done.job.error}` : ''}; it ran on the backed-up state, which Coder keeps on that build (coder state pull ${plan.workspace} --build ${done.build_number})`);
+  }
+  return done;
 }

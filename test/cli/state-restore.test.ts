@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { registerStateRestoreCommand } from '../../src/cli/commands/state-restore';
+import { applyRestore, planRestore } from '../../src/client/restore-backup';
 import { EXIT } from '../../src/cli/io';
 import { main } from '../../src/cli/main';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
@@ -26,6 +27,8 @@ describe('wsmigrate state restore', () => {
     return { out: out.join('\n'), err: err.join('\n'), exitCode };
   };
   const latest = async (id: string) => (await coder.workspace(id)).latest_build;
+  /** A later build that runs on other bytes (what a migration's build, or anyone's, leaves behind). */
+  const buildWith = async (id: string, state: unknown) => coder.waitForBuild((await coder.createWorkspaceBuild(id, { transition: 'start', state: Buffer.from(JSON.stringify(state)) })).id);
 
   beforeAll(async () => {
     sim = await startSimulator({ workspaces: 2, buildLatencyMs: 5 });
@@ -41,27 +44,67 @@ describe('wsmigrate state restore', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows what it would do without --yes, then restores the exact backed-up bytes with --yes', async () => {
+  it('shows what it would do without --yes, then with --yes runs one build carrying the backup on the version it was taken under', async () => {
     const ws = sim.workspaces()[0];
     const original = sim.stateOf(ws.id);
     const backup = await blobs.put(Buffer.from(original), { kind: 'state-backup' });
     const changed = JSON.parse(original);
     changed.serial += 1;
     changed.resources = changed.resources.filter((r: { type: string }) => r.type !== 'kubernetes_deployment');
-    await coder.putWorkspaceBuildState((await latest(ws.id)).id, Buffer.from(JSON.stringify(changed)));
+    const first = await latest(ws.id);
+    await buildWith(ws.id, changed);
 
+    const before = await latest(ws.id);
     const dry = await run(`${ws.owner}/${ws.name}`, '--backup', backup.ref);
     expect(dry.exitCode).toBe(EXIT.changesPending);
-    expect(dry.out).toMatch(/would put backup file:\/\/\/.+\/sha256\/[0-9a-f]{64} onto/);
+    expect(dry.out).toMatch(new RegExp(`would start ${ws.owner}/${ws.name} on version ${first.template_version_id} \\(that of build #${first.build_number}, which the backup was taken from\\) carrying backup file:///.+/sha256/[0-9a-f]{64}`));
     expect(sim.stateOf(ws.id)).not.toBe(original);
+    expect((await latest(ws.id)).id).toBe(before.id);
 
     const real = await run(`${ws.owner}/${ws.name}`, '--backup', backup.ref, '--yes');
     expect(real.exitCode).toBe(EXIT.ok);
-    expect(real.out).toMatch(/hash verified/);
-    expect(sim.stateOf(ws.id)).toBe(original);
+    expect(real.out).toMatch(new RegExp(`build #${before.build_number + 1} succeeded`));
+    // One build carried the backup, on the version it was taken under: never a PUT onto a build.
+    const after = await latest(ws.id);
+    expect(after).toMatchObject({ build_number: before.build_number + 1, transition: 'start', template_version_id: first.template_version_id, job: { status: 'succeeded' } });
+    // The managed objects of the backup, ids kept (data sources are read again by every build).
+    const managed = (text: string) =>
+      (JSON.parse(text).resources as { mode: string; type: string; name: string; instances: { attributes: { id?: string } }[] }[])
+        .filter((r) => r.mode === 'managed')
+        .map((r) => [r.type, r.name, r.instances.map((i) => i.attributes.id)]);
+    expect(managed(sim.stateOf(ws.id))).toEqual(managed(original));
+    expect(managed(original).map(([type]) => type)).toContain('kubernetes_deployment');
 
-    const again = await run(`${ws.owner}/${ws.name}`, '--backup', backup.ref, '--yes');
-    expect(again.out).toMatch(/already holds backup/);
+  });
+
+  it('asks for the version and transition when no recent build holds the backup, and builds on them when given', async () => {
+    const ws = sim.workspaces()[1];
+    const held = JSON.parse(sim.stateOf(ws.id));
+    const unknown = { ...held, serial: held.serial + 7 }; // same lineage, bytes no build holds
+    const backup = await blobs.put(Buffer.from(JSON.stringify(unknown)), { kind: 'state-backup' });
+    const before = await latest(ws.id);
+    const refused = await run(`${ws.owner}/${ws.name}`, '--backup', backup.ref, '--yes');
+    expect(refused.exitCode).toBe(EXIT.denied);
+    expect(refused.err).toMatch(/none of .* last 25 builds holds this backup.*--version .* and --transition start\|stop/);
+    expect((await latest(ws.id)).id).toBe(before.id);
+    expect((await run(`${ws.owner}/${ws.name}`, '--backup', backup.ref, '--version', before.template_version_id)).exitCode).toBe(EXIT.usage);
+
+    const given = await run(`${ws.owner}/${ws.name}`, '--backup', backup.ref, '--version', before.template_version_id, '--transition', 'stop', '--yes');
+    expect(given.exitCode).toBe(EXIT.ok);
+    expect(await latest(ws.id)).toMatchObject({ build_number: before.build_number + 1, transition: 'stop', template_version_id: before.template_version_id, job: { status: 'succeeded' } });
+  });
+
+  it('writes nothing over a build someone started between the check and the write', async () => {
+    const ws = sim.workspaces()[0];
+    const backup = await blobs.put(Buffer.from(sim.stateOf(ws.id)), { kind: 'state-backup' });
+    const changed = JSON.parse(sim.stateOf(ws.id));
+    changed.serial += 1;
+    await buildWith(ws.id, changed);
+    const plan = await planRestore(coder, blobs, ws.owner, ws.name, backup.ref);
+    const theirs = await coder.createWorkspaceBuild(ws.id, { transition: 'stop' });
+    await coder.waitForBuild(theirs.id);
+    await expect(applyRestore(coder, plan)).rejects.toThrow(/was built meanwhile \(build #\d+, succeeded\); nothing was written over it/);
+    expect((await latest(ws.id)).id).toBe(theirs.id);
   });
 
   it("refuses another workspace's backup (different lineage) and changes nothing", async () => {
@@ -88,7 +131,7 @@ describe('wsmigrate state restore', () => {
     const backup = await blobs.put(Buffer.from(sim.stateOf(ws.id)), { kind: 'state-backup' });
     const changed = JSON.parse(sim.stateOf(ws.id));
     changed.serial += 1;
-    await coder.putWorkspaceBuildState((await latest(ws.id)).id, Buffer.from(JSON.stringify(changed)));
+    await buildWith(ws.id, changed);
     const before = sim.requestLog().length;
     const dry = await runMain('state', 'restore', `${ws.owner}/${ws.name}`, '--backup', backup.ref);
     expect(dry.exitCode).toBe(EXIT.changesPending);

@@ -4,15 +4,18 @@ import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const HELP = `
-Puts a state backup taken by wsmigrate back onto a workspace's latest build, with no build
-(PUT /workspacebuilds/{id}/state). Use it when a migration ended 'needs-attention': its status
-shows the backup ref.
+Puts a state backup taken by wsmigrate back onto a workspace with one build that carries it
+(POST /workspaces/{id}/builds with state), on the version and transition of the build the backup
+was taken from (found among the workspace's recent builds: Coder keeps each build's state), so
+Coder never holds the old types under a _v1 version. Use it when a migration ended
+'needs-attention': its status shows the backup ref.
 
 Without --yes it only shows what it would do. It refuses a backup whose hash does not verify, a
-state from another workspace (different lineage) and a workspace with a build in progress.
-After writing, it reads the state back and compares hashes.
+state from another workspace (different lineage), a workspace with a build in progress, and one
+built again between the check and the write. When no recent build holds the backup, name the
+build with --version <template version id> and --transition start|stop.
 
-Needs CODER_URL, CODER_SESSION_TOKEN (template admin), and the WSMIGRATE_ENCRYPTION_KEY the
+Needs CODER_URL, CODER_SESSION_TOKEN (an Owner's or an Organization Admin's), and the WSMIGRATE_ENCRYPTION_KEY the
 worker used. The ref says which store holds the backup (s3://bucket/prefix/sha256/<hex>, read with
 your AWS credentials and WSMIGRATE_S3_ENDPOINT; file:///dir/sha256/<hex> only on the machine whose
 WSMIGRATE_BLOB_DIR is that dir); a bare sha256:<hex> is read from the configured store.
@@ -26,14 +29,18 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
   const state = program.commands.find((c) => c.name() === 'state') ?? program.command('state');
   state
     .command('restore')
-    .description("put a wsmigrate state backup back onto a workspace (no build), after checking it is that workspace's")
+    .description("put a wsmigrate state backup back onto a workspace, by one build that carries it, after checking it is that workspace's")
     .argument('<owner/workspace>', 'the workspace, as owner/name')
     .requiredOption('--backup <ref>', 'the backup ref from `wsmigrate status` (s3://…/sha256/<hex>, file://…/sha256/<hex> or sha256:<hex>)')
     .option('--yes', 'write it; without this only show what would happen', false)
+    .option('--version <id>', 'the template version to build the backup on, when no recent build holds it')
+    .option('--transition <start|stop>', 'start or stop, with --version')
     .addHelpText('after', HELP)
-    .action(async (target: string, o: { backup: string; yes: boolean }, cmd: Command) => {
+    .action(async (target: string, o: { backup: string; yes: boolean; version?: string; transition?: string }, cmd: Command) => {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
+      if (o.transition !== undefined && o.transition !== 'start' && o.transition !== 'stop') throw new CliError(`--transition is start or stop (got '${o.transition}')`, EXIT.usage);
+      if ((o.version === undefined) !== (o.transition === undefined)) throw new CliError('--version and --transition go together: they name the build the backup belongs to', EXIT.usage);
       const cfg = loadConfig();
       const { BlobStoreError } = await import('../../adapters/blob-store');
       const { BlobRefError } = await import('../../domain/blob-ref');
@@ -48,7 +55,7 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
       log.info({ backupRef: o.backup, coderUrl: c.url, apply: o.yes }, 'checking the backup against the workspace');
       let plan;
       try {
-        plan = await planRestore(coder, blobs, owner, workspace, o.backup);
+        plan = await planRestore(coder, blobs, owner, workspace, o.backup, { ...(o.version ? { templateVersionId: o.version } : {}), ...(o.transition ? { transition: o.transition as 'start' | 'stop' } : {}) });
       } catch (err) {
         if (err instanceof RestoreRefused || err instanceof StateFormatError) throw new CliError(`restore refused: ${err.message}`, EXIT.denied);
         if (err instanceof BlobRefError) throw new CliError(err.message, EXIT.usage);
@@ -60,13 +67,20 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
         io.out(`${plan.workspace} already holds backup ${plan.backupRef} on build #${plan.buildNumber}; nothing to do`);
         return;
       }
+      const what = `${plan.target.transition} ${plan.workspace} on version ${plan.target.templateVersionId}${plan.target.fromBuildNumber ? ` (that of build #${plan.target.fromBuildNumber}, which the backup was taken from)` : ''} carrying backup ${plan.backupRef}`;
       if (!o.yes) {
-        io.out(`would put backup ${plan.backupRef} onto ${plan.workspace} build #${plan.buildNumber} (now sha256 ${plan.currentSha256.slice(0, 12)}…); run again with --yes`);
+        io.out(`would ${what}, after build #${plan.buildNumber} (now sha256 ${plan.currentSha256.slice(0, 12)}…); run again with --yes`);
         throw new CliError('nothing written (no --yes)', EXIT.changesPending);
       }
-      log.info({ backupRef: plan.backupRef, build: plan.buildNumber }, 'writing the backed-up state');
-      await applyRestore(coder, plan);
-      log.info({ backupRef: plan.backupRef, build: plan.buildNumber }, 'state restored; hash verified');
-      io.out(`restored ${plan.backupRef} onto ${plan.workspace} build #${plan.buildNumber}; hash verified`);
+      log.info({ backupRef: plan.backupRef, build: plan.buildNumber, transition: plan.target.transition }, 'building with the backed-up state');
+      let built;
+      try {
+        built = await applyRestore(coder, plan);
+      } catch (err) {
+        if (err instanceof RestoreRefused) throw new CliError(`restore refused: ${err.message}`, EXIT.denied);
+        throw err;
+      }
+      log.info({ backupRef: plan.backupRef, build: built.build_number }, 'state restored');
+      io.out(`restored: ${what}; build #${built.build_number} succeeded`);
     });
 }
