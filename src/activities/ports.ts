@@ -19,7 +19,6 @@ export type CoderApi = Pick<
   | 'createWorkspaceBuild'
   | 'waitForBuild'
   | 'getWorkspaceBuildState'
-  | 'putWorkspaceBuildState'
   | 'templateByName'
   | 'currentUser'
   | 'template'
