@@ -20,6 +20,12 @@ describe('structured logs', () => {
     expect(lines[0]).not.toContain(token);
     expect(lines[0]).not.toContain(Buffer.from(token).toString('base64'));
 
+    // A worker's lifecycle word is shown; a Terraform state, under the same field name, never is.
+    logger.info({ state: 'RUNNING' }, 'Worker state changed');
+    logger.info({ state: '{"version":4,"resources":[{"type":"kubernetes_secret"}]}', nested: { state: { version: 4 } } }, 'a state');
+    expect(JSON.parse(lines[1])).toMatchObject({ state: 'RUNNING' });
+    expect(JSON.parse(lines[2])).toMatchObject({ state: '[redacted]', nested: { state: '[redacted]' } });
+
     const tty: string[] = [];
     createLogger({ level: 'info', destination: { write: (l) => void tty.push(l), isTTY: true } }).info({ workspace: 'alice/dev' }, 'hello');
     expect(() => JSON.parse(tty.join(''))).toThrow(); // human text, not JSON

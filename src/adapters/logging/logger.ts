@@ -8,6 +8,13 @@ export type { Logger };
 /** Field names whose values are never written, wherever they appear one level deep. */
 const SECRET_FIELDS = ['token', 'sessionToken', 'password', 'secret', 'authorization', 'key', 'encryptionKey', 'signingSecret', 'stateText', 'state'];
 
+/** A lifecycle word such as the SDK's worker `state: 'RUNNING'`: not a Terraform state, so it is shown. */
+const LIFECYCLE_WORD = /^[A-Z][A-Z_]{0,31}$/;
+
+function censor(value: unknown, path: string[]): unknown {
+  return path[path.length - 1] === 'state' && typeof value === 'string' && LIFECYCLE_WORD.test(value) ? value : REDACTED;
+}
+
 export interface LoggerOptions {
   level: 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /** Known secret values (tokens, keys): scrubbed from every line, whatever field or message carries them. */
@@ -45,7 +52,7 @@ export function createLogger(opts: LoggerOptions): Logger {
       base: { service: 'wsmigrate', ...opts.base },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: SECRET_FIELDS.flatMap((f) => [f, `*.${f}`]), censor: REDACTED },
+      redact: { paths: SECRET_FIELDS.flatMap((f) => [f, `*.${f}`]), censor },
     },
     stream,
   );
