@@ -38,7 +38,7 @@ describe("commander's own errors exit 2 (usage), like every other usage error", 
   it('a missing required option, a missing argument, an unknown command and a bad option value: 2', async () => {
     const missing = await runMain('scan');
     expect(missing.exitCode).toBe(EXIT.usage);
-    expect(missing.err).toMatch(/required option '--template <name>' not specified/);
+    expect(missing.err).toMatch(/scan needs --template <name>, or --org <organization> for every template of it/);
     expect((await runMain('fleet', 'status')).exitCode).toBe(EXIT.usage);
     expect((await runMain('nosuch')).exitCode).toBe(EXIT.usage);
     expect((await runMain('scan', '--template', 't', '--depth', 'many')).exitCode).toBe(EXIT.usage);

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describeError, EXIT } from '../../src/cli/io';
 import { runMain } from '../harness/cli';
+import { isWrite } from '../harness/coder-requests';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 
 describe('the final message of a failed command is the reason, never a stack trace', () => {
@@ -54,7 +55,7 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(r.exitCode).toBe(EXIT.denied);
     expect(r.err).toMatch(/failed: preflight refused for .*: template version \S+ still declares kubernetes_\w+\.\w+ \(main\.tf:\d+\).* with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed/);
     // No downtime for nothing: no build was started, no state written.
-    expect(env.sim.requestLog().slice(before).filter((q) => q.method !== 'GET')).toEqual([]);
+    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   }, 120_000);
 
   it('an unknown workspace or owner is a usage error naming it (exit 2, like an unknown template in scan), not retried', async () => {

@@ -2,6 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { VerificationResult } from '../../src/activities/verify-migration';
 import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { fixtureSource, homePvcName, pushTemplateVersion } from '../sim/helpers';
@@ -15,7 +16,6 @@ const V1_WITHOUT_PVC = V1.replace(/resource "kubernetes_persistent_volume_claim_
   .replace('kubernetes_persistent_volume_claim_v1.home.metadata.0.name', '"coder-${data.coder_workspace.me.id}-home"')
   .replace(/depends_on = \[\s*kubernetes_persistent_volume_claim_v1\.home\s*\]/, '');
 /** A version that keeps the deployment under its deprecated type: the migrated deployment would be re-created. */
-const V1_OLD_DEPLOYMENT = V1.replace('resource "kubernetes_deployment_v1" "main"', 'resource "kubernetes_deployment" "main"');
 
 /**
  * The plan guard's verdicts reached end to end: a migration or a recovery whose target version would
@@ -27,14 +27,36 @@ describe('guard verdicts in migrations and recoveries', () => {
   let env: MigrationEnv;
   let migratedVersionId: string;
   let dropsPvc: string;
-  let oldDeployment: string;
+  let replacesDeployment: string;
 
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 6 });
-    await env.startWorker();
+    // A target version whose real plan would replace the deployment (an attribute that forces a new
+    // object): the structural planner, which sees no attributes, cannot tell, so the worker's verify
+    // steps are made to answer what a real plan answers for it. A version that still declares the
+    // state's deprecated types, the structural way to such a verdict, is refused in preflight.
+    const replaced = (v: VerificationResult): VerificationResult => ({
+      ...v,
+      verdict: 'needs-approval',
+      summary: 'NEEDS APPROVAL: this start destroys and re-creates 1 unprotected resource(s): kubernetes_deployment_v1.main[0]',
+      reasons: ['kubernetes_deployment_v1.main[0] would be replaced (destroyed, then created)'],
+    });
+    await env.startWorker({
+      wrap: (acts) => ({
+        ...acts,
+        rewriteAndVerify: async (i) => {
+          const r = await acts.rewriteAndVerify(i);
+          return i.targetVersionId === replacesDeployment ? { ...r, verdict: replaced(r.verdict) } : r;
+        },
+        verifyMigration: async (i) => {
+          const v = await acts.verifyMigration(i);
+          return i.targetVersionId === replacesDeployment ? replaced(v) : v;
+        },
+      }),
+    });
     migratedVersionId = (await env.migrateTemplate()).versionId;
     dropsPvc = (await pushTemplateVersion(env.sim, V1_WITHOUT_PVC, { name: 'drops-pvc' })).id;
-    oldDeployment = (await pushTemplateVersion(env.sim, V1_OLD_DEPLOYMENT, { name: 'old-deployment' })).id;
+    replacesDeployment = (await pushTemplateVersion(env.sim, V1, { name: 'replaces-deployment' })).id;
   });
   afterAll(async () => env?.close());
 
@@ -101,7 +123,7 @@ describe('guard verdicts in migrations and recoveries', () => {
 
   it('a migration whose plan needs approval waits at the apply gate with policy none, building nothing; rejected, it is restored', async () => {
     const before = await observe(1);
-    const handle = await startWorkspaceMigration(env.t.client, input(1, oldDeployment), { taskQueue: env.taskQueue });
+    const handle = await startWorkspaceMigration(env.t.client, input(1, replacesDeployment), { taskQueue: env.taskQueue });
     await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'apply', 120_000);
     const waiting = await statusOf(handle.workflowId);
     expect(waiting.phase).toBe('awaiting-approval');
@@ -130,7 +152,7 @@ describe('guard verdicts in migrations and recoveries', () => {
   it('a recovery whose plan needs approval waits at its gate with policy none, building nothing', async () => {
     await failAStart(3);
     const before = await observe(3);
-    const handle = await startWorkspaceMigration(env.t.client, input(3, oldDeployment), { taskQueue: env.taskQueue });
+    const handle = await startWorkspaceMigration(env.t.client, input(3, replacesDeployment), { taskQueue: env.taskQueue });
     await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'recover', 120_000);
     expect((await statusOf(handle.workflowId)).pendingApproval?.summary).toMatch(/Guard: NEEDS APPROVAL: .*kubernetes_deployment_v1\.main\[0\]/);
     expect(await observe(3)).toEqual(before);
