@@ -1,11 +1,10 @@
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { blobStep } from './blob-step';
 import { builtMeanwhile, refuseDowngrade } from './builds';
 import { FailureType, coderStep, conflict } from './failures';
-import { heartbeatIfInActivity } from './heartbeat';
+import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
 import type { ActivityDeps } from './ports';
 
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
@@ -45,16 +44,6 @@ export interface BuiltWithState {
   buildNumber: number;
 }
 
-/** What an earlier attempt of this activity heartbeated once its build existed. */
-function buildOfEarlierAttempt(): string | undefined {
-  try {
-    const details = Context.current().info.heartbeatDetails as { buildId?: unknown } | undefined;
-    return typeof details?.buildId === 'string' ? details.buildId : undefined;
-  } catch {
-    return undefined; // outside an activity (unit tests)
-  }
-}
-
 /**
  * One build that carries its state: `POST /workspaces/{id}/builds` with `transition`,
  * `template_version_id` and `state` together (coderd/workspacebuilds.go `postWorkspaceBuilds`,
@@ -70,7 +59,7 @@ function buildOfEarlierAttempt(): string | undefined {
 export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'coder' | 'blobs'>, req: StateBuildRequest): Promise<WorkspaceBuild> {
   const { step, subject } = req;
   const latest = (await coderStep(step, subject, () => coder.workspace(req.workspaceId))).latest_build;
-  const earlier = buildOfEarlierAttempt();
+  const earlier = heartbeatedBuildId();
   let build: WorkspaceBuild | undefined = earlier === latest.id && latest.id !== req.read.id ? latest : undefined;
   if (!build && latest.id !== req.read.id) {
     if (!(await isOurEarlierBuild(coder, req, latest))) throw builtMeanwhile(step, subject, latest, req.read.buildNumber);

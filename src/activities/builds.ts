@@ -6,7 +6,7 @@ import { rootDeclarationsOf } from './template-facts';
 import { parseStateV4, StateFormatError } from '../domain/state';
 import { FailureType, coderStep, refuse } from './failures';
 import { cachedTemplateSourceLoader, type LoadTemplateSource } from './template-source';
-import { heartbeatIfInActivity } from './heartbeat';
+import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
 
 export interface BuildRequest {
   workspaceId: string;
@@ -29,9 +29,10 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
   const latest = ws.latest_build;
   let build: WorkspaceBuild;
   if (latest.build_number > req.afterBuildNumber) {
-    const ours =
-      latest.transition === req.transition &&
-      (req.templateVersionId === undefined || latest.template_version_id === req.templateVersionId);
+    // A newer build is ours only when an earlier attempt of this step made it: an owner's stop (the first half of
+    // "Update and Restart") or Coder's autostop has the same shape, and taking it for ours would back up what
+    // their next build leaves behind.
+    const ours = heartbeatedBuildId() === latest.id || (await isOurRetriedBuild(coder, req, latest));
     if (!ours) throw builtMeanwhile(step, req.subject, latest, req.afterBuildNumber);
     build = latest;
   } else {
@@ -43,6 +44,7 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
         ...(req.templateVersionId ? { template_version_id: req.templateVersionId } : {}),
       }),
     );
+    heartbeatIfInActivity({ buildId: build.id });
   }
   const done = await coderStep(step, req.subject, () =>
     coder.waitForBuild(build.id, {
@@ -58,6 +60,14 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
     });
   }
   return done;
+}
+
+/** Right after the one read, our transition and version, started by this token's user: an attempt that died before its first heartbeat. */
+async function isOurRetriedBuild(coder: CoderApi, req: BuildRequest, latest: WorkspaceBuild): Promise<boolean> {
+  if (latest.build_number !== req.afterBuildNumber + 1 || latest.transition !== req.transition) return false;
+  if (req.templateVersionId !== undefined && latest.template_version_id !== req.templateVersionId) return false;
+  const me = await coderStep(`${req.transition} build`, req.subject, () => coder.currentUser());
+  return latest.initiator_id === me.id;
 }
 
 const loaders = new WeakMap<CoderApi, LoadTemplateSource>();

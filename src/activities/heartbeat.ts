@@ -8,3 +8,13 @@ export function heartbeatIfInActivity(details?: unknown): void {
     // called outside an activity (unit tests): nothing to heartbeat
   }
 }
+
+/** The build an earlier attempt of this activity heartbeated once it had created it (`{ buildId }`), if any. */
+export function heartbeatedBuildId(): string | undefined {
+  try {
+    const details = Context.current().info.heartbeatDetails as { buildId?: unknown } | undefined;
+    return typeof details?.buildId === 'string' ? details.buildId : undefined;
+  } catch {
+    return undefined; // outside an activity (unit tests)
+  }
+}
