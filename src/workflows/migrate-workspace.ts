@@ -199,6 +199,8 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
 
   let backup: StateBackup | undefined;
   let stateBuildTried = false;
+  // The build the backup must come from: the one the preflight judged healthy, or our own stop of it.
+  let readBuildNumber = pf.latestBuild.buildNumber;
   try {
     if (stopFirst) {
       // Inside the try: a stop that fails (a flaky provisioner) is compensated by starting the workspace again.
@@ -208,11 +210,22 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
       ]);
       ownBuildIds.push(stop.buildId);
       await watch.after(stop.buildId);
+      readBuildNumber = stop.buildNumber;
       done('stop');
     }
 
     enter('backing-up');
-    backup = await ctx.durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
+    const taken = await ctx.durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
+    if (taken.buildNumber !== readBuildNumber) {
+      // Someone built between the health check and the backup (an owner's Update on a guarded version forgets the
+      // PVC): this state was never judged healthy, so it is no backup to restore; read the workspace again.
+      throw ApplicationFailure.create({
+        message: `${subject}: build #${taken.buildNumber} came after build #${readBuildNumber}, the one the preflight judged; nothing was written over it`,
+        type: FailureType.builtMeanwhile,
+        nonRetryable: true,
+      });
+    }
+    backup = taken;
     status.backup = { ref: backup.blob.ref, sha256: backup.blob.sha256 };
     done('backup');
 
