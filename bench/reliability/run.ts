@@ -6,7 +6,8 @@
  *
  *   node -r @swc-node/register bench/reliability/run.ts      (make bench-reliability)
  *
- * The chaos rows come from test/chaos/chaos-fleet, fault-storm and blob-and-conflict, run here at
+ * The chaos rows come from test/chaos/chaos-fleet (and its variants in chaos-fleet-variants: the
+ * lifecycle executor firing, an AGPL Coder), fault-storm and blob-and-conflict, run here at
  * full size (WSMIGRATE_CHAOS_SCALE=full: 200 workspaces, 20 worker kills, 2 server restarts); each
  * test writes what it measured to WSMIGRATE_CHAOS_REPORT_DIR. `--small` runs the normal-suite sizes.
  */
@@ -45,6 +46,25 @@ export interface BadInputCase {
 const here = __dirname;
 const root = join(here, '..', '..');
 
+/** What test/chaos/chaos-fleet-variants.test.ts wrote for each variant. */
+export interface ChaosVariantFigures {
+  seed: number;
+  workspaces: number;
+  workerKills: number;
+  serverRestarts: number;
+  totalSeconds: number;
+  summary: Record<string, number>;
+  coder: { onTarget: number; onOriginal: number; elsewhere: number };
+  activeVersionLock: string;
+  requireActiveVersionReadBack: boolean;
+  lifecycle?: { autostartOnly: number; ttlOnly: number; both: number; autostarts: number; autostops: number; autobuildsDuringFleet: number };
+  pvcLosses: number;
+  pvcsReplaced: number;
+  duplicatePushes: number;
+  falseMigrated: string[];
+  notMigrated: string[];
+}
+
 /** What each chaos test wrote (see test/chaos/fixtures/chaos-report.ts); absent when it did not get that far. */
 export interface ChaosFigures {
   chaosFleet?: {
@@ -60,6 +80,10 @@ export interface ChaosFigures {
     duplicatePushes: number;
     duplicateBuilds: number;
   };
+  /** The same chaos with Coder's lifecycle executor firing (autostart/autostop on a share of the workspaces). */
+  chaosFleetLifecycle?: ChaosVariantFigures;
+  /** The same chaos on an AGPL Coder (require_active_version accepted, ignored, read back false). */
+  chaosFleetAgpl?: ChaosVariantFigures;
   faultStorm?: {
     workspaces: number;
     faults: Record<string, number>;
@@ -110,6 +134,8 @@ function runSuites(): { jest: JestResults; secrets?: SecretsReport; chaos: Chaos
     const chaos: ChaosFigures = {
       chaosFleet: readJson(join(chaosDir, 'chaos-fleet.json')),
       faultStorm: readJson(join(chaosDir, 'fault-storm.json')),
+      chaosFleetLifecycle: readJson(join(chaosDir, 'chaos-fleet-lifecycle.json')),
+      chaosFleetAgpl: readJson(join(chaosDir, 'chaos-fleet-agpl.json')),
       strayUsers: readJson(join(chaosDir, 'stray-users.json')),
     };
     return { jest, secrets: readJson<SecretsReport>(secretsOut), chaos, exitCode: run.status ?? 1 };
@@ -127,6 +153,10 @@ export function chaosRows(c: ChaosFigures, jest: JestResults): [string, string][
   const f = c.chaosFleet;
   const st = c.faultStorm;
   const su = c.strayUsers;
+  const lc = c.chaosFleetLifecycle;
+  const ag = c.chaosFleetAgpl;
+  const chaosOf = (v: ChaosVariantFigures) => `${v.workerKills} SIGKILLs, ${v.serverRestarts} dev-server restart(s), ${v.workspaces} workspaces, seed ${v.seed}, ${v.totalSeconds}s`;
+  const coderCount = (v: ChaosVariantFigures) => `Coder's own count: ${v.coder.onTarget} on the new version, ${v.coder.onOriginal} on the old, ${v.coder.elsewhere} elsewhere`;
   const blobTests = jest.testResults.filter((r) => /blob-and-conflict\.test\.ts$/.test(r.name)).flatMap((r) => r.assertionResults);
   return [
     [
@@ -138,12 +168,26 @@ export function chaosRows(c: ChaosFigures, jest: JestResults): [string, string][
       'workspaces by outcome (fleet under chaos)',
       f ? `${outcomes(f.summary)}; Coder's own count: ${f.coder.onTarget} on the new version, ${f.coder.onOriginal} on the old, ${f.coder.elsewhere} elsewhere` : NOT_RUN,
     ],
+    [
+      'fleet under chaos with the lifecycle executor firing',
+      lc?.lifecycle
+        ? `${chaosOf(lc)}; autostart on ${lc.lifecycle.autostartOnly}, autostop TTL on ${lc.lifecycle.ttlOnly}, both on ${lc.lifecycle.both}: ${lc.lifecycle.autostarts} autostarts and ${lc.lifecycle.autostops} autostops by the executor (${lc.lifecycle.autobuildsDuringFleet} while the fleet ran); ` +
+          `${outcomes(lc.summary)} (each not migrated with its reason, in results.json); ${coderCount(lc)}; falsely reported migrated ${lc.falseMigrated.length}`
+        : NOT_RUN,
+    ],
+    [
+      'fleet under chaos on AGPL (require_active_version ignored)',
+      ag
+        ? `${chaosOf(ag)}; the lock reported ${ag.activeVersionLock} (require_active_version read back ${String(ag.requireActiveVersionReadBack)}); ${outcomes(ag.summary)}; ${coderCount(ag)}; falsely reported migrated ${ag.falseMigrated.length}`
+        : NOT_RUN,
+    ],
     ['workspaces by outcome (fault storm)', st ? `${outcomes(st.summary)}; restores with their reason ${st.restoredWithReason}/${st.summary.restored}; attempts past a retry budget ${st.overBudget}` : NOT_RUN],
     [
-      'PVCs lost (chaos / storm / stray users)',
-      [f, st, su].map((x) => (x ? `${x.pvcLosses + x.pvcsReplaced}` : '–')).join(' / '),
+      'PVCs lost or recreated (chaos / chaos + lifecycle / chaos on AGPL / storm / stray users)',
+      [f, lc, ag, st, su].map((x) => (x ? `${x.pvcLosses + x.pvcsReplaced}` : '–')).join(' / '),
     ],
     ['duplicate pushes / duplicate builds (fleet under chaos)', f ? `${f.duplicatePushes} / ${f.duplicateBuilds}` : NOT_RUN],
+    ['state PUTs (chaos + lifecycle / chaos on AGPL)', [lc, ag].map((x) => (x ? `${x.duplicatePushes}` : '–')).join(' / ')],
     [
       'damaged found / recovered (stray users)',
       su
@@ -214,7 +258,8 @@ function main(): void {
   writeFileSync(join(here, 'results.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), scale: small ? 'small' : 'full', secrets: secrets ?? null, chaos, badInput: cases }, null, 2)}\n`);
   writeFileSync(
     join(here, 'RESULTS.md'),
-    `# Reliability figures\n\nGenerated by \`make bench-reliability\` (bench/reliability/run.ts) on ${new Date().toISOString().slice(0, 10)}; ` +
+    `# Reliability figures\n\nGenerated by \`${small ? 'node -r @swc-node/register bench/reliability/run.ts --small' : 'make bench-reliability'}\` (bench/reliability/run.ts) on ${new Date().toISOString().slice(0, 10)}, ` +
+      `${small ? "at the normal suite's small sizes (24 workspaces, 3 worker kills, 1 server restart per chaos fleet), not the full size (200, 20, 2) of `make bench-reliability`" : 'at full size (WSMIGRATE_CHAOS_SCALE=full)'}; ` +
       'every case is a test in `test/chaos/`; the full list with each outcome is in [results.json](results.json).\n\n' +
       `${text}\n\n## Bad-input cases\n\n| category | case | expected | held |\n|---|---|---|---|\n` +
       cases.map((c) => `| ${c.category} | ${c.name} | ${c.notMeasuredYet ? 'not measured yet' : c.expected} | ${c.notMeasuredYet ? '–' : c.passed ? 'yes' : '**no**'} |`).join('\n') +
