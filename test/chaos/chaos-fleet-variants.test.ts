@@ -75,7 +75,7 @@ describe('chaos: the fleet with the lifecycle executor firing', () => {
   afterAll(async () => fleet.close());
 
   it(`${SIZE.workspaces} workspaces, a third with autostart/autostop, ${SIZE.kills} worker kills, ${SIZE.restarts} server restart(s): 0 PVCs lost, every workspace migrated, restored or needs-attention with its reason, none falsely migrated`, async () => {
-    const run = await fleet.run({ size: SIZE, lifecycle: { every: 3, intervalMs: 1000, aheadMs: 10 * 60_000 } });
+    const run = await fleet.run({ size: SIZE, lifecycle: { every: 3, intervalMs: 1000, aheadMs: 10 * 60_000 }, ...(FULL_SCALE ? {} : { settleMinutes: 4 }) });
     reportFigures('chaos-fleet-lifecycle', figures(run));
     // The executor really fired while workspaces migrated.
     expect(run.lifecycle?.autobuildsDuringFleet).toBeGreaterThan(0);
