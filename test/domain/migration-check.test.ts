@@ -1,4 +1,4 @@
-import { findPersistentLosses, leftoverDeprecated, summarizeStateMigration } from '../../src/domain/migration-check';
+import { findPersistentLosses, leftoverDeprecated, restoreDifferences, summarizeStateMigration } from '../../src/domain/migration-check';
 import type { StateResourceView } from '../../src/domain/state';
 
 const pvc = (type: string, uid: string, id = 'coder/ws-home'): StateResourceView => ({
@@ -46,5 +46,23 @@ describe('findPersistentLosses', () => {
 describe('leftoverDeprecated', () => {
   it('lists deprecated managed instances and nothing else', () => {
     expect(leftoverDeprecated([deployment('kubernetes_deployment'), pvc('kubernetes_persistent_volume_claim_v1', 'u')])).toEqual(['kubernetes_deployment.main[0]']);
+  });
+});
+
+describe('restoreDifferences', () => {
+  const backup = [pvc('kubernetes_persistent_volume_claim', 'u1'), deployment('kubernetes_deployment')];
+  it('finds nothing when the restored state holds the backup\'s PVC at its address with its uid and id', () => {
+    expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim', 'u1'), deployment('kubernetes_deployment')])).toEqual([]);
+  });
+  it('calls a _v1 entry under the prior version missing: the deprecated address is what that version keeps', () => {
+    expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim_v1', 'u1')])).toEqual(['kubernetes_persistent_volume_claim.home is missing']);
+  });
+  it('names another uid, and another id under the same uid', () => {
+    expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim', 'u2')])).toEqual(['kubernetes_persistent_volume_claim.home has uid u2, not u1']);
+    expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim', 'u1', 'coder/other')])).toEqual(['kubernetes_persistent_volume_claim.home has id coder/other, not coder/ws-home']);
+  });
+  it('an empty restored state misses every persistent object, and nothing else is asked for', () => {
+    expect(restoreDifferences(backup, [])).toEqual(['kubernetes_persistent_volume_claim.home is missing']);
+    expect(restoreDifferences([deployment('kubernetes_deployment')], [])).toEqual([]);
   });
 });
