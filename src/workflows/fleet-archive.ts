@@ -1,9 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
-import type { ActiveVersionRelease } from '../activities/active-version-lock';
 import { fnv1a } from '../domain/fleet-progress';
 import { QUICK_STEP } from './activity-presets';
-import type { FleetArchiveResult } from './fleet-contract';
+import type { ActiveVersionRelease, FleetArchiveResult } from '../contracts/migrate-fleet';
 import type { FleetRun } from './fleet-run';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);

@@ -10,12 +10,12 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
-import type { FleetItem } from '../activities/discover-fleet';
+import type { FleetItem } from '../contracts/migrate-fleet';
 import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
 import { workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { WsmigrateTemplate } from '../contracts/search-attributes';
 import { QUICK_STEP } from './activity-presets';
-import { reportBySignalRequest, type ChildApprovalNote } from './fleet-report';
+import { reportBySignalRequest, type ChildApprovalNote } from '../contracts/fleet-report';
 import type { FleetRun } from './fleet-run';
 import type { migrateWorkspace } from './migrate-workspace';
 

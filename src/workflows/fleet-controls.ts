@@ -8,7 +8,7 @@ import {
   resumeFleetUpdate,
   type FleetControlEntry,
   type FleetControlInput,
-} from './fleet-contract';
+} from '../contracts/migrate-fleet';
 import type { FleetRun } from './fleet-run';
 
 /** Why a pause, resume or cancel is refused (who may send it, and whether it means anything now); undefined when accepted. */

@@ -9,7 +9,7 @@ import { WsmigratePhase } from '../contracts/search-attributes';
 import { QUICK_STEP } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { FleetPacer } from './fleet-pacing';
-import type { FleetPhase, FleetProgress, FleetStage, FleetState } from './fleet-contract';
+import type { FleetPhase, FleetProgress, FleetStage, FleetState } from '../contracts/migrate-fleet';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 

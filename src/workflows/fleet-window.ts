@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, continueAsNew } from '@temporalio/workflow';
-import type { FleetItem } from '../activities/discover-fleet';
+import type { FleetItem } from '../contracts/migrate-fleet';
 import { budgetAllowance, finishedCount, fnv1a, nextCanaryIndex, overBudget } from '../domain/fleet-progress';
 import { countsRecord } from '../domain/fleet-summary';
 import { askChildrenToSignal, discoverMore, startChildMigration } from './fleet-children';

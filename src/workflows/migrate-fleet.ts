@@ -18,21 +18,17 @@ import { migrateFleetInputSchema, type MigrateFleetInput } from '../domain/fleet
 import { fnv1a } from '../domain/fleet-progress';
 import { countsRecord, fleetDoneText, summaryOf } from '../domain/fleet-summary';
 import { templateWorkflowId } from '../domain/migration-input';
+import { childApprovalSignal, childDoneSignal } from '../contracts/fleet-report';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { archiveOldVersions } from './fleet-archive';
 import { noteChildApproval, recordChildEnd } from './fleet-children';
-import { fleetProgressQuery, type FleetPhase, type FleetResult, type FleetState } from './fleet-contract';
+import { fleetProgressQuery, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
 import { handleFleetControls } from './fleet-controls';
-import { childApprovalSignal, childDoneSignal } from './fleet-report';
 import { FleetRun } from './fleet-run';
 import { SlidingWindow } from './fleet-window';
 import { migrateTemplate } from './migrate-template';
 import { parseWorkflowInput } from './workflow-input';
-
-export * from './fleet-contract';
-export { detailsMarkdown } from '../domain/fleet-details';
-export { summaryOf } from '../domain/fleet-summary';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 

@@ -1,6 +1,7 @@
 import { progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
 import { emptyCounts } from '../../src/domain/fleet-progress';
-import { detailsMarkdown, type FleetProgress, type FleetResult } from '../../src/workflows/migrate-fleet';
+import { detailsMarkdown } from '../../src/domain/fleet-details';
+import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 
 const progress = (extra: Partial<FleetProgress> = {}): FleetProgress => ({
   workflowId: 'wsmigrate-fleet/coder/k8s-dev',

@@ -1,11 +1,44 @@
+/**
+ * migrateFleet's contract: its input, progress (query), result, the pause/resume/cancel updates
+ * and their signal twins, and the state it carries across continue-as-new. Shared by the workflow,
+ * the client, the CLI and the tests.
+ */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ActiveVersionLock, ActiveVersionRelease } from '../activities/active-version-lock';
-import type { FleetItem } from '../activities/discover-fleet';
 import type { PendingApproval } from '../domain/approval-policy';
 import type { ChildOutcome, FleetCounts } from '../domain/fleet-progress';
 import type { FleetSummary } from '../domain/fleet-summary';
-import type { ApprovalReceipt } from './approval-gates';
-import type { FleetPacingStatus } from './fleet-pacing';
+import type { FleetPacingStatus } from '../domain/provisioner-pacing';
+import type { ApprovalReceipt } from './approval';
+
+export type { MigrateFleetInput } from '../domain/fleet-input';
+export type { FleetSummary } from '../domain/fleet-summary';
+
+/** One workspace a fleet migrates. */
+export interface FleetItem {
+  owner: string;
+  workspace: string;
+}
+
+/**
+ * What the fleet did about builds on the old versions while it migrates. With the template requiring
+ * its active version (Premium), a member's start on a pre-migration version is refused; stops are
+ * not, and template admins and owners are not held (enterprise/coderd/dbauthz/accesscontrol.go).
+ * Each state is what Coder reads back, never what was asked for.
+ */
+export type ActiveVersionLock =
+  | { state: 'switched-on' }
+  /** It was on already: by an earlier fleet run (wsmigrate's marker is in the blob store), or by the operator. */
+  | { state: 'already-on'; byWsmigrate: boolean }
+  /**
+   * Coder accepted the change and reads it back false: without a Premium licence (or with an expired
+   * one) the setting is ignored (coderd/database/dbauthz/accesscontrol.go AGPLTemplateAccessControlStore;
+   * coderd/templates.go patchTemplateMeta answers 200). Nothing holds anyone to the active version.
+   */
+  | { state: 'not-held'; reason: string }
+  /** Coder refused the change: migrated workspaces stay exposed to builds on old versions. */
+  | { state: 'refused'; reason: string };
+
+export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
 
 export type FleetStage = 'template' | 'canary' | 'canary-gate' | 'rolling' | 'archive' | 'done';
 /** Where a fleet stands: the same words in `fleet status`, the WsmigratePhase search attribute and README. */
@@ -92,8 +125,6 @@ export interface FleetArchiveResult {
   /** Once no old version can be built: the template's require_active_version given back (or left, if it was the operator's). */
   activeVersion?: ActiveVersionRelease;
 }
-
-export type { FleetSummary } from '../domain/fleet-summary';
 
 export interface FleetProgress {
   workflowId: string;
