@@ -8,8 +8,9 @@ import { recoveryNeedsPerson } from '../domain/approval-policy';
 import { ApprovalGates } from './approval-gates';
 import { parseWorkflowInput } from './workflow-input';
 import { FailureType } from '../domain/failure-types';
-import { QUICK_STEP, buildStepOptions, durationMs, withActivityMessage } from './activity-presets';
-import { failureMessage, failureType, workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from './workspace-contract';
+import { QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, withActivityMessage } from './activity-presets';
+import { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from '../contracts/migrate-workspace';
+import type { WorkspaceRecoveryResult } from '../contracts/recover-workspace';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 
 type Activities = ReturnType<typeof proxyActivities<WsmigrateActivities>>;
@@ -31,14 +32,10 @@ export interface RecoveryContext {
   done(step: string): void;
 }
 
-export interface WorkspaceRecoveryResult extends WorkspaceMigrationResult {
-  recovery: { fromBuild: number; damagedBuild: number; losses: string[]; damagedBackup: { ref: string; sha256: string } };
-}
-
 function needsAttention(ctx: RecoveryContext, message: string): ApplicationFailure {
   ctx.enter('needs-attention');
   upsertMemo({ outcome: 'needs-attention' });
-  return ApplicationFailure.create({ message, type: 'WsmigrateNeedsAttention', nonRetryable: true });
+  return ApplicationFailure.create({ message, type: FailureType.needsAttention, nonRetryable: true });
 }
 
 const backupList = (b: RecoveryBackups) =>
@@ -109,7 +106,7 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
   if (verdict.verdict === 'deny') {
     throw ApplicationFailure.create({
       message: `guard denied the recovery of ${subject} from build #${goodBuild.number}: ${verdict.summary}; ${verdict.reasons.join('; ')}. Nothing was changed; ${backupList(backups)}`,
-      type: 'WsmigrateGuardDenied',
+      type: FailureType.guardDenied,
       nonRetryable: true,
     });
   }
@@ -143,7 +140,7 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
   if (gate === 'rejected' || gate === 'timed-out') {
     throw ApplicationFailure.create({
       message: `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; nothing was changed. ${backupList(backups)}`,
-      type: 'WsmigrateRejected',
+      type: FailureType.rejected,
       nonRetryable: true,
     });
   }
@@ -237,7 +234,7 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   if (health.health !== 'damaged') {
     throw ApplicationFailure.create({
       message: `recover refused for ${subject}: it is ${health.health} (${health.reason}), not damaged; ${health.health === 'unmigrated' ? "use 'wsmigrate migrate workspace'" : 'nothing was changed'}`,
-      type: 'WsmigrateRefused',
+      type: FailureType.refused,
       nonRetryable: true,
     });
   }

@@ -1,8 +1,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
-import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
-import type { VerificationResult } from '../../src/activities/verify-migration';
+import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
+import type { VerificationResult } from '../../src/contracts/migrate-workspace';
 import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { fixtureSource, homePvcName, pushTemplateVersion } from '../sim/helpers';
