@@ -30,8 +30,8 @@ import { startTemplateMigration } from '../src/client/migrations';
 import { temporalCliPath } from '../src/config/tools';
 import { ensureSearchAttributes } from '../src/worker/ensure-search-attributes';
 import { prebuiltWorkflowBundle } from '../src/worker/workflow-bundle';
-import type { FleetResult } from '../src/workflows/migrate-fleet';
-import type { TemplateMigrationResult } from '../src/workflows/migrate-template';
+import type { FleetResult } from '../src/contracts/migrate-fleet';
+import type { TemplateMigrationResult } from '../src/contracts/migrate-template';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

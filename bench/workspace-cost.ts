@@ -22,8 +22,8 @@ import { startDevServer } from '../src/adapters/temporal-dev-server';
 import { startTemplateMigration, startWorkspaceMigration } from '../src/client/migrations';
 import { temporalCliPath } from '../src/config/tools';
 import { createWsmigrateWorker } from '../src/worker/create-worker';
-import type { TemplateMigrationResult } from '../src/workflows/migrate-template';
-import type { WorkspaceMigrationResult } from '../src/workflows/migrate-workspace';
+import type { TemplateMigrationResult } from '../src/contracts/migrate-template';
+import type { WorkspaceMigrationResult } from '../src/contracts/migrate-workspace';
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);

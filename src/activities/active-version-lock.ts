@@ -1,30 +1,10 @@
 import { formatBlobRef } from '../domain/blob-ref';
+import type { ActiveVersionLock, ActiveVersionRelease } from '../contracts/migrate-fleet';
 import { isCoderApiError } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
-
-/**
- * What the fleet did about builds on the old versions while it migrates. With the template requiring
- * its active version (Premium), a member's start on a pre-migration version is refused; stops are
- * not, and template admins and owners are not held (enterprise/coderd/dbauthz/accesscontrol.go).
- * Each state is what Coder reads back, never what was asked for.
- */
-export type ActiveVersionLock =
-  | { state: 'switched-on' }
-  /** It was on already: by an earlier fleet run (wsmigrate's marker is in the blob store), or by the operator. */
-  | { state: 'already-on'; byWsmigrate: boolean }
-  /**
-   * Coder accepted the change and reads it back false: without a Premium licence (or with an expired
-   * one) the setting is ignored (coderd/database/dbauthz/accesscontrol.go AGPLTemplateAccessControlStore;
-   * coderd/templates.go patchTemplateMeta answers 200). Nothing holds anyone to the active version.
-   */
-  | { state: 'not-held'; reason: string }
-  /** Coder refused the change: migrated workspaces stay exposed to builds on old versions. */
-  | { state: 'refused'; reason: string };
-
-export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
 
 /**
  * The marker that wsmigrate, not the operator, switched the setting on: a blob whose bytes name the

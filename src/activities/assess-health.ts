@@ -1,7 +1,7 @@
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
-import { readWorkspaceHealth } from './read-workspace-health';
+import { readWorkspaceHealth } from '../adapters/coder/read-workspace-health';
 import { protectionOf } from './template-facts';
 import type { LoadTemplateSource } from './template-source';
 

@@ -3,8 +3,9 @@ import type { AssessHealthInput } from './assess-health';
 import type { PostBuildCheckInput, PostBuildCheckResult } from './post-build-check';
 import type { WorkspacePreflight, WorkspacePreflightInput } from './preflight-workspace';
 import type { RewriteStateInput, RewriteStateResult } from './rewrite-state';
-import type { TrackBuildChangesInput, TrackedBuild } from './track-build-changes';
-import type { VerificationResult, VerifyMigrationInput } from './verify-migration';
+import type { TrackedBuild, VerificationResult } from '../contracts/migrate-workspace';
+import type { TrackBuildChangesInput } from './track-build-changes';
+import type { VerifyMigrationInput } from './verify-migration';
 
 interface Steps {
   preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight>;

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { FleetFilters } from '../domain/fleet-input';
 import { selectForFleet } from '../domain/fleet-progress';
 import { workspaceWorkflowId } from '../domain/migration-input';
+import type { FleetItem } from '../contracts/migrate-fleet';
 import { WsmigratePhase } from '../contracts/search-attributes';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, coderStep } from './failures';
@@ -18,11 +19,6 @@ export interface DiscoverFleetPageInput {
   /** The last workspace (owner/name key) of the previous page: the next page starts after it, whatever moved meanwhile. */
   after?: string;
   pageSize: number;
-}
-
-export interface FleetItem {
-  owner: string;
-  workspace: string;
 }
 
 export interface FleetPage {

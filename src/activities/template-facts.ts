@@ -1,6 +1,6 @@
 import { rootManagedDeclarations } from '../domain/downgrade-guard';
 import type { TemplateFile } from '../domain/template-rewrite';
-import { templateProtection } from './read-workspace-health';
+import { templateProtection } from '../domain/template-protection';
 
 /**
  * What a template version's source says, read once per source and worker: the cached source loader

@@ -1,12 +1,11 @@
-import type { RenamedToken, TemplateRewriteReport } from '../domain/template-rewrite';
 import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, ZeroTouchRefusedError } from '../domain/template-rewrite';
 import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStateInBuilds } from '../domain/coder-version';
 import { TemplateArchiveError, writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
-import type { BlobRef } from '../adapters/blob-store';
 import { blobStep, currentWorkflowRun } from './blob-step';
 import { heartbeatIfInActivity } from './heartbeat';
 import { coderStep, refuse, refuseOn } from './failures';
+import type { TemplateRewriteResult } from '../contracts/migrate-template';
 import type { ActivityDeps } from './ports';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import type { LoadTemplateSource } from './template-source';
@@ -29,20 +28,6 @@ export function makePreflightTemplate({ coder }: ActivityDeps) {
     await refuseUnlessTokenMayMigrate(coder, subject, { organizationId: t.organization_id, organization: input.organization, templateId: t.id, template: input.template });
     return { organizationId: t.organization_id, templateId: t.id, activeVersionId: t.active_version_id, coderVersion: info.version };
   };
-}
-
-export interface TemplateRewriteResult {
-  /** The rewritten source archive in the blob store; null when nothing needed rewriting. */
-  source: BlobRef | null;
-  versionName: string;
-  unchanged: boolean;
-  renamedCount: number;
-  renamed: Pick<RenamedToken, 'file' | 'line' | 'from' | 'to'>[];
-  refused: TemplateRewriteReport['refused'];
-  guards: string[];
-  protectedResources: string[];
-  /** zeroTouch only: old -> new addresses each workspace adopts at its next build. */
-  zeroTouch?: { from: string; to: string }[];
 }
 
 /** Pulls the active version's source, rewrites it (with guard blocks) and stores the new archive. */

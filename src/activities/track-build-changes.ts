@@ -1,4 +1,5 @@
-import { detectBuildChanges, worthReporting, type BuildChange } from '../domain/build-changes';
+import { detectBuildChanges, worthReporting } from '../domain/build-changes';
+import type { TrackedBuild } from '../contracts/migrate-workspace';
 import { protectionOf } from './template-facts';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
@@ -9,16 +10,6 @@ export interface TrackBuildChangesInput {
   subject: string;
   template: string;
   buildId: string;
-}
-
-export interface TrackedBuild {
-  buildId: string;
-  buildNumber: number;
-  transition: string;
-  /** At most 50, sorted by address; `changeCount` has the total. */
-  changes: BuildChange[];
-  changeCount: number;
-  protectedDestroyed: string[];
 }
 
 const MAX_LISTED = 50;

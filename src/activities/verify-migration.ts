@@ -8,6 +8,7 @@ import { planGuardVerdict } from '../domain/plan/guard';
 import { planStructurally } from '../domain/plan/structural-plan';
 import { parseStateV4 } from '../domain/state';
 import { buildTemplateModel } from '../domain/template-model';
+import type { VerificationResult } from '../contracts/migrate-workspace';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
 
@@ -15,17 +16,6 @@ export interface VerifyMigrationInput {
   subject: string;
   migratedRef: string;
   targetVersionId: string;
-}
-
-export interface VerificationResult {
-  verdict: 'allow' | 'needs-approval' | 'deny';
-  summary: string;
-  /** At most 20, each naming an address. */
-  reasons: string[];
-  leftovers: string[];
-  /** What an approver approves: the migrated state, the target version and the planned changes. */
-  planHash: string;
-  plannedChanges: Record<string, number>;
 }
 
 interface TargetModel {

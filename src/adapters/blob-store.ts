@@ -5,13 +5,8 @@ import { decodeBlob, encodeBlob } from './blob-codec';
 import { blobKey, formatBlobRef, formatLocation, parseBlobRef } from '../domain/blob-ref';
 import { sha256Hex } from './hash';
 
-export interface BlobRef {
-  /** Where the blob lives and its content address, e.g. `s3://bucket/prefix/sha256/<hex>`. */
-  ref: string;
-  sha256: string;
-  size: number;
-  encrypted: boolean;
-}
+export type { BlobRef } from '../domain/blob-ref';
+import type { BlobRef } from '../domain/blob-ref';
 
 /** Who wrote a blob and why; never any of its content. */
 export interface BlobMeta {

@@ -3,7 +3,7 @@ import type { ApprovalGateway } from '../client/approvals';
 import type { Secret } from '../config/secret';
 import { APPROVE_ACTION, REJECT_ACTION, decodeButtonValue } from '../domain/approval-button';
 import type { Decision } from '../domain/approval-policy';
-import type { ApprovalReceipt } from '../workflows/approval-gates';
+import type { ApprovalReceipt } from '../contracts/approval';
 import { SignedSlackReceiver, type ChatopsLogger, type HttpReply } from './signed-receiver';
 
 export type { ChatopsLogger };

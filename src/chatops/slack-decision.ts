@@ -1,6 +1,6 @@
 import { MigrationNotFoundError, type ApprovalGateway } from '../client/approvals';
 import { approvalRefusal, type Decision } from '../domain/approval-policy';
-import type { ApprovalReceipt } from '../workflows/approval-gates';
+import type { ApprovalReceipt } from '../contracts/approval';
 
 /** A request chatops refuses; `status` is the HTTP status of the reply, `message` what the user reads. */
 export class ChatRefusal extends Error {

@@ -2,7 +2,7 @@ import { formatDuration } from '../domain/fleet-progress';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
 import type { FleetStatus } from '../client/fleet';
-import type { FleetProgress, FleetResult } from '../workflows/migrate-fleet';
+import type { FleetProgress, FleetResult } from '../contracts/migrate-fleet';
 
 /** No ETA while a person is awaited: the fleet's own gate, or children at gates with nothing else running. */
 function etaText(p: FleetProgress, waits: readonly FleetWait[]): string {

@@ -1,4 +1,5 @@
 import { failureText, failureTypeOf } from '../client/failure-text';
+import { FailureType } from '../contracts/failures';
 
 /**
  * Where a command writes: `out` its result (stdout), `err` human text (stderr), `log` its log lines
@@ -36,7 +37,7 @@ export class CliError extends Error {
 export const EXIT = { ok: 0, failure: 1, usage: 2, denied: 3, changesPending: 4 } as const;
 
 /** Failure types of a run that said no (a precondition, a guard, a person): README's "denied/refused". */
-const REFUSAL_TYPES = new Set(['WsmigrateRefused', 'WsmigrateRejected', 'WsmigrateGuardDenied', 'WsmigrateWorkspaceBusy']);
+const REFUSAL_TYPES: ReadonlySet<string> = new Set([FailureType.refused, FailureType.rejected, FailureType.guardDenied, FailureType.busy]);
 
 /**
  * The exit code for an error that is not a CliError: 3 when the run it reports was refused, 2 when

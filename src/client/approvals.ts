@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { PendingApproval } from '../domain/approval-policy';
-import type { ApprovalReceipt } from '../workflows/approval-gates';
+import type { ApprovalReceipt } from '../contracts/approval';
 import { decide, migrationStatus, pendingApproval, type DecisionOptions, type MigrationStatus } from './migrations';
 import { WsmigratePendingApproval } from '../contracts/search-attributes';
 

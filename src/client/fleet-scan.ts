@@ -1,8 +1,8 @@
-import type { CoderApi } from '../activities/ports';
-import { readWorkspaceHealth, templateProtection, DEFAULT_HEALTH_DEPTH } from '../activities/read-workspace-health';
-import { isCoderApiError, type Workspace } from '../adapters/coder';
+import { isCoderApiError, type CoderClient, type Workspace } from '../adapters/coder';
+import { DEFAULT_HEALTH_DEPTH, readWorkspaceHealth } from '../adapters/coder/read-workspace-health';
 import { isTerraformSource, readTar } from '../adapters/template-tar';
 import type { LossKind } from '../domain/protected-loss';
+import { templateProtection } from '../domain/template-protection';
 import { HEALTH_CLASSES, type HealthClass } from '../domain/workspace-health';
 
 export interface ScanRow {
@@ -31,7 +31,7 @@ export interface ScanOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-type ScanCoder = Pick<CoderApi, 'workspacesOfTemplate' | 'templateByName' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs' | 'templateVersion' | 'template' | 'downloadFile'>;
+type ScanCoder = Pick<CoderClient, 'workspacesOfTemplate' | 'templateByName' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs' | 'templateVersion' | 'template' | 'downloadFile'>;
 
 /** Runs `fn` over `items` with at most `limit` at a time, keeping the order of the results. */
 async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, onDone: () => void): Promise<R[]> {
@@ -60,7 +60,7 @@ export class UnknownNameError extends Error {
  * No workspace matched: either the template has none, or it does not exist (a typo). Coder's
  * `/workspaces?q=template:NAME` answers an empty list for both, so ask for the template itself.
  */
-async function requireTemplate(coder: Pick<CoderApi, 'templateByName'>, opts: ScanOptions): Promise<void> {
+async function requireTemplate(coder: Pick<CoderClient, 'templateByName'>, opts: ScanOptions): Promise<void> {
   // Organization path segments accept a name or `default` (coderd/httpmw/organizationparam.go).
   const org = opts.organization ?? 'default';
   try {

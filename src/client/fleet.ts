@@ -10,7 +10,7 @@ import {
   type FleetPhase,
   type FleetProgress,
   type FleetResult,
-} from '../workflows/migrate-fleet';
+} from '../contracts/migrate-fleet';
 import { WsmigratePendingApproval, WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { RefusedError } from './refused-error';
 import { runOutcome } from './run-outcome';

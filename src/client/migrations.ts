@@ -9,11 +9,11 @@ import {
   type MigrateWorkspaceInput,
 } from '../domain/migration-input';
 import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy';
-import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../workflows/approval-gates';
-import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../workflows/migrate-workspace';
-import { templateStatusQuery, type TemplateMigrationStatus } from '../workflows/migrate-template';
+import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../contracts/approval';
+import { workspaceStatusQuery, type WorkspaceMigrationStatus } from '../contracts/migrate-workspace';
+import { templateStatusQuery, type TemplateMigrationStatus } from '../contracts/migrate-template';
 import { WsmigrateTemplate } from '../contracts/search-attributes';
-import { fleetProgressQuery, type FleetProgress } from '../workflows/migrate-fleet';
+import { fleetProgressQuery, type FleetProgress } from '../contracts/migrate-fleet';
 import { templateRunSummary, workspaceRunSummary } from '../domain/run-details';
 import { explainStartFailure } from './start-failure';
 import { RefusedError } from './refused-error';

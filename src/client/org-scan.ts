@@ -1,5 +1,5 @@
-import { activeVersionDeprecations } from '../activities/list-organization-templates';
-import type { CoderApi } from '../activities/ports';
+import type { CoderClient } from '../adapters/coder';
+import { activeVersionDeprecations } from '../adapters/coder/active-version-deprecations';
 import { HEALTH_CLASSES, type HealthClass } from '../domain/workspace-health';
 import { scanFleet, type ScanReport } from './fleet-scan';
 
@@ -21,7 +21,7 @@ export interface OrganizationScanReport {
   counts: Record<HealthClass, number>;
 }
 
-type OrgScanCoder = Parameters<typeof scanFleet>[0] & Pick<CoderApi, 'templatesOfOrganization' | 'templateVersion' | 'downloadFile' | 'workspacesOfTemplate'>;
+type OrgScanCoder = Parameters<typeof scanFleet>[0] & Pick<CoderClient, 'templatesOfOrganization' | 'templateVersion' | 'downloadFile' | 'workspacesOfTemplate'>;
 
 /** `scan --org`: each template of the organization, whether its active version still uses deprecated types, and its workspaces by health. Reads only. */
 export async function scanOrganization(coder: OrgScanCoder, opts: { organization: string; concurrency?: number; depth?: number }): Promise<OrganizationScanReport> {

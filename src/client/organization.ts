@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
-import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult } from '../workflows/migrate-organization';
+import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
 import type { FleetStartOptions } from './fleet';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 

@@ -75,3 +75,12 @@ function normalizeLocation(url: string, ref: string): string {
     throw new BlobRefError(ref);
   }
 }
+
+/** A stored blob: where it lives and its content address (never its bytes). */
+export interface BlobRef {
+  /** Where the blob lives and its content address, e.g. `s3://bucket/prefix/sha256/<hex>`. */
+  ref: string;
+  sha256: string;
+  size: number;
+  encrypted: boolean;
+}

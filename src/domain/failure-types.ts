@@ -1,4 +1,7 @@
-/** Failure types shared by activities (which throw them) and workflows (which must not retry them). */
+/**
+ * Every failure type wsmigrate throws, one list: activities throw the first ones, workflows end with
+ * the last ones, and the fleet, the client and the CLI read them (contracts/failures re-exports it).
+ */
 export const FailureType = {
   refused: 'WsmigrateRefused', // a precondition says no: never retry, never proceed
   conflict: 'WsmigrateStateConflict', // state is neither what we backed up nor what we wrote
@@ -10,6 +13,14 @@ export const FailureType = {
   blobUnavailable: 'WsmigrateBlobUnavailable', // store down or blob not (yet) found: retried a few times, then final
   blobUnreadable: 'WsmigrateBlobUnreadable', // corrupt, tampered or wrong key: final
   blobStoreAccess: 'WsmigrateBlobStoreAccess', // credentials or permissions: final
+  // how a workflow ends when it did not migrate
+  invalidInput: 'WsmigrateInvalidInput', // the workflow's input failed its checks: nothing was read or written
+  rejected: 'WsmigrateRejected', // a person rejected a gate (or nobody answered it in time)
+  guardDenied: 'WsmigrateGuardDenied', // the plan guard refused the migrated state
+  rolledBack: 'WsmigrateRolledBack', // the migration failed and the backed-up state and transition were restored
+  needsAttention: 'WsmigrateNeedsAttention', // neither migrated nor restored: a person must look (never retried)
 } as const;
+
+export type WsmigrateFailureType = (typeof FailureType)[keyof typeof FailureType];
 
 export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss, FailureType.builtMeanwhile];

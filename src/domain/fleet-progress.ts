@@ -4,6 +4,7 @@
  * waiting; these hold the rules, so tests can check them without a server.
  */
 import type { FleetFilters } from './fleet-input';
+import { FailureType } from './failure-types';
 
 /** waiting-for-build: a zero-touch fleet left a stopped workspace to migrate itself at its next start. */
 export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed' | 'waiting-for-build';
@@ -47,8 +48,8 @@ export interface ChildReport {
 
 /** A migration's failure type → how the fleet counts it: rolled back is safe, needs-attention is not. */
 export function outcomeOfFailure(failureType: string | undefined | null): ChildOutcome {
-  if (failureType === 'WsmigrateRolledBack') return 'restored';
-  if (failureType === 'WsmigrateNeedsAttention') return 'needs-attention';
+  if (failureType === FailureType.rolledBack) return 'restored';
+  if (failureType === FailureType.needsAttention) return 'needs-attention';
   return 'failed';
 }
 

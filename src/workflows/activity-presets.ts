@@ -61,3 +61,15 @@ export function restoreStepOptions(input: { buildTimeout: string; heartbeatTimeo
     retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 30, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
   };
 }
+
+/** An activity's own message, not the wrapper's 'Activity task failed'. */
+export function failureMessage(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string } };
+  return e?.cause?.message ?? e?.message ?? String(err);
+}
+
+/** The failure type an activity threw, seen through the workflow's ActivityFailure wrapper. */
+export function failureType(err: unknown): string | undefined {
+  const e = err as { type?: string; cause?: { type?: string } };
+  return e?.cause?.type ?? e?.type;
+}

@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { condition, defineQuery, defineSignal, defineUpdate, log, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, log, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   approvalRefusal,
   gateRequiresApproval,
@@ -11,31 +11,9 @@ import {
   type PendingApproval,
 } from '../domain/approval-policy';
 import type { MessageRef, Notification } from '../activities/ports';
+import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../contracts/approval';
 import { WsmigratePendingApproval } from '../contracts/search-attributes';
 import { noteApprovalToFleet } from './fleet-report';
-
-/** What a caller sends to decide; `channel` defaults to `cli` for the update; a signal is always recorded as `signal`. */
-export type DecisionPayload = Omit<ApprovalInput, 'decision'>;
-
-/** Approve or reject the pending gate; validated before it is accepted (approver, gate id, plan hash). */
-export const approveUpdate = defineUpdate<ApprovalReceipt, [DecisionPayload]>('approve');
-export const rejectUpdate = defineUpdate<ApprovalReceipt, [DecisionPayload]>('reject');
-/** The same decision as a signal, for `temporal workflow signal` and the Web UI; invalid ones are ignored and logged. */
-export const approvalSignal = defineSignal<[ApprovalInput]>('approval');
-/** The gate waiting now, in any workflow that uses ApprovalGates (workspace, template, fleet): what chat bridges read. */
-export const pendingApprovalQuery = defineQuery<PendingApproval | null>('pendingApproval');
-
-/** The record of one decision, kept in the workflow's status and history. */
-export interface ApprovalReceipt {
-  gateId: string;
-  planHash: string;
-  decision: Decision;
-  approver: string;
-  channel: ApprovalChannel;
-  slackUserId?: string;
-  comment?: string;
-  at: string;
-}
 
 export interface ApprovalSettings {
   policy: ApprovalPolicy;

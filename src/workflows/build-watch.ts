@@ -1,11 +1,10 @@
 import { ApplicationFailure, upsertMemo } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
-import type { TrackedBuild } from '../activities/track-build-changes';
-
-export const NEEDS_ATTENTION = 'WsmigrateNeedsAttention';
+import type { TrackedBuild } from '../contracts/migrate-workspace';
+import { FailureType } from '../domain/failure-types';
 
 export function isNeedsAttention(err: unknown): boolean {
-  return err instanceof ApplicationFailure && err.type === NEEDS_ATTENTION;
+  return err instanceof ApplicationFailure && err.type === FailureType.needsAttention;
 }
 
 /**
@@ -37,6 +36,6 @@ export class BuildWatch {
     this.onDamage();
     upsertMemo({ outcome: 'needs-attention' });
     await this.acts.notify({ kind: 'migration-failed', workflowId: this.ctx.workflowId, subject: `Needs attention: ${this.ctx.subject}`, text: message });
-    throw ApplicationFailure.create({ message, type: NEEDS_ATTENTION, nonRetryable: true });
+    throw ApplicationFailure.create({ message, type: FailureType.needsAttention, nonRetryable: true });
   }
 }

@@ -4,7 +4,6 @@ import {
   ParentClosePolicy,
   allHandlersFinished,
   condition,
-  defineQuery,
   getExternalWorkflowHandle,
   log,
   proxyActivities,
@@ -15,7 +14,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
-import type { PendingApproval } from '../domain/approval-policy';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
 import { fnv1a } from '../domain/fleet-progress';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
@@ -33,44 +31,12 @@ import {
   type FleetPhase,
   type FleetResult,
   type FleetSummary,
-  type migrateFleet,
-} from './migrate-fleet';
+} from '../contracts/migrate-fleet';
+import type { migrateFleet } from './migrate-fleet';
+import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult, type OrganizationStage, type OrganizationTemplateRow } from '../contracts/migrate-organization';
 import { WsmigratePhase } from '../contracts/search-attributes';
 import { parseWorkflowInput } from './workflow-input';
-
-export type OrganizationStage = 'scan' | 'canary' | 'canary-gate' | 'rolling' | 'done';
-
-export interface OrganizationTemplateRow {
-  template: string;
-  state: 'nothing-to-do' | 'waiting' | 'canary' | 'canary-done' | 'rolling' | 'done' | 'cancelled' | 'failed';
-  deprecatedTypes: string[];
-  /** The fleet running for it now (or last). */
-  workflowId?: string;
-  targetVersionId?: string;
-  summary?: FleetSummary;
-  note?: string;
-}
-
-export interface OrganizationProgress {
-  workflowId: string;
-  organization: string;
-  phase: FleetPhase;
-  stage: OrganizationStage;
-  templates: OrganizationTemplateRow[];
-  summary: FleetSummary;
-  pendingApproval?: PendingApproval;
-  control: FleetControlEntry[];
-}
-
-export interface OrganizationResult {
-  phase: 'done' | 'cancelled';
-  templates: OrganizationTemplateRow[];
-  summary: FleetSummary;
-  /** Templates whose active version declares no deprecated type. */
-  nothingToDo: string[];
-}
-
-export const organizationProgressQuery = defineQuery<OrganizationProgress>('organizationProgress');
+import { FailureType } from '../domain/failure-types';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 
@@ -169,7 +135,7 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
   if (found.unknown.length > 0) {
     throw ApplicationFailure.create({
       message: `organization ${input.organization} has no template named ${found.unknown.join(', ')} (it has ${found.templates.length ? found.templates.map((t) => t.name).join(', ') : 'none of those'}); check the names with 'wsmigrate scan --org ${input.organization}'`,
-      type: 'WsmigrateInvalidInput',
+      type: FailureType.invalidInput,
       nonRetryable: true,
     });
   }

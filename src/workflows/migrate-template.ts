@@ -1,34 +1,13 @@
-import { ApplicationFailure, defineQuery, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
-import type { TemplateRewriteResult } from '../activities/template-steps';
-import type { PendingApproval } from '../domain/approval-policy';
 import { migrateTemplateInputSchema, type MigrateTemplateInput } from '../domain/migration-input';
 import { parseWorkflowInput } from './workflow-input';
 import { renderRunDetails, templateRunSummary } from '../domain/run-details';
-import { ApprovalGates, type ApprovalReceipt } from './approval-gates';
+import { templateStatusQuery, type TemplateMigrationResult, type TemplateMigrationStatus, type TemplatePhase } from '../contracts/migrate-template';
+import { ApprovalGates } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
-
-export type TemplatePhase = 'preflight' | 'rewriting' | 'awaiting-approval' | 'pushing' | 'promoting' | 'done' | 'unchanged' | 'dry-run';
-
-export interface TemplateMigrationStatus {
-  phase: TemplatePhase;
-  pendingApproval?: PendingApproval;
-  approvals: ApprovalReceipt[];
-  report?: Omit<TemplateRewriteResult, 'source'>;
-  newVersionId?: string;
-}
-
-export interface TemplateMigrationResult {
-  outcome: 'promoted' | 'pushed' | 'unchanged' | 'dry-run';
-  /** The version workspaces must be migrated to (the new one, or the active one when nothing changed). */
-  versionId: string;
-  versionName?: string;
-  previousActiveVersionId: string;
-  report: Omit<TemplateRewriteResult, 'source'>;
-}
-
-export const templateStatusQuery = defineQuery<TemplateMigrationStatus>('status');
+import { FailureType } from '../domain/failure-types';
 
 // Template archives can be large: a little longer than a workspace's quick steps.
 const quick: ActivityOptions = { ...QUICK_STEP, startToCloseTimeout: '5m' };
@@ -85,7 +64,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   enter('awaiting-approval');
   const pushGate = await gates.request('template-push', `sha256:${source.sha256}`, `Push new version. ${summary}`);
   if (pushGate === 'rejected' || pushGate === 'timed-out') {
-    throw ApplicationFailure.create({ message: `push of ${subject} ${pushGate}; nothing changed`, type: 'WsmigrateRejected', nonRetryable: true });
+    throw ApplicationFailure.create({ message: `push of ${subject} ${pushGate}; nothing changed`, type: FailureType.rejected, nonRetryable: true });
   }
   enter('pushing');
   const pushed = await slow.pushTemplateVersion.executeWithOptions({ summary: `push version ${rewrite.versionName} and wait for Coder's import` }, [{ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName }]);
@@ -100,7 +79,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   if (promoteGate === 'rejected' || promoteGate === 'timed-out') {
     throw ApplicationFailure.create({
       message: `promotion of ${pushed.versionName} ${promoteGate}; it stays pushed but inactive (version ${pushed.versionId})`,
-      type: 'WsmigrateRejected',
+      type: FailureType.rejected,
       nonRetryable: true,
     });
   }

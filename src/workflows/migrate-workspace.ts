@@ -14,33 +14,24 @@ import type { WsmigrateActivities } from '../activities';
 import type { StateBackup } from '../activities/backup-state';
 import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
-import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
+import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, restoreStepOptions, withActivityMessage } from './activity-presets';
+import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, restoreStepOptions, withActivityMessage } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
 import { FleetReport } from './fleet-report';
 import { recoverDamagedWorkspace } from './recover-workspace';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
+import { compensate } from './workspace-compensation';
+import type { RoundContext } from './workspace-round';
 import { parseWorkflowInput } from './workflow-input';
-import {
-  failureMessage,
-  failureType,
-  workspaceStatusQuery,
-  type WorkspaceMigrationResult,
-  type WorkspaceMigrationStatus,
-  type WorkspacePhase,
-} from './workspace-contract';
-
-export { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from './workspace-contract';
+import { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from '../contracts/migrate-workspace';
 
 /** Phases worth a search-attribute write (a history event and a visibility update each); the rest show in the query and the UI's details. */
 const MILESTONE_PHASES: ReadonlySet<WorkspacePhase> = new Set(['compensating', 'migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention']);
 
 /** Rounds of read → back up → build when someone keeps building the workspace between our read and our write. */
 export const MAX_ROUNDS = 3;
-
-type LocalActs = ReturnType<typeof proxyLocalActivities<WsmigrateActivities>>;
 
 /**
  * One workspace, the runbook top to bottom: preflight, stop (option A), back up, rewrite, verify,
@@ -133,21 +124,6 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   }
 }
 
-interface RoundContext {
-  input: MigrateWorkspaceParams;
-  subject: string;
-  workflowId: string;
-  status: WorkspaceMigrationStatus;
-  acts: LocalActs;
-  durable: ReturnType<typeof proxyActivities<WsmigrateActivities>>;
-  builds: ReturnType<typeof proxyActivities<WsmigrateActivities>>;
-  restoring: ReturnType<typeof proxyActivities<WsmigrateActivities>>;
-  gates: ApprovalGates;
-  watch: BuildWatch;
-  enter(phase: WorkspacePhase): void;
-  done(step: string): void;
-}
-
 /** Rewrite, then plan and guard: one local step. */
 function rewriteAndVerify(ctx: RoundContext, pf: WorkspacePreflight, backup: StateBackup, note: string) {
   const { input, subject } = ctx;
@@ -177,7 +153,7 @@ async function dryRun(ctx: RoundContext, pf: WorkspacePreflight): Promise<Worksp
 }
 
 function rejected(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ message, type: 'WsmigrateRejected', nonRetryable: true });
+  return ApplicationFailure.create({ message, type: FailureType.rejected, nonRetryable: true });
 }
 
 /**
@@ -236,7 +212,7 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
     status.verdict = verdict;
     done('verify');
     if (verdict.verdict === 'deny') {
-      throw ApplicationFailure.create({ message: `guard denied the migration of ${subject}: ${verdict.summary}; ${verdict.reasons.join('; ')}`, type: 'WsmigrateGuardDenied', nonRetryable: true });
+      throw ApplicationFailure.create({ message: `guard denied the migration of ${subject}: ${verdict.summary}; ${verdict.reasons.join('; ')}`, type: FailureType.guardDenied, nonRetryable: true });
     }
 
     enter('awaiting-approval');
@@ -293,48 +269,6 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
     const cancelled = isCancellation(err);
     await CancellationScope.nonCancellable(() => compensate(ctx, pf, { backup, ownBuildIds, stateBuildTried, transition }));
     if (cancelled) throw err;
-    throw ApplicationFailure.create({ message: `${subject}: migration rolled back, state and transition restored. Cause: ${status.error}`, type: 'WsmigrateRolledBack', nonRetryable: true });
-  }
-}
-
-/** One build back: the prior transition on the prior version carrying the backed-up bytes, only on top of our own builds. */
-async function compensate(
-  ctx: RoundContext,
-  pf: WorkspacePreflight,
-  run: { backup?: StateBackup; ownBuildIds: string[]; stateBuildTried: boolean; transition: 'start' | 'stop' },
-): Promise<void> {
-  const { input, subject, workflowId, status, acts, enter, done } = ctx;
-  enter('compensating');
-  try {
-    const restored = await ctx.restoring.restoreByBuild.executeWithOptions(
-      { summary: `compensation: ${pf.prior.transition} ${subject} on its prior version${run.backup ? ' carrying the backed-up state' : ''}, and wait for the build` },
-      [
-        {
-          workspaceId: pf.workspaceId,
-          subject,
-          prior: pf.prior,
-          readBuild: { id: pf.latestBuild.id, buildNumber: pf.latestBuild.buildNumber },
-          ...(run.backup ? { backup: run.backup } : {}),
-          ownBuildIds: run.ownBuildIds,
-          ...(run.stateBuildTried ? { ownStateBuild: { transition: run.transition, templateVersionId: input.targetVersionId } } : {}),
-          timeoutMs: durationMs(input.buildTimeout),
-        },
-      ],
-    );
-    await ctx.watch.after(restored.buildId);
-    done('restore');
-    enter('restored');
-    const note = restored.leftAsIs ? ` ${restored.leftAsIs}.` : ' State and transition restored.';
-    upsertMemo({ outcome: 'restored', reason: `${status.error ?? ''}${restored.leftAsIs ? ` (${restored.leftAsIs})` : ''}`.slice(0, 300) });
-    await acts.notify.executeWithOptions({ summary: 'notify restored' }, [{ kind: 'restored', workflowId, subject: `Restored ${subject}`, text: `Migration stopped: ${status.error}.${note}` }]);
-  } catch (compErr) {
-    enter('needs-attention');
-    upsertMemo({ outcome: 'needs-attention' });
-    await acts.notify.executeWithOptions({ summary: 'notify migration-failed' }, [{ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Restore did not finish: ${failureMessage(compErr)}` }]);
-    throw ApplicationFailure.create({
-      message: `${subject}: migration failed (${status.error}) and the restore did not finish: ${failureMessage(compErr)}`,
-      type: 'WsmigrateNeedsAttention',
-      nonRetryable: true,
-    });
+    throw ApplicationFailure.create({ message: `${subject}: migration rolled back, state and transition restored. Cause: ${status.error}`, type: FailureType.rolledBack, nonRetryable: true });
   }
 }

@@ -4,11 +4,13 @@ import type { RecoveryBackups } from '../activities/backup-for-recovery';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
 import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
+import { recoveryNeedsPerson } from '../domain/approval-policy';
 import { ApprovalGates } from './approval-gates';
 import { parseWorkflowInput } from './workflow-input';
 import { FailureType } from '../domain/failure-types';
-import { QUICK_STEP, buildStepOptions, durationMs, withActivityMessage } from './activity-presets';
-import { failureMessage, failureType, workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from './workspace-contract';
+import { QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, withActivityMessage } from './activity-presets';
+import { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from '../contracts/migrate-workspace';
+import type { WorkspaceRecoveryResult } from '../contracts/recover-workspace';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 
 type Activities = ReturnType<typeof proxyActivities<WsmigrateActivities>>;
@@ -30,14 +32,10 @@ export interface RecoveryContext {
   done(step: string): void;
 }
 
-export interface WorkspaceRecoveryResult extends WorkspaceMigrationResult {
-  recovery: { fromBuild: number; damagedBuild: number; losses: string[]; damagedBackup: { ref: string; sha256: string } };
-}
-
 function needsAttention(ctx: RecoveryContext, message: string): ApplicationFailure {
   ctx.enter('needs-attention');
   upsertMemo({ outcome: 'needs-attention' });
-  return ApplicationFailure.create({ message, type: 'WsmigrateNeedsAttention', nonRetryable: true });
+  return ApplicationFailure.create({ message, type: FailureType.needsAttention, nonRetryable: true });
 }
 
 const backupList = (b: RecoveryBackups) =>
@@ -46,7 +44,7 @@ const backupList = (b: RecoveryBackups) =>
 /**
  * A damaged workspace (a failed build, or a state that lost a protected object): back up the
  * current state and the newest good one, rewrite the good one to _v1, verify it, ask a human
- * (always), then one build that starts it on the target version carrying that state, and check
+ * (by the run's policy for a plain repair, else always), then one build that starts it on the target version carrying that state, and check
  * every protected object kept its uid. A destroyed object cannot come back from state: that ends
  * needs-attention, naming the loss. Someone building it meanwhile starts the recovery over (bounded).
  */
@@ -108,7 +106,7 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
   if (verdict.verdict === 'deny') {
     throw ApplicationFailure.create({
       message: `guard denied the recovery of ${subject} from build #${goodBuild.number}: ${verdict.summary}; ${verdict.reasons.join('; ')}. Nothing was changed; ${backupList(backups)}`,
-      type: 'WsmigrateGuardDenied',
+      type: FailureType.guardDenied,
       nonRetryable: true,
     });
   }
@@ -137,11 +135,12 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
   const summary =
     `Recover ${subject}: ${health.reason}. Start it on the target version carrying the state of build #${goodBuild.number} (rewritten to _v1), ` +
     `in one build on top of build #${latest.number}. Guard: ${verdict.summary}. ${backupList(backups)}`;
-  const gate = await gates.request('recover', verdict.planHash, summary, true);
+  const askAnyway = recoveryNeedsPerson(health.losses.map((l) => l.kind), verdict.verdict);
+  const gate = await gates.request('recover', verdict.planHash, askAnyway ? `${summary} Asked whatever the policy: ${askAnyway}.` : summary, askAnyway !== undefined);
   if (gate === 'rejected' || gate === 'timed-out') {
     throw ApplicationFailure.create({
       message: `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; nothing was changed. ${backupList(backups)}`,
-      type: 'WsmigrateRejected',
+      type: FailureType.rejected,
       nonRetryable: true,
     });
   }
@@ -235,7 +234,7 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   if (health.health !== 'damaged') {
     throw ApplicationFailure.create({
       message: `recover refused for ${subject}: it is ${health.health} (${health.reason}), not damaged; ${health.health === 'unmigrated' ? "use 'wsmigrate migrate workspace'" : 'nothing was changed'}`,
-      type: 'WsmigrateRefused',
+      type: FailureType.refused,
       nonRetryable: true,
     });
   }

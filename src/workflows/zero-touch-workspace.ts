@@ -4,21 +4,8 @@ import type { WsmigrateActivities } from '../activities';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { parseWorkflowInput } from './workflow-input';
 import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
-import { NEEDS_ATTENTION } from './build-watch';
 import { FleetReport } from './fleet-report';
-
-export interface ZeroTouchWorkspaceResult {
-  /**
-   * migrated: running, started pinned to the zero-touch version by the runbook, and checked.
-   * already-migrated: no deprecated type left (it migrated itself at a build of its own).
-   * waiting-for-build: stopped and unmigrated; its next start on the active version migrates it.
-   */
-  outcome: 'migrated' | 'already-migrated' | 'waiting-for-build';
-  workspaceId: string;
-  startBuildId?: string;
-  pvcUidsKept?: number;
-  warnings: string[];
-}
+import type { ZeroTouchWorkspaceResult } from '../contracts/zero-touch-workspace';
 
 /**
  * One workspace of a zero-touch fleet: no state push, no stop. The zero-touch version (promoted by
@@ -42,7 +29,7 @@ export async function zeroTouchWorkspace(rawInput: MigrateWorkspaceInput): Promi
 
 function needsAttention(message: string): ApplicationFailure {
   upsertMemo({ outcome: 'needs-attention' });
-  return ApplicationFailure.create({ message, type: NEEDS_ATTENTION, nonRetryable: true });
+  return ApplicationFailure.create({ message, type: FailureType.needsAttention, nonRetryable: true });
 }
 
 async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspaceResult> {
@@ -77,7 +64,7 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
       );
     }
     if (health.health === 'busy' || health.health === 'unreadable') {
-      throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? 'WsmigrateWorkspaceBusy' : 'WsmigrateRefused' });
+      throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? FailureType.busy : FailureType.refused });
     }
   }
   if (pf.prior.transition !== 'start') {

@@ -1,5 +1,5 @@
 import { makeCombinedSteps } from '../../src/activities/combined-steps';
-import type { TrackedBuild } from '../../src/activities/track-build-changes';
+import type { TrackedBuild } from '../../src/contracts/migrate-workspace';
 
 /** The parts as the combined steps call them, recording the order. */
 function fakeSteps(seen: Partial<TrackedBuild>) {

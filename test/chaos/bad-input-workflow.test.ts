@@ -4,7 +4,7 @@ import { registerStateRestoreCommand } from '../../src/cli/commands/state-restor
 import { EXIT } from '../../src/cli/io';
 import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
-import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { statePutsOf, isWrite } from '../harness/coder-requests';
 import { runCommand } from '../harness/cli';
 import { failureOf, waitFor } from '../harness/wait';

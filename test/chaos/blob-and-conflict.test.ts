@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
-import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
 import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';

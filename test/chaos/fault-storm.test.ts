@@ -9,8 +9,8 @@ import { startFleet } from '../../src/client/fleet';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { workspaceWorkflowId } from '../../src/domain/migration-input';
 import { CoderClient } from '../../src/adapters/coder';
-import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
-import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
+import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { chaosSeed, FULL_SCALE, reportFigures, seededRandom } from './fixtures/chaos-report';
@@ -97,6 +97,15 @@ describe('fault storm: 10% 500s, 5% 429s, 2% dropped connections, 5 s latency sp
       pvcLosses: truth.pvcLosses,
       pvcsReplaced: truth.pvcsReplaced,
       scan: truth.scan.counts,
+      damaged: await Promise.all(
+        truth.scan.workspaces
+          .filter((w) => w.health === 'damaged')
+          .map(async (w) => ({
+            workspace: w.workspace,
+            reason: w.reason,
+            builds: (await env.coder.workspaceBuilds(w.id, { limit: 12 })).map((b) => `#${b.build_number} ${b.transition} ${b.template_version_id === targetVersionId ? 'target' : b.template_version_id === originalVersionId ? 'original' : b.template_version_id.slice(0, 8)} ${b.job.status} by ${b.initiator_name ?? '?'}`),
+          })),
+      ),
     });
 
     // The storm really blew: every kind of fault was injected.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Payload } from '@temporalio/common';
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import { EncryptionCodec } from '../../src/adapters/temporal/payload-codec';
-import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { capturedWorkerLog } from '../harness/worker-log';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 

@@ -9,7 +9,7 @@ import { approvalGateway } from '../../src/client/approvals';
 import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import { loadConfig } from '../../src/config/env';
 import { APPROVE_ACTION, REJECT_ACTION, decodeButtonValue, type ButtonValue } from '../../src/domain/approval-button';
-import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { registerApprovalCommands } from '../../src/cli/commands/approvals';
 import { runCommand } from '../harness/cli';
 import { failureOf, waitFor } from '../harness/wait';

@@ -5,7 +5,7 @@ import { startFleet } from '../../src/client/fleet';
 import { migrationStatus } from '../../src/client/migrations';
 import { loadConfig } from '../../src/config/env';
 import { APPROVE_ACTION, decodeButtonValue, type ButtonValue } from '../../src/domain/approval-button';
-import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { clickRequest, commandRequest, send, startFakeSlack, type FakeSlack, type PostedMessage } from './fake-slack';

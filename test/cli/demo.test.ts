@@ -5,7 +5,7 @@ import { registerDemoCommands } from '../../src/cli/commands/demo';
 import { freeLoopbackPort } from '../../src/adapters/temporal-dev-server';
 import { Client, Connection } from '@temporalio/client';
 import { decide, migrationStatus } from '../../src/client/migrations';
-import type { FleetProgress } from '../../src/workflows/migrate-fleet';
+import type { FleetProgress } from '../../src/contracts/migrate-fleet';
 import { runCommand } from '../harness/cli';
 
 describe('wsmigrate demo', () => {

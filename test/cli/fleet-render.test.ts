@@ -1,6 +1,7 @@
 import { progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
 import { emptyCounts } from '../../src/domain/fleet-progress';
-import { detailsMarkdown, type FleetProgress, type FleetResult } from '../../src/workflows/migrate-fleet';
+import { detailsMarkdown } from '../../src/domain/fleet-details';
+import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 
 const progress = (extra: Partial<FleetProgress> = {}): FleetProgress => ({
   workflowId: 'wsmigrate-fleet/coder/k8s-dev',
@@ -93,7 +94,7 @@ describe('fleet rendering', () => {
   it("the Web UI's current details: progress table, the pending gate with the approve command and the signal JSON", () => {
     const md = detailsMarkdown(progress({ phase: 'awaiting-approval', pendingApproval: { gateId: 'fleet-continue', planHash: 'canary:abc', summary: 'Canary: 3 of 3 ok', requestedAt: 'x', escalated: false } }));
     expect(md).toMatch(/\| 20 \| 0 \| 0 \| 0 \| 1 \| 0 \| 10 \| 29 \| 20 \|/);
-    expect(md).toContain('`wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver <you>`');
+    expect(md).toContain('`wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver <you> --gate fleet-continue --plan canary:abc`');
     expect(md).toContain('"gateId":"fleet-continue","planHash":"canary:abc"');
     expect(md).toMatch(/- `bob\/api-2` failed: preflight refused/);
   });

@@ -103,7 +103,7 @@ describe('a fleet says what it waits on', () => {
     let env: MigrationEnv;
     let version: string;
     beforeAll(async () => {
-      env = await createMigrationEnv({ workspaces: 2 });
+      env = await createMigrationEnv({ workspaces: 1 });
       await env.startWorker();
       version = (await env.migrateTemplate()).versionId;
     }, 120_000);
@@ -115,7 +115,8 @@ describe('a fleet says what it waits on', () => {
       expect((await env.coder.waitForBuild(startBuildId)).job.status).toBe('failed');
       const childId = `wsmigrate/${env.sim.template.name}/${damaged.owner}/${damaged.name}`;
 
-      const id = await startFleet(env, '--version', version, '--canary', '0', '--approval', 'none', '--concurrency', '1');
+      // Its workspaces' destructive gates asked: a plain repair under policy none would ask no one.
+      const id = await startFleet(env, '--version', version, '--canary', '0', '--approval', 'none', '--workspace-approval', 'destructive', '--concurrency', '1');
       await waitFor(async () => (await status(id)).waitingOn?.some((w) => w.kind === 'child-gate' && w.gateId === 'recover') ?? false, 90_000);
       const s = await status(id);
       expect(s.phase).toBe('awaiting-approval');
@@ -127,9 +128,9 @@ describe('a fleet says what it waits on', () => {
       expect((await runMain('approve', childId, '--approver', 'sre')).exitCode).toBe(EXIT.ok);
       const waited = await runMain('fleet', 'status', id, '--wait');
       expect(waited.exitCode).toBe(EXIT.ok);
-      expect(waited.out).toMatch(/^migrated\s+2$/m);
+      expect(waited.out).toMatch(/^migrated\s+1$/m);
       expect(waited.out).toMatch(/^ {2}of them recovered\s+1$/m);
-      expect(waited.out).toMatch(/^PVC uids kept\s+2$/m);
+      expect(waited.out).toMatch(/^PVC uids kept\s+1$/m);
       expect(env.sim.cluster.pvcLosses()).toEqual([]);
     }, 180_000);
   });

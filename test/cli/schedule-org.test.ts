@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { registerScheduleCommands } from '../../src/cli/commands/schedule';
-import type { OrganizationResult } from '../../src/workflows/migrate-organization';
+import type { OrganizationResult } from '../../src/contracts/migrate-organization';
 import { runCommand } from '../harness/cli';
 import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { registerScheduleCommands } from '../../src/cli/commands/schedule';
-import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetResult } from '../../src/contracts/migrate-fleet';
 import { runCommand } from '../harness/cli';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';

@@ -1,4 +1,4 @@
-import { approvalRefusal, gateRequiresApproval, type PendingApproval } from '../../src/domain/approval-policy';
+import { approvalRefusal, gateRequiresApproval, recoveryNeedsPerson, type PendingApproval } from '../../src/domain/approval-policy';
 
 const pending: PendingApproval = {
   gateId: 'apply',
@@ -22,12 +22,27 @@ describe('gateRequiresApproval', () => {
     expect(gateRequiresApproval('destructive', 'start')).toBe(false);
     expect(gateRequiresApproval('destructive', 'template-push')).toBe(false);
   });
-  it('always asks before a recovery, whatever the policy', () => {
-    for (const policy of ['none', 'destructive', 'all'] as const) expect(gateRequiresApproval(policy, 'recover')).toBe(true);
+  it('asks before a recovery under destructive and all, not under none (a recovery that is more than a repair is forced by recoveryNeedsPerson)', () => {
+    expect(gateRequiresApproval('none', 'recover')).toBe(false);
+    expect(gateRequiresApproval('destructive', 'recover')).toBe(true);
+    expect(gateRequiresApproval('all', 'recover')).toBe(true);
   });
   it('asks before every gate under policy all', () => {
     expect(gateRequiresApproval('all', 'stop')).toBe(true);
     expect(gateRequiresApproval('all', 'start')).toBe(true);
+  });
+});
+
+describe('recoveryNeedsPerson', () => {
+  it('lets a plain repair (entries forgotten, or only a failed build, and a plan the guard allows) follow the policy', () => {
+    expect(recoveryNeedsPerson(['forgotten'], 'allow')).toBeUndefined();
+    expect(recoveryNeedsPerson(['forgotten', 'forgotten'], 'allow')).toBeUndefined();
+    expect(recoveryNeedsPerson([], 'allow')).toBeUndefined();
+  });
+  it('asks a person when an object was destroyed or the guard does not simply allow', () => {
+    expect(recoveryNeedsPerson(['forgotten', 'destroyed'], 'allow')).toBe('a protected object was destroyed');
+    expect(recoveryNeedsPerson(['forgotten'], 'needs-approval')).toBe("the guard's verdict is needs-approval");
+    expect(recoveryNeedsPerson([], 'deny')).toBe("the guard's verdict is deny");
   });
 });
 

@@ -10,7 +10,7 @@ import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { activityDepsFromConfig } from '../../src/worker/activity-deps';
 import { runWorker } from '../../src/worker/run-worker';
 import { ENCRYPTED_ENCODING } from '../../src/adapters/temporal/payload-codec';
-import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
+import type { TemplateMigrationResult } from '../../src/contracts/migrate-template';
 import { connectToTestServer, uniqueTaskQueue, type TemporalTestContext } from '../harness/temporal';
 
 type RawPayload = { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null };

@@ -1,5 +1,5 @@
 import { decide, startWorkspaceMigration } from '../../src/client/migrations';
-import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
 import { dashboardQueries, exportedNames, metricNamesIn } from '../deploy/dashboard-queries';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';

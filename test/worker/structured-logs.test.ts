@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import { createDataConverter } from '../../src/adapters/temporal/data-converter';
 import { Client } from '@temporalio/client';
-import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
 import { createLogger } from '../../src/adapters/logging/logger';
 import { failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';

@@ -1,5 +1,5 @@
 import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
-import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { spawnCliWorker, type CliWorker } from './fixtures/cli-worker';

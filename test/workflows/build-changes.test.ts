@@ -1,7 +1,7 @@
 import { PrometheusMetrics } from '../../src/adapters/metrics/prometheus-metrics';
 import { unpackTar } from '../../src/sim';
 import { startWorkspaceMigration } from '../../src/client/migrations';
-import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { failureOf } from '../harness/wait';
 import { pushTemplateVersion } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';

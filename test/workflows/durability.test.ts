@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 import { startWorkspaceMigration } from '../../src/client/migrations';
-import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
 import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { capturedWorkerLog } from '../harness/worker-log';

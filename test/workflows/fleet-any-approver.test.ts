@@ -1,7 +1,7 @@
 import { startFleet } from '../../src/client/fleet';
 import { decide, migrationStatus } from '../../src/client/migrations';
-import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
-import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
+import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

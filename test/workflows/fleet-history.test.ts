@@ -1,6 +1,6 @@
 import { startFleet } from '../../src/client/fleet';
 import { workspaceWorkflowId } from '../../src/domain/migration-input';
-import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetResult } from '../../src/contracts/migrate-fleet';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 /**

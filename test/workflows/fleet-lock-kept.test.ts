@@ -1,7 +1,7 @@
 import { CoderClient } from '../../src/adapters/coder';
 import type { WsmigrateActivities } from '../../src/activities';
 import { startFleet } from '../../src/client/fleet';
-import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetResult } from '../../src/contracts/migrate-fleet';
 import { api, homePvcName, waitForBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

@@ -1,7 +1,7 @@
 import { fleetStatus, startFleet } from '../../src/client/fleet';
 import { decide } from '../../src/client/migrations';
 import type { Licence } from '../../src/sim';
-import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetResult } from '../../src/contracts/migrate-fleet';
 import { api } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

@@ -1,7 +1,7 @@
 import { startFleet } from '../../src/client/fleet';
 import { migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
-import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

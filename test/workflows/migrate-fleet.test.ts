@@ -4,7 +4,7 @@ import { controlFleet, fleetStatus, startFleet } from '../../src/client/fleet';
 import { decide, migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { templateWorkflowId, workspaceWorkflowId } from '../../src/domain/migration-input';
-import type { FleetProgress, FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

@@ -3,7 +3,7 @@ import { decide } from '../../src/client/migrations';
 import { organizationStatus, startOrganizationMigration } from '../../src/client/organization';
 import { templateWorkflowId } from '../../src/domain/migration-input';
 import type { MigrateOrganizationInput } from '../../src/domain/organization-input';
-import type { OrganizationResult } from '../../src/workflows/migrate-organization';
+import type { OrganizationResult } from '../../src/contracts/migrate-organization';
 import { childrenStartedAfterUpdate } from '../harness/history';
 import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';

@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { decide, migrationStatus, signalDecision, startWorkspaceMigration } from '../../src/client/migrations';
 import { WsmigratePendingApproval } from '../../src/contracts/search-attributes';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
-import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { statePutsOf, isWrite } from '../harness/coder-requests';
 import { waitFor, failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';

@@ -5,7 +5,7 @@ import type { Notification } from '../../src/activities/ports';
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import { startWorkspaceRecovery } from '../../src/client/recovery';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
-import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { api, waitForBuild, type BuildJson } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

@@ -1,5 +1,5 @@
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
-import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { buildPostsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { homePvcName } from '../sim/helpers';

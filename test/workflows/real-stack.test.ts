@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { KubeClient, readKubeconfig } from '../../src/adapters/kube';
 import { startWorkspaceMigration } from '../../src/client/migrations';
-import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { describeRealStack } from '../harness/real-stack';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

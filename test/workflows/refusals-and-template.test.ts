@@ -1,7 +1,7 @@
 import { isWrite } from '../harness/coder-requests';
 import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { readTar } from '../../src/adapters/template-tar';
-import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/workflows/migrate-template';
+import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/contracts/migrate-template';
 import { waitFor, failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

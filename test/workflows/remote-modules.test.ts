@@ -2,7 +2,7 @@ import { isWrite } from '../harness/coder-requests';
 import { fleetStatus, startFleet } from '../../src/client/fleet';
 import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
-import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
+import type { TemplateMigrationResult } from '../../src/contracts/migrate-template';
 import { failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { temporalCliPath } from '../../src/config/tools';
-import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
-import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/workflows/migrate-template';
+import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
+import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/contracts/migrate-template';
 import { WsmigrateTemplate } from '../../src/contracts/search-attributes';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';

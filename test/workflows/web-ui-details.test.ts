@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import { temporalCliPath } from '../../src/config/tools';
 import { approvalCommands } from '../../src/domain/run-details';
-import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 

@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WrongStoredStateFault } from '../../src/sim';
-import type { WorkspaceMigrationStatus } from '../../src/workflows/migrate-workspace';
+import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { buildPostsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { homePvcName } from '../sim/helpers';

@@ -1,8 +1,8 @@
 import { startFleet } from '../../src/client/fleet';
 import { startTemplateMigration } from '../../src/client/migrations';
-import type { FleetResult } from '../../src/workflows/migrate-fleet';
+import type { FleetResult } from '../../src/contracts/migrate-fleet';
 import { readTar } from '../../src/adapters/template-tar';
-import type { TemplateMigrationResult } from '../../src/workflows/migrate-template';
+import type { TemplateMigrationResult } from '../../src/contracts/migrate-template';
 import { failureOf } from '../harness/wait';
 import { homePvcName, pushTemplateVersion, startBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';

@@ -11,7 +11,7 @@ import { startDevServer } from '../../adapters/temporal-dev-server';
 import { decide } from '../../client/migrations';
 import { fleetStatus, startFleet } from '../../client/fleet';
 import { templateWorkflowId } from '../../domain/migration-input';
-import type { FleetResult } from '../../workflows/migrate-fleet';
+import type { FleetResult } from '../../contracts/migrate-fleet';
 import { progressBar, progressLine, summaryTable } from '../fleet-render';
 import { processIo } from '../io';
 import { temporalCliPath } from '../../config/tools';

@@ -1,16 +1,12 @@
-import type { Workspace, WorkspaceBuild } from '../adapters/coder';
-import { protectedConfigAddresses } from '../domain/hcl/protect-annotations';
-import { readTemplateConfig } from '../domain/hcl/template-config';
-import { lookupDeprecated } from '../domain/type-map';
+import type { CoderClient } from './client';
+import type { Workspace, WorkspaceBuild } from './schemas';
 import {
   assessWorkspaceHealth,
   buildsToCheckForDeletes,
   destroyedAddressesInLog,
   type BuildSnapshot,
   type WorkspaceHealth,
-} from '../domain/workspace-health';
-import type { TemplateFile } from '../domain/template-rewrite';
-import type { CoderApi } from './ports';
+} from '../../domain/workspace-health';
 
 /** How many recent builds the health check reads; a loss older than this is out of sight. */
 export const DEFAULT_HEALTH_DEPTH = 10;
@@ -41,7 +37,7 @@ function snapshot(b: WorkspaceBuild): BuildSnapshot {
  * entry went missing, then classifies. Reads only; state bytes stay in this function.
  */
 export async function readWorkspaceHealth(
-  coder: Pick<CoderApi, 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs'>,
+  coder: Pick<CoderClient, 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs'>,
   ws: Pick<Workspace, 'id' | 'latest_build'>,
   opts: HealthReadOptions = {},
 ): Promise<WorkspaceHealth> {
@@ -66,11 +62,4 @@ export async function readWorkspaceHealth(
     destroyedByBuild.set(number, destroyedAddressesInLog(logs.map((l) => l.output)));
   }
   return assessWorkspaceHealth({ builds, annotatedAddresses, destroyedByBuild, ...(opts.v1VersionIds ? { v1VersionIds: opts.v1VersionIds } : {}) });
-}
-
-/** What a template version's source says about protection: its annotated resources, and whether it uses only _v1 types. */
-export function templateProtection(files: TemplateFile[]): { annotatedAddresses: string[]; usesV1Types: boolean } {
-  const model = readTemplateConfig(files);
-  const deprecated = model.configFiles.flatMap((f) => f.outline.resources).some((r) => r.mode === 'managed' && lookupDeprecated('managed', r.type) !== undefined);
-  return { annotatedAddresses: protectedConfigAddresses(files), usesV1Types: !deprecated };
 }

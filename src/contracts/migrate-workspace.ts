@@ -1,8 +1,13 @@
+/**
+ * migrateWorkspace's contract (recoverWorkspace and zeroTouchWorkspace answer the same status query):
+ * input, status, result. Shared by the workflows, the client, chat and the tests.
+ */
 import { defineQuery } from '@temporalio/workflow';
-import type { TrackedBuild } from '../activities/track-build-changes';
-import type { VerificationResult } from '../activities/verify-migration';
+import type { BuildChange } from '../domain/build-changes';
 import type { PendingApproval } from '../domain/approval-policy';
-import type { ApprovalReceipt } from './approval-gates';
+import type { ApprovalReceipt } from './approval';
+
+export type { MigrateWorkspaceInput } from '../domain/migration-input';
 
 /** What the workspace workflows (migrate, recover) show: one contract, so neither imports the other. */
 export type WorkspacePhase =
@@ -52,14 +57,25 @@ export interface WorkspaceMigrationResult {
 
 export const workspaceStatusQuery = defineQuery<WorkspaceMigrationStatus>('status');
 
-/** An activity's own message, not the wrapper's 'Activity task failed'. */
-export function failureMessage(err: unknown): string {
-  const e = err as { message?: string; cause?: { message?: string } };
-  return e?.cause?.message ?? e?.message ?? String(err);
+/** A build this run triggered, and what it replaced, destroyed or type-rename-deleted (seed 003). */
+export interface TrackedBuild {
+  buildId: string;
+  buildNumber: number;
+  transition: string;
+  /** At most 50, sorted by address; `changeCount` has the total. */
+  changes: BuildChange[];
+  changeCount: number;
+  protectedDestroyed: string[];
 }
 
-/** The failure type an activity threw, seen through the workflow's ActivityFailure wrapper. */
-export function failureType(err: unknown): string | undefined {
-  const e = err as { type?: string; cause?: { type?: string } };
-  return e?.cause?.type ?? e?.type;
+/** The guard's verdict on the migrated state, planned against the target version. */
+export interface VerificationResult {
+  verdict: 'allow' | 'needs-approval' | 'deny';
+  summary: string;
+  /** At most 20, each naming an address. */
+  reasons: string[];
+  leftovers: string[];
+  /** What an approver approves: the migrated state, the target version and the planned changes. */
+  planHash: string;
+  plannedChanges: Record<string, number>;
 }

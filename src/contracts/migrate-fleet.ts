@@ -1,0 +1,185 @@
+/**
+ * migrateFleet's contract: its input, progress (query), result, the pause/resume/cancel updates
+ * and their signal twins, and the state it carries across continue-as-new. Shared by the workflow,
+ * the client, the CLI and the tests.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { PendingApproval } from '../domain/approval-policy';
+import type { ChildOutcome, FleetCounts } from '../domain/fleet-progress';
+import type { FleetSummary } from '../domain/fleet-summary';
+import type { FleetPacingStatus } from '../domain/provisioner-pacing';
+import type { ApprovalReceipt } from './approval';
+
+export type { MigrateFleetInput } from '../domain/fleet-input';
+export type { FleetSummary } from '../domain/fleet-summary';
+
+/** One workspace a fleet migrates. */
+export interface FleetItem {
+  owner: string;
+  workspace: string;
+}
+
+/**
+ * What the fleet did about builds on the old versions while it migrates. With the template requiring
+ * its active version (Premium), a member's start on a pre-migration version is refused; stops are
+ * not, and template admins and owners are not held (enterprise/coderd/dbauthz/accesscontrol.go).
+ * Each state is what Coder reads back, never what was asked for.
+ */
+export type ActiveVersionLock =
+  | { state: 'switched-on' }
+  /** It was on already: by an earlier fleet run (wsmigrate's marker is in the blob store), or by the operator. */
+  | { state: 'already-on'; byWsmigrate: boolean }
+  /**
+   * Coder accepted the change and reads it back false: without a Premium licence (or with an expired
+   * one) the setting is ignored (coderd/database/dbauthz/accesscontrol.go AGPLTemplateAccessControlStore;
+   * coderd/templates.go patchTemplateMeta answers 200). Nothing holds anyone to the active version.
+   */
+  | { state: 'not-held'; reason: string }
+  /** Coder refused the change: migrated workspaces stay exposed to builds on old versions. */
+  | { state: 'refused'; reason: string };
+
+export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
+
+export type FleetStage = 'template' | 'canary' | 'canary-gate' | 'rolling' | 'archive' | 'done';
+/** Where a fleet stands: the same words in `fleet status`, the WsmigratePhase search attribute and README. */
+export type FleetPhase = 'running' | 'awaiting-approval' | 'paused' | 'cancelling' | 'done' | 'cancelled' | 'failed';
+
+export interface RunningChild {
+  workflowId: string;
+  subject: string;
+  startedAtMs: number;
+  runId?: string;
+  /** It reports by its result event, which only the fleet run that started it sees (else it reports by signal). */
+  awaitsResult?: boolean;
+}
+
+export interface FleetFailure {
+  workflowId: string;
+  subject: string;
+  outcome: ChildOutcome;
+  reason: string;
+}
+
+export interface ChildPendingApproval {
+  workflowId: string;
+  gateId: string;
+  since?: string;
+  summary?: string;
+}
+
+export interface FleetControlEntry {
+  action: 'pause' | 'resume' | 'cancel';
+  by: string;
+  reason?: string;
+  at: string;
+}
+
+/** Everything a fleet knows, carried from run to run by continue-as-new: ids and counts, never workspace data. */
+export interface FleetState {
+  stage: FleetStage;
+  targetVersionId?: string;
+  templateOutcome?: string;
+  offset: number;
+  /** Where discovery goes on from: the last workspace it listed (owner/name). */
+  discoveryCursor?: string;
+  discoveryDone: boolean;
+  total?: number;
+  filteredOut: number;
+  queue: FleetItem[];
+  running: RunningChild[];
+  started: number;
+  canary: { workflowId: string; subject: string; outcome?: ChildOutcome }[];
+  counts: FleetCounts;
+  durations: { totalMs: number; n: number };
+  failures: FleetFailure[];
+  paused: boolean;
+  cancelled: boolean;
+  acceptedFailures: number;
+  childApprovals: ChildPendingApproval[];
+  control: FleetControlEntry[];
+  receipts: ApprovalReceipt[];
+  startedAt: string;
+  runs: number;
+  archive?: FleetArchiveResult;
+  note?: string;
+  zeroTouch?: ZeroTouchReport;
+  activeVersionLock?: ActiveVersionLock;
+  pacing?: FleetPacingStatus;
+}
+
+/** A zero-touch fleet's answer to "who migrated how" (names capped at ZERO_TOUCH_NAMES each). */
+export interface ZeroTouchReport {
+  /** Found with no deprecated type left, or already built on the zero-touch version: they migrated at a build of their own. */
+  migratedThemselves: number;
+  /** Running workspaces the fleet started pinned to the zero-touch version (then checked). */
+  migratedByRunbook: string[];
+  /** Stopped, still unmigrated: each migrates at its next start (the zero-touch version is active). */
+  waitingForBuild: string[];
+}
+
+
+export interface FleetArchiveResult {
+  archived: { id: string; name: string }[];
+  keptInUse: { id: string; name: string; workspaces: number }[];
+  skipped?: string;
+  /** Once no old version can be built: the template's require_active_version given back (or left, if it was the operator's). */
+  activeVersion?: ActiveVersionRelease;
+}
+
+export interface FleetProgress {
+  workflowId: string;
+  organization: string;
+  template: string;
+  phase: FleetPhase;
+  stage: FleetStage;
+  dryRun: boolean;
+  targetVersionId?: string;
+  counts: FleetCounts;
+  finished: number;
+  filteredOut: number;
+  /** Workspaces found by discovery so far that still need migrating (queued + running). */
+  remaining: number;
+  total?: number;
+  running: RunningChild[];
+  failures: FleetFailure[];
+  pendingApproval?: PendingApproval;
+  childApprovals: ChildPendingApproval[];
+  etaMs?: number;
+  startedAt: string;
+  runs: number;
+  concurrency: number;
+  budget: { allowance: number; failures: number; accepted: number };
+  control: FleetControlEntry[];
+  approvals: ApprovalReceipt[];
+  note?: string;
+  /** How Coder's provisioners size the window, and why the fleet waits when it does. */
+  pacing?: FleetPacingStatus;
+}
+
+export interface FleetResult {
+  phase: 'done' | 'cancelled';
+  summary: FleetSummary;
+  targetVersionId?: string;
+  failures: FleetFailure[];
+  archive?: FleetArchiveResult;
+  zeroTouch?: ZeroTouchReport;
+  /** What the fleet did so nobody starts a migrated workspace on an old version meanwhile. */
+  activeVersionLock?: ActiveVersionLock;
+  /** True when a limit (a maintenance window's batch) or a cancel left workspaces for a later run. */
+  moreRemaining: boolean;
+  note?: string;
+}
+
+export interface FleetControlInput {
+  by: string;
+  reason?: string;
+}
+
+export const fleetProgressQuery = defineQuery<FleetProgress>('progress');
+export const pauseFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('pause');
+export const resumeFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('resume');
+export const cancelFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('cancel');
+/** Signal twins of the updates, for the Web UI and `temporal workflow signal`; invalid ones are logged and ignored. */
+export const pauseFleetSignal = defineSignal<[FleetControlInput]>('pause');
+export const resumeFleetSignal = defineSignal<[FleetControlInput]>('resume');
+export const cancelFleetSignal = defineSignal<[FleetControlInput]>('cancel');

@@ -1,0 +1,62 @@
+/**
+ * The fleet as the Temporal Web UI shows it (the workflow's "current details"): progress table,
+ * the pending gate with the exact commands that decide it, failures, pacing. Pure, so the workflow
+ * and the tests render it the same way.
+ */
+import type { PendingApproval } from './approval-policy';
+import type { FleetCounts } from './fleet-progress';
+import { formatDuration } from './fleet-progress';
+import { pacingLine, type FleetPacingStatus } from './provisioner-pacing';
+import { approvalCommands } from './run-details';
+
+/** What the details read of a fleet's progress (the fleet's progress query answer has all of it). */
+export interface FleetDetailsView {
+  workflowId: string;
+  organization: string;
+  template: string;
+  phase: string;
+  stage: string;
+  dryRun: boolean;
+  targetVersionId?: string;
+  counts: FleetCounts;
+  remaining: number;
+  running: readonly unknown[];
+  failures: readonly { subject: string; outcome: string; reason: string }[];
+  pendingApproval?: PendingApproval;
+  childApprovals: readonly { workflowId: string; gateId: string }[];
+  etaMs?: number;
+  runs: number;
+  concurrency: number;
+  budget: { allowance: number; failures: number; accepted: number };
+  control: readonly { action: string; by: string; reason?: string }[];
+  note?: string;
+  pacing?: FleetPacingStatus;
+}
+
+export function detailsMarkdown(p: FleetDetailsView): string {
+  const c = p.counts;
+  // Temporal's badge says Completed for a fleet cancelled by its own update: the details must say it plainly.
+  const cancel = p.phase === 'cancelled' || p.phase === 'cancelling' ? p.control.find((c) => c.action === 'cancel') : undefined;
+  const phase = p.phase === 'cancelled' ? 'CANCELLED' : `${p.phase} (${p.stage})`;
+  const lines = [
+    `### Fleet ${p.organization}/${p.template} · ${phase}${cancel ? ` by ${cancel.by}${cancel.reason ? ` (${cancel.reason})` : ''}` : ''}${p.dryRun ? ' · dry run' : ''}`,
+    '',
+    '| migrated | already | restored | needs attention | failed | skipped | running | to go (with running) | PVC uids kept |',
+    '|---|---|---|---|---|---|---|---|---|',
+    `| ${c.migrated} | ${c['already-migrated']} | ${c.restored} | ${c['needs-attention']} | ${c.failed} | ${c.skipped} | ${p.running.length} | ${p.remaining} | ${c.pvcUidsKept} |`,
+    '',
+    `target version: \`${p.targetVersionId ?? '(template first)'}\` · concurrency ${p.concurrency} · budget ${p.budget.failures - p.budget.accepted}/${p.budget.allowance}${p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : ''} · run ${p.runs}`,
+  ];
+  if (p.pendingApproval) {
+    const commands = approvalCommands(p.workflowId, p.pendingApproval);
+    lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${commands.cli}\``, '', `signal \`approval\`: \`${commands.signalJson}\``);
+  }
+  if (p.childApprovals.length) lines.push('', `Migrations waiting for approval: ${p.childApprovals.slice(0, 10).map((a) => `\`${a.workflowId}\` (${a.gateId})`).join(', ')}`);
+  if (p.failures.length) {
+    lines.push('', '**Failures**', '');
+    for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${f.reason.slice(0, 200)}`);
+  }
+  if (p.pacing) lines.push('', pacingLine(p.pacing));
+  if (p.note) lines.push('', p.note);
+  return lines.join('\n');
+}

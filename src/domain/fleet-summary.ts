@@ -1,0 +1,39 @@
+/** A fleet's end in numbers and in words: what its result, memo and last notification say. Pure. */
+import type { FleetCounts } from './fleet-progress';
+
+export interface FleetSummary {
+  migrated: number;
+  alreadyMigrated: number;
+  restored: number;
+  needsAttention: number;
+  failed: number;
+  skipped: number;
+  dryRun: number;
+  pvcUidsKept: number;
+  /** Of `migrated`: damaged workspaces recovered from their newest good build. */
+  recovered: number;
+}
+
+export function summaryOf(c: FleetCounts): FleetSummary {
+  return {
+    migrated: c.migrated,
+    alreadyMigrated: c['already-migrated'],
+    restored: c.restored,
+    needsAttention: c['needs-attention'],
+    failed: c.failed,
+    skipped: c.skipped,
+    dryRun: c['dry-run'],
+    pvcUidsKept: c.pvcUidsKept,
+    recovered: c.recovered ?? 0,
+  };
+}
+
+/** The text of the fleet-done notification. */
+export function fleetDoneText(summary: FleetSummary, moreRemaining: boolean): string {
+  return `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`;
+}
+
+/** The counts as a notification carries them. */
+export function countsRecord(c: FleetCounts): Record<string, number> {
+  return { ...c };
+}

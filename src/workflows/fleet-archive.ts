@@ -1,0 +1,47 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { WsmigrateActivities } from '../activities';
+import { fnv1a } from '../domain/fleet-progress';
+import { QUICK_STEP } from './activity-presets';
+import type { ActiveVersionRelease, FleetArchiveResult } from '../contracts/migrate-fleet';
+import type { FleetRun } from './fleet-run';
+
+const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
+const slow = proxyActivities<WsmigrateActivities>({ ...QUICK_STEP, startToCloseTimeout: '10m' });
+
+/**
+ * Once every workspace is migrated: archive the old versions nobody uses (after the `fleet-archive`
+ * gate), so nobody can build a migrated workspace with the deprecated types; undefined unless asked.
+ */
+export async function archiveOldVersions(run: FleetRun): Promise<FleetArchiveResult | undefined> {
+  const { st, input, fleetName } = run;
+  const allDone = !st.cancelled && !run.moreRemains() && st.counts.failed + st.counts.restored + st.counts['needs-attention'] === 0;
+  if (!input.archiveOldVersions) return undefined;
+  if (input.dryRun) return { archived: [], keptInUse: [], skipped: 'dry run' };
+  if (!allDone) return { archived: [], keptInUse: [], skipped: 'not every workspace is migrated yet' };
+  const plan = await slow.planVersionArchive({ organization: input.organization, template: input.template, targetVersionId: st.targetVersionId as string });
+  if (plan.versions.length === 0) {
+    return { archived: [], keptInUse: plan.inUse, skipped: 'no unused old version', ...(await releaseIfNoOldVersionLeft(run, plan.inUse.length)) };
+  }
+  const names = plan.versions.map((v) => v.name).join(', ');
+  const decision = await run.gates.request(
+    'fleet-archive',
+    `versions:${fnv1a(plan.versions.map((v) => v.id).join(','))}`,
+    `Archive ${plan.versions.length} old version(s) of ${fleetName} that no workspace uses (${names}), so nobody can build a migrated workspace with the deprecated types (that destroys its PVC).` +
+      (plan.inUse.length ? ` Kept, still in use: ${plan.inUse.map((v) => `${v.name} (${v.workspaces})`).join(', ')}.` : ''),
+  );
+  if (decision !== 'approved' && decision !== 'not-required') return { archived: [], keptInUse: plan.inUse, skipped: `archive ${decision}` };
+  const done = await slow.archiveTemplateVersions({ template: input.template, versionIds: plan.versions.map((v) => v.id) });
+  const byId = new Map(plan.versions.map((v) => [v.id, v]));
+  const keptInUse = [...plan.inUse, ...done.keptInUse.map((id) => ({ id, name: byId.get(id)?.name ?? id, workspaces: 1 }))];
+  return {
+    archived: done.archived.map((id) => byId.get(id) ?? { id, name: id }),
+    keptInUse,
+    ...(await releaseIfNoOldVersionLeft(run, keptInUse.length)),
+  };
+}
+
+/** Only once no old version can be built is the template's setting given back; an old version in use keeps it on. */
+async function releaseIfNoOldVersionLeft(run: FleetRun, inUse: number): Promise<{ activeVersion?: ActiveVersionRelease }> {
+  if (inUse > 0) return {};
+  return { activeVersion: await acts.releaseActiveVersion({ organization: run.input.organization, template: run.input.template }) };
+}

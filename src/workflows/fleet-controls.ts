@@ -1,0 +1,67 @@
+import { log, setHandler } from '@temporalio/workflow';
+import {
+  cancelFleetSignal,
+  cancelFleetUpdate,
+  pauseFleetSignal,
+  pauseFleetUpdate,
+  resumeFleetSignal,
+  resumeFleetUpdate,
+  type FleetControlEntry,
+  type FleetControlInput,
+} from '../contracts/migrate-fleet';
+import type { FleetRun } from './fleet-run';
+
+/** Why a pause, resume or cancel is refused (who may send it, and whether it means anything now); undefined when accepted. */
+function controlRefusal(run: FleetRun, action: FleetControlEntry['action'], c: FleetControlInput): string | undefined {
+  const { st, input } = run;
+  if (!c || typeof c.by !== 'string' || c.by.trim() === '') return `say who you are: {"by": "<name>"}`;
+  if (input.approval.approvers.length > 0 && !input.approval.approvers.includes(c.by)) {
+    return `'${c.by}' may not ${action} this fleet (allowed: ${input.approval.approvers.join(', ')})`;
+  }
+  if (st.stage === 'done') return `the fleet has ended; nothing to ${action}`;
+  if (st.cancelled) return `the fleet is being cancelled; it starts no new migration and ends when the running ones finish`;
+  if (action === 'pause' && st.paused) return 'the fleet is already paused';
+  if (action === 'resume' && !st.paused) return 'the fleet is not paused';
+  return undefined;
+}
+
+function applyControl(run: FleetRun, action: FleetControlEntry['action'], c: FleetControlInput, channel: 'cli' | 'signal'): FleetControlEntry {
+  const st = run.st;
+  const entry: FleetControlEntry = { action, by: c.by, at: new Date().toISOString(), ...(c.reason ? { reason: c.reason.slice(0, 300) } : {}) };
+  st.control.push(entry);
+  if (st.control.length > 50) st.control.shift();
+  if (action === 'pause') st.paused = true;
+  if (action === 'resume') st.paused = false;
+  if (action === 'cancel') {
+    st.cancelled = true;
+    st.paused = false;
+    // A cancel at the fleet's own gate answers it: waiting for an approval nobody will give ends now.
+    run.gates.rejectPending(c.by, `fleet cancelled${c.reason ? `: ${c.reason}` : ''}`, channel);
+  }
+  run.refreshDetails();
+  return entry;
+}
+
+/**
+ * Pause, resume and cancel, each as an update (validated: the caller learns a refusal) and as a
+ * signal twin (a refusal is logged and ignored). None of them abandons a running migration.
+ */
+export function handleFleetControls(run: FleetRun): void {
+  for (const [update, signal, action] of [
+    [pauseFleetUpdate, pauseFleetSignal, 'pause'],
+    [resumeFleetUpdate, resumeFleetSignal, 'resume'],
+    [cancelFleetUpdate, cancelFleetSignal, 'cancel'],
+  ] as const) {
+    setHandler(update, (c) => applyControl(run, action, c, 'cli'), {
+      validator: (c) => {
+        const why = controlRefusal(run, action, c);
+        if (why) throw new Error(why);
+      },
+    });
+    setHandler(signal, (c) => {
+      const why = controlRefusal(run, action, c);
+      if (why) return log.warn(`${action} signal ignored`, { reason: why });
+      applyControl(run, action, c, 'signal');
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { allHandlersFinished, condition, continueAsNew } from '@temporalio/workflow';
+import type { FleetItem } from '../contracts/migrate-fleet';
+import { budgetAllowance, finishedCount, fnv1a, nextCanaryIndex, overBudget } from '../domain/fleet-progress';
+import { countsRecord } from '../domain/fleet-summary';
+import { askChildrenToSignal, discoverMore, startChildMigration } from './fleet-children';
+import type { FleetRun } from './fleet-run';
+import type { migrateFleet } from './migrate-fleet';
+
+/**
+ * The sliding window of child migrations (Temporal's pattern): at most `width` running, new starts
+ * held by a pause, a spent failure budget (which asks a person) or Coder's busy provisioners, and a
+ * continue-as-new when the history is full. It never abandons a running migration.
+ */
+export class SlidingWindow {
+  constructor(
+    private readonly run: FleetRun,
+    /** Whether the pause in force was already announced (a pause carried over from the last run was). */
+    private lastPausedNote: boolean,
+  ) {}
+
+  /** Starts migrations until cancel, the limit, `maxStarts` canaries, or nothing is left; then returns (running ones go on). */
+  async fill(width: number, maxStarts: number | undefined, isCanary: boolean): Promise<void> {
+    const { st, input } = this.run;
+    for (;;) {
+      if (st.paused !== this.lastPausedNote) {
+        this.lastPausedNote = st.paused;
+        if (st.paused) await this.run.notify({ kind: 'fleet-paused', subject: `Fleet ${this.run.fleetName} paused`, text: `${st.running.length} running migration(s) finish; none starts until resume.`, counts: countsRecord(st.counts) });
+      }
+      if (st.cancelled) return;
+      if (st.paused) {
+        await condition(() => !st.paused || st.cancelled);
+        continue;
+      }
+      if (!isCanary && overBudget(st.counts, input.failureBudget, st.acceptedFailures)) {
+        await this.budgetGate();
+        continue;
+      }
+      if (this.run.hitLimit() || (maxStarts !== undefined && st.canary.length >= maxStarts)) return;
+      if (st.running.length >= width) {
+        const before = finishedCount(st.counts);
+        await condition(() => st.running.length < width || st.cancelled || st.paused || finishedCount(st.counts) !== before);
+        continue;
+      }
+      if (st.queue.length === 0) {
+        if (st.discoveryDone) return;
+        await discoverMore(this.run);
+        continue;
+      }
+      if (!isCanary && this.run.historyFull()) {
+        await askChildrenToSignal(this.run);
+        await condition(allHandlersFinished);
+        st.receipts = [...this.run.gates.receipts];
+        await continueAsNew<typeof migrateFleet>(this.run.rawInput, st);
+      }
+      if (await this.heldByProvisioners(width)) continue;
+      const next = isCanary ? nextCanaryIndex(st.queue, st.canary.map((c) => c.subject)) : 0;
+      await startChildMigration(this.run, st.queue.splice(next, 1)[0] as FleetItem, isCanary);
+    }
+  }
+
+  /** Until every running migration has ended. */
+  drain(): Promise<void> {
+    return condition(() => this.run.st.running.length === 0);
+  }
+
+  /** Waits a while (or until a migration ends) when Coder's daemons leave no room for another start. */
+  private async heldByProvisioners(width: number): Promise<boolean> {
+    const { st, pacer } = this.run;
+    const room = await pacer.window(width);
+    if (st.running.length < room) return false;
+    this.run.refreshDetails();
+    const before = finishedCount(st.counts);
+    await condition(() => st.cancelled || st.paused || finishedCount(st.counts) !== before, pacer.recheckMs());
+    return true;
+  }
+
+  /** The failure budget is spent: a person resumes past it (the failures so far accepted) or the fleet cancels. */
+  private async budgetGate(): Promise<void> {
+    const { st, input, fleetName } = this.run;
+    const bad = st.counts.failed + st.counts['needs-attention'];
+    const text = `${bad - st.acceptedFailures} migration(s) failed or need attention, more than the budget of ${budgetAllowance(finishedCount(st.counts), input.failureBudget)}; no new migration starts. ${st.running.length} still running. Recent: ${st.failures
+      .slice(-3)
+      .map((f) => `${f.subject} ${f.outcome}: ${f.reason.slice(0, 120)}`)
+      .join(' | ')}`;
+    await this.run.notify({ kind: 'fleet-budget-hit', subject: `Fleet ${fleetName}: failure budget spent`, text, counts: countsRecord(st.counts) });
+    const decision = await this.run.gates.request('fleet-budget', `budget:${bad}:${fnv1a(st.failures.map((f) => f.workflowId).join(','))}`, `Resume fleet ${fleetName} past its failure budget? ${text}`, true);
+    if (decision === 'approved') st.acceptedFailures = bad;
+    else this.run.cancel('fleet-budget gate', decision);
+    this.run.refreshDetails();
+  }
+}
