@@ -144,6 +144,27 @@ describe('the safety checks of the activities, met with plans and builds that lo
       expect(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
     });
 
+    it('passes a start whose log mentions destroying a volume while every uid holds, with a warning counting the lines', async () => {
+      const { backupRef, build } = await migrateAndStart(1, versions.v1);
+      // The same Coder, but the build's log carries two lines about the home volume being destroyed (and one unrelated).
+      const logs = async (id: string) => [
+        ...(await coder.workspaceBuildLogs(id)),
+        { output: 'kubernetes_persistent_volume_claim_v1.home: Destroying... [id=coder/home]' },
+        { output: '  # kubernetes_persistent_volume_claim_v1.home must be replaced' },
+        { output: 'kubernetes_deployment_v1.main[0]: Destroying... [id=coder/main]' },
+      ];
+      const noisy = new Proxy(coder, {
+        get: (target, key) => {
+          if (key === 'workspaceBuildLogs') return logs;
+          const value = Reflect.get(target, key) as unknown;
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      }) as CoderClient;
+      const check = await createActivities({ coder: noisy, blobs, notifier: { notify: async () => undefined } }).postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef });
+      expect(check.warnings).toEqual(['the build log mentions destroying a persistent volume 2 time(s); uids are unchanged']);
+      expect(check.persistentChecked).toBe(1);
+    });
+
     it('refuses a start that destroyed the PVC, naming it and telling what to do', async () => {
       const { backupRef, build } = await migrateAndStart(2, versions.noPvc);
       expect(build.job.status).toBe('succeeded');
