@@ -83,6 +83,21 @@ describe('the safety checks of the activities, met with plans and builds that lo
       expect(protectedAgent.planHash).not.toBe(v.planHash);
     });
 
+    it('keeps the guard\'s notes out of the reasons: a start that deletes an unprotected leftover object is allowed with no reason to act on', async () => {
+      const migrated = JSON.parse(migrateStateByHand(await stateOf(0))) as { resources: unknown[] };
+      migrated.resources.push({
+        mode: 'managed',
+        type: 'kubernetes_config_map_v1',
+        name: 'extra',
+        provider: 'provider["registry.terraform.io/hashicorp/kubernetes"]',
+        instances: [{ schema_version: 0, attributes: { id: 'coder/extra', metadata: [{ name: 'extra', namespace: 'coder', uid: 'cm-1' }] } }],
+      });
+      const v = await acts().verifyMigration({ subject: 'alice/dev', migratedRef: await stored(`${JSON.stringify(migrated, null, 2)}\n`), targetVersionId: versions.v1 });
+      expect(v.verdict).toBe('allow');
+      expect(v.plannedChanges.delete).toBe(1);
+      expect(v.reasons).toEqual([]);
+    });
+
     it('denies a target version that drops the PVC, naming it', async () => {
       const ref = await stored(migrateStateByHand(await stateOf(0)));
       const v = await acts().verifyMigration({ subject: 'alice/dev', migratedRef: ref, targetVersionId: versions.noPvc });
