@@ -34,7 +34,8 @@ export function makeCheckProtectedKept({ coder, blobs }: ActivityDeps, loadTempl
     for (const b of before) {
       const a = after.get(b.key);
       if (!a) problems.push(`${b.address} is missing`);
-      else if ((b.uid && a.uid !== b.uid) || (b.id && a.id !== b.id)) problems.push(`${b.address} has uid ${a.uid ?? '?'}, not ${b.uid ?? '?'}`);
+      else if (b.uid && a.uid !== b.uid) problems.push(`${b.address} has uid ${a.uid ?? '(none)'}, not ${b.uid}`);
+      else if (b.id && a.id !== b.id) problems.push(`${b.address} has id ${a.id ?? '(none)'}, not ${b.id}`);
     }
     if (problems.length > 0) {
       throw ApplicationFailure.create({

@@ -228,6 +228,23 @@ describe('the safety checks of the activities, met with plans and builds that lo
       expect(checked.checked.find((c) => c.address === 'kubernetes_persistent_volume_claim_v1.home')?.uid).toBe(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid);
     });
 
+    it('refuses a start that re-created an annotated object without a uid (the protected agent), naming its old and new id', async () => {
+      const ws = sim.workspaces()[4];
+      const buildId = await latestBuildId(sim, ws.id);
+      const state = JSON.parse(migrateStateByHand((await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text)) as { resources: { type: string; instances: { attributes: { id?: string } }[] }[] };
+      const agent = state.resources.find((r) => r.type === 'coder_agent')!.instances[0].attributes;
+      const before = agent.id;
+      // The good state knew the agent under another id: the start's agent is another object.
+      agent.id = 'agent-from-the-good-state';
+      const build = await startBuild(sim, ws.id, { transition: 'start', template_version_id: versions.protectedAgent });
+      await expect(
+        acts().checkProtectedKept({ subject: 'erin/dev', buildId: build.id, referenceRef: await stored(JSON.stringify(state)), targetVersionId: versions.protectedAgent }),
+      ).rejects.toMatchObject({
+        type: 'WsmigrateDataLoss',
+        message: expect.stringContaining(`after build ${build.id}: coder_agent.main has id ${before ?? '(none)'}, not agent-from-the-good-state.`),
+      });
+    });
+
     it('refuses a start that forgot the PVC, naming it', async () => {
       const ws = sim.workspaces()[5];
       const buildId = await latestBuildId(sim, ws.id);
