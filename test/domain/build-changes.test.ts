@@ -69,6 +69,11 @@ describe('detectBuildChanges (seed 003: replacements seen in a build)', () => {
     });
     it('not beside a create of another name, another module, or a type that is no twin', () => {
       expect(kindsOf([gone, '  # kubernetes_persistent_volume_claim_v1.data will be created'])).toEqual([['kubernetes_persistent_volume_claim.home', 'destroy', undefined]]);
+      // A twin that is only replaced was not created by this build beside the delete.
+      expect(kindsOf([gone, '  # kubernetes_persistent_volume_claim_v1.home must be replaced'])).toEqual([
+        ['kubernetes_persistent_volume_claim_v1.home', 'replace', undefined],
+        ['kubernetes_persistent_volume_claim.home', 'destroy', undefined],
+      ]);
       expect(kindsOf([gone, '  # module.x.kubernetes_persistent_volume_claim_v1.home will be created'])).toEqual([['kubernetes_persistent_volume_claim.home', 'destroy', undefined]]);
       expect(kindsOf(['  # kubernetes_deployment.main will be destroyed', '  # kubernetes_service_v1.main will be created'])).toEqual([['kubernetes_deployment.main', 'destroy', undefined]]);
     });

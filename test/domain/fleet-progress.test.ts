@@ -70,6 +70,7 @@ describe('fleet bookkeeping', () => {
   it('the archive gate id: a stable FNV-1a of the versions it approves', () => {
     expect(fnv1a('')).toBe('811c9dc5');
     expect(fnv1a('a')).toBe('e40c292c');
+    expect(fnv1a('v100')).toBe('04ad15a8'); // always 8 hex digits
     expect(fnv1a('v1,v2')).not.toBe(fnv1a('v2,v1'));
   });
 

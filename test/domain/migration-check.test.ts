@@ -97,6 +97,10 @@ describe('restoreDifferences', () => {
     expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim', 'u2')])).toEqual(['kubernetes_persistent_volume_claim.home has uid u2, not u1']);
     expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim', 'u1', 'coder/other')])).toEqual(['kubernetes_persistent_volume_claim.home has id coder/other, not coder/ws-home']);
   });
+  it('says (none) where the restored entry has no uid or no id', () => {
+    expect(restoreDifferences(backup, [{ ...pvc('kubernetes_persistent_volume_claim', 'u1'), instances: [{ attributes: { id: 'coder/ws-home' } }] }])).toEqual(['kubernetes_persistent_volume_claim.home has uid (none), not u1']);
+    expect(restoreDifferences(backup, [{ ...pvc('kubernetes_persistent_volume_claim', 'u1'), instances: [{ attributes: { metadata: [{ uid: 'u1' }] } }] }])).toEqual(['kubernetes_persistent_volume_claim.home has id (none), not coder/ws-home']);
+  });
   it('an empty restored state misses every persistent object, and nothing else is asked for', () => {
     expect(restoreDifferences(backup, [])).toEqual(['kubernetes_persistent_volume_claim.home is missing']);
     expect(restoreDifferences([deployment('kubernetes_deployment')], [])).toEqual([]);

@@ -1,3 +1,4 @@
+import { describeLoss } from '../../src/domain/protected-loss';
 import {
   assessWorkspaceHealth,
   buildsToCheckForDeletes,
@@ -8,7 +9,7 @@ import {
   type JobStatus,
 } from '../../src/domain/workspace-health';
 
-type Res = { module?: string; type: string; name: string; uid?: string; id?: string; index?: number | string; mode?: 'managed' | 'data' };
+type Res = { module?: string; type: string; name: string; uid?: string; id?: string | null; index?: number | string; mode?: 'managed' | 'data' };
 
 const state = (resources: Res[]): string =>
   JSON.stringify({
@@ -23,7 +24,7 @@ const state = (resources: Res[]): string =>
       type: r.type,
       name: r.name,
       provider: 'provider["registry.terraform.io/hashicorp/kubernetes"]',
-      instances: [{ ...(r.index !== undefined ? { index_key: r.index } : {}), schema_version: 0, attributes: { id: r.id ?? `coder/${r.name}`, metadata: r.uid ? [{ uid: r.uid }] : [] } }],
+      instances: [{ ...(r.index !== undefined ? { index_key: r.index } : {}), schema_version: 0, attributes: { ...(r.id === null ? {} : { id: r.id ?? `coder/${r.name}` }), metadata: r.uid ? [{ uid: r.uid }] : [] } }],
     })),
   });
 
@@ -255,6 +256,9 @@ describe('what counts as the same protected object, and where it was lost', () =
     const noUid = (id: string): Res => ({ type: PVC1, name: 'home', id });
     expect(findProtectedLosses(history(['start', 'succeeded', [noUid('coder/a')]], ['start', 'succeeded', [noUid('coder/a')]])).losses).toEqual([]);
     expect(findProtectedLosses(history(['start', 'succeeded', [noUid('coder/a')]], ['start', 'succeeded', [noUid('coder/b')]])).losses).toEqual([expect.objectContaining({ kind: 'destroyed' })]);
+    // What the reference did not record cannot differ: a uid learnt later, or an id learnt later, is the same object.
+    expect(findProtectedLosses(history(['start', 'succeeded', [noUid('coder/a')]], ['start', 'succeeded', [{ ...noUid('coder/a'), uid: 'u1' }]])).losses).toEqual([]);
+    expect(findProtectedLosses(history(['start', 'succeeded', [{ ...home(PVC1, 'u1'), id: null }]], ['start', 'succeeded', [home(PVC1, 'u1')]])).losses).toEqual([]);
   });
 
   it("a build's log names the destroyed object among others, by its address in that state or by its _v1 twin's", () => {
@@ -290,5 +294,14 @@ describe('what counts as the same protected object, and where it was lost', () =
     expect(ok.reason).toBe('build #1 succeeded on a _v1 version; 1 protected object(s) present');
     const pending = assessWorkspaceHealth({ builds: history(['stop', 'succeeded', [home(PVC1)]]), v1VersionIds: [NEW] });
     expect(pending.reason).toBe('the state has only _v1 types but build #1 ran a version without them: start it pinned to the _v1 version (a plain start would destroy the volumes)');
+  });
+});
+
+describe('describeLoss', () => {
+  const base = { address: `${PVC}.home`, key: `${PVC1}.home`, build: { id: 'b3', number: 3, at: 'T3' }, heldIn: { id: 'b2', number: 2 }, before: { id: 'coder/home', uid: 'u1' } };
+  it('says how the object was lost: by a new uid (? when unknown), or by the delete in the log', () => {
+    expect(describeLoss({ ...base, kind: 'destroyed', after: { id: 'coder/home' } })).toBe(`${PVC}.home destroyed by build #3 (uid u1 is now ?) at T3; last held by build #2`);
+    expect(describeLoss({ ...base, kind: 'destroyed', before: { id: 'coder/home' }, after: { uid: 'u2' } })).toBe(`${PVC}.home destroyed by build #3 (uid ? is now u2) at T3; last held by build #2`);
+    expect(describeLoss({ ...base, kind: 'destroyed' })).toBe(`${PVC}.home destroyed by build #3 (its log shows the delete) at T3; last held by build #2`);
   });
 });
