@@ -63,4 +63,16 @@ describe("the fleet's hold on old versions (require_active_version)", () => {
     expect(await setting(sim)).toBe(false);
     expect(await blobs.list()).toEqual([]);
   });
+
+  it('a Coder that answers the switch with a 500 (after the retries) is reported refused, and leaves no mark that would claim the setting', async () => {
+    const { sim, deps, input } = await depsFor(true);
+    sim.setFaults({ error500Rate: 1, only: [`/api/v2/templates/${sim.template.id}`] });
+    try {
+      expect(await makeRequireActiveVersion(deps)(input)).toEqual({ state: 'refused', reason: expect.stringMatching(/500/) });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    expect(await setting(sim)).toBe(false);
+    expect(await blobs.list()).toEqual([]);
+  });
 });
