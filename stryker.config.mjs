@@ -35,7 +35,7 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/domain-activities.json' },
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
-  // Provisional: no whole run has been measured yet (see README, "Mutation testing"). Raise `break`
-  // to just below the score of the first whole run; the goal is 85.
-  thresholds: { high: 90, low: 85, break: 50 },
+  // Just under the 89.3% measured on the sixteen safety files of domain and activities (2026-12-01;
+  // README, "Mutation testing", and docs/mutation-survivors.md): no whole run has been measured yet.
+  thresholds: { high: 90, low: 85, break: 88 },
 };
