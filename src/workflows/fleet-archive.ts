@@ -10,7 +10,8 @@ const slow = proxyActivities<WsmigrateActivities>({ ...QUICK_STEP, startToCloseT
 
 /**
  * Once every workspace is migrated: archive the old versions nobody uses (after the `fleet-archive`
- * gate), so nobody can build a migrated workspace with the deprecated types; undefined unless asked.
+ * gate): tidiness, not a barrier (Coder still builds an archived version through its API, only its
+ * version lists leave them out); then require_active_version is given back. Undefined unless asked.
  */
 export async function archiveOldVersions(run: FleetRun): Promise<FleetArchiveResult | undefined> {
   const { st, input, fleetName } = run;
@@ -26,7 +27,7 @@ export async function archiveOldVersions(run: FleetRun): Promise<FleetArchiveRes
   const decision = await run.gates.request(
     'fleet-archive',
     `versions:${fnv1a(plan.versions.map((v) => v.id).join(','))}`,
-    `Archive ${plan.versions.length} old version(s) of ${fleetName} that no workspace uses (${names}), so nobody can build a migrated workspace with the deprecated types (that destroys its PVC).` +
+    `Archive ${plan.versions.length} old version(s) of ${fleetName} that no workspace uses (${names}): Coder's version lists stop offering them (its API still builds an archived version, so this is tidiness, not a barrier).` +
       (plan.inUse.length ? ` Kept, still in use: ${plan.inUse.map((v) => `${v.name} (${v.workspaces})`).join(', ')}.` : ''),
   );
   if (decision !== 'approved' && decision !== 'not-required') return { archived: [], keptInUse: plan.inUse, skipped: `archive ${decision}` };

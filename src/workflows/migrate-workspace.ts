@@ -16,7 +16,7 @@ import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, restoreStepOptions, withActivityMessage } from './activity-presets';
+import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failedBuildId, failureMessage, failureType, restoreStepOptions, withActivityMessage } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
 import { FleetReport } from './fleet-report';
@@ -181,9 +181,15 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
     if (stopFirst) {
       // Inside the try: a stop that fails (a flaky provisioner) is compensated by starting the workspace again.
       enter('stopping');
-      const stop = await ctx.builds.stopWorkspace.executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [
-        { workspaceId: pf.workspaceId, subject, afterBuildNumber: pf.latestBuild.buildNumber, timeoutMs: buildTimeoutMs },
-      ]);
+      const stop = await ctx.builds.stopWorkspace
+        .executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [
+          { workspaceId: pf.workspaceId, subject, afterBuildNumber: pf.latestBuild.buildNumber, timeoutMs: buildTimeoutMs },
+        ])
+        .catch((err: unknown) => {
+          const failed = failedBuildId(err);
+          if (failed) ownBuildIds.push(failed);
+          throw err;
+        });
       ownBuildIds.push(stop.buildId);
       await watch.after(stop.buildId);
       readBuildNumber = stop.buildNumber;
