@@ -59,6 +59,7 @@ describe('approvalRefusal', () => {
   });
   it('refuses approvers outside the allow-list and names them', () => {
     expect(approvalRefusal(pending, { ...ok, approver: 'mallory' }, { approvers: ['alice'] })).toMatch(/'mallory' is not an approver.*alice/);
+    expect(approvalRefusal(pending, { ...ok, approver: 'mallory' }, { approvers: ['alice', 'bob'] })).toBe("'mallory' is not an approver for this run (allowed: alice, bob)");
   });
   it('refuses another gate or a stale plan hash', () => {
     expect(approvalRefusal(pending, { ...ok, gateId: 'start' }, any)).toMatch(/not the pending gate 'apply'/);
@@ -68,6 +69,8 @@ describe('approvalRefusal', () => {
     expect(approvalRefusal(pending, { ...ok, approver: ' ' }, any)).toMatch(/approver is required/);
     expect(approvalRefusal(pending, { ...ok, decision: 'maybe' as never }, any)).toMatch(/'approve' or 'reject'/);
     expect(approvalRefusal(pending, undefined as never, any)).toMatch(/payload missing/);
+    expect(approvalRefusal(pending, 'approve' as never, any)).toBe('approval payload missing: send {gateId, planHash, approver, decision}');
+    expect(approvalRefusal(pending, { ...ok, approver: 42 as never }, any)).toBe('approver is required');
   });
   it('with no approver list, refuses every approval unless the run was started with --any-approver; a rejection stays possible', () => {
     expect(approvalRefusal(pending, ok, { approvers: [] })).toMatch(/names no approver.*--any-approver/);
