@@ -5,6 +5,7 @@ import { makeBackupForRecovery } from './backup-for-recovery';
 import { makeBackupState } from './backup-state';
 import { makeBuildWithState } from './build-with-state';
 import { makeCombinedSteps } from './combined-steps';
+import { makeCheckFleetNames } from './check-fleet-names';
 import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeDiscoverFleetPage } from './discover-fleet';
 import { makeListOrganizationTemplates } from './list-organization-templates';
@@ -52,6 +53,7 @@ export function createActivities(deps: ActivityDeps) {
     assessHealth: makeAssessHealth(deps, templateSources),
     backupForRecovery: makeBackupForRecovery(deps),
     checkProtectedKept: makeCheckProtectedKept(deps, templateSources),
+    checkFleetNames: makeCheckFleetNames(deps),
     discoverFleetPage: makeDiscoverFleetPage(deps),
     planVersionArchive: makePlanVersionArchive(deps),
     archiveTemplateVersions: makeArchiveTemplateVersions(deps),

@@ -60,6 +60,8 @@ export interface FleetStatus {
   progress?: FleetProgress;
   result?: FleetResult;
   error?: string;
+  /** The failure's type (`WsmigrateUnknownName`, `WsmigrateRefused`, …) when the fleet failed with one: the CLI's exit code follows it. */
+  failureType?: string;
   /** What a running fleet waits on: gates (its own, its children's), activities retrying, a cancel or pause pending. */
   waitingOn?: FleetWait[];
 }
@@ -81,7 +83,7 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   // Failed, cancelled, terminated or timed out: Temporal's own reason, every cause and detail.
   const outcome = await runOutcome(client, workflowId);
   const phase: FleetPhase = outcome.state === 'cancelled' ? 'cancelled' : 'failed';
-  return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}` };
+  return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}`, ...(outcome.failureType ? { failureType: outcome.failureType } : {}) };
 }
 
 type PendingActivity = { activityType?: { name?: string | null } | null; attempt?: number | null; maximumAttempts?: number | null; lastFailure?: { message?: string | null } | null };

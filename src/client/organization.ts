@@ -4,6 +4,7 @@ import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrg
 import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult } from '../workflows/migrate-organization';
 import type { FleetStartOptions } from './fleet';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
+import { failureTypeOf } from './failure-text';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
@@ -30,6 +31,8 @@ export interface OrganizationStatus {
   progress?: OrganizationProgress;
   result?: OrganizationResult;
   error?: string;
+  /** The failure's type when the run failed with one: the CLI's exit code follows it. */
+  failureType?: string;
 }
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
@@ -46,7 +49,8 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
   try {
     await handle.result();
   } catch (err) {
-    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message };
+    const failureType = err instanceof WorkflowFailedError ? failureTypeOf(err.cause) : undefined;
+    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message, ...(failureType ? { failureType } : {}) };
   }
   return { workflowId, phase: status.toLowerCase() };
 }

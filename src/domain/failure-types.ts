@@ -10,6 +10,7 @@ export const FailureType = {
   blobUnavailable: 'WsmigrateBlobUnavailable', // store down or blob not (yet) found: retried a few times, then final
   blobUnreadable: 'WsmigrateBlobUnreadable', // corrupt, tampered or wrong key: final
   blobStoreAccess: 'WsmigrateBlobStoreAccess', // credentials or permissions: final
+  unknownName: 'WsmigrateUnknownName', // a template, owner or workspace named by the user that Coder does not know: a typo, never retried
 } as const;
 
-export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss, FailureType.builtMeanwhile];
+export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss, FailureType.builtMeanwhile, FailureType.unknownName];

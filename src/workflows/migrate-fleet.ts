@@ -423,6 +423,12 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   // From the carried state, not st: a pause sent with the start is applied as soon as its handler is set, and must be announced.
   let lastPausedNote = carried?.paused ?? false;
 
+  // ── names the fleet was given, before anything changes ───────────────
+  // Only when there are some: a fleet without owner or exclude filters makes no call here.
+  if (!carried && (input.filters.owners.length > 0 || input.filters.exclude.length > 0)) {
+    await acts.checkFleetNames({ organization: input.organization, subject: `template ${fleetName}`, filters: input.filters });
+  }
+
   // ── the template first ────────────────────────────────────────────────
   if (st.stage === 'template') {
     if (input.targetVersionId) {

@@ -19,7 +19,8 @@ import type { PendingApproval } from '../domain/approval-policy';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
 import { fnv1a } from '../domain/fleet-progress';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
-import { QUICK_STEP } from './activity-presets';
+import { QUICK_STEP, withActivityMessage } from './activity-presets';
+import { FailureType } from '../domain/failure-types';
 import { ApprovalGates } from './approval-gates';
 import {
   cancelFleetSignal,
@@ -164,12 +165,19 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
     });
   }
 
+  // ── names it was given, before anything changes (each template's fleet checks them again) ──
+  if (input.filters.owners.length > 0 || input.filters.exclude.length > 0) {
+    await acts.checkFleetNames({ organization: input.organization, subject: `organization ${input.organization}`, filters: input.filters }).catch((err: unknown) => {
+      throw withActivityMessage(err);
+    });
+  }
+
   // ── which templates ───────────────────────────────────────────────────
   const found = await acts.listOrganizationTemplates({ organization: input.organization, ...(input.allTemplates ? {} : { templates: input.templates }) });
   if (found.unknown.length > 0) {
     throw ApplicationFailure.create({
       message: `organization ${input.organization} has no template named ${found.unknown.join(', ')} (it has ${found.templates.length ? found.templates.map((t) => t.name).join(', ') : 'none of those'}); check the names with 'wsmigrate scan --org ${input.organization}'`,
-      type: 'WsmigrateInvalidInput',
+      type: FailureType.unknownName,
       nonRetryable: true,
     });
   }

@@ -65,6 +65,26 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(r.exitCode).toBe(EXIT.usage);
   }, 120_000);
 
+  it('a fleet given an owner or an excluded workspace Coder does not know fails before any change, naming each (exit 2)', async () => {
+    const ws = env.sim.workspaces()[0];
+    const before = env.sim.requestLog().length;
+    const r = await runMain('fleet', 'start', '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--owner', ws.owner, 'nobody', '--exclude', `${ws.owner}/no-such-ws`, '--canary', '0', '--approval', 'none', '--wait');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.out).toMatch(/failed: fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\), no workspace '\S+\/no-such-ws' \(--exclude\); check the spelling/);
+    // The known owner is not named: only what is wrong.
+    expect(r.out).not.toContain(`user '${ws.owner}'`);
+    // Before any change: not even the template's require-active-version switch.
+    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+    const id = `wsmigrate-fleet/coder/${env.sim.template.name}`;
+    expect((await runMain('fleet', 'status', id)).out).toMatch(/: failed: .*no user 'nobody'/);
+
+    // The organization's run checks them once, up front, the same way.
+    const org = await runMain('fleet', 'start', '--org', 'coder', '--all-templates', '--owner', 'nobody', '--canary', '0', '--approval', 'none', '--wait');
+    expect(org.exitCode).toBe(EXIT.usage);
+    expect(org.out).toMatch(/failed: fleet of organization coder refused before any change: Coder has no user 'nobody' \(--owner\)/);
+    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+  }, 120_000);
+
   it('status of an id with no run says so, exit 1', async () => {
     const r = await runMain('status', 'wsmigrate/nope/a/b');
     expect(r.exitCode).toBe(EXIT.failure);

@@ -8,7 +8,7 @@ import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
 import { runIdOf, withTemporal, type Client } from '../with-temporal';
-import { CliError, EXIT, asCliRefusal, processIo, type CliIo } from '../io';
+import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
 
 function me(): string {
   try {
@@ -42,7 +42,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
       if (opts.json) io.out(JSON.stringify(s, null, 2));
       else io.out(s.result ? summaryTable(s.result) : `${workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}`);
       log?.info({ phase: s.phase, ...(s.result ? { summary: s.result.summary } : {}) }, 'fleet ended');
-      if (s.phase === 'failed') return EXIT.failure;
+      if (s.phase === 'failed') return exitCodeOfFailureType(s.failureType);
       const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
       if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention }, 'some workspaces were not migrated');
       return bad > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
@@ -85,7 +85,8 @@ Examples:
   wsmigrate fleet start --org coder --template k8s-dev --template k8s-gpu --provisioner-share 1
 
 The canary waits at the 'fleet-continue' gate: wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver alice
-Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled, 1 the fleet itself failed.`,
+Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled or refused, 2 an owner, workspace or
+template Coder does not know, 1 the fleet itself failed.`,
     )
     .action(async (o, cmd: Command) => {
       if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('fleet start needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
