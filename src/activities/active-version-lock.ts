@@ -22,7 +22,12 @@ export type ActiveVersionLock =
    */
   | { state: 'not-held'; reason: string }
   /** Coder refused the change: migrated workspaces stay exposed to builds on old versions. */
-  | { state: 'refused'; reason: string };
+  | { state: 'refused'; reason: string }
+  /**
+   * How a run that archived the old versions ends: wsmigrate's setting (this run's or an earlier
+   * batch's) switched back off, since no old version can be built from the version picker any more.
+   */
+  | { state: 'given-back' };
 
 export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
 

@@ -738,7 +738,10 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   /** Only once no old version can be built is the template's setting given back; an old version in use keeps it on. */
   async function releaseIfNoOldVersionLeft(inUse: number): Promise<{ activeVersion?: ActiveVersionRelease }> {
     if (inUse > 0) return {};
-    return { activeVersion: await acts.releaseActiveVersion({ organization: input.organization, template: input.template }) };
+    const activeVersion = await acts.releaseActiveVersion({ organization: input.organization, template: input.template });
+    // The result's lock says how the run ends, not how it began: never "switched-on" beside "switched-off".
+    if (activeVersion === 'switched-off') st.activeVersionLock = { state: 'given-back' };
+    return { activeVersion };
   }
 
   async function finish(moreRemaining: boolean): Promise<FleetResult> {

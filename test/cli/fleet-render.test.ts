@@ -88,6 +88,10 @@ describe('fleet rendering', () => {
     expect(noop).not.toMatch(/now that the old versions are archived/);
     // A refusal is told by the note, not by this line.
     expect(summaryTable({ ...base, activeVersionLock: { state: 'refused', reason: 'license' } })).not.toMatch(/require active version/);
+    // The lock as the run ended: given back, never "on" beside an archive that switched it off.
+    const given = summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'given-back' }, archive: { archived: [{ id: 'v1', name: 'old' }], keptInUse: [], activeVersion: 'switched-off' } });
+    expect(given).toMatch(/require active version: given back \(off\)/);
+    expect(given).not.toMatch(/on until/);
   });
 
   it("the Web UI's current details: progress table, the pending gate with the approve command and the signal JSON", () => {

@@ -63,9 +63,9 @@ describe('migrateFleet: template, canary, gate, window, archive', () => {
     expect(result.summary).toMatchObject({ migrated: 10, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0 });
     expect(result.summary.pvcUidsKept).toBeGreaterThanOrEqual(10);
     expect(result.archive?.archived.map((v) => v.id)).toEqual([original]);
-    expect(result.activeVersionLock).toEqual({ state: 'switched-on' });
-    // No old version can be built any more: the template's own setting is given back.
+    // No old version can be built any more: the template's own setting is given back, and both fields say so.
     expect(result.archive?.activeVersion).toBe('switched-off');
+    expect(result.activeVersionLock).toEqual({ state: 'given-back' });
     expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
     expect(result.moreRemaining).toBe(false);
     expect(uids()).toEqual(uidsBefore);
@@ -240,8 +240,8 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     expect(second.moreRemaining).toBe(false);
     expect(second.archive?.archived.map((v) => v.id)).toEqual([env.sim.template.originalVersionId]);
     // The second batch (another workflow) finds wsmigrate's own mark and gives the setting back.
-    expect(second.activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: true });
     expect(second.archive?.activeVersion).toBe('switched-off');
+    expect(second.activeVersionLock).toEqual({ state: 'given-back' });
     expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 180_000);
