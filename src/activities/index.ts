@@ -14,6 +14,7 @@ import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
 import { makePreflightWorkspace } from './preflight-workspace';
+import { makeRequestCancellation } from './request-cancellation';
 import { makeRestoreByBuild } from './restore-by-build';
 import { makeReadProvisionerCapacity } from './read-provisioner-capacity';
 import { makeRewriteState } from './rewrite-state';
@@ -61,6 +62,7 @@ export function createActivities(deps: ActivityDeps) {
     releaseActiveVersion: makeReleaseActiveVersion(deps),
     readProvisionerCapacity: makeReadProvisionerCapacity(deps),
     listOrganizationTemplates: makeListOrganizationTemplates(deps),
+    requestCancellation: makeRequestCancellation(),
   };
   const steps = deps.metrics ? meterActivities(activities, deps.metrics) : activities;
   return { ...steps, ...makeCombinedSteps(steps) };

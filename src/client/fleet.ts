@@ -4,6 +4,7 @@ import { parseInput } from '../domain/migration-input';
 import {
   cancelFleetUpdate,
   fleetProgressQuery,
+  fleetResultQuery,
   pauseFleetUpdate,
   resumeFleetUpdate,
   type FleetControlEntry,
@@ -66,6 +67,19 @@ export interface FleetStatus {
   waitingOn?: FleetWait[];
 }
 
+/** How a fleet ended, once it has: its result (a cancelled fleet's from its result query); rejects with Temporal's reason when it failed. */
+export async function fleetResult(client: Client, workflowId: string): Promise<FleetResult> {
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    return (await handle.result()) as FleetResult;
+  } catch (err) {
+    if ((await handle.describe()).status.name !== 'CANCELLED') throw err;
+    const result = await handle.query(fleetResultQuery);
+    if (!result) throw err;
+    return result;
+  }
+}
+
 /** The fleet's phase and counts, from its progress query while it runs and from its result once it ended. */
 export async function fleetStatus(client: Client, workflowId: string): Promise<FleetStatus> {
   const handle = client.workflow.getHandle(workflowId);
@@ -79,6 +93,11 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as FleetResult;
     return { workflowId, phase: result.phase, result };
+  }
+  if (status === 'CANCELLED') {
+    // A cancelled fleet keeps no result in Temporal; it answers with it while a worker replays it.
+    const result = await handle.query(fleetResultQuery).catch(() => undefined);
+    if (result) return { workflowId, phase: 'cancelled', result };
   }
   // Failed, cancelled, terminated or timed out: Temporal's own reason, every cause and detail.
   const outcome = await runOutcome(client, workflowId);

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
-import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult } from '../workflows/migrate-organization';
+import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult } from '../workflows/migrate-organization';
 import type { FleetStartOptions } from './fleet';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
@@ -45,6 +45,11 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as OrganizationResult;
     return { workflowId, phase: result.phase, result };
+  }
+  if (status === 'CANCELLED') {
+    // Temporal keeps no result for a cancelled run; it answers with it while a worker replays it.
+    const result = await handle.query(organizationResultQuery).catch(() => undefined);
+    if (result) return { workflowId, phase: 'cancelled', result };
   }
   try {
     await handle.result();

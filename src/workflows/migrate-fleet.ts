@@ -1,6 +1,7 @@
 import {
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   ChildWorkflowFailure,
   isCancellation,
   ParentClosePolicy,
@@ -203,6 +204,18 @@ export interface FleetControlInput {
 }
 
 export const fleetProgressQuery = defineQuery<FleetProgress>('progress');
+/**
+ * The result once the fleet has ended. A cancelled fleet ends as Cancelled in Temporal, which keeps
+ * no result for it, so this query (and the memo) is where its summary is read.
+ */
+export const fleetResultQuery = defineQuery<FleetResult | undefined>('result');
+/** Sent to the workflow that started the fleet (an organization's run) just before the fleet ends, with its result. */
+export const fleetEndedSignal = defineSignal<[FleetEnded]>('fleetEnded');
+
+export interface FleetEnded {
+  workflowId: string;
+  result: FleetResult;
+}
 export const pauseFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('pause');
 export const resumeFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('resume');
 export const cancelFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('cancel');
@@ -367,7 +380,11 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   };
 
   // ── handlers (set first: an update without a handler is rejected) ────
+  let finalResult: FleetResult | undefined;
+  // A Temporal cancel request reached this run (the Web UI, `temporal workflow cancel`, or our own ask at the end).
+  let cancelRequested = false;
   setHandler(fleetProgressQuery, progress);
+  setHandler(fleetResultQuery, () => finalResult);
   setHandler(childDoneSignal, childDone);
   setHandler(childApprovalSignal, (note: ChildApprovalNote) => {
     st.childApprovals = st.childApprovals.filter((a) => a.workflowId !== note.workflowId);
@@ -653,6 +670,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     // Temporal's own cancel (Web UI, `temporal workflow cancel`) is a fleet cancel: nothing new starts,
     // and the running migrations (started in non-cancellable scopes) finish or restore on their own.
     st.cancelled = true;
+    cancelRequested = true;
     gates.pending = undefined;
     st.control.push({ action: 'cancel', by: 'temporal cancel request', at: new Date().toISOString() });
     return await CancellationScope.nonCancellable(async () => {
@@ -768,7 +786,33 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       counts: countsRecord(st.counts),
     });
     await condition(allHandlersFinished);
+    finalResult = result;
+    if (result.phase === 'cancelled') return endAsCancelled(result);
     return result;
+  }
+
+  /**
+   * A cancelled fleet ends as Cancelled, so the Web UI's badge and `ExecutionStatus` say what the
+   * search attribute and memo say, whoever cancelled it (its update or signal, a rejected gate,
+   * Temporal's own cancel). Temporal ends a run so only after a cancel request, hence the ask.
+   */
+  async function endAsCancelled(result: FleetResult): Promise<never> {
+    const parent = workflowInfo().parent;
+    await CancellationScope.nonCancellable(async () => {
+      if (parent) {
+        await getExternalWorkflowHandle(parent.workflowId, parent.runId)
+          .signal(fleetEndedSignal, { workflowId, result })
+          .catch((err: unknown) => log.warn('the fleet could not tell its parent how it ended', { parent: parent.workflowId, error: String(err) }));
+      }
+      if (!cancelRequested) await acts.requestCancellation({ workflowId, runId: workflowInfo().runId });
+    });
+    if (!cancelRequested) {
+      await condition(() => cancelRequested).catch((err: unknown) => {
+        if (!isCancellation(err)) throw err;
+      });
+    }
+    const by = [...st.control].reverse().find((c) => c.action === 'cancel');
+    throw new CancelledFailure(`fleet ${fleetName} cancelled${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}`);
   }
 }
 
