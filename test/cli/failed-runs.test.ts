@@ -85,6 +85,20 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   }, 120_000);
 
+  it("with Coder's URL and token in the shell, fleet start refuses an unknown template or owner itself, without --wait (exit 2, no run started)", async () => {
+    process.env.CODER_URL = env.sim.url;
+    process.env.CODER_SESSION_TOKEN = env.sim.token;
+    try {
+      const r = await runMain('fleet', 'start', '--org', 'coder', '--template', 'no-such-template', '--owner', 'nobody', '--any-approver');
+      expect(r.exitCode).toBe(EXIT.usage);
+      expect(r.err).toMatch(/has no template 'no-such-template' in organization 'coder' \(--template\), no user 'nobody' \(--owner\); check the spelling.*then start again/);
+      await expect(env.t.client.workflow.getHandle('wsmigrate-fleet/coder/no-such-template').describe()).rejects.toThrow(/not found/i);
+    } finally {
+      delete process.env.CODER_URL;
+      delete process.env.CODER_SESSION_TOKEN;
+    }
+  }, 60_000);
+
   it('status of an id with no run says so, exit 1', async () => {
     const r = await runMain('status', 'wsmigrate/nope/a/b');
     expect(r.exitCode).toBe(EXIT.failure);

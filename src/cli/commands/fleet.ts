@@ -7,6 +7,7 @@ import { progressBar, progressLine, statusText, summaryTable } from '../fleet-re
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
+import { refuseUnknownNamesNow } from '../names-now';
 import { runIdOf, withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
 
@@ -91,8 +92,10 @@ template Coder does not know, 1 the fleet itself failed.`,
     .action(async (o, cmd: Command) => {
       if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('fleet start needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
       if (o.allTemplates && templatesOf(o).length > 0) throw new CliError('pass --template or --all-templates, not both', EXIT.usage);
-      if (isOrganizationRun(o)) return startOrganizationRun(io, o, await cliLogger(io, cmd));
       const { loadConfig } = await import('../../config/env');
+      // The fleet refuses unknown names itself; with Coder at hand, a typo is exit 2 even without --wait.
+      await refuseUnknownNamesNow(loadConfig(), { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] }, 'fleet');
+      if (isOrganizationRun(o)) return startOrganizationRun(io, o, await cliLogger(io, cmd));
       const input = fleetInputFromOptions(o, loadConfig().approvers);
       const log = await cliLogger(io, cmd);
       const { startFleet } = await import('../../client/fleet');
