@@ -549,6 +549,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       }));
       const running = st.running.find((c) => c.workflowId === childId);
       if (running) Object.assign(running, { runId: handle.firstExecutionRunId, awaitsResult: true });
+      // The Web UI's "running" column counts it now, not only once some migration ends.
+      refreshDetails();
       // In this run the result arrives as an event; children from earlier runs report by signal.
       void handle.result().then(
         // A zeroTouchWorkspace child answers with the same fields, plus 'waiting-for-build'.

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { startFleet } from '../../src/client/fleet';
 import { startWorkspaceMigration } from '../../src/client/migrations';
+import { fleetProgressQuery } from '../../src/workflows/migrate-fleet';
 import { temporalCliPath } from '../../src/config/tools';
 import { approvalCommands } from '../../src/domain/run-details';
 import type { WorkspaceMigrationResult } from '../../src/workflows/migrate-workspace';
@@ -12,7 +14,7 @@ describe('the Temporal Web UI view of a workspace migration', () => {
   let target: { versionId: string; versionName?: string };
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2 });
+    env = await createMigrationEnv({ workspaces: 3 });
     await env.startWorker();
     target = await env.migrateTemplate();
   });
@@ -62,4 +64,28 @@ describe('the Temporal Web UI view of a workspace migration', () => {
       .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as string);
     expect(summaries).toEqual(expect.arrayContaining([`start ${ws.owner}/${ws.name} on ${target.versionName} carrying the migrated state, and wait for the build`, `back up the state of ${ws.owner}/${ws.name}`]));
   });
+
+  it("a fleet's details count its running migrations as soon as they start, not once one ends", async () => {
+    // Each migration waits at its first gate, so both stay running while the details are read (the third
+    // workspace was migrated by the test before).
+    const fleet = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId: target.versionId, canary: 0, concurrency: 2, archiveOldVersions: false, approval: { policy: 'none', approvers: ['alice'] }, workspaceApproval: { policy: 'all' } },
+      { taskQueue: env.taskQueue, workflowId: `wsmigrate-fleet/coder/${env.sim.template.name}-details` },
+    );
+    try {
+      await waitFor(async () => (await fleet.query(fleetProgressQuery)).childApprovals.length === 2, 60_000);
+      const details = await currentDetails(fleet.workflowId);
+      expect(details).toMatch(/^### Fleet coder\/\S+ · awaiting-approval \(rolling\)/);
+      const header = details.split('\n').find((l) => l.startsWith('| migrated'))?.split('|').map((c) => c.trim());
+      const row = details.split('\n').find((l) => /^\| \d/.test(l))?.split('|').map((c) => c.trim());
+      const column = (name: string) => row?.[header?.indexOf(name) ?? -1];
+      expect(column('running')).toBe('2');
+      expect(column('to go (with running)')).toBe('2');
+      expect(column('migrated')).toBe('0');
+    } finally {
+      await fleet.terminate('test over');
+      for (const w of env.sim.workspaces()) await env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${w.owner}/${w.name}`).terminate('test over').catch(() => undefined);
+    }
+  }, 120_000);
 });
