@@ -274,20 +274,29 @@ export function summaryOf(c: FleetCounts): FleetSummary {
  * and cancel never abandon a running migration. Continue-as-new keeps each run's history bounded.
  */
 export async function migrateFleet(rawInput: MigrateFleetInput, carried?: FleetState): Promise<FleetResult> {
+  const seen: LastSeen = {};
   try {
-    return await migrateFleetSteps(rawInput, carried);
+    return await migrateFleetSteps(rawInput, carried, seen);
   } catch (err) {
-    // A failed fleet must not keep the phase it failed in (e.g. running) for anyone who searches.
-    if (!isCancellation(err)) upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
+    if (isCancellation(err)) throw err;
     // The template child's own words ("promotion of … rejected"), not "Child Workflow execution failed".
-    if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) {
-      throw ApplicationFailure.create({ message: `template migration failed, no workspace was touched: ${err.cause.message}`, type: err.cause.type ?? undefined, nonRetryable: true });
-    }
-    throw withActivityMessage(err);
+    const failure =
+      err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure
+        ? ApplicationFailure.create({ message: `template migration failed, no workspace was touched: ${err.cause.message}`, type: err.cause.type ?? undefined, nonRetryable: true })
+        : withActivityMessage(err);
+    // A failed fleet must not keep the phase it failed in (e.g. running) for anyone who searches or looks.
+    upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
+    if (seen.progress) setCurrentDetails(detailsMarkdown({ ...seen.progress, phase: 'failed', etaMs: undefined }, (failure as Error).message));
+    throw failure;
   }
 }
 
-async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetState): Promise<FleetResult> {
+/** What the fleet last showed, for the details of a fleet that fails. */
+interface LastSeen {
+  progress?: FleetProgress;
+}
+
+async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetState | undefined, seen: LastSeen): Promise<FleetResult> {
   const input: MigrateFleetParams = parseWorkflowInput(migrateFleetInputSchema, rawInput);
   const { workflowId } = workflowInfo();
   const st: FleetState = carried ? { ...carried, runs: carried.runs + 1 } : initialState();
@@ -328,8 +337,8 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     failures: st.failures.slice(-50),
     pendingApproval: gates.pending,
     childApprovals: st.childApprovals.slice(0, 100),
-    // No ETA while a person is awaited: the wait is theirs, not the fleet's.
-    etaMs: awaitingPeople() ? undefined : etaMs(toFinish(), st.durations, input.concurrency),
+    // No ETA while a person is awaited (the wait is theirs, not the fleet's), nor once nothing new will start.
+    etaMs: awaitingPeople() || st.paused || st.cancelled || st.stage === 'done' ? undefined : etaMs(toFinish(), st.durations, input.concurrency),
     startedAt: st.startedAt,
     runs: st.runs,
     concurrency: input.concurrency,
@@ -347,6 +356,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
       phaseWritten = p.phase;
       upsertSearchAttributes([{ key: WsmigratePhase, value: p.phase }]);
     }
+    seen.progress = p;
     setCurrentDetails(detailsMarkdown(p));
   };
   const enter = (stage: FleetStage) => {
@@ -823,14 +833,14 @@ function countsRecord(c: FleetCounts): Record<string, number> {
 }
 
 /** The fleet as the Web UI shows it (setCurrentDetails): progress table, pending gate, failures. */
-export function detailsMarkdown(p: FleetProgress): string {
+export function detailsMarkdown(p: FleetProgress, failure?: string): string {
   const c = p.counts;
-  // Temporal's badge says Completed for a fleet cancelled by its own update: the details must say it plainly.
   const cancel = p.phase === 'cancelled' || p.phase === 'cancelling' ? p.control.find((c) => c.action === 'cancel') : undefined;
-  const phase = p.phase === 'cancelled' ? 'CANCELLED' : `${p.phase} (${p.stage})`;
+  const phase = p.phase === 'cancelled' ? 'CANCELLED' : p.phase === 'failed' ? `FAILED (during ${p.stage})` : `${p.phase} (${p.stage})`;
   const lines = [
     `### Fleet ${p.organization}/${p.template} · ${phase}${cancel ? ` by ${cancel.by}${cancel.reason ? ` (${cancel.reason})` : ''}` : ''}${p.dryRun ? ' · dry run' : ''}`,
     '',
+    ...(failure ? [`**Failed:** ${failure}`, ''] : []),
     '| migrated | already | restored | needs attention | failed | skipped | running | to go (with running) | PVC uids kept |',
     '|---|---|---|---|---|---|---|---|---|',
     `| ${c.migrated} | ${c['already-migrated']} | ${c.restored} | ${c['needs-attention']} | ${c.failed} | ${c.skipped} | ${p.running.length} | ${p.remaining} | ${c.pvcUidsKept} |`,

@@ -77,6 +77,10 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
     const id = `wsmigrate-fleet/coder/${env.sim.template.name}`;
     expect((await runMain('fleet', 'status', id)).out).toMatch(/: failed: .*no user 'nobody'/);
+    // The Web UI's details say failed and why, not the phase it failed in.
+    const meta = (await env.t.client.workflow.getHandle(id).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(meta.currentDetails).toMatch(/^### Fleet coder\/\S+ · FAILED \(during template\)\n\n\*\*Failed:\*\* fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody'/);
+    expect((await env.t.client.workflow.getHandle(id).describe()).searchAttributes.WsmigratePhase).toEqual(['failed']);
 
     // The organization's run checks them once, up front, the same way.
     const org = await runMain('fleet', 'start', '--org', 'coder', '--all-templates', '--owner', 'nobody', '--canary', '0', '--approval', 'none', '--wait');

@@ -97,6 +97,8 @@ describe('a fleet says what it waits on', () => {
       // Its current details say CANCELLED, by whom and why.
       const details = (await env.t.client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata')) as { currentDetails?: string };
       expect(details.currentDetails).toMatch(/^### Fleet coder\/.* · CANCELLED by sre \(wrong version\)/);
+      // Nothing more will start: no ETA on an ended fleet.
+      expect(details.currentDetails).not.toMatch(/ETA/);
     }, 150_000);
   });
 
