@@ -1,8 +1,9 @@
 import type { RunStatus, WaitingMigration } from '../client/approvals';
+import { lastPhaseNote } from '../client/phase-note';
 
 /** `/wsmigrate status ID`, in the words of `wsmigrate status` (and `fleet status` for a fleet): a failed run says failed and why. */
 export function describeStatus(workflowId: string, s: RunStatus): string {
-  const lines = [`\`${workflowId}\`: *${s.phase}*${s.lastPhase ? ` (during ${s.lastPhase})` : ''}`];
+  const lines = [`\`${workflowId}\`: *${s.phase}*${lastPhaseNote(s.lastPhase)}`];
   if (s.run.reason) lines.push(`reason: ${s.run.reason}`);
   if (s.stepsDone) lines.push(`done: ${s.stepsDone.join(', ') || '-'}`);
   const d = s.detail;
