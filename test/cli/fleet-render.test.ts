@@ -1,4 +1,4 @@
-import { progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
+import { fitToWidth, newGateLines, progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
 import { emptyCounts } from '../../src/domain/fleet-progress';
 import { detailsMarkdown, type FleetProgress, type FleetResult } from '../../src/workflows/migrate-fleet';
 
@@ -100,5 +100,24 @@ describe('fleet rendering', () => {
     expect(md).toContain('`wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver <you>`');
     expect(md).toContain('"gateId":"fleet-continue","planHash":"canary:abc"');
     expect(md).toMatch(/- `bob\/api-2` failed: preflight refused/);
+  });
+
+  it('the bar fits the terminal: a longer line would wrap, and each redraw would leave the last one behind', () => {
+    const long = `[${'#'.repeat(28)}] 6/6  ok 6 · not ok 0 · running 0 · awaiting template coder/k8s-gpu at 'template-promote'`;
+    expect(fitToWidth(long, 80)).toHaveLength(79);
+    expect(fitToWidth(long, 80).endsWith('…')).toBe(true);
+    expect(fitToWidth('short', 80)).toBe('short');
+    expect(fitToWidth(long, undefined)).toBe(long);
+  });
+
+  it("a child's gate (the template's, a workspace's) is announced once, with its approve command", () => {
+    const announced = new Set<string>();
+    const waits = [
+      { kind: 'child-gate' as const, workflowId: 'wsmigrate-template/coder/k8s-gpu', gateId: 'template-promote' },
+      { kind: 'retrying' as const, workflowId: 'wsmigrate-fleet/coder/k8s-gpu', activity: 'discoverFleetPage', attempt: 2 },
+    ];
+    expect(newGateLines(waits, announced)).toEqual(["waits for wsmigrate-template/coder/k8s-gpu at 'template-promote': wsmigrate approve wsmigrate-template/coder/k8s-gpu --approver <you>"]);
+    expect(newGateLines(waits, announced)).toEqual([]);
+    expect(newGateLines([{ kind: 'child-gate', workflowId: 'wsmigrate/k8s-gpu/alice/a', gateId: 'recover' }], announced)).toHaveLength(1);
   });
 });

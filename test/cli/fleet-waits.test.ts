@@ -127,9 +127,14 @@ describe('a fleet says what it waits on', () => {
       expect(text).toContain(`${childId} waits for 'recover': wsmigrate approve ${childId} --approver <you>`);
       expect(text).not.toMatch(/ETA/);
 
+      // `--wait` says which child waits, at which gate, with the command, before the person acts.
+      const { main } = await import('../../src/cli/main');
+      const lines: string[] = [];
+      const waiting = main(['fleet', 'status', id, '--wait'], { out: (t) => lines.push(t), err: (t) => lines.push(t) });
+      await waitFor(() => lines.some((l) => l.startsWith(`waits for ${childId} at 'recover'`) && l.endsWith(`: wsmigrate approve ${childId} --approver <you>`)), 30_000);
       expect((await runMain('approve', childId, '--approver', 'sre')).exitCode).toBe(EXIT.ok);
-      const waited = await runMain('fleet', 'status', id, '--wait');
-      expect(waited.exitCode).toBe(EXIT.ok);
+      expect(await waiting).toBe(EXIT.ok);
+      const waited = { out: lines.join('\n') };
       expect(waited.out).toMatch(/^migrated\s+2$/m);
       expect(waited.out).toMatch(/^ {2}of them recovered\s+1$/m);
       expect(waited.out).toMatch(/^PVC uids kept\s+2$/m);

@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import { InputError } from '../../domain/migration-input';
 import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf } from '../fleet-options';
 import { ORGANIZATION_RUN_PREFIX, startOrganizationRun, waitForOrganization } from './organization-run';
-import { progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
+import { fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
@@ -36,6 +36,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
   const tty = opts.tty ?? (io === processIo && Boolean(process.stdout.isTTY) && !opts.json);
   let lastLine = '';
   let lastGate = '';
+  const announced = new Set<string>();
   for (;;) {
     const s = await fleetStatus(client, workflowId);
     if (!s.progress) {
@@ -57,7 +58,12 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
     }
     lastGate = gate;
     const waits = s.waitingOn ?? [];
-    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p, undefined, waits)}`);
+    const gateLines = opts.json ? [] : newGateLines(waits, announced);
+    if (gateLines.length) {
+      if (tty) process.stdout.write('\r\x1b[2K');
+      for (const line of gateLines) io.out(line);
+    }
+    if (tty) process.stdout.write(`\r\x1b[2K${fitToWidth(progressBar(p, undefined, waits), process.stdout.columns)}`);
     else if (!opts.json) {
       const line = progressLine(p, waits);
       if (line !== lastLine) io.out(line);
