@@ -44,5 +44,8 @@ export async function archiveOldVersions(run: FleetRun): Promise<FleetArchiveRes
 /** Only once no old version can be built is the template's setting given back; an old version in use keeps it on. */
 async function releaseIfNoOldVersionLeft(run: FleetRun, inUse: number): Promise<{ activeVersion?: ActiveVersionRelease }> {
   if (inUse > 0) return {};
-  return { activeVersion: await acts.releaseActiveVersion({ organization: run.input.organization, template: run.input.template }) };
+  const activeVersion = await acts.releaseActiveVersion({ organization: run.input.organization, template: run.input.template });
+  // The result's lock says how the run ends, not how it began: never "switched-on" beside "switched-off".
+  if (activeVersion === 'switched-off') run.st.activeVersionLock = { state: 'given-back' };
+  return { activeVersion };
 }

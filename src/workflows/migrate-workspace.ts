@@ -40,11 +40,14 @@ export const MAX_ROUNDS = 3;
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
   const report = new FleetReport(rawInput);
+  const view: EndedView = {};
   let result: WorkspaceMigrationResult;
   try {
-    result = await migrateWorkspaceSteps(rawInput);
+    result = await migrateWorkspaceSteps(rawInput, view);
   } catch (err) {
     const failure = withActivityMessage(err);
+    // The Web UI's details say how the run ended, not only the phase it was in.
+    view.ended?.(isCancellation(err) ? { cancelled: true } : { failure: (failure as Error).message });
     await report.done(undefined, failure);
     throw failure;
   }
@@ -52,7 +55,12 @@ export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise
   return result;
 }
 
-async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+/** Set by the steps: shows, in the Web UI's details, that the run failed (and why) or was cancelled. */
+interface EndedView {
+  ended?: (how: { failure?: string; cancelled?: boolean }) => void;
+}
+
+async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: EndedView): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
   const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
@@ -66,10 +74,25 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   const restoring = proxyActivities<WsmigrateActivities>(restoreStepOptions(input));
   const subject = `${input.owner}/${input.workspace}`;
   let title = workspaceRunSummary(input.owner, input.workspace, input.template, input.targetVersionId.slice(0, 8));
+  // Waiting at any gate (stop, apply, recover…) is awaiting approval, whatever step it guards.
+  const shownPhase = (): WorkspacePhase => (gates.pending ? 'awaiting-approval' : status.phase);
   const showDetails = () =>
-    setCurrentDetails(renderRunDetails({ title, workflowId, phase: status.phase, stepsDone: status.stepsDone, verdict: status.verdict, pending: gates.pending, error: status.error }));
+    setCurrentDetails(renderRunDetails({ title, workflowId, phase: shownPhase(), stepsDone: status.stepsDone, verdict: status.verdict, pending: gates.pending, error: status.error }));
+  view.ended = ({ failure, cancelled }) =>
+    setCurrentDetails(
+      renderRunDetails({
+        title,
+        workflowId,
+        phase: cancelled ? `cancelled (${status.phase === 'restored' ? 'restored: state and transition as before' : `during ${status.phase}`})` : `failed (during ${status.phase})`,
+        ...(failure ? { failure } : {}),
+        stepsDone: status.stepsDone,
+        verdict: status.verdict,
+        // A cancel's own words ("Workflow cancelled") add nothing to "cancelled".
+        ...(status.error && status.error !== failure && !(cancelled && /cancel/i.test(status.error)) ? { error: status.error } : {}),
+      }),
+    );
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify.executeWithOptions({ summary: `notify ${n.kind}` }, [n]), showDetails);
-  setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
+  setHandler(workspaceStatusQuery, () => ({ ...status, phase: shownPhase(), pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const enter = (phase: WorkspacePhase) => {
     status.phase = phase;
     if (MILESTONE_PHASES.has(phase)) upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);

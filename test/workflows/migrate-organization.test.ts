@@ -119,7 +119,14 @@ describe('migrateOrganization: cancel', () => {
     await decide(env.t.client, id, 'approve', { approver: 'sre' });
     await waitFor(async () => (await organizationStatus(env.t.client, id)).progress?.templates.find((r) => r.template === gpu)?.state === 'rolling', 60_000);
     await controlFleet(env.t.client, id, 'cancel', 'sre', 'stop for today');
-    const result = (await env.t.client.workflow.getHandle(id).result()) as OrganizationResult;
+    await expect(env.t.client.workflow.getHandle(id).result()).rejects.toThrow();
+    // Cancelled in Temporal too, the run and the template fleets it cancelled; one phase word for all of them.
+    const described = await env.t.client.workflow.getHandle(id).describe();
+    expect(described.status.name).toBe('CANCELLED');
+    expect(described.searchAttributes.WsmigratePhase).toEqual(['cancelled']);
+    const s = await organizationStatus(env.t.client, id);
+    const result = s.result as OrganizationResult;
+    expect(s.phase).toBe('cancelled');
     expect(result.phase).toBe('cancelled');
     const byTemplate = Object.fromEntries(result.templates.map((r) => [r.template, r.state]));
     expect(byTemplate).toEqual({ [gpu]: 'cancelled', [env.sim.template.name]: 'cancelled' });
