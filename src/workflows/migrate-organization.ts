@@ -16,22 +16,21 @@ import {
 import type { WsmigrateActivities } from '../activities';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
 import { fnv1a } from '../domain/fleet-progress';
+import { approvalCommands } from '../domain/run-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
 import { QUICK_STEP } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import {
   cancelFleetSignal,
-  cancelFleetUpdate,
   pauseFleetSignal,
-  pauseFleetUpdate,
   resumeFleetSignal,
-  resumeFleetUpdate,
   type FleetControlEntry,
   type FleetControlInput,
   type FleetPhase,
   type FleetResult,
   type FleetSummary,
 } from '../contracts/migrate-fleet';
+import { handleControls } from './fleet-controls';
 import type { migrateFleet } from './migrate-fleet';
 import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult, type OrganizationStage, type OrganizationTemplateRow } from '../contracts/migrate-organization';
 import { WsmigratePhase } from '../contracts/search-attributes';
@@ -112,23 +111,7 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
     }
     return entry;
   };
-  for (const [update, signal, action] of [
-    [pauseFleetUpdate, pauseFleetSignal, 'pause'],
-    [resumeFleetUpdate, resumeFleetSignal, 'resume'],
-    [cancelFleetUpdate, cancelFleetSignal, 'cancel'],
-  ] as const) {
-    setHandler(update, (c) => apply(action, c), {
-      validator: (c) => {
-        const why = refusal(action, c);
-        if (why) throw new Error(why);
-      },
-    });
-    setHandler(signal, async (c) => {
-      const why = refusal(action, c);
-      if (why) return log.warn(`${action} signal ignored`, { reason: why });
-      await apply(action, c);
-    });
-  }
+  handleControls(refusal, apply);
 
   // ── which templates ───────────────────────────────────────────────────
   const found = await acts.listOrganizationTemplates({ organization: input.organization, ...(input.allTemplates ? {} : { templates: input.templates }) });
@@ -253,7 +236,7 @@ export function organizationDetails(p: OrganizationProgress): string {
       return `| ${r.template} | ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state} | ${s?.migrated ?? 0} | ${bad} | ${s?.pvcUidsKept ?? 0} | ${r.workflowId ? `\`${r.workflowId}\`` : ''} |`;
     }),
   ];
-  if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`wsmigrate approve ${p.workflowId} --approver <you>\``);
+  if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${approvalCommands(p.workflowId, p.pendingApproval).cli}\``);
   for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.note}`);
   return lines.join('\n');
 }

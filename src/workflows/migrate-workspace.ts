@@ -16,10 +16,10 @@ import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, restoreStepOptions, withActivityMessage } from './activity-presets';
+import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, restoreStepOptions } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
-import { FleetReport } from './fleet-report';
+import { reportingToFleet } from './fleet-report';
 import { recoverDamagedWorkspace } from './recover-workspace';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { compensate } from './workspace-compensation';
@@ -39,17 +39,7 @@ export const MAX_ROUNDS = 3;
  * Any failure or cancel after that restores by one build carrying the backup on the prior version.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
-  const report = new FleetReport(rawInput);
-  let result: WorkspaceMigrationResult;
-  try {
-    result = await migrateWorkspaceSteps(rawInput);
-  } catch (err) {
-    const failure = withActivityMessage(err);
-    await report.done(undefined, failure);
-    throw failure;
-  }
-  await report.done(result);
-  return result;
+  return reportingToFleet(rawInput, () => migrateWorkspaceSteps(rawInput));
 }
 
 async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
