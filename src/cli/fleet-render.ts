@@ -1,4 +1,4 @@
-import { formatDuration } from '../domain/fleet-progress';
+import { formatDuration } from '../domain/duration-text';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
 import { approvalCommands } from '../domain/run-details';
