@@ -27,13 +27,15 @@ export default {
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   mutate: [
     // migrateWorkspace: the guard's deny, and the apply gate forced open by needs-approval.
-    'src/workflows/migrate-workspace.ts:225-232',
-    // recovery: the guard's deny, and the protected-object check after the start.
-    'src/workflows/recover-workspace.ts:108-114',
-    'src/workflows/recover-workspace.ts:164-164',
+    'src/workflows/migrate-workspace.ts:214-223',
+    // recovery: the guard's deny, the gate asked whatever the policy (recoveryNeedsPerson), and the
+    // protected-object check after the start.
+    'src/workflows/recover-workspace.ts:106-112',
+    'src/workflows/recover-workspace.ts:138-139',
+    'src/workflows/recover-workspace.ts:163-163',
     // zero-touch: the health check before "already migrated", and a lost volume after the start.
-    'src/workflows/zero-touch-workspace.ts:62-84',
-    'src/workflows/zero-touch-workspace.ts:96-101',
+    'src/workflows/zero-touch-workspace.ts:50-69',
+    'src/workflows/zero-touch-workspace.ts:83-88',
   ],
   ignorePatterns: ['dist', 'coverage', '.wsmigrate', 'reports', 'deploy', '.stryker-tmp'],
   incremental: true,

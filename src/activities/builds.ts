@@ -57,6 +57,8 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
       message: `${step} #${done.build_number} of ${req.subject} ended ${done.job.status}: ${done.job.error ?? 'no error text'}`,
       type: FailureType.buildFailed,
       nonRetryable: true,
+      // The compensation must know this failed build for ours (else it takes it for someone else's and leaves it).
+      details: [{ buildId: done.id, buildNumber: done.build_number }],
     });
   }
   return done;

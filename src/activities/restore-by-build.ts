@@ -2,6 +2,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import type { StateBackup } from './backup-state';
 import { runStateBuildOnce } from './build-with-state';
+import { restoreDifferences } from '../domain/migration-check';
+import { parseStateV4, type StateResourceView } from '../domain/state';
+import { blobStep } from './blob-step';
 import { FailureType, coderStep, conflict } from './failures';
 import type { ActivityDeps } from './ports';
 
@@ -62,7 +65,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
       const backAtPrior = latest.transition === input.prior.transition && latest.template_version_id === input.prior.templateVersionId && latest.job.status === 'succeeded';
       if (latest.id === baseline.id && backAtPrior) return { changed: false };
       // A succeeded build after ours with the prior transition and version is this step's, from an earlier attempt.
-      if (isRestore(latest) && !isOurs(latest) && latest.job.status === 'succeeded') return { changed: true, buildId: latest.id };
+      if (isRestore(latest) && !isOurs(latest) && latest.job.status === 'succeeded') return restored(deps, input, latest);
       if (latest.id !== baseline.id && !isOurs(latest) && !isRestore(latest)) return theirs(coder, input, step, baseline, latest, isOurs);
       try {
         const build = await runStateBuildOnce(deps, {
@@ -76,7 +79,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
           step,
           ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
         });
-        return { changed: true, buildId: build.id };
+        return await restored(deps, input, build);
       } catch (err) {
         if (!(err instanceof ApplicationFailure && err.type === FailureType.buildFailed) || attempt >= RESTORE_BUILD_TRIES) throw err;
         // Our failed restore build is now the latest: the next try goes on top of it.
@@ -84,6 +87,36 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
       }
     }
   };
+}
+
+/**
+ * A restore is only called one once Coder holds the backup's objects: the state Coder keeps for the
+ * restore build is read back and every persistent object of the backup must be there, at its
+ * address and with its uid. Coder may keep other bytes than the build wrote (a lost write), and a
+ * `_v1` state under the prior version is the one the next build of that version destroys.
+ */
+async function restored(deps: ActivityDeps, input: RestoreByBuildInput, build: WorkspaceBuild): Promise<RestoreByBuildResult> {
+  if (!input.backup) return { changed: true, buildId: build.id };
+  const step = 'restore build';
+  const backupRef = input.backup.blob.ref;
+  const backup = parseStateV4((await blobStep(step, input.subject, () => deps.blobs.get(backupRef))).toString('utf8')).resources;
+  const heldText = (await coderStep(step, input.subject, () => deps.coder.getWorkspaceBuildState(build.id))).toString('utf8');
+  const problems = heldText.trim() === '' ? ['it holds no state at all'] : readableDifferences(backup, heldText);
+  if (problems.length === 0) return { changed: true, buildId: build.id };
+  throw conflict(
+    step,
+    input.subject,
+    `restore build #${build.build_number} succeeded, but the state Coder holds for it is not the backup's: ${problems.join('; ')}. ` +
+      `Do not start or update the workspace until its state is put back; once it is idle: wsmigrate state restore ${input.subject} --backup ${backupRef} --yes`,
+  );
+}
+
+function readableDifferences(backup: readonly StateResourceView[], heldText: string): string[] {
+  try {
+    return restoreDifferences(backup, parseStateV4(heldText).resources);
+  } catch (err) {
+    return [`its state is unreadable (${err instanceof Error ? err.message : String(err)})`];
+  }
 }
 
 /** Someone else built after the baseline. Safe to leave when nothing migrated reached Coder; otherwise a human must look. */

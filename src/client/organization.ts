@@ -1,9 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
-import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
+import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
 import type { FleetStartOptions } from './fleet';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
+import { failureTypeOf } from './failure-text';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
@@ -30,6 +31,8 @@ export interface OrganizationStatus {
   progress?: OrganizationProgress;
   result?: OrganizationResult;
   error?: string;
+  /** The failure's type when the run failed with one: the CLI's exit code follows it. */
+  failureType?: string;
 }
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
@@ -43,10 +46,16 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
     const result = (await handle.result()) as OrganizationResult;
     return { workflowId, phase: result.phase, result };
   }
+  if (status === 'CANCELLED') {
+    // Temporal keeps no result for a cancelled run; it answers with it while a worker replays it.
+    const result = await handle.query(organizationResultQuery).catch(() => undefined);
+    if (result) return { workflowId, phase: 'cancelled', result };
+  }
   try {
     await handle.result();
   } catch (err) {
-    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message };
+    const failureType = err instanceof WorkflowFailedError ? failureTypeOf(err.cause) : undefined;
+    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message, ...(failureType ? { failureType } : {}) };
   }
   return { workflowId, phase: status.toLowerCase() };
 }

@@ -10,16 +10,27 @@ export type GateId = 'stop' | 'apply' | 'start' | 'template-push' | 'template-pr
 /** The fleet's own gates: go on after the canary, go on past the failure budget, archive the old versions. */
 export type FleetGateId = 'fleet-continue' | 'fleet-budget' | 'fleet-archive';
 
-const DESTRUCTIVE_GATES: ReadonlySet<GateId> = new Set(['apply', 'template-promote', 'canary', 'fleet-continue', 'fleet-budget', 'fleet-archive']);
-/** Out of the ordinary (putting an older build's state back on a damaged workspace): a human decides, whatever the policy. */
-const ALWAYS_ASKED: ReadonlySet<GateId> = new Set(['recover']);
+const DESTRUCTIVE_GATES: ReadonlySet<GateId> = new Set(['apply', 'recover', 'template-promote', 'canary', 'fleet-continue', 'fleet-budget', 'fleet-archive']);
 
 /** `destructive` asks before steps that change state or what users get; `all` asks before every change. */
 export function gateRequiresApproval(policy: ApprovalPolicy, gate: GateId): boolean {
-  if (ALWAYS_ASKED.has(gate)) return true;
   if (policy === 'none') return false;
   if (policy === 'all') return true;
   return DESTRUCTIVE_GATES.has(gate);
+}
+
+/**
+ * Why a recovery must wait for a person whatever the policy, or undefined when it is a plain repair.
+ * A plain repair puts back entries the state forgot (the objects were never deleted) and its plan
+ * passes the guard with nothing to ask: it is then no more than a migration, and follows the
+ * run's policy. That is what a guarded build leaves when Coder builds an unmigrated workspace on
+ * the new version (an owner's Update, or autostart once the template requires its active version),
+ * so a fleet run with policy none puts those right itself instead of waiting on nobody.
+ */
+export function recoveryNeedsPerson(lossKinds: readonly ('forgotten' | 'destroyed')[], verdict: 'allow' | 'needs-approval' | 'deny'): string | undefined {
+  if (lossKinds.some((k) => k !== 'forgotten')) return 'a protected object was destroyed';
+  if (verdict !== 'allow') return `the guard's verdict is ${verdict}`;
+  return undefined;
 }
 
 export interface PendingApproval {

@@ -33,14 +33,14 @@ export interface FleetDetailsView {
   pacing?: FleetPacingStatus;
 }
 
-export function detailsMarkdown(p: FleetDetailsView): string {
+export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   const c = p.counts;
-  // Temporal's badge says Completed for a fleet cancelled by its own update: the details must say it plainly.
   const cancel = p.phase === 'cancelled' || p.phase === 'cancelling' ? p.control.find((c) => c.action === 'cancel') : undefined;
-  const phase = p.phase === 'cancelled' ? 'CANCELLED' : `${p.phase} (${p.stage})`;
+  const phase = p.phase === 'cancelled' ? 'CANCELLED' : p.phase === 'failed' ? `FAILED (during ${p.stage})` : `${p.phase} (${p.stage})`;
   const lines = [
     `### Fleet ${p.organization}/${p.template} · ${phase}${cancel ? ` by ${cancel.by}${cancel.reason ? ` (${cancel.reason})` : ''}` : ''}${p.dryRun ? ' · dry run' : ''}`,
     '',
+    ...(failure ? [`**Failed:** ${failure}`, ''] : []),
     '| migrated | already | restored | needs attention | failed | skipped | running | to go (with running) | PVC uids kept |',
     '|---|---|---|---|---|---|---|---|---|',
     `| ${c.migrated} | ${c['already-migrated']} | ${c.restored} | ${c['needs-attention']} | ${c.failed} | ${c.skipped} | ${p.running.length} | ${p.remaining} | ${c.pvcUidsKept} |`,

@@ -71,8 +71,8 @@ export function overBudget(c: FleetCounts, budget: FailureBudget, acceptedFailur
 
 /** Remaining time from observed durations: the rest run `concurrency` at a time. Undefined until one finished. */
 export function etaMs(remaining: number, durations: { totalMs: number; n: number }, concurrency: number): number | undefined {
-  if (durations.n === 0) return undefined;
-  if (remaining <= 0) return 0;
+  // Nothing left to migrate: no ETA to show (the archive gate, or the end, is next), not "ETA 0s".
+  if (durations.n === 0 || remaining <= 0) return undefined;
   const mean = durations.totalMs / durations.n;
   return Math.ceil(remaining / Math.max(1, concurrency)) * mean;
 }

@@ -95,3 +95,20 @@ export function leftoverDeprecated(resources: readonly StateResourceView[]): str
   }
   return left;
 }
+
+/**
+ * What a restore build's state lacks of the backup it carried: every persistent object of the
+ * backup at the same address, its deprecated type included (a `_v1` entry under the prior version
+ * is the runbook's hazard: that version's next build destroys it), with the same id and uid.
+ */
+export function restoreDifferences(backup: readonly StateResourceView[], restored: readonly StateResourceView[]): string[] {
+  const after = new Map(persistentIdentities(restored).map((p) => [p.address, p]));
+  const problems: string[] = [];
+  for (const b of persistentIdentities(backup)) {
+    const a = after.get(b.address);
+    if (!a) problems.push(`${b.address} is missing`);
+    else if (b.uid && a.uid !== b.uid) problems.push(`${b.address} has uid ${a.uid ?? '(none)'}, not ${b.uid}`);
+    else if (b.id && a.id !== b.id) problems.push(`${b.address} has id ${a.id ?? '(none)'}, not ${b.id}`);
+  }
+  return problems;
+}

@@ -14,6 +14,8 @@ export interface RunDetails {
   verdict?: { verdict: string; summary: string; reasons?: readonly string[] };
   pending?: PendingApproval;
   error?: string;
+  /** Why the run failed, as Temporal will report it: shown right under the phase. */
+  failure?: string;
   /** Extra markdown blocks (the fleet's progress table, failures …), each with its heading. */
   sections?: readonly { heading: string; markdown: string }[];
 }
@@ -39,10 +41,12 @@ export function approvalCommands(workflowId: string, pending: Pick<PendingApprov
 
 /** Markdown shown in the Web UI's "Current details"; short, no secrets (names, phases, hashes only). */
 export function renderRunDetails(d: RunDetails): string {
+  // A blank line between facts: markdown runs consecutive lines into one paragraph.
   const lines = [`### ${d.title}`, '', `**Phase:** ${d.phase}`];
-  if (d.stepsDone) lines.push(`**Steps done:** ${d.stepsDone.length > 0 ? d.stepsDone.join(' → ') : '–'}`);
+  if (d.failure) lines.push('', `**Failed:** ${d.failure}`);
+  if (d.stepsDone) lines.push('', `**Steps done:** ${d.stepsDone.length > 0 ? d.stepsDone.join(' → ') : '–'}`);
   if (d.verdict) {
-    lines.push(`**Guard:** ${d.verdict.verdict} — ${d.verdict.summary}`);
+    lines.push('', `**Guard:** ${d.verdict.verdict} — ${d.verdict.summary}`);
     for (const r of (d.verdict.reasons ?? []).slice(0, 5)) lines.push(`- ${r}`);
   }
   if (d.pending) {

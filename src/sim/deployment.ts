@@ -29,6 +29,7 @@ import { authorize, type Action, type RbacObject, type RoleName } from './rbac';
 import { sessionToken } from './session-token';
 import type { FailBuildsFault } from './types';
 import { loseFromState, takeLossyBuild, type LossyBuildFault } from './lossy-build';
+import { takeWrongStoredState, wrongStoredState, type WrongStoredStateFault } from './stored-state';
 import type { Transition, WorkspaceContext } from './workspace-context';
 
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -70,6 +71,7 @@ export class SimDeployment {
   daemons: ProvisionerDaemonPool | undefined;
   failBuilds: FailBuildsFault | undefined;
   lossyBuild: LossyBuildFault | undefined;
+  wrongStoredState: WrongStoredStateFault | undefined;
   /** Draws for failBuilds.rate (the simulator's fault stream, so seeded ids do not shift). */
   faultDraw: () => number = Math.random;
   buildFaultsInjected = 0;
@@ -208,6 +210,12 @@ export class SimDeployment {
     const build = id ? this.builds.get(id) : undefined;
     if (!build) throw new Error(`simulator invariant: workspace ${ws.name} has no build`);
     return build;
+  }
+
+  /** The build before `build` in its workspace (none for the first). */
+  buildBefore(ws: WorkspaceRecord, build: BuildRecord): BuildRecord | undefined {
+    const at = ws.buildIds.indexOf(build.id);
+    return at > 0 ? this.builds.get(ws.buildIds[at - 1]) : undefined;
   }
 
   // ── jobs ───────────────────────────────────────────────────────────────
@@ -611,6 +619,7 @@ export class SimDeployment {
       // provisionerdserver CompleteJob/FailJob: the job's own state replaces whatever the build holds.
       build.state = result.state;
       if (!result.error && takeLossyBuild(this.lossyBuild, build)) build.state = loseFromState(this.lossyBuild, build.state, this.cluster, { workspace: ws.id, buildId: build.id });
+      if (!result.error && takeWrongStoredState(this.wrongStoredState, build)) build.state = wrongStoredState(this.wrongStoredState, build.state, this.buildBefore(ws, build)?.state);
       build.resources = this.resourcesOf(build);
       this.completeBuild(build, ws, result.error);
     } catch (err) {

@@ -16,6 +16,7 @@ export type {
   FaultConfig,
   FailBuildsFault,
   LossyBuildFault,
+  WrongStoredStateFault,
   FaultCounts,
   KubeClusterView as KubeCluster,
   KubeObject,
@@ -86,6 +87,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
   d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
   d.lossyBuild = faults?.lossyBuild ? { ...faults.lossyBuild } : undefined;
+  d.wrongStoredState = faults?.wrongStoredState ? { ...faults.wrongStoredState } : undefined;
   d.faultDraw = () => faultRandom.next();
 
   // coderd runs the executor every minute on its own; here only when asked.
@@ -143,6 +145,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       faults = f ? { ...f } : undefined;
       d.failBuilds = f?.failBuilds ? { ...f.failBuilds } : undefined;
       d.lossyBuild = f?.lossyBuild ? { ...f.lossyBuild } : undefined;
+      d.wrongStoredState = f?.wrongStoredState ? { ...f.wrongStoredState } : undefined;
     },
     cluster: d.provisioner.cluster,
     provisioner: real ? { kind: 'terraform', kubeconfig: real.kubeconfigPath } : { kind: 'structural' },

@@ -2,9 +2,10 @@
 import type { Licence } from './licence';
 import type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
 import type { LossyBuildFault } from './lossy-build';
+import type { WrongStoredStateFault } from './stored-state';
 import type { RoleName } from './rbac';
 
-export type { LossyBuildFault };
+export type { LossyBuildFault, WrongStoredStateFault };
 import type { MoreTemplateSpec } from './more-templates';
 import type { DaemonSpec } from './provisioner-daemons';
 import type { UserBuildStats } from './user-builds';
@@ -85,6 +86,8 @@ export interface FaultConfig {
   failBuilds?: FailBuildsFault;
   /** Matching builds succeed but forget or replace one object (structural provisioner only). */
   lossyBuild?: LossyBuildFault;
+  /** Matching builds succeed but Coder keeps other bytes as their state than the provisioner wrote; the cluster is untouched. */
+  wrongStoredState?: WrongStoredStateFault;
   /**
    * Hold each answer to a write (not GET) this long AFTER it took effect (a PUT's state is already
    * stored): a worker killed meanwhile never learns that its call landed.

@@ -47,13 +47,19 @@ class FleetReport {
  * Runs one workspace workflow's steps and tells the fleet that started it how they ended: the
  * result, or the failure with the activity's own message (which is also what the run fails with).
  */
-export async function reportingToFleet<R extends { outcome: ChildOutcome; pvcUidsKept?: number; recovery?: unknown }>(rawInput: unknown, steps: () => Promise<R>): Promise<R> {
+export async function reportingToFleet<R extends { outcome: ChildOutcome; pvcUidsKept?: number; recovery?: unknown }>(
+  rawInput: unknown,
+  steps: () => Promise<R>,
+  /** Told of a failure (the one the run ends with, and the error as thrown) before the fleet is. */
+  onFailure?: (failure: unknown, err: unknown) => void,
+): Promise<R> {
   const report = new FleetReport(rawInput);
   let result: R;
   try {
     result = await steps();
   } catch (err) {
     const failure = withActivityMessage(err);
+    onFailure?.(failure, err);
     await report.done(undefined, failure);
     throw failure;
   }

@@ -4,6 +4,7 @@ import type { RecoveryBackups } from '../activities/backup-for-recovery';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
 import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
+import { recoveryNeedsPerson } from '../domain/approval-policy';
 import { ApprovalGates } from './approval-gates';
 import { parseWorkflowInput } from './workflow-input';
 import { FailureType } from '../domain/failure-types';
@@ -43,7 +44,7 @@ const backupList = (b: RecoveryBackups) =>
 /**
  * A damaged workspace (a failed build, or a state that lost a protected object): back up the
  * current state and the newest good one, rewrite the good one to _v1, verify it, ask a human
- * (always), then one build that starts it on the target version carrying that state, and check
+ * (by the run's policy for a plain repair, else always), then one build that starts it on the target version carrying that state, and check
  * every protected object kept its uid. A destroyed object cannot come back from state: that ends
  * needs-attention, naming the loss. Someone building it meanwhile starts the recovery over (bounded).
  */
@@ -134,7 +135,8 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
   const summary =
     `Recover ${subject}: ${health.reason}. Start it on the target version carrying the state of build #${goodBuild.number} (rewritten to _v1), ` +
     `in one build on top of build #${latest.number}. Guard: ${verdict.summary}. ${backupList(backups)}`;
-  const gate = await gates.request('recover', verdict.planHash, summary, true);
+  const askAnyway = recoveryNeedsPerson(health.losses.map((l) => l.kind), verdict.verdict);
+  const gate = await gates.request('recover', verdict.planHash, askAnyway ? `${summary} Asked whatever the policy: ${askAnyway}.` : summary, askAnyway !== undefined);
   if (gate === 'rejected' || gate === 'timed-out') {
     throw ApplicationFailure.create({
       message: `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; nothing was changed. ${backupList(backups)}`,

@@ -29,7 +29,7 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 7, buildLatencyMs: 30 });
+    sim = await startSimulator({ workspaces: 9, buildLatencyMs: 30 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-bws-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -192,5 +192,45 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
       ).rejects.toMatchObject({ type: 'WsmigrateStateConflict', message: expect.stringMatching(new RegExp(`on top of this migration's build #${ours.buildNumber}; not restoring over it.*wsmigrate state restore`)) });
       expect(sent).toHaveLength(1); // only ours
     });
+
+    for (const [i, how, problem] of [
+      [7, 'previous', 'kubernetes_persistent_volume_claim.home is missing'],
+      [8, 'empty', 'kubernetes_persistent_volume_claim.home is missing'],
+    ] as const) {
+      it(`a restore build after which Coder keeps other bytes than the backup (${how}) is not called restored: a conflict naming what is missing and how to put it back`, async () => {
+        const { ws, backup, input } = await prepared(i);
+        const uid = pvc(ws.id);
+        const own = (await acts().buildWithState(input)).buildId;
+        const restore = {
+          workspaceId: ws.id,
+          subject: input.subject,
+          prior: { transition: 'start' as const, templateVersionId: sim.template.originalVersionId },
+          readBuild: { id: backup.buildId, buildNumber: backup.buildNumber },
+          backup,
+          ownBuildIds: [own],
+          ownStateBuild: { transition: 'start' as const, templateVersionId: v1 },
+          timeoutMs: 30_000,
+        };
+        sim.setFaults({ wrongStoredState: { how, workspaceId: ws.id, transition: 'start', times: 1 } });
+        try {
+          await expect(acts().restoreByBuild(restore)).rejects.toMatchObject({
+            type: 'WsmigrateStateConflict',
+            nonRetryable: true,
+            message: expect.stringContaining(
+              `restore build: ${input.subject}: restore build #${backup.buildNumber + 2} succeeded, but the state Coder holds for it is not the backup's: ${problem}. ` +
+                `Do not start or update the workspace until its state is put back; once it is idle: wsmigrate state restore ${input.subject} --backup ${backup.blob.ref} --yes`,
+            ),
+          });
+        } finally {
+          sim.setFaults(undefined);
+        }
+        // A retry (the activity's next attempt) finds its own restore build and checks it again, building nothing more.
+        sent.length = 0;
+        await expect(acts().restoreByBuild(restore)).rejects.toMatchObject({ type: 'WsmigrateStateConflict', message: expect.stringContaining(problem) });
+        expect(sent).toHaveLength(0);
+        // Nothing physical changed: the volume is the one from before.
+        expect(pvc(ws.id)).toBe(uid);
+      });
+    }
   });
 });

@@ -57,7 +57,7 @@ describe('bad input: Coder answers', () => {
         const err = await c.workspace(WS_ID).catch((e: Error) => e);
         expect(String(err)).toMatch(/Could not get workspace .*Coder answered 502 after \d attempts.*check the Coder server's health/);
         expect(String(err)).not.toMatch(/<html>/); // the page itself is not dumped into the error
-        expect(s.methods.length).toBeLessThanOrEqual(3); // retried within its budget, then gave up
+        expect(s.methods).toHaveLength(3); // retried to its budget (maxAttempts 3), then gave up
       },
     );
   });

@@ -1,11 +1,16 @@
 /**
- * The chaos fleet of chaos-fleet.test.ts (worker SIGKILLs, a Temporal server restart) in another
- * setting of a real Coder. (The variant with the lifecycle executor firing, `lifecycle` in
- * ChaosFleet.run, is not in the suite yet: the workspaces an autostart damages now go to recovery,
- * whose gate always waits for a person, and the chaos run approves no gate.)
+ * The chaos fleet of chaos-fleet.test.ts (worker SIGKILLs, a Temporal server restart) in two more
+ * settings of a real Coder:
+ *  - the lifecycle executor firing (coderd/autobuild/lifecycle_executor.go): a third of the
+ *    workspaces get an autostart schedule, an autostop TTL or both, and the executor runs every
+ *    second on a clock ten minutes ahead, so each schedule comes round at its next run: autostarts
+ *    land between a migration's stop and its build, autostops right after its start. On Premium the
+ *    fleet's require_active_version makes an autostart of a workspace it has not reached yet build
+ *    the new (guarded) version on the old state: the build fails and forgets the PVC, and the fleet
+ *    must put it right itself (a plain repair under its policy none), not wait on nobody;
  *  - an AGPL simulator (no licence): require_active_version is accepted, ignored and read back false,
  *    so the fleet must say the lock is not held, and nothing may depend on it.
- * It ends with 0 PVCs lost or recreated by the simulator's own record, every workspace migrated,
+ * Each ends with 0 PVCs lost or recreated by the simulator's own record, every workspace migrated,
  * restored or needs-attention with its reason, and none reported migrated that is not.
  *
  * Normal suite: 24 workspaces, 3 kills, 1 server restart each. WSMIGRATE_CHAOS_SCALE=full (make
@@ -66,7 +71,22 @@ function expectSafe(run: ChaosFleetRun): void {
   expect(truth.pvcLosses).toBe(0);
   expect(truth.pvcsReplaced).toBe(0);
   expect(truth.duplicatePushes).toEqual([]);
+  // Damaged by the simulator's own record (failed builds, volumes and uids in the cluster and the states): each one reported not migrated.
+  expect(truth.simDamaged.filter((w) => !run.notMigrated.some((f) => f.subject === w))).toEqual([]);
 }
+
+describe('chaos: the fleet with the lifecycle executor firing', () => {
+  const fleet = new ChaosFleet();
+  afterAll(async () => fleet.close());
+
+  it(`${SIZE.workspaces} workspaces, a third with autostart/autostop, ${SIZE.kills} worker kills, ${SIZE.restarts} server restart(s): 0 PVCs lost, every workspace migrated, restored or needs-attention with its reason, none falsely migrated`, async () => {
+    const run = await fleet.run({ size: SIZE, lifecycle: { every: 3, intervalMs: 1000, aheadMs: 10 * 60_000 }, ...(FULL_SCALE ? {} : { settleMinutes: 4 }) });
+    reportFigures('chaos-fleet-lifecycle', figures(run));
+    // The executor really fired while workspaces migrated.
+    expect(run.lifecycle?.autobuildsDuringFleet).toBeGreaterThan(0);
+    expectSafe(run);
+  }, TIMEOUT);
+});
 
 describe('chaos: the fleet on an AGPL Coder (require_active_version ignored)', () => {
   const fleet = new ChaosFleet();
@@ -88,5 +108,6 @@ describe('chaos: the fleet on an AGPL Coder (require_active_version ignored)', (
     expect(truth.onTarget).toHaveLength(s.migrated + s.alreadyMigrated);
     expect(truth.onOriginal).toHaveLength(s.restored);
     expect(truth.duplicateBuilds).toEqual([]);
+    expect(truth.simDamaged).toEqual([]);
   }, TIMEOUT);
 });

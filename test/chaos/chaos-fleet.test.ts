@@ -52,6 +52,8 @@ describe('chaos: a fleet through worker SIGKILLs and Temporal server restarts', 
     expect(truth.onOriginal).toHaveLength(s.restored);
     expect(truth.scan.counts.migrated).toBe(s.migrated + s.alreadyMigrated);
     expect(truth.scan.counts.damaged).toBe(0);
+    // The same by the simulator's own record (failed builds, the cluster's volumes and uids, the states), not the scan's reading.
+    expect(truth.simDamaged).toEqual([]);
     expect(run.falseMigrated).toEqual([]);
     // No home volume lost or recreated; nothing pushed or built twice.
     expect(truth.pvcLosses).toBe(0);

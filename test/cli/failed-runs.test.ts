@@ -53,6 +53,44 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(r.exitCode).toBe(EXIT.usage);
   }, 120_000);
 
+  it('a fleet given an owner or an excluded workspace Coder does not know fails before any change, naming each (exit 2)', async () => {
+    const ws = cli.env.sim.workspaces()[0];
+    const before = cli.env.sim.requestLog().length;
+    const r = await runMain('fleet', 'start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--owner', ws.owner, 'nobody', '--exclude', `${ws.owner}/no-such-ws`, '--canary', '0', '--approval', 'none', '--wait');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.out).toMatch(/failed: fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\), no workspace '\S+\/no-such-ws' \(--exclude\); check the spelling/);
+    // The known owner is not named: only what is wrong.
+    expect(r.out).not.toContain(`user '${ws.owner}'`);
+    // Before any change: not even the template's require-active-version switch.
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+    const id = `wsmigrate-fleet/coder/${cli.env.sim.template.name}`;
+    expect((await runMain('fleet', 'status', id)).out).toMatch(/: failed: .*no user 'nobody'/);
+    // The Web UI's details say failed and why, not the phase it failed in.
+    const meta = (await cli.env.t.client.workflow.getHandle(id).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(meta.currentDetails).toMatch(/^### Fleet coder\/\S+ · FAILED \(during template\)\n\n\*\*Failed:\*\* fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody'/);
+    expect((await cli.env.t.client.workflow.getHandle(id).describe()).searchAttributes.WsmigratePhase).toEqual(['failed']);
+
+    // The organization's run checks them once, up front, the same way.
+    const org = await runMain('fleet', 'start', '--org', 'coder', '--all-templates', '--owner', 'nobody', '--canary', '0', '--approval', 'none', '--wait');
+    expect(org.exitCode).toBe(EXIT.usage);
+    expect(org.out).toMatch(/failed: fleet of organization coder refused before any change: Coder has no user 'nobody' \(--owner\)/);
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+  }, 120_000);
+
+  it("with Coder's URL and token in the shell, fleet start refuses an unknown template or owner itself, without --wait (exit 2, no run started)", async () => {
+    process.env.CODER_URL = cli.env.sim.url;
+    process.env.CODER_SESSION_TOKEN = cli.env.sim.token;
+    try {
+      const r = await runMain('fleet', 'start', '--org', 'coder', '--template', 'no-such-template', '--owner', 'nobody', '--any-approver');
+      expect(r.exitCode).toBe(EXIT.usage);
+      expect(r.err).toMatch(/has no template 'no-such-template' in organization 'coder' \(--template\), no user 'nobody' \(--owner\); check the spelling.*then start again/);
+      await expect(cli.env.t.client.workflow.getHandle('wsmigrate-fleet/coder/no-such-template').describe()).rejects.toThrow(/not found/i);
+    } finally {
+      delete process.env.CODER_URL;
+      delete process.env.CODER_SESSION_TOKEN;
+    }
+  }, 60_000);
+
   it('status of an id with no run says so, exit 1', async () => {
     const r = await runMain('status', 'wsmigrate/nope/a/b');
     expect(r.exitCode).toBe(EXIT.failure);

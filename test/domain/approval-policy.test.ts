@@ -1,4 +1,4 @@
-import { approvalRefusal, gateRequiresApproval, type PendingApproval } from '../../src/domain/approval-policy';
+import { approvalRefusal, gateRequiresApproval, recoveryNeedsPerson, type PendingApproval } from '../../src/domain/approval-policy';
 
 const pending: PendingApproval = {
   gateId: 'apply',
@@ -22,12 +22,27 @@ describe('gateRequiresApproval', () => {
     expect(gateRequiresApproval('destructive', 'start')).toBe(false);
     expect(gateRequiresApproval('destructive', 'template-push')).toBe(false);
   });
-  it('always asks before a recovery, whatever the policy', () => {
-    for (const policy of ['none', 'destructive', 'all'] as const) expect(gateRequiresApproval(policy, 'recover')).toBe(true);
+  it('asks before a recovery under destructive and all, not under none (a recovery that is more than a repair is forced by recoveryNeedsPerson)', () => {
+    expect(gateRequiresApproval('none', 'recover')).toBe(false);
+    expect(gateRequiresApproval('destructive', 'recover')).toBe(true);
+    expect(gateRequiresApproval('all', 'recover')).toBe(true);
   });
   it('asks before every gate under policy all', () => {
     expect(gateRequiresApproval('all', 'stop')).toBe(true);
     expect(gateRequiresApproval('all', 'start')).toBe(true);
+  });
+});
+
+describe('recoveryNeedsPerson', () => {
+  it('lets a plain repair (entries forgotten, or only a failed build, and a plan the guard allows) follow the policy', () => {
+    expect(recoveryNeedsPerson(['forgotten'], 'allow')).toBeUndefined();
+    expect(recoveryNeedsPerson(['forgotten', 'forgotten'], 'allow')).toBeUndefined();
+    expect(recoveryNeedsPerson([], 'allow')).toBeUndefined();
+  });
+  it('asks a person when an object was destroyed or the guard does not simply allow', () => {
+    expect(recoveryNeedsPerson(['forgotten', 'destroyed'], 'allow')).toBe('a protected object was destroyed');
+    expect(recoveryNeedsPerson(['forgotten'], 'needs-approval')).toBe("the guard's verdict is needs-approval");
+    expect(recoveryNeedsPerson([], 'deny')).toBe("the guard's verdict is deny");
   });
 });
 
@@ -44,6 +59,7 @@ describe('approvalRefusal', () => {
   });
   it('refuses approvers outside the allow-list and names them', () => {
     expect(approvalRefusal(pending, { ...ok, approver: 'mallory' }, { approvers: ['alice'] })).toMatch(/'mallory' is not an approver.*alice/);
+    expect(approvalRefusal(pending, { ...ok, approver: 'mallory' }, { approvers: ['alice', 'bob'] })).toBe("'mallory' is not an approver for this run (allowed: alice, bob)");
   });
   it('refuses another gate or a stale plan hash', () => {
     expect(approvalRefusal(pending, { ...ok, gateId: 'start' }, any)).toMatch(/not the pending gate 'apply'/);
@@ -53,6 +69,8 @@ describe('approvalRefusal', () => {
     expect(approvalRefusal(pending, { ...ok, approver: ' ' }, any)).toMatch(/approver is required/);
     expect(approvalRefusal(pending, { ...ok, decision: 'maybe' as never }, any)).toMatch(/'approve' or 'reject'/);
     expect(approvalRefusal(pending, undefined as never, any)).toMatch(/payload missing/);
+    expect(approvalRefusal(pending, 'approve' as never, any)).toBe('approval payload missing: send {gateId, planHash, approver, decision}');
+    expect(approvalRefusal(pending, { ...ok, approver: 42 as never }, any)).toBe('approver is required');
   });
   it('with no approver list, refuses every approval unless the run was started with --any-approver; a rejection stays possible', () => {
     expect(approvalRefusal(pending, ok, { approvers: [] })).toMatch(/names no approver.*--any-approver/);

@@ -52,4 +52,46 @@ describe('detectBuildChanges (seed 003: replacements seen in a build)', () => {
     expect(worthReporting(detectBuildChanges(['  # kubernetes_service_v1.web must be replaced']))).toBe(true);
     expect(detectBuildChanges(['No changes. Your infrastructure matches the configuration.']).changes).toEqual([]);
   });
+
+  describe('a delete is a type-rename delete only beside the create of its very twin', () => {
+    const kindsOf = (lines: string[]) => detectBuildChanges(lines).changes.map((c) => [c.address, c.kind, c.twinAddress]);
+    const gone = '  # kubernetes_persistent_volume_claim.home will be destroyed';
+    it('not when the twin is destroyed too, or destroyed and created (its own replacement)', () => {
+      expect(kindsOf([gone, '  # kubernetes_persistent_volume_claim_v1.home will be destroyed'])).toEqual([
+        // localeCompare order: '_' sorts before '.'.
+        ['kubernetes_persistent_volume_claim_v1.home', 'destroy', undefined],
+        ['kubernetes_persistent_volume_claim.home', 'destroy', undefined],
+      ]);
+      expect(kindsOf([gone, 'kubernetes_persistent_volume_claim_v1.home: Destroying...', 'kubernetes_persistent_volume_claim_v1.home: Creating...'])).toEqual([
+        ['kubernetes_persistent_volume_claim_v1.home', 'replace', undefined],
+        ['kubernetes_persistent_volume_claim.home', 'destroy', undefined],
+      ]);
+    });
+    it('not beside a create of another name, another module, or a type that is no twin', () => {
+      expect(kindsOf([gone, '  # kubernetes_persistent_volume_claim_v1.data will be created'])).toEqual([['kubernetes_persistent_volume_claim.home', 'destroy', undefined]]);
+      expect(kindsOf([gone, '  # module.x.kubernetes_persistent_volume_claim_v1.home will be created'])).toEqual([['kubernetes_persistent_volume_claim.home', 'destroy', undefined]]);
+      expect(kindsOf(['  # kubernetes_deployment.main will be destroyed', '  # kubernetes_service_v1.main will be created'])).toEqual([['kubernetes_deployment.main', 'destroy', undefined]]);
+    });
+  });
+
+  it('ignores data sources, unreadable addresses and unreadable protect annotations; lists changes by address', () => {
+    const r = detectBuildChanges(
+      [
+        'data.kubernetes_secret.s: Destroying...',
+        '  # ??? must be replaced',
+        '  # kubernetes_service_v1.web will be destroyed',
+        '  # kubernetes_config_map_v1.cfg will be destroyed',
+        '  # kubernetes_secret_v1.api must be replaced',
+      ],
+      ['not an address', 'kubernetes_secret.api'],
+    );
+    expect(r.changes.map((c) => [c.address, c.kind, c.protected])).toEqual([
+      ['kubernetes_config_map_v1.cfg', 'destroy', false],
+      ['kubernetes_secret_v1.api', 'replace', true],
+      ['kubernetes_service_v1.web', 'destroy', false],
+    ]);
+    expect(r.protectedDestroyed).toEqual(['kubernetes_secret_v1.api']);
+    // One replacement among plain destroys is worth a notification.
+    expect(worthReporting(r)).toBe(true);
+  });
 });

@@ -24,4 +24,18 @@ describe('the downgrade rule', () => {
     // Entries inside modules are not judged by root declarations.
     expect(downgradeHazards([{ module: 'module.x', mode: 'managed', type: 'kubernetes_persistent_volume_claim_v1', name: 'home' }], old)).toEqual([]);
   });
+
+  test('only managed root declarations count: a data source, a module, both types or neither make no hazard', () => {
+    const pvc1 = [{ mode: 'managed' as const, type: 'kubernetes_persistent_volume_claim_v1', name: 'home' }];
+    const tf = (content: string, more: { path: string; content: string }[] = []) => [{ path: 'main.tf', content }, ...more];
+    const oldPvc = 'resource "kubernetes_persistent_volume_claim" "home" {\n}\n';
+    const newPvc = 'resource "kubernetes_persistent_volume_claim_v1" "home" {\n}\n';
+    expect(downgradeHazards(pvc1, tf(oldPvc))).toHaveLength(1);
+    expect(downgradeHazards(pvc1, tf('data "kubernetes_persistent_volume_claim" "home" {\n}\n'))).toEqual([]);
+    expect(downgradeHazards(pvc1, tf('module "x" {\n  source = "./modules/x"\n}\n', [{ path: 'modules/x/main.tf', content: oldPvc }]))).toEqual([]);
+    expect(downgradeHazards(pvc1, tf(`${oldPvc}${newPvc}`))).toEqual([]);
+    expect(downgradeHazards(pvc1, tf('resource "kubernetes_service_v1" "web" {\n}\n'))).toEqual([]);
+    // A data source in the state is re-read, never destroyed.
+    expect(downgradeHazards([{ mode: 'data' as const, type: 'kubernetes_persistent_volume_claim_v1', name: 'home' }], tf(oldPvc))).toEqual([]);
+  });
 });

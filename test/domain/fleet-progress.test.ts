@@ -1,5 +1,6 @@
 import { migrateFleetInputSchema } from '../../src/domain/fleet-input';
-import { budgetAllowance, emptyCounts, etaMs, globToRegExp, nextCanaryIndex, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
+import { budgetAllowance, emptyCounts, etaMs, finishedCount, fnv1a, globToRegExp, nextCanaryIndex, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
+import { formatDuration } from '../../src/domain/duration-text';
 import { InputError, parseInput } from '../../src/domain/migration-input';
 
 const TARGET = '11111111-2222-4333-8444-555555555555';
@@ -56,6 +57,32 @@ describe('fleet bookkeeping', () => {
     expect(overBudget(c, budget, 3)).toBe(false);
   });
 
+  it('budget: needs-attention counts as a failure; the allowance grows with every finished outcome', () => {
+    const budget = { percent: 10, min: 2 };
+    expect(overBudget({ ...emptyCounts(), migrated: 5, 'needs-attention': 3 }, budget, 0)).toBe(true);
+    expect(overBudget({ ...emptyCounts(), migrated: 5, 'needs-attention': 2 }, budget, 0)).toBe(false);
+    // 50 finished (a skipped workspace never ran: not one of them): 5 allowed.
+    const fifty = { ...emptyCounts(), migrated: 30, 'already-migrated': 6, 'dry-run': 1, restored: 5, failed: 4, 'needs-attention': 1, 'waiting-for-build': 3, skipped: 7 };
+    expect(finishedCount(fifty)).toBe(50);
+    expect(overBudget(fifty, budget, 0)).toBe(false);
+    expect(overBudget({ ...fifty, failed: 5 }, budget, 0)).toBe(true);
+  });
+
+  it('the archive gate id: a stable FNV-1a of the versions it approves', () => {
+    expect(fnv1a('')).toBe('811c9dc5');
+    expect(fnv1a('a')).toBe('e40c292c');
+    expect(fnv1a('v1,v2')).not.toBe(fnv1a('v2,v1'));
+  });
+
+  it('durations as an operator reads them', () => {
+    expect(formatDuration(59_400)).toBe('59s');
+    expect(formatDuration(60_000)).toBe('1m00s');
+    expect(formatDuration(61_000)).toBe('1m01s');
+    expect(formatDuration(3_599_000)).toBe('59m59s');
+    expect(formatDuration(3_600_000)).toBe('1h00m');
+    expect(formatDuration(3_661_000)).toBe('1h01m');
+  });
+
   it('failure types map to outcomes', () => {
     expect(outcomeOfFailure('WsmigrateRolledBack')).toBe('restored');
     expect(outcomeOfFailure('WsmigrateNeedsAttention')).toBe('needs-attention');
@@ -66,7 +93,7 @@ describe('fleet bookkeeping', () => {
   it('ETA from observed durations, C at a time', () => {
     expect(etaMs(10, { totalMs: 0, n: 0 }, 5)).toBeUndefined();
     expect(etaMs(10, { totalMs: 20_000, n: 2 }, 5)).toBe(20_000);
-    expect(etaMs(0, { totalMs: 20_000, n: 2 }, 5)).toBe(0);
+    expect(etaMs(0, { totalMs: 20_000, n: 2 }, 5)).toBeUndefined();
   });
 
   it('selection: done when on the target version, filters by owner, glob, exclude and status', () => {
@@ -81,6 +108,16 @@ describe('fleet bookkeeping', () => {
     expect(selectForFleet(ws({ latestTransition: 'delete' }), filters(), TARGET)).toBe('filtered');
     expect(globToRegExp('a.b*').test('a.bcd')).toBe(true);
     expect(globToRegExp('a.b*').test('axbcd')).toBe(false);
+    expect(globToRegExp('dev-?').test('dev-1')).toBe(true);
+    expect(globToRegExp('dev-?').test('dev-12')).toBe(false);
+    expect(globToRegExp('x*').test('ax')).toBe(false);
+    expect(globToRegExp('DEV-*').test('dev-1')).toBe(true);
+    expect(globToRegExp('(a)+').test('(a)+')).toBe(true);
+    expect(globToRegExp('(a)+').test('aa')).toBe(false);
+    // Owners match whatever their case, any of them; an exclude of another workspace, or the status asked, leaves it in.
+    expect(selectForFleet(ws(), filters({ owners: ['bob', 'ALICE'] }), TARGET)).toBe('migrate');
+    expect(selectForFleet(ws(), filters({ exclude: ['alice/dev-2'] }), TARGET)).toBe('migrate');
+    expect(selectForFleet(ws(), filters({ status: 'running' }), TARGET)).toBe('migrate');
   });
 });
 

@@ -1,4 +1,4 @@
-import { findPersistentLosses, leftoverDeprecated, summarizeStateMigration } from '../../src/domain/migration-check';
+import { findPersistentLosses, leftoverDeprecated, restoreDifferences, summarizeStateMigration } from '../../src/domain/migration-check';
 import type { StateResourceView } from '../../src/domain/state';
 
 const pvc = (type: string, uid: string, id = 'coder/ws-home'): StateResourceView => ({
@@ -22,6 +22,9 @@ describe('summarizeStateMigration', () => {
     expect(s.needsImport).toEqual(['kubernetes_ingress.web']);
     expect(s.migrated).toBe(false);
     expect(summarizeStateMigration([pvc('kubernetes_persistent_volume_claim_v1', 'u1')]).migrated).toBe(true);
+    // Either kind left alone is enough to be unmigrated.
+    expect(summarizeStateMigration([pvc('kubernetes_persistent_volume_claim', 'u1')]).migrated).toBe(false);
+    expect(summarizeStateMigration([{ mode: 'managed', type: 'kubernetes_ingress', name: 'web', instances: [{}] }]).migrated).toBe(false);
   });
 });
 
@@ -41,10 +44,61 @@ describe('findPersistentLosses', () => {
   it('ignores non-persistent kinds (a deployment is recreated on every start)', () => {
     expect(findPersistentLosses([deployment('kubernetes_deployment')], [])).toEqual([]);
   });
+  it('names what the lost volume was: its id and uid', () => {
+    expect(findPersistentLosses([pvc('kubernetes_persistent_volume_claim', 'u1')], [])).toEqual([
+      { address: 'kubernetes_persistent_volume_claim.home', problem: 'missing', before: { id: 'coder/ws-home', uid: 'u1' } },
+    ]);
+  });
+  it('calls a volume with the same uid but another id replaced', () => {
+    expect(findPersistentLosses([pvc('kubernetes_persistent_volume_claim', 'u1')], [pvc('kubernetes_persistent_volume_claim_v1', 'u1', 'coder/other')])).toEqual([
+      { address: 'kubernetes_persistent_volume_claim.home', problem: 'replaced', before: { id: 'coder/ws-home', uid: 'u1' }, after: { id: 'coder/other', uid: 'u1' } },
+    ]);
+  });
+  it('compares by id alone when the state records no metadata (or metadata as one object, not a list)', () => {
+    const bare = (id: string, attributes: Record<string, unknown> = {}): StateResourceView => ({
+      mode: 'managed',
+      type: 'kubernetes_persistent_volume_claim',
+      name: 'home',
+      instances: [{ attributes: { id, ...attributes } }],
+    });
+    expect(findPersistentLosses([bare('coder/ws-home')], [bare('coder/ws-home')])).toEqual([]);
+    expect(findPersistentLosses([bare('coder/ws-home')], [bare('coder/new')])).toEqual([
+      { address: 'kubernetes_persistent_volume_claim.home', problem: 'replaced', before: { id: 'coder/ws-home', uid: undefined }, after: { id: 'coder/new', uid: undefined } },
+    ]);
+    const asObject = bare('coder/ws-home', { metadata: { uid: 'u1' } });
+    expect(findPersistentLosses([asObject], [bare('coder/ws-home', { metadata: { uid: 'u2' } })])[0]).toMatchObject({ problem: 'replaced', before: { uid: 'u1' }, after: { uid: 'u2' } });
+    expect(findPersistentLosses([bare('coder/ws-home', { metadata: [null] })], [bare('coder/ws-home', { metadata: 'x' })])).toEqual([]);
+  });
+  it('ignores data sources and deposed instances: neither is an object the build keeps', () => {
+    const data: StateResourceView = { ...pvc('kubernetes_persistent_volume_claim', 'u1'), mode: 'data' };
+    expect(findPersistentLosses([data], [])).toEqual([]);
+    const deposed: StateResourceView = { ...pvc('kubernetes_persistent_volume_claim', 'u1'), instances: [{ deposed: 'abcd1234', attributes: { id: 'coder/old', metadata: [{ uid: 'u0' }] } }] };
+    expect(findPersistentLosses([deposed], [])).toEqual([]);
+  });
 });
 
 describe('leftoverDeprecated', () => {
   it('lists deprecated managed instances and nothing else', () => {
     expect(leftoverDeprecated([deployment('kubernetes_deployment'), pvc('kubernetes_persistent_volume_claim_v1', 'u')])).toEqual(['kubernetes_deployment.main[0]']);
+    // Neither a type outside the map nor a data source of a deprecated type is a leftover.
+    expect(leftoverDeprecated([{ mode: 'managed', type: 'coder_agent', name: 'main', instances: [{}] }, { mode: 'data', type: 'kubernetes_secret', name: 's', instances: [{}] }])).toEqual([]);
+  });
+});
+
+describe('restoreDifferences', () => {
+  const backup = [pvc('kubernetes_persistent_volume_claim', 'u1'), deployment('kubernetes_deployment')];
+  it('finds nothing when the restored state holds the backup\'s PVC at its address with its uid and id', () => {
+    expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim', 'u1'), deployment('kubernetes_deployment')])).toEqual([]);
+  });
+  it('calls a _v1 entry under the prior version missing: the deprecated address is what that version keeps', () => {
+    expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim_v1', 'u1')])).toEqual(['kubernetes_persistent_volume_claim.home is missing']);
+  });
+  it('names another uid, and another id under the same uid', () => {
+    expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim', 'u2')])).toEqual(['kubernetes_persistent_volume_claim.home has uid u2, not u1']);
+    expect(restoreDifferences(backup, [pvc('kubernetes_persistent_volume_claim', 'u1', 'coder/other')])).toEqual(['kubernetes_persistent_volume_claim.home has id coder/other, not coder/ws-home']);
+  });
+  it('an empty restored state misses every persistent object, and nothing else is asked for', () => {
+    expect(restoreDifferences(backup, [])).toEqual(['kubernetes_persistent_volume_claim.home is missing']);
+    expect(restoreDifferences([deployment('kubernetes_deployment')], [])).toEqual([]);
   });
 });

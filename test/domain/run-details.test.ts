@@ -16,6 +16,11 @@ describe('run details for the Temporal Web UI', () => {
     expect(md).toContain('{"gateId":"apply","planHash":"sha256:ab12","approver":"<you>","decision":"approve"}');
   });
 
+  test('each fact is its own paragraph (markdown joins consecutive lines), a failure right under the phase', () => {
+    const md = renderRunDetails({ title: 't', workflowId: 'w', phase: 'failed (during preflight)', failure: 'preflight failed for nobody/dev: 404', stepsDone: [], verdict: { verdict: 'allow', summary: 'ALLOW' } });
+    expect(md).toBe('### t\n\n**Phase:** failed (during preflight)\n\n**Failed:** preflight failed for nobody/dev: 404\n\n**Steps done:** –\n\n**Guard:** allow — ALLOW');
+  });
+
   test('the signal JSON is what the approval signal accepts, and the shell command quotes it', () => {
     const c = approvalCommands('wsmigrate/t/a/b', pending);
     expect(JSON.parse(c.signalJson)).toEqual({ gateId: 'apply', planHash: 'sha256:ab12', approver: '<you>', decision: 'approve' });

@@ -265,3 +265,28 @@ describe('renameStateTypes refusals', () => {
     expect(renameError('{"version": 4, "serial": 1, "lineage": "x"}').message).toMatch(/resources: missing/);
   });
 });
+
+describe('dependencies that name a DIFFERENT type', () => {
+  it('are left as they are when the import strategy keeps that type (skipDifferent): the entry they name still has it', () => {
+    const text = JSON.stringify({
+      version: 4,
+      terraform_version: '1.9.0',
+      serial: 3,
+      lineage: 'l-1',
+      outputs: {},
+      resources: [
+        { mode: 'managed', type: 'kubernetes_ingress', name: 'web', provider: 'provider["registry.terraform.io/hashicorp/kubernetes"]', instances: [{ schema_version: 0, attributes: { id: 'coder/web' } }] },
+        {
+          mode: 'managed',
+          type: 'kubernetes_deployment',
+          name: 'main',
+          provider: 'provider["registry.terraform.io/hashicorp/kubernetes"]',
+          instances: [{ schema_version: 1, attributes: { id: 'coder/main' }, dependencies: ['kubernetes_ingress.web', 'kubernetes_service.api'] }],
+        },
+      ],
+    });
+    const out = JSON.parse(renameStateTypes(text, { skipDifferent: true }).stateText) as { resources: { type: string; instances: { dependencies?: string[] }[] }[] };
+    expect(out.resources.map((r) => r.type)).toEqual(['kubernetes_ingress', 'kubernetes_deployment_v1']);
+    expect(out.resources[1].instances[0].dependencies).toEqual(['kubernetes_ingress.web', 'kubernetes_service_v1.api']);
+  });
+});

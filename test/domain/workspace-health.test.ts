@@ -8,7 +8,7 @@ import {
   type JobStatus,
 } from '../../src/domain/workspace-health';
 
-type Res = { module?: string; type: string; name: string; uid?: string; index?: number | string; mode?: 'managed' | 'data' };
+type Res = { module?: string; type: string; name: string; uid?: string; id?: string; index?: number | string; mode?: 'managed' | 'data' };
 
 const state = (resources: Res[]): string =>
   JSON.stringify({
@@ -23,7 +23,7 @@ const state = (resources: Res[]): string =>
       type: r.type,
       name: r.name,
       provider: 'provider["registry.terraform.io/hashicorp/kubernetes"]',
-      instances: [{ ...(r.index !== undefined ? { index_key: r.index } : {}), schema_version: 0, attributes: { id: `coder/${r.name}`, metadata: r.uid ? [{ uid: r.uid }] : [] } }],
+      instances: [{ ...(r.index !== undefined ? { index_key: r.index } : {}), schema_version: 0, attributes: { id: r.id ?? `coder/${r.name}`, metadata: r.uid ? [{ uid: r.uid }] : [] } }],
     })),
   });
 
@@ -225,5 +225,70 @@ describe('reading build logs for deletes', () => {
         'kubernetes_persistent_volume_claim.home: Removing from state (destroy = false)...',
       ]),
     ).toEqual(['kubernetes_persistent_volume_claim_v1.home', 'module.a[0].kubernetes_secret.s["k"]']);
+  });
+});
+
+describe('what counts as the same protected object, and where it was lost', () => {
+  const view = (extra: Partial<{ mode: 'managed' | 'data'; module: string; deposed: string; attributes: Record<string, unknown> }> = {}) => ({
+    mode: extra.mode ?? ('managed' as const),
+    ...(extra.module ? { module: extra.module } : {}),
+    type: PVC,
+    name: 'home',
+    instances: [{ ...(extra.deposed ? { deposed: extra.deposed } : {}), attributes: extra.attributes ?? { id: 'coder/home', metadata: [{ uid: 'u1' }] } }],
+  });
+
+  it('a data source or a deposed instance is no protected object; metadata as one object or a null entry is read safely', () => {
+    expect(protectedIdentities([view({ mode: 'data' })])).toEqual([]);
+    expect(protectedIdentities([view({ deposed: 'abcd1234' })])).toEqual([]);
+    expect(protectedIdentities([view({ attributes: { id: 'coder/home', metadata: { uid: 'u9' } } })])).toEqual([{ key: `${PVC1}.home`, address: `${PVC}.home`, id: 'coder/home', uid: 'u9' }]);
+    expect(protectedIdentities([view({ attributes: { id: 'coder/home', metadata: [null] } })])).toEqual([{ key: `${PVC1}.home`, address: `${PVC}.home`, id: 'coder/home', uid: undefined }]);
+  });
+
+  it('an annotation names a module call without its key, however long the key', () => {
+    const parsed = JSON.parse(state([{ module: 'module.app["blue-1"]', type: 'kubernetes_config_map', name: 'cfg', uid: 'c1' }])).resources;
+    expect(protectedIdentities(parsed, ['module.app.kubernetes_config_map_v1.cfg']).map((p) => p.address)).toEqual(['module.app["blue-1"].kubernetes_config_map.cfg']);
+  });
+
+  it('the same uid under another id is another object: destroyed; without a uid, the id alone decides', () => {
+    const other = findProtectedLosses(history(['start', 'succeeded', [{ ...home(PVC1, 'u1'), id: 'coder/home' }]], ['start', 'succeeded', [{ ...home(PVC1, 'u1'), id: 'coder/home-2' }]]));
+    expect(other.losses).toEqual([expect.objectContaining({ kind: 'destroyed', before: { id: 'coder/home', uid: 'u1' }, after: { id: 'coder/home-2', uid: 'u1' } })]);
+    const noUid = (id: string): Res => ({ type: PVC1, name: 'home', id });
+    expect(findProtectedLosses(history(['start', 'succeeded', [noUid('coder/a')]], ['start', 'succeeded', [noUid('coder/a')]])).losses).toEqual([]);
+    expect(findProtectedLosses(history(['start', 'succeeded', [noUid('coder/a')]], ['start', 'succeeded', [noUid('coder/b')]])).losses).toEqual([expect.objectContaining({ kind: 'destroyed' })]);
+  });
+
+  it("a build's log names the destroyed object among others, by its address in that state or by its _v1 twin's", () => {
+    const builds = () => history(['stop', 'succeeded', [home(PVC)]], ['stop', 'succeeded', []]);
+    const kindWhenLogSays = (...addresses: string[]) => findProtectedLosses(builds(), { destroyedByBuild: new Map([[2, addresses]]) }).losses.map((l) => l.kind);
+    expect(kindWhenLogSays(`${DEP}.main[0]`, `${PVC}.home`)).toEqual(['destroyed']);
+    expect(kindWhenLogSays(`${PVC1}.home`)).toEqual(['destroyed']);
+    expect(kindWhenLogSays(`${DEP}.main[0]`)).toEqual(['forgotten']);
+    expect(kindWhenLogSays()).toEqual(['forgotten']);
+  });
+
+  it('losses come oldest build first, then by address; the reason lists them all', () => {
+    const builds = history(
+      ['start', 'succeeded', [home(PVC1, 'h1'), { type: 'kubernetes_persistent_volume_v1', name: 'pv', uid: 'p1' }, { type: PVC1, name: 'data', uid: 'd1' }]],
+      ['start', 'succeeded', [home(PVC1, 'h1'), { type: PVC1, name: 'data', uid: 'd1' }]],
+      ['start', 'succeeded', []],
+    );
+    const h = assessWorkspaceHealth({ builds });
+    expect(h.losses.map((l) => `${l.build.number} ${l.key}`)).toEqual([`2 kubernetes_persistent_volume_v1.pv`, `3 ${PVC1}.data`, `3 ${PVC1}.home`]);
+    expect(h.reason).toBe(h.losses.map((l) => `${l.address} forgotten by build #${l.build.number} (its state has no entry; the object was not deleted) at ${l.build.at}; last held by build #${l.heldIn.number}`).join('; '));
+  });
+
+  it('the builds whose log must be read include those where an annotated object went missing', () => {
+    const builds = history(['start', 'succeeded', [{ type: 'kubernetes_secret', name: 'creds', uid: 's1' }, home(PVC1)]], ['start', 'succeeded', [home(PVC1)]]);
+    expect(buildsToCheckForDeletes(builds)).toEqual([]);
+    expect(buildsToCheckForDeletes(builds, ['kubernetes_secret.creds'])).toEqual([2]);
+  });
+
+  it('counts both kinds of deprecated instances left, and says so; a healthy _v1 workspace says what it holds', () => {
+    const h = assessWorkspaceHealth({ builds: history(['start', 'succeeded', [home(), { type: 'kubernetes_ingress', name: 'web' }]]) });
+    expect(h).toMatchObject({ health: 'unmigrated', deprecatedLeft: 2, reason: '2 instance(s) of deprecated types in the state' });
+    const ok = assessWorkspaceHealth({ builds: history(['start', 'succeeded', [home(PVC1), dep(DEP1)], NEW]), v1VersionIds: [NEW] });
+    expect(ok.reason).toBe('build #1 succeeded on a _v1 version; 1 protected object(s) present');
+    const pending = assessWorkspaceHealth({ builds: history(['stop', 'succeeded', [home(PVC1)]]), v1VersionIds: [NEW] });
+    expect(pending.reason).toBe('the state has only _v1 types but build #1 ran a version without them: start it pinned to the _v1 version (a plain start would destroy the volumes)');
   });
 });

@@ -4,6 +4,7 @@ import { organizationStatus, startOrganizationMigration } from '../../src/client
 import { templateWorkflowId } from '../../src/domain/migration-input';
 import type { MigrateOrganizationInput } from '../../src/domain/organization-input';
 import type { OrganizationResult } from '../../src/contracts/migrate-organization';
+import { childrenStartedAfterUpdate } from '../harness/history';
 import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -66,7 +67,10 @@ describe('migrateOrganization: every template of an organization, one canary gat
     // Paused before the gate is passed: nothing new starts after the approval until resume.
     await controlFleet(env.t.client, id, 'pause', 'sre', 'lunch');
     await decide(env.t.client, id, 'approve', { approver: 'sre' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Not a sleep: once the run has handled the approval, it has started nothing on it.
+    const org = env.t.client.workflow.getHandle(id);
+    await waitFor(async () => (await childrenStartedAfterUpdate(org, 'approve')) !== undefined, 60_000);
+    expect(await childrenStartedAfterUpdate(org, 'approve')).toEqual([]);
     const held = (await organizationStatus(env.t.client, id)).progress;
     expect(held?.phase).toBe('paused');
     expect(held?.templates.filter((r) => r.workflowId && !r.workflowId.endsWith('/canary'))).toEqual([]);
@@ -78,7 +82,7 @@ describe('migrateOrganization: every template of an organization, one canary gat
     expect(result.nothingToDo).toEqual([tools]);
     expect(result.summary).toMatchObject({ migrated: 5, failed: 0, restored: 0, needsAttention: 0 });
     expect(result.templates.filter((r) => r.state === 'done').map((r) => r.template).sort()).toEqual([...templates].sort());
-    expect(result.summary.pvcUidsKept).toBeGreaterThanOrEqual(5);
+    expect(result.summary.pvcUidsKept).toBe(5); // one home volume each
     expect(pvcUids(env)).toEqual(uidsBefore);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
     // The _v1 template was never touched: still on its first version, its workspaces on build 1.
@@ -110,7 +114,14 @@ describe('migrateOrganization: cancel', () => {
     await decide(env.t.client, id, 'approve', { approver: 'sre' });
     await waitFor(async () => (await organizationStatus(env.t.client, id)).progress?.templates.find((r) => r.template === gpu)?.state === 'rolling', 60_000);
     await controlFleet(env.t.client, id, 'cancel', 'sre', 'stop for today');
-    const result = (await env.t.client.workflow.getHandle(id).result()) as OrganizationResult;
+    await expect(env.t.client.workflow.getHandle(id).result()).rejects.toThrow();
+    // Cancelled in Temporal too, the run and the template fleets it cancelled; one phase word for all of them.
+    const described = await env.t.client.workflow.getHandle(id).describe();
+    expect(described.status.name).toBe('CANCELLED');
+    expect(described.searchAttributes.WsmigratePhase).toEqual(['cancelled']);
+    const s = await organizationStatus(env.t.client, id);
+    const result = s.result as OrganizationResult;
+    expect(s.phase).toBe('cancelled');
     expect(result.phase).toBe('cancelled');
     const byTemplate = Object.fromEntries(result.templates.map((r) => [r.template, r.state]));
     expect(byTemplate).toEqual({ [gpu]: 'cancelled', [env.sim.template.name]: 'cancelled' });

@@ -68,7 +68,7 @@ describe('migrateWorkspace on the simulator', () => {
     const result = await run(0, { option: 'A' });
     expect(result.outcome).toBe('migrated');
     // After the stop only the PVC is in state (the deployment's count is start_count); the start creates deployment_v1.
-    expect(result.renamedCount).toBeGreaterThanOrEqual(1);
+    expect(result.renamedCount).toBe(1);
     const types = typesIn(env.sim.stateOf(ws(0).id));
     expect(types.filter((t) => t.startsWith('kubernetes_'))).toEqual(expect.arrayContaining(['kubernetes_persistent_volume_claim_v1', 'kubernetes_deployment_v1']));
     expect(types.some((t) => t === 'kubernetes_persistent_volume_claim' || t === 'kubernetes_deployment')).toBe(false);

@@ -38,7 +38,6 @@ describe('recovery of damaged workspaces', () => {
     workspace: ws(i).name,
     template: env.sim.template.name,
     targetVersionId,
-    // 'none' still asks at gate recover: the run must name who may answer it.
     approval: { policy: 'none', approvers: ['sre'] },
     ...extra,
   });
@@ -59,11 +58,10 @@ describe('recovery of damaged workspaces', () => {
     expect(failed.job.error).toMatch(/already exists/);
     expect(pvcEntries(env.sim.stateOf(ws(0).id))).toEqual([]); // the bug's precondition: the state forgot the PVC
 
-    // Policy none, yet the recovery waits for a human.
+    // Policy none and a plain repair (the entry forgotten, the object kept, the guard allows): no one is asked.
     const handle = await startWorkspaceMigration(env.t.client, input(0), { taskQueue: env.taskQueue });
-    const receipt = await approveWhenAsked(handle.workflowId, 'recover');
-    expect(receipt.gateId).toBe('recover');
     const result = (await handle.result()) as WorkspaceRecoveryResult;
+    expect(((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).approvals).toEqual([]);
     expect(result.outcome).toBe('migrated');
     expect(result.recovery.fromBuild).toBe(failed.build_number - 1);
     expect(result.recovery.losses.join()).toMatch(new RegExp(`forgotten by build #${failed.build_number}`));
@@ -139,8 +137,10 @@ describe('recovery of damaged workspaces', () => {
     expect(pvc(5)?.uid).toBe(before?.uid);
     expect(pvcEntries(env.sim.stateOf(ws(5).id))).toEqual([]);
 
-    const handle = await startWorkspaceMigration(env.t.client, input(5), { taskQueue: env.taskQueue });
-    await approveWhenAsked(handle.workflowId, 'recover');
+    // Under policy destructive the same repair waits at gate recover.
+    const handle = await startWorkspaceMigration(env.t.client, input(5, { approval: { policy: 'destructive', approvers: ['sre'] } }), { taskQueue: env.taskQueue });
+    const receipt = await approveWhenAsked(handle.workflowId, 'recover');
+    expect(receipt.gateId).toBe('recover');
     const result = (await handle.result()) as WorkspaceRecoveryResult;
     expect(result.outcome).toBe('migrated');
     expect(result.recovery.losses.join()).toMatch(new RegExp(`kubernetes_persistent_volume_claim_v1.home forgotten by build #${downgrade.build_number}`));
@@ -160,7 +160,8 @@ describe('recovery of damaged workspaces', () => {
     expect(dry.warnings[0]).toMatch(/^damaged: .*forgotten by build .*a recovery would start from build #\d+/);
     expect(env.sim.stateOf(ws(3).id)).toBe(damagedState);
 
-    const first = await startWorkspaceRecovery(env.t.client, input(3), { taskQueue: env.taskQueue });
+    // As the CLI starts it: policy all.
+    const first = await startWorkspaceRecovery(env.t.client, input(3, { approval: { policy: 'all', approvers: ['sre'] } }), { taskQueue: env.taskQueue });
     await waitFor(async () => ((await migrationStatus(env.t.client, first.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId === 'recover', 120_000);
     await decide(env.t.client, first.workflowId, 'reject', { approver: 'sre' });
     expect(await failureOf(first.result())).toMatch(/recovery of .* was rejected; nothing was changed/);

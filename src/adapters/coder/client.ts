@@ -193,6 +193,18 @@ export class CoderClient {
     );
   }
 
+  /**
+   * A user by username or id (`GET /users/{user}`). Coder answers an unknown one with 400
+   * `"user" must be an existing uuid or username.` (coderd/httpmw/userparam.go, extractUserContext),
+   * so the caller tells "no such user" by `kind: 'bad-request'`, not by a 404.
+   */
+  userByName(name: string): Promise<CurrentUser> {
+    return this.#http.json(
+      { method: 'GET', path: `/users/${seg(name)}`, expect: [200], endpoint: { does: `get user ${name}` } },
+      CurrentUserSchema,
+    );
+  }
+
   workspaceByOwnerAndName(owner: string, name: string): Promise<Workspace> {
     return this.#http.json(
       {

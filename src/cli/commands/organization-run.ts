@@ -2,7 +2,7 @@ import type { Logger } from '../../adapters/logging/logger';
 import { organizationInputFromOptions } from '../organization-options';
 import type { Client } from '../with-temporal';
 import { startFleetRun } from '../start-fleet-run';
-import { CliError, EXIT, type CliIo } from '../io';
+import { CliError, EXIT, exitCodeOfFailureType, type CliIo } from '../io';
 
 /** A deployment-wide run has this id prefix; `fleet status` shows it per template. */
 export const ORGANIZATION_RUN_PREFIX = 'wsmigrate-org/';
@@ -33,7 +33,8 @@ export async function waitForOrganization(client: Client, io: CliIo, workflowId:
     if (!s.progress) {
       if (json) io.out(JSON.stringify(s, null, 2));
       const r = s.result;
-      return r && r.phase === 'done' && r.summary.failed + r.summary.needsAttention + r.summary.restored === 0 ? EXIT.ok : r ? EXIT.denied : EXIT.failure;
+      if (!r) return exitCodeOfFailureType(s.failureType);
+      return r.phase === 'done' && r.summary.failed + r.summary.needsAttention + r.summary.restored === 0 ? EXIT.ok : EXIT.denied;
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }

@@ -14,8 +14,10 @@ forgot its volume, e.g. after a user pressed Update during the migration):
   2. backs up the current state and that good state;
   3. rewrites the good state to the _v1 types and verifies it against --version (the guard must
      show every protected object kept, no delete);
-  4. ALWAYS waits for an approval (gate 'recover'), whatever the policy;
-  5. pushes it with no build, starts the workspace pinned to --version, and checks every
+  4. waits for an approval (gate 'recover'): this command always asks (policy all). Inside
+     'migrate workspace' or a fleet the gate follows the run's policy for a plain repair (the
+     state only forgot its objects, the guard allows) and asks a person otherwise;
+  5. one build on top of the latest: a start on --version carrying that state; then checks every
      protected object has the uid it had in the good state.
 An object that was really destroyed (deleted, or now another uid) cannot come back from state:
 the run ends needs-attention, naming the object, the build that destroyed it and when, and the
@@ -28,7 +30,7 @@ Example:
 export function registerRecoverCommand(program: Command, io: CliIo): void {
   program
     .command('recover')
-    .description('recover a damaged workspace from its newest good build (always asks for approval); needs a running `wsmigrate worker`')
+    .description('recover a damaged workspace from its newest good build (asks for approval); needs a running `wsmigrate worker`')
     .argument('<owner/workspace>', 'the workspace, as owner/name')
     .requiredOption('--template <name>', 'the template the workspace uses')
     .requiredOption('--version <id>', 'the template version (UUID) with the _v1 types, from `migrate template`')

@@ -89,7 +89,7 @@ describe('CoderClient errors', () => {
     coder.on('POST', `/workspaces/${ws.id}/builds`, { status: 409, json: { message: 'A workspace build is already active.' } });
     const error = await failure(client.createWorkspaceBuild(ws.id, { transition: 'stop' }));
     expect(error).toMatchObject({ kind: 'conflict', coderMessage: 'A workspace build is already active.' });
-    expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`).length).toBeLessThanOrEqual(4);
+    expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(4); // maxAttempts
   });
 
   it('429: honours Retry-After in seconds, then succeeds', async () => {
