@@ -19,7 +19,7 @@ import {
 import type { WsmigrateActivities } from '../activities';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
 import { fnv1a } from '../domain/fleet-progress';
-import { approvalCommands } from '../domain/run-details';
+import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { FailureType } from '../domain/failure-types';
@@ -271,22 +271,4 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
   });
   const by = [...control].reverse().find((c) => c.action === 'cancel');
   throw new CancelledFailure(`organization ${input.organization} cancelled${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}`);
-}
-
-/** The Web UI details of a deployment-wide run: one row per template. */
-export function organizationDetails(p: OrganizationProgress): string {
-  const lines = [
-    `### Organization ${p.organization} · ${p.phase} (${p.stage})`,
-    '',
-    '| template | state | migrated | not ok | PVC uids kept | fleet |',
-    '|---|---|---|---|---|---|',
-    ...p.templates.map((r) => {
-      const s = r.summary;
-      const bad = s ? s.failed + s.needsAttention + s.restored : 0;
-      return `| ${r.template} | ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state} | ${s?.migrated ?? 0} | ${bad} | ${s?.pvcUidsKept ?? 0} | ${r.workflowId ? `\`${r.workflowId}\`` : ''} |`;
-    }),
-  ];
-  if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${approvalCommands(p.workflowId, p.pendingApproval).cli}\``);
-  for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.note}`);
-  return lines.join('\n');
 }
