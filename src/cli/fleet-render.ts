@@ -1,6 +1,7 @@
-import { formatDuration } from '../domain/fleet-progress';
+import { formatDuration } from '../domain/duration-text';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
+import { approvalCommands } from '../domain/run-details';
 import type { FleetStatus } from '../client/fleet';
 import type { FleetProgress, FleetResult } from '../contracts/migrate-fleet';
 
@@ -124,7 +125,7 @@ export function statusText(s: FleetStatus): string {
     if (p.pacing) lines.push(`  ${pacingLine(p.pacing).replace(/\*\*/g, '')}`);
     if (p.pendingApproval) {
       lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
-      lines.push(`    wsmigrate approve ${s.workflowId} --approver <you>`);
+      lines.push(`    ${approvalCommands(s.workflowId, p.pendingApproval).cli}`);
     }
     for (const a of p.childApprovals.slice(0, 10)) lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>`);
     for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${f.reason.slice(0, 160)}`);

@@ -5,7 +5,7 @@
  */
 import type { PendingApproval } from './approval-policy';
 import type { FleetCounts } from './fleet-progress';
-import { formatDuration } from './fleet-progress';
+import { formatDuration } from './duration-text';
 import { pacingLine, type FleetPacingStatus } from './provisioner-pacing';
 import { approvalCommands } from './run-details';
 

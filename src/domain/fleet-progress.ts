@@ -121,14 +121,6 @@ export function fnv1a(text: string): string {
   return h.toString(16).padStart(8, '0');
 }
 
-export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
-
 /**
  * Where the next canary comes from in the queue: the first workspace of an owner the canary does not
  * hold yet, else the first. Coder lists by owner, so taking the head made the canary one owner's

@@ -19,24 +19,23 @@ import {
 import type { WsmigrateActivities } from '../activities';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
 import { fnv1a } from '../domain/fleet-progress';
+import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { FailureType } from '../domain/failure-types';
 import { ApprovalGates } from './approval-gates';
 import {
   cancelFleetSignal,
-  cancelFleetUpdate,
   fleetEndedSignal,
   pauseFleetSignal,
-  pauseFleetUpdate,
   resumeFleetSignal,
-  resumeFleetUpdate,
   type FleetControlEntry,
   type FleetControlInput,
   type FleetPhase,
   type FleetResult,
   type FleetSummary,
 } from '../contracts/migrate-fleet';
+import { handleControls } from './fleet-controls';
 import type { migrateFleet } from './migrate-fleet';
 import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult, type OrganizationStage, type OrganizationTemplateRow } from '../contracts/migrate-organization';
 import { WsmigratePhase } from '../contracts/search-attributes';
@@ -141,23 +140,7 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     }
     return entry;
   };
-  for (const [update, signal, action] of [
-    [pauseFleetUpdate, pauseFleetSignal, 'pause'],
-    [resumeFleetUpdate, resumeFleetSignal, 'resume'],
-    [cancelFleetUpdate, cancelFleetSignal, 'cancel'],
-  ] as const) {
-    setHandler(update, (c) => apply(action, c), {
-      validator: (c) => {
-        const why = refusal(action, c);
-        if (why) throw new Error(why);
-      },
-    });
-    setHandler(signal, async (c) => {
-      const why = refusal(action, c);
-      if (why) return log.warn(`${action} signal ignored`, { reason: why });
-      await apply(action, c);
-    });
-  }
+  handleControls(refusal, apply);
 
   // ── names it was given, before anything changes (each template's fleet checks them again) ──
   if (input.filters.owners.length > 0 || input.filters.exclude.length > 0) {
@@ -288,22 +271,4 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
   });
   const by = [...control].reverse().find((c) => c.action === 'cancel');
   throw new CancelledFailure(`organization ${input.organization} cancelled${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}`);
-}
-
-/** The Web UI details of a deployment-wide run: one row per template. */
-export function organizationDetails(p: OrganizationProgress): string {
-  const lines = [
-    `### Organization ${p.organization} · ${p.phase} (${p.stage})`,
-    '',
-    '| template | state | migrated | not ok | PVC uids kept | fleet |',
-    '|---|---|---|---|---|---|',
-    ...p.templates.map((r) => {
-      const s = r.summary;
-      const bad = s ? s.failed + s.needsAttention + s.restored : 0;
-      return `| ${r.template} | ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state} | ${s?.migrated ?? 0} | ${bad} | ${s?.pvcUidsKept ?? 0} | ${r.workflowId ? `\`${r.workflowId}\`` : ''} |`;
-    }),
-  ];
-  if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`wsmigrate approve ${p.workflowId} --approver <you>\``);
-  for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.note}`);
-  return lines.join('\n');
 }

@@ -16,10 +16,10 @@ import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failedBuildId, failureMessage, failureType, restoreStepOptions, withActivityMessage } from './activity-presets';
+import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failedBuildId, failureMessage, failureType, restoreStepOptions } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
-import { FleetReport } from './fleet-report';
+import { reportingToFleet } from './fleet-report';
 import { recoverDamagedWorkspace } from './recover-workspace';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { compensate } from './workspace-compensation';
@@ -39,20 +39,13 @@ export const MAX_ROUNDS = 3;
  * Any failure or cancel after that restores by one build carrying the backup on the prior version.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
-  const report = new FleetReport(rawInput);
   const view: EndedView = {};
-  let result: WorkspaceMigrationResult;
-  try {
-    result = await migrateWorkspaceSteps(rawInput, view);
-  } catch (err) {
-    const failure = withActivityMessage(err);
+  return reportingToFleet(
+    rawInput,
+    () => migrateWorkspaceSteps(rawInput, view),
     // The Web UI's details say how the run ended, not only the phase it was in.
-    view.ended?.(isCancellation(err) ? { cancelled: true } : { failure: (failure as Error).message });
-    await report.done(undefined, failure);
-    throw failure;
-  }
-  await report.done(result);
-  return result;
+    (failure, err) => view.ended?.(isCancellation(err) ? { cancelled: true } : { failure: (failure as Error).message }),
+  );
 }
 
 /** Set by the steps: shows, in the Web UI's details, that the run failed (and why) or was cancelled. */

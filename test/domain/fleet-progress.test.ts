@@ -1,5 +1,6 @@
 import { migrateFleetInputSchema } from '../../src/domain/fleet-input';
-import { budgetAllowance, emptyCounts, etaMs, finishedCount, fnv1a, formatDuration, globToRegExp, nextCanaryIndex, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
+import { budgetAllowance, emptyCounts, etaMs, finishedCount, fnv1a, globToRegExp, nextCanaryIndex, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
+import { formatDuration } from '../../src/domain/duration-text';
 import { InputError, parseInput } from '../../src/domain/migration-input';
 
 const TARGET = '11111111-2222-4333-8444-555555555555';

@@ -8,13 +8,8 @@ import { childrenStartedAfterUpdate } from '../harness/history';
 import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { pvcUids } from './fixtures/pvc-uids';
 
-const pvcUids = (env: MigrationEnv) =>
-  env.sim.cluster
-    .objects()
-    .filter((o) => o.kind === 'PersistentVolumeClaim')
-    .map((o) => `${o.namespace}/${o.name}=${o.uid}`)
-    .sort();
 
 /** Approves each template's promote gate as it appears (the canary fleets migrate the templates first). */
 async function approveTemplatesAsTheyAsk(env: MigrationEnv, templates: string[], until: () => Promise<boolean>): Promise<void> {

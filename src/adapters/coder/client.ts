@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatDuration } from '../../domain/duration-text';
 import { checkHttpUrl } from '../../domain/http-url';
 import { CoderWaitTimeoutError, isCoderApiError } from './errors';
 import { pollUntil, type PollOptions } from './poll-until';
@@ -748,11 +749,4 @@ function parseDeploymentUrl(raw: string): URL {
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/api\/v2$/, '') + '/';
   return url;
-}
-
-function formatDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
-import { InputError } from '../../domain/migration-input';
 import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf } from '../fleet-options';
 import { ORGANIZATION_RUN_PREFIX, startOrganizationRun, waitForOrganization } from './organization-run';
 import { fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
@@ -8,8 +7,9 @@ import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
 import { refuseUnknownNamesNow } from '../names-now';
-import { runIdOf, withTemporal, type Client } from '../with-temporal';
+import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
+import { startFleetRun } from '../start-fleet-run';
 
 function me(): string {
   try {
@@ -105,26 +105,11 @@ template Coder does not know, 1 the fleet itself failed.`,
       const input = fleetInputFromOptions(o, loadConfig().approvers);
       const log = await cliLogger(io, cmd);
       const { startFleet } = await import('../../client/fleet');
-      await withTemporal(async (client, taskQueue) => {
-        let handle;
-        try {
-          handle = await startFleet(client, input, { taskQueue });
-        } catch (err) {
-          if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
-          throw err;
-        }
-        log.info({ workflowId: handle.workflowId, runId: runIdOf(handle), taskQueue }, 'workflow started');
-        if (o.json && !o.wait) return io.out(JSON.stringify({ workflowId: handle.workflowId }));
-        if (!o.json) {
-          io.out(handle.workflowId);
-          io.out(`  status:  wsmigrate fleet status ${handle.workflowId}`);
-          io.out(`  pause:   wsmigrate fleet pause ${handle.workflowId}`);
-        }
-        if (o.wait) {
-          const code = await waitForFleet(client, io, handle.workflowId, { json: o.json, log });
-          if (code !== EXIT.ok) throw new CliError(`fleet ${handle.workflowId} did not migrate everything`, code);
-        }
-      }, log);
+      await startFleetRun(io, log, o, {
+        start: (client, taskQueue) => startFleet(client, input, { taskQueue }),
+        waitForEnd: (client, workflowId) => waitForFleet(client, io, workflowId, { json: o.json, log }),
+        noun: 'fleet',
+      });
     });
 
   fleet
