@@ -51,7 +51,7 @@ describe('exit codes against a running Temporal', () => {
 
   it('a cron Temporal cannot read is a usage error (2), naming --cron', async () => {
     const r = await runMain('schedule', 'create', `bad-${randomUUID().slice(0, 8)}`, '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--cron', 'every saturday', '--batch', '2', '--approval', 'none');
-    expect(r.err).toMatch(/^wsmigrate: Temporal refused the schedule's spec: .*check --cron/);
+    expect(r.err).toMatch(/^wsmigrate: Temporal refused the schedule's spec: .*check --cron/m);
     expect(r.exitCode).toBe(EXIT.usage);
     expect((await runMain('schedule', 'create', 'x', '--org', 'coder', '--template', 't', '--version', cli.version, '--cron', '0 2 * * 6', '--batch', 'ten')).exitCode).toBe(EXIT.usage);
   }, 60_000);
