@@ -22,6 +22,8 @@ import { installRuntime } from '../../worker/run-worker';
 import { loadConfig } from '../../config/env';
 import type { CliIo } from '../io';
 
+const DEMO_DAEMONS = 20;
+
 export interface DemoOptions {
   workspaces: string;
   port: string;
@@ -88,12 +90,13 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
   installRuntime({ ...loadConfig({ WSMIGRATE_LOG_LEVEL: 'warn', WSMIGRATE_METRICS_PORT: '0' }) });
   io.out('starting the Temporal dev server (SQLite, Web UI) …');
   const server = await startDevServer({ temporalBin: temporalCliPath(), port: Number(o.port), uiPort: Number(o.uiPort), dbFile: join(dir, 'temporal.db') });
-  const sim = await startSimulator({ workspaces: Number(o.workspaces), port: Number(o.simPort), buildLatencyMs: 150 });
+  // Provisioner daemons as a real Coder has them, so the fleet paces itself by them (half of 20: a window of 10).
+  const sim = await startSimulator({ workspaces: Number(o.workspaces), port: Number(o.simPort), buildLatencyMs: 150, provisioners: DEMO_DAEMONS });
   const cleanup: (() => Promise<unknown>)[] = [() => server.stop(), () => sim.close()];
   try {
     io.out(`Temporal Web UI:  ${server.uiUrl}`);
     io.out(`Temporal gRPC:    ${server.address}`);
-    io.out(`Coder simulator:  ${sim.url}  (${o.workspaces} workspaces on template '${sim.template.name}')`);
+    io.out(`Coder simulator:  ${sim.url}  (${o.workspaces} workspaces on template '${sim.template.name}', ${DEMO_DAEMONS} provisioner daemons)`);
     const connection = await Connection.connect({ address: server.address });
     cleanup.unshift(() => connection.close());
     await ensureSearchAttributes(connection, 'default');
