@@ -67,7 +67,7 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect((await runMain('fleet', 'status', id)).out).toMatch(/: failed: .*no user 'nobody'/);
     // The Web UI's details say failed and why, not the phase it failed in.
     const meta = (await cli.env.t.client.workflow.getHandle(id).query('__temporal_workflow_metadata')) as { currentDetails?: string };
-    expect(meta.currentDetails).toMatch(/^### Fleet coder\/\S+ · FAILED \(during template\)\n\n\*\*Failed:\*\* fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody'/);
+    expect(meta.currentDetails).toMatch(/^### Fleet coder\/\S+ · FAILED \(during template\)\n\n\*\*Failed:\*\* `fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\), .*--template <name>.*`\n/);
     expect((await cli.env.t.client.workflow.getHandle(id).describe()).searchAttributes.WsmigratePhase).toEqual(['failed']);
 
     // The organization's run checks them once, up front, the same way.

@@ -100,7 +100,7 @@ describe('fleet rendering', () => {
     expect(md).toMatch(/\| 20 \| 0 \| 0 \| 0 \| 1 \| 0 \| 10 \| 29 \| 20 \|/);
     expect(md).toContain('`wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver <you> --gate fleet-continue --plan canary:abc`');
     expect(md).toContain('"gateId":"fleet-continue","planHash":"canary:abc"');
-    expect(md).toMatch(/- `bob\/api-2` failed: preflight refused/);
+    expect(md).toMatch(/- `bob\/api-2` failed: `preflight refused/);
   });
 
   it('the bar fits the terminal: a longer line would wrap, and each redraw would leave the last one behind', () => {

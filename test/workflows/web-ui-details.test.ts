@@ -91,7 +91,7 @@ describe('the Temporal Web UI view of a workspace migration', () => {
     );
     await expect(failed.result()).rejects.toThrow();
     const text = await currentDetails(failed.workflowId);
-    expect(text).toMatch(/\*\*Phase:\*\* failed \(during preflight\)\n\n\*\*Failed:\*\* preflight failed for nobody\/nothing: .*404/);
+    expect(text).toMatch(/\*\*Phase:\*\* failed \(during preflight\)\n\n\*\*Failed:\*\* `preflight failed for nobody\/nothing: .*404/);
   }, 120_000);
 
   it("a fleet's details count its running migrations as soon as they start, not once one ends", async () => {
