@@ -74,7 +74,8 @@ export function summaryTable(r: FleetResult): string {
     ['skipped', s.skipped],
     ['PVC uids kept', s.pvcUidsKept],
   ];
-  const lines = [`fleet ${r.phase}${r.moreRemaining ? ' (more workspaces remain for a later run)' : ''}`, '', 'outcome            count', ...rows.map(([k, v]) => `${k.padEnd(18)} ${String(v).padStart(5)}`)];
+  const by = r.cancelledBy ? ` by ${r.cancelledBy.by}${r.cancelledBy.reason ? ` (${r.cancelledBy.reason})` : ''}` : '';
+  const lines = [`fleet ${r.phase}${by}${r.moreRemaining ? ' (more workspaces remain for a later run)' : ''}`, '', 'outcome            count', ...rows.map(([k, v]) => `${k.padEnd(18)} ${String(v).padStart(5)}`)];
   if (r.failures.length) {
     lines.push('', 'not migrated:');
     for (const f of r.failures) lines.push(`  ${f.subject.padEnd(28)} ${f.outcome.padEnd(16)} ${f.reason.slice(0, 160)}`);

@@ -173,6 +173,8 @@ export interface FleetResult {
   /** True when a limit (a maintenance window's batch) or a cancel left workspaces for a later run. */
   moreRemaining: boolean;
   note?: string;
+  /** A cancelled fleet: who cancelled it (a person, a gate, Temporal's cancel request) and why. */
+  cancelledBy?: { by: string; reason?: string };
 }
 
 export interface FleetControlInput {

@@ -27,7 +27,7 @@ import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attribute
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { archiveOldVersions } from './fleet-archive';
 import { noteChildApproval, recordChildEnd } from './fleet-children';
-import { fleetEndedSignal, fleetProgressQuery, fleetResultQuery, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
+import { fleetEndedSignal, fleetProgressQuery, fleetResultQuery, type FleetControlEntry, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
 import { detailsMarkdown } from '../domain/fleet-details';
 import { handleFleetControls } from './fleet-controls';
 import { FleetRun } from './fleet-run';
@@ -186,6 +186,7 @@ async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResul
     ...(st.activeVersionLock ? { activeVersionLock: st.activeVersionLock } : {}),
     moreRemaining,
     ...(st.note ? { note: st.note } : {}),
+    ...(st.cancelled ? { cancelledBy: cancelCause(st.control) } : {}),
   };
   // Fields, not JSON in a string: the Web UI and `temporal workflow describe` show each one.
   upsertMemo({ outcome: result.phase, ...summary });
@@ -217,6 +218,12 @@ async function endAsCancelled(run: FleetRun, result: FleetResult): Promise<never
       if (!isCancellation(err)) throw err;
     });
   }
-  const by = [...run.st.control].reverse().find((c) => c.action === 'cancel');
+  const by = result.cancelledBy;
   throw new CancelledFailure(`fleet ${run.fleetName} cancelled${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}`);
+}
+
+/** The first cancel is the cause: a person's cancel at a gate also records the gate's rejection after it. */
+function cancelCause(control: readonly FleetControlEntry[]): { by: string; reason?: string } {
+  const c = control.find((e) => e.action === 'cancel');
+  return c ? { by: c.by, ...(c.reason ? { reason: c.reason } : {}) } : { by: 'unknown' };
 }

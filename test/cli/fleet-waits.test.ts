@@ -89,6 +89,7 @@ describe('a fleet says what it waits on', () => {
       // Ended, and its summary still reads (Temporal keeps no result for a cancelled run).
       await waitFor(async () => (await status(id)).result?.phase === 'cancelled', 30_000);
       expect((await status(id)).result?.summary.migrated).toBe(1);
+      expect((await runMain('fleet', 'status', id)).out).toMatch(/^fleet cancelled by sre \(wrong version\) \(more workspaces remain for a later run\)$/m);
       // The Web UI says cancelled everywhere: its badge (how the run ended), search attributes, memo as fields.
       const described = await env.t.client.workflow.getHandle(id).describe();
       expect(described.status.name).toBe('CANCELLED');
