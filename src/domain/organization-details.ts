@@ -1,7 +1,7 @@
 /** The Web UI details of a deployment-wide run (migrateOrganization), pure like the fleet's. */
 import type { PendingApproval } from './approval-policy';
 import type { FleetSummary } from './fleet-summary';
-import { approvalCommands } from './run-details';
+import { approvalCommands, codeSpan } from './run-details';
 
 /** What the details read of the run's progress (its progress query answer has all of it). */
 export interface OrganizationDetailsView {
@@ -27,6 +27,6 @@ export function organizationDetails(p: OrganizationDetailsView): string {
     }),
   ];
   if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${approvalCommands(p.workflowId, p.pendingApproval).cli}\``);
-  for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.note}`);
+  for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${codeSpan(r.note ?? '')}`);
   return lines.join('\n');
 }

@@ -23,6 +23,7 @@ import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { FailureType } from '../domain/failure-types';
+import { codeSpan } from '../domain/run-details';
 import { ApprovalGates } from './approval-gates';
 import {
   cancelFleetSignal,
@@ -60,8 +61,10 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
   try {
     return await migrateOrganizationSteps(rawInput);
   } catch (err) {
-    // A failed run must not keep the phase it failed in (running) for anyone who searches.
-    if (!isCancellation(err)) upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
+    if (isCancellation(err)) throw err;
+    // A failed run must not keep the phase it failed in (running) for anyone who searches or looks.
+    upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
+    setCurrentDetails(`### Organization ${String((rawInput as { organization?: unknown })?.organization ?? '?')} · FAILED\n\n**Failed:** ${codeSpan((err as Error).message ?? String(err))}`);
     throw err;
   }
 }

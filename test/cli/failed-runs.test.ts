@@ -74,6 +74,9 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     const org = await runMain('fleet', 'start', '--org', 'coder', '--all-templates', '--owner', 'nobody', '--canary', '0', '--approval', 'none', '--wait');
     expect(org.exitCode).toBe(EXIT.usage);
     expect(org.out).toMatch(/failed: fleet of organization coder refused before any change: Coder has no user 'nobody' \(--owner\)/);
+    const orgMeta = (await cli.env.t.client.workflow.getHandle('wsmigrate-org/coder').query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(orgMeta.currentDetails).toMatch(/^### Organization coder · FAILED\n\n\*\*Failed:\*\* `fleet of organization coder refused before any change: Coder has no user 'nobody'/);
+    expect((await cli.env.t.client.workflow.getHandle('wsmigrate-org/coder').describe()).searchAttributes.WsmigratePhase).toEqual(['failed']);
     expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   }, 120_000);
 
