@@ -147,7 +147,9 @@ async function holdActiveVersion(run: FleetRun): Promise<void> {
   st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId: run.workflowId });
   if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held') {
     const what = st.activeVersionLock.state === 'refused' ? `Coder refused to make template ${fleetName} require its active version` : `require active version does not hold on template ${fleetName}`;
-    const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either: until every workspace is migrated, anyone who builds a migrated workspace on an old version destroys its PVC. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;
+    // True during the run and after it: an archived version still builds through the API
+    // (coderd/wsbuilder/wsbuilder.go has no archived check), so "until every workspace is migrated" was not.
+    const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either (Coder still builds an archived version through the API): anyone who builds a migrated workspace on an old version destroys its PVC, during the migration and after it. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;
     st.note = st.note ? `${st.note} ${why}` : why;
     log.warn('old versions stay buildable by members while the fleet runs', { template: fleetName });
     run.refreshDetails();
