@@ -3,6 +3,7 @@ import { describeError, EXIT } from '../../src/cli/io';
 import { runMain } from '../harness/cli';
 import { isWrite } from '../harness/coder-requests';
 import { cliAgainstWorker } from '../harness/cli-env';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 
 describe('the final message of a failed command is the reason, never a stack trace', () => {
   it('says every message of the chain and each detail an ApplicationFailure carries (details is an array)', () => {
@@ -99,4 +100,26 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(r.exitCode).toBe(EXIT.failure);
     expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate\/nope\/a\/b'/);
   }, 60_000);
+});
+
+describe('migrate template --wait on a Coder older than 2 (#22 item 1)', () => {
+  // Not cliAgainstWorker: it migrates the template first, which this Coder refuses.
+  let env: MigrationEnv;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1, version: 'v1.9.3+abc1234' });
+    await env.startWorker();
+    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
+  }, 120_000);
+  afterAll(async () => {
+    process.env = saved;
+    await env?.close();
+  });
+
+  it("ends with the run's refusal, naming the version and what to do (exit 3), never a stack trace", async () => {
+    const r = await runMain('migrate', 'template', env.sim.template.name, '--org', 'coder', '--any-approver', '--wait');
+    expect(r.err).not.toMatch(/TypeError|\n\s+at /);
+    expect(r.err).toMatch(/failed: .*Coder v1\.9\.3 predates Coder 2 \(builds that carry a state\); upgrade to any 2\.x release first/);
+    expect(r.exitCode).toBe(EXIT.denied);
+  }, 120_000);
 });
