@@ -2,7 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client,
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
 import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
-import type { FleetStartOptions } from './fleet';
+import { fleetStatus, type FleetStartOptions } from './fleet';
+import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
 
@@ -33,6 +34,8 @@ export interface OrganizationStatus {
   error?: string;
   /** The failure's type when the run failed with one: the CLI's exit code follows it. */
   failureType?: string;
+  /** What the template fleet running now waits on (its gate, its template's or a workspace's, an activity retrying). */
+  waitingOn?: FleetWait[];
 }
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
@@ -40,7 +43,10 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
   const status = (await handle.describe()).status.name;
   if (status === 'RUNNING') {
     const progress = await handle.query(organizationProgressQuery);
-    return { workflowId, phase: progress.phase, progress };
+    // A gate two levels down (the template of the fleet running now) is still a person the run waits on.
+    const current = progress.templates.find((r) => (r.state === 'canary' || r.state === 'rolling') && r.workflowId);
+    const waitingOn = current?.workflowId ? await fleetStatus(client, current.workflowId).then((f) => f.waitingOn ?? [], () => []) : [];
+    return { workflowId, phase: progress.phase, progress, ...(waitingOn.length ? { waitingOn } : {}) };
   }
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as OrganizationResult;
@@ -70,6 +76,7 @@ export function organizationStatusText(s: OrganizationStatus): string {
       `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.pvcUidsKept} PVC uids kept` : ''}${r.note ? ` · ${r.note}` : ''}`,
     );
   }
+  for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);
   if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    wsmigrate approve ${s.workflowId} --approver <you>`);
   return lines.join('\n');
 }

@@ -1,6 +1,6 @@
 import { controlFleet } from '../../src/client/fleet';
 import { decide } from '../../src/client/migrations';
-import { organizationStatus, startOrganizationMigration } from '../../src/client/organization';
+import { organizationStatus, organizationStatusText, startOrganizationMigration } from '../../src/client/organization';
 import { templateWorkflowId } from '../../src/domain/migration-input';
 import type { MigrateOrganizationInput } from '../../src/domain/organization-input';
 import type { OrganizationResult } from '../../src/contracts/migrate-organization';
@@ -110,6 +110,11 @@ describe('migrateOrganization: cancel', () => {
       { organization: 'coder', templates: [env.sim.template.name, gpu], canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
       { taskQueue: env.taskQueue, workflowId: id },
     );
+    // The first template's gate (gpu's: 'aaa-…' sorts first), two levels down (organization → fleet →
+    // template), shows in the run's status with its command.
+    const templateRun = templateWorkflowId('coder', gpu);
+    await waitFor(async () => organizationStatusText(await organizationStatus(env.t.client, id)).includes(`waits for ${templateRun} at 'template-promote'`), 60_000);
+    expect(organizationStatusText(await organizationStatus(env.t.client, id))).toMatch(new RegExp(`waits for ${templateRun} at 'template-promote'.*: wsmigrate approve ${templateRun} --approver <you>`));
     await approveTemplatesAsTheyAsk(env, [env.sim.template.name, gpu], async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
     await decide(env.t.client, id, 'approve', { approver: 'sre' });
     await waitFor(async () => (await organizationStatus(env.t.client, id)).progress?.templates.find((r) => r.template === gpu)?.state === 'rolling', 60_000);
