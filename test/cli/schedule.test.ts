@@ -63,6 +63,8 @@ describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
     );
     expect(created.exitCode).toBe(0);
     expect(JSON.parse(created.out)).toEqual({ scheduleId: `wsmigrate-${name}` });
+    // Without Coder's URL and token here, it says the names were not checked, and by whom they will be.
+    expect(created.err).toMatch(/^note: names not checked \(CODER_URL and CODER_SESSION_TOKEN are not set here\): each window's fleet refuses/);
     const d = await describeIt();
     expect(d).toMatchObject({ cron: ['0 2 * * 6'], timezone: 'Europe/Berlin', paused: false, input: { filters: { limit: 2 } } });
     expect((await schedule('list')).out).toMatch(new RegExp(`wsmigrate-${name}\\s+active\\s+0 2 \\* \\* 6 Europe/Berlin`));

@@ -44,9 +44,7 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       if (isOrganizationRun(o) && o.version) throw new CliError("--version names one template's _v1 version; leave it out with --all-templates or several --template", EXIT.usage);
       const log = await cliLogger(io, cmd);
       const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] };
-      if ((await refuseUnknownNamesNow(loadConfig(), names, 'schedule')) === 'not-checked') {
-        io.err("names not checked now (CODER_URL and CODER_SESSION_TOKEN are not set here): each window's fleet refuses a template, owner or workspace Coder does not know, before any change");
-      }
+      const checked = await refuseUnknownNamesNow(loadConfig(), names, 'schedule');
       await withTemporal(async (client, taskQueue) => {
         let id: string;
         try {
@@ -68,6 +66,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
         if (o.paused) await controlFleetSchedule(client, id, 'pause', 'created paused');
         log.info({ scheduleId: id, cron: o.cron, timezone: o.timezone, batch: Number(o.batch), paused: Boolean(o.paused), taskQueue }, 'schedule created');
         io.out(o.json ? JSON.stringify({ scheduleId: id }) : `created schedule ${id}${o.paused ? ' (paused)' : ''}\n  describe: wsmigrate schedule describe ${name}`);
+        if (checked === 'not-checked') {
+          io.err("note: names not checked (CODER_URL and CODER_SESSION_TOKEN are not set here): each window's fleet refuses a template, owner or workspace Coder does not know, before any change");
+        }
       }, log);
     });
 
