@@ -27,6 +27,7 @@ export function organizationDetails(p: OrganizationDetailsView): string {
     }),
   ];
   if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${approvalCommands(p.workflowId, p.pendingApproval).cli}\``);
-  for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${codeSpan(r.note ?? '')}`);
+  // A failed template's note is its fleet's reason: shown as written (a code span), the rest as prose.
+  for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.state === 'failed' ? codeSpan(r.note ?? '') : r.note}`);
   return lines.join('\n');
 }
