@@ -3,7 +3,7 @@ import type { WorkspaceBuild } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { blobStep } from './blob-step';
 import { builtMeanwhile, refuseDowngrade } from './builds';
-import { FailureType, coderStep, conflict } from './failures';
+import { FailureType, coderStep, conflict, jobOutcomeText } from './failures';
 import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
 import type { ActivityDeps } from './ports';
 
@@ -103,7 +103,7 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
   );
   if (done.job.status !== 'succeeded') {
     throw ApplicationFailure.create({
-      message: `${step} #${done.build_number} of ${subject} (${req.transition} on version ${req.templateVersionId}) ended ${done.job.status}: ${done.job.error ?? 'no error text'}`,
+      message: `${step} #${done.build_number} of ${subject} (${req.transition} on version ${req.templateVersionId}) ended ${done.job.status}: ${jobOutcomeText(done.job)}`,
       type: FailureType.buildFailed,
       nonRetryable: true,
       details: [{ buildId: done.id, buildNumber: done.build_number }],

@@ -4,7 +4,7 @@ import type { CoderApi } from './ports';
 import { downgradeHazardsAgainst } from '../domain/downgrade-guard';
 import { rootDeclarationsOf } from './template-facts';
 import { parseStateV4, StateFormatError } from '../domain/state';
-import { FailureType, coderStep, refuse } from './failures';
+import { FailureType, coderStep, jobOutcomeText, refuse } from './failures';
 import { cachedTemplateSourceLoader, type LoadTemplateSource } from './template-source';
 import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
 
@@ -54,9 +54,11 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
   );
   if (done.job.status !== 'succeeded') {
     throw ApplicationFailure.create({
-      message: `${step} #${done.build_number} of ${req.subject} ended ${done.job.status}: ${done.job.error ?? 'no error text'}`,
+      message: `${step} #${done.build_number} of ${req.subject} ended ${done.job.status}: ${jobOutcomeText(done.job)}`,
       type: FailureType.buildFailed,
       nonRetryable: true,
+      // The compensation must know this failed build for ours (else it takes it for someone else's and leaves it).
+      details: [{ buildId: done.id, buildNumber: done.build_number }],
     });
   }
   return done;

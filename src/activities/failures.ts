@@ -41,3 +41,9 @@ export function refuseOn<T>(step: string, subject: string, errorTypes: (new (...
     throw err;
   }
 }
+
+/** Why a build's job ended as it did, in Coder's words, or what a job without words means. */
+export function jobOutcomeText(job: { status: string; error?: string | null }): string {
+  if (job.error) return job.error;
+  return job.status === 'canceled' ? 'its job was canceled in Coder (PATCH …/cancel, by a user or an admin)' : 'no error text';
+}

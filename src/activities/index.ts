@@ -5,6 +5,7 @@ import { makeBackupForRecovery } from './backup-for-recovery';
 import { makeBackupState } from './backup-state';
 import { makeBuildWithState } from './build-with-state';
 import { makeCombinedSteps } from './combined-steps';
+import { makeCheckFleetNames } from './check-fleet-names';
 import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeDiscoverFleetPage } from './discover-fleet';
 import { makeListOrganizationTemplates } from './list-organization-templates';
@@ -13,6 +14,7 @@ import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
 import { makePostBuildCheck } from './post-build-check';
 import { makePreflightWorkspace } from './preflight-workspace';
+import { makeRequestCancellation } from './request-cancellation';
 import { makeRestoreByBuild } from './restore-by-build';
 import { makeReadProvisionerCapacity } from './read-provisioner-capacity';
 import { makeRewriteState } from './rewrite-state';
@@ -52,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
     assessHealth: makeAssessHealth(deps, templateSources),
     backupForRecovery: makeBackupForRecovery(deps),
     checkProtectedKept: makeCheckProtectedKept(deps, templateSources),
+    checkFleetNames: makeCheckFleetNames(deps),
     discoverFleetPage: makeDiscoverFleetPage(deps),
     planVersionArchive: makePlanVersionArchive(deps),
     archiveTemplateVersions: makeArchiveTemplateVersions(deps),
@@ -59,6 +62,7 @@ export function createActivities(deps: ActivityDeps) {
     releaseActiveVersion: makeReleaseActiveVersion(deps),
     readProvisionerCapacity: makeReadProvisionerCapacity(deps),
     listOrganizationTemplates: makeListOrganizationTemplates(deps),
+    requestCancellation: makeRequestCancellation(),
   };
   const steps = deps.metrics ? meterActivities(activities, deps.metrics) : activities;
   return { ...steps, ...makeCombinedSteps(steps) };

@@ -45,6 +45,12 @@ export function meterActivities<T extends Record<string, ActivityFn>>(activities
         metrics.activeVersionLockRead((input as { template: string }).template, state === 'switched-on' || state === 'already-on');
       },
     },
+    releaseActiveVersion: {
+      ok: (input, result) => {
+        // Given back, or off already: nothing holds members to the active version any more.
+        if (result === 'switched-off' || result === 'was-off') metrics.activeVersionLockRead((input as { template: string }).template, false);
+      },
+    },
     postBuildCheck: {
       failed: (err) => {
         if (err instanceof ApplicationFailure && err.type === FailureType.dataLoss) metrics.damagedWorkspaceFound('volume-lost');

@@ -10,6 +10,7 @@ export type CoderApi = Pick<
   | 'buildInfo'
   | 'authCheck'
   | 'workspaceByOwnerAndName'
+  | 'userByName'
   | 'workspace'
   | 'workspacesOfTemplate'
   | 'workspacesOfTemplatePage'

@@ -46,7 +46,12 @@ export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSour
 
     const ws = await coderStep(step, subject, () => coder.workspaceByOwnerAndName(input.owner, input.workspace));
     if (ws.template_name !== input.template) {
-      throw refuse(step, subject, `the workspace uses template '${ws.template_name}', not '${input.template}'; check the template name`);
+      // A name typed wrong, like an unknown workspace (404): a usage error, not a refusal of a sound request.
+      throw ApplicationFailure.create({
+        message: `${step} refused for ${subject}: the workspace uses template '${ws.template_name}', not '${input.template}'; check the template name`,
+        type: FailureType.unknownName,
+        nonRetryable: true,
+      });
     }
     await refuseUnlessTokenMayMigrate(coder, subject, {
       organizationId: ws.organization_id,

@@ -1,24 +1,28 @@
-import type { MigrationStatus, WaitingMigration } from '../client/approvals';
+import type { RunStatus, WaitingMigration } from '../client/approvals';
+import { lastPhaseNote } from '../client/phase-note';
 
-/** `/wsmigrate status ID`, in the words of `wsmigrate status`. */
-export function describeStatus(workflowId: string, s: MigrationStatus): string {
-  const lines = [`\`${workflowId}\`: *${s.phase}*`];
-  if ('stepsDone' in s) lines.push(`done: ${s.stepsDone.join(', ') || '-'}`);
-  if ('counts' in s) {
+/** `/wsmigrate status ID`, in the words of `wsmigrate status` (and `fleet status` for a fleet): a failed run says failed and why. */
+export function describeStatus(workflowId: string, s: RunStatus): string {
+  const lines = [`\`${workflowId}\`: *${s.phase}*${lastPhaseNote(s.lastPhase)}`];
+  if (s.run.reason) lines.push(`reason: ${s.run.reason}`);
+  if (s.stepsDone) lines.push(`done: ${s.stepsDone.join(', ') || '-'}`);
+  const d = s.detail;
+  if (d && 'counts' in d) {
     // A fleet: where it stands, as `wsmigrate fleet status` shows it.
-    const c = s.counts;
+    const c = d.counts;
     lines.push(
-      `${s.organization}/${s.template} · stage ${s.stage}: migrated *${c.migrated}*, already migrated ${c['already-migrated']}, restored ${c.restored}, needs attention ${c['needs-attention']}, failed ${c.failed}, skipped ${c.skipped}; running ${s.running.length}, remaining ${s.remaining}`,
+      `${d.organization}/${d.template} · stage ${d.stage}: migrated *${c.migrated}*${c.recovered ? ` (of them recovered ${c.recovered})` : ''}, already migrated ${c['already-migrated']}, restored ${c.restored}, needs attention ${c['needs-attention']}, failed ${c.failed}, skipped ${c.skipped}; running ${d.running.length}, remaining ${d.remaining}`,
     );
-    for (const a of s.childApprovals.slice(0, 5)) lines.push(`child \`${a.workflowId}\` waits at \`${a.gateId}\``);
+    for (const f of d.failures.slice(-5)) lines.push(`• \`${f.subject}\` ${f.outcome}: ${f.reason}`);
+    for (const a of d.childApprovals.slice(0, 5)) lines.push(`child \`${a.workflowId}\` waits at \`${a.gateId}\``);
   }
-  if ('verdict' in s && s.verdict) lines.push(`guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
+  if (s.verdict) lines.push(`guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
   if (s.pendingApproval) {
     lines.push(`waiting for approval of \`${s.pendingApproval.gateId}\` since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
     lines.push(`> ${s.pendingApproval.summary}`);
     lines.push(`plan \`${s.pendingApproval.planHash}\``);
   }
-  if ('error' in s && s.error) lines.push(`error: ${s.error}`);
+  if (s.error && s.error !== s.run.reason) lines.push(`error: ${s.error}`);
   return lines.join('\n');
 }
 

@@ -1,6 +1,7 @@
-import { formatDuration } from '../domain/fleet-progress';
+import { formatDuration } from '../domain/duration-text';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
+import { approvalCommands } from '../domain/run-details';
 import type { FleetStatus } from '../client/fleet';
 import type { FleetProgress, FleetResult } from '../contracts/migrate-fleet';
 
@@ -29,6 +30,25 @@ export function progressLine(p: FleetProgress, waits: readonly FleetWait[] = [])
   return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
 }
 
+/**
+ * A line cut to the terminal's width: the bar is redrawn in place with `\r` + erase-line, which
+ * erases one screen row only, so a longer line would wrap and leave a trail of old bars behind.
+ */
+export function fitToWidth(line: string, columns: number | undefined): string {
+  if (!columns || columns < 10 || line.length < columns) return line;
+  return `${line.slice(0, columns - 2)}…`;
+}
+
+/**
+ * The person-waits not announced yet (a child's gate, the template's), each as the line with its
+ * approve command; `announced` keeps what was said so each is said once.
+ */
+export function newGateLines(waits: readonly FleetWait[], announced: Set<string>): string[] {
+  const fresh = waits.filter((w) => w.kind === 'child-gate' && !announced.has(`${w.workflowId}:${w.gateId}`));
+  for (const w of fresh) if (w.kind === 'child-gate') announced.add(`${w.workflowId}:${w.gateId}`);
+  return waitLines(fresh);
+}
+
 /** `[#######·······]  23/50  migrated 20 · failed 1 · running 10 · ETA 1m20s` for a terminal. */
 export function progressBar(p: FleetProgress, width = 28, waits: readonly FleetWait[] = []): string {
   const done = p.finished;
@@ -54,7 +74,8 @@ export function summaryTable(r: FleetResult): string {
     ['skipped', s.skipped],
     ['PVC uids kept', s.pvcUidsKept],
   ];
-  const lines = [`fleet ${r.phase}${r.moreRemaining ? ' (more workspaces remain for a later run)' : ''}`, '', 'outcome            count', ...rows.map(([k, v]) => `${k.padEnd(18)} ${String(v).padStart(5)}`)];
+  const by = r.cancelledBy ? ` by ${r.cancelledBy.by}${r.cancelledBy.reason ? ` (${r.cancelledBy.reason})` : ''}` : '';
+  const lines = [`fleet ${r.phase}${by}${r.moreRemaining ? ' (more workspaces remain for a later run)' : ''}`, '', 'outcome            count', ...rows.map(([k, v]) => `${k.padEnd(18)} ${String(v).padStart(5)}`)];
   if (r.failures.length) {
     lines.push('', 'not migrated:');
     for (const f of r.failures) lines.push(`  ${f.subject.padEnd(28)} ${f.outcome.padEnd(16)} ${f.reason.slice(0, 160)}`);
@@ -88,6 +109,7 @@ function activeVersionLine(r: FleetResult): string | undefined {
   if (released === 'left-on-by-operator') return 'require active version: left on (it was on before wsmigrate)';
   const lock = r.activeVersionLock;
   if (!lock || lock.state === 'refused' || lock.state === 'not-held') return undefined; // said in the note
+  if (lock.state === 'given-back') return 'require active version: given back (off)';
   if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
   return "require active version: on until the old versions are archived (members cannot start a workspace on an old version meanwhile; if you abandon the migration, give it back with `coder templates edit <template> --require-active-version=false`)";
 }
@@ -104,7 +126,7 @@ export function statusText(s: FleetStatus): string {
     if (p.pacing) lines.push(`  ${pacingLine(p.pacing).replace(/\*\*/g, '')}`);
     if (p.pendingApproval) {
       lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
-      lines.push(`    wsmigrate approve ${s.workflowId} --approver <you>`);
+      lines.push(`    ${approvalCommands(s.workflowId, p.pendingApproval).cli}`);
     }
     for (const a of p.childApprovals.slice(0, 10)) lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>`);
     for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${f.reason.slice(0, 160)}`);

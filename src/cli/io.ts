@@ -39,13 +39,21 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, denied: 3, changesPending: 4 
 /** Failure types of a run that said no (a precondition, a guard, a person): README's "denied/refused". */
 const REFUSAL_TYPES: ReadonlySet<string> = new Set([FailureType.refused, FailureType.rejected, FailureType.guardDenied, FailureType.busy]);
 
+/** Failure types of a run given a name Coder does not know, or an input no workflow takes: README's "usage". */
+const USAGE_TYPES = new Set(['CoderApi.not-found', 'WsmigrateUnknownName', 'WsmigrateInvalidInput']);
+
 /**
  * The exit code for an error that is not a CliError: 3 when the run it reports was refused, 2 when
- * Coder knows no such workspace, owner or template (a name typed wrong, as `scan` says), 1 otherwise.
+ * Coder knows no such workspace, owner or template (a name typed wrong, as `scan` says) or the input is
+ * one no workflow takes, 1 otherwise.
  */
 export function exitCodeOf(err: unknown): number {
-  const type = failureTypeOf(err);
-  if (type === 'CoderApi.not-found') return EXIT.usage;
+  return exitCodeOfFailureType(failureTypeOf(err));
+}
+
+/** The same, from a failed run's failure type as `status` reads it. */
+export function exitCodeOfFailureType(type: string | undefined): number {
+  if (type && USAGE_TYPES.has(type)) return EXIT.usage;
   return type && REFUSAL_TYPES.has(type) ? EXIT.denied : EXIT.failure;
 }
 

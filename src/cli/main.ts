@@ -93,5 +93,17 @@ if (require.main === module) {
   endQuietlyWhenOutputCloses(process.stderr);
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
+    // A command that failed ends now: a worker whose start failed leaves the Temporal runtime's
+    // native threads, which would hold the process open after its error line.
+    if (code !== EXIT.ok) exitOnceFlushed(code);
   });
+}
+
+function exitOnceFlushed(code: number): void {
+  let pending = 2;
+  const flushed = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', flushed);
+  process.stderr.write('', flushed);
 }

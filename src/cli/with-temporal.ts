@@ -20,10 +20,7 @@ export async function connectForCommand(cfg: WsmigrateConfig, log?: Logger): Pro
     connected = await connectClient(cfg);
   } catch (err) {
     const { CliError, describeError } = await import('./io');
-    throw new CliError(
-      `Cannot reach Temporal at ${cfg.temporalAddress} (namespace ${cfg.temporalNamespace}): ${describeError(err)}. ` +
-        'Is the server running? Set TEMPORAL_ADDRESS (and TEMPORAL_TLS_* or TEMPORAL_API_KEY for a cluster); `wsmigrate setup` checks the connection.',
-    );
+    throw new CliError(describeError(err));
   }
   log?.debug('connected to Temporal');
   return connected;

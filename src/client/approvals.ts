@@ -2,11 +2,12 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { PendingApproval } from '../domain/approval-policy';
 import type { ApprovalReceipt } from '../contracts/approval';
-import { decide, migrationStatus, pendingApproval, type DecisionOptions, type MigrationStatus } from './migrations';
+import { decide, pendingApproval, type DecisionOptions, type MigrationStatus } from './migrations';
 import { WsmigratePendingApproval } from '../contracts/search-attributes';
+import { runStatus, type RunStatus } from './run-status';
 
 export { pendingApproval };
-export type { MigrationStatus };
+export type { MigrationStatus, RunStatus };
 
 export interface WaitingMigration {
   workflowId: string;
@@ -45,7 +46,8 @@ export class MigrationNotFoundError extends Error {
 export interface ApprovalGateway {
   pending(workflowId: string): Promise<PendingApproval | undefined>;
   decide(workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt>;
-  status(workflowId: string): Promise<MigrationStatus>;
+  /** As `wsmigrate status` reads it: a failed run says failed and why. */
+  status(workflowId: string): Promise<RunStatus>;
   waiting(): Promise<WaitingMigration[]>;
 }
 
@@ -60,7 +62,10 @@ export function approvalGateway(client: Client): ApprovalGateway {
   return {
     pending: (id) => pendingApproval(client, id).catch(notFound(id)),
     decide: (id, decision, opts) => decide(client, id, decision, opts).catch(notFound(id)),
-    status: (id) => migrationStatus(client, id).catch(notFound(id)),
+    status: async (id) => {
+      await client.workflow.getHandle(id).describe().catch(notFound(id));
+      return runStatus(client, id);
+    },
     waiting: () => waitingForApproval(client),
   };
 }

@@ -4,6 +4,7 @@ import { parseInput } from '../domain/migration-input';
 import {
   cancelFleetUpdate,
   fleetProgressQuery,
+  fleetResultQuery,
   pauseFleetUpdate,
   resumeFleetUpdate,
   type FleetControlEntry,
@@ -60,8 +61,23 @@ export interface FleetStatus {
   progress?: FleetProgress;
   result?: FleetResult;
   error?: string;
+  /** The failure's type (`WsmigrateUnknownName`, `WsmigrateRefused`, …) when the fleet failed with one: the CLI's exit code follows it. */
+  failureType?: string;
   /** What a running fleet waits on: gates (its own, its children's), activities retrying, a cancel or pause pending. */
   waitingOn?: FleetWait[];
+}
+
+/** How a fleet ended, once it has: its result (a cancelled fleet's from its result query); rejects with Temporal's reason when it failed. */
+export async function fleetResult(client: Client, workflowId: string): Promise<FleetResult> {
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    return (await handle.result()) as FleetResult;
+  } catch (err) {
+    if ((await handle.describe()).status.name !== 'CANCELLED') throw err;
+    const result = await handle.query(fleetResultQuery);
+    if (!result) throw err;
+    return result;
+  }
 }
 
 /** The fleet's phase and counts, from its progress query while it runs and from its result once it ended. */
@@ -78,10 +94,15 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
     const result = (await handle.result()) as FleetResult;
     return { workflowId, phase: result.phase, result };
   }
+  if (status === 'CANCELLED') {
+    // A cancelled fleet keeps no result in Temporal; it answers with it while a worker replays it.
+    const result = await handle.query(fleetResultQuery).catch(() => undefined);
+    if (result) return { workflowId, phase: 'cancelled', result };
+  }
   // Failed, cancelled, terminated or timed out: Temporal's own reason, every cause and detail.
   const outcome = await runOutcome(client, workflowId);
   const phase: FleetPhase = outcome.state === 'cancelled' ? 'cancelled' : 'failed';
-  return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}` };
+  return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}`, ...(outcome.failureType ? { failureType: outcome.failureType } : {}) };
 }
 
 type PendingActivity = { activityType?: { name?: string | null } | null; attempt?: number | null; maximumAttempts?: number | null; lastFailure?: { message?: string | null } | null };

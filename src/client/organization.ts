@@ -1,9 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
-import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
-import type { FleetStartOptions } from './fleet';
+import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
+import { fleetStatus, type FleetStartOptions } from './fleet';
+import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
+import { failureTypeOf } from './failure-text';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
@@ -30,6 +32,10 @@ export interface OrganizationStatus {
   progress?: OrganizationProgress;
   result?: OrganizationResult;
   error?: string;
+  /** The failure's type when the run failed with one: the CLI's exit code follows it. */
+  failureType?: string;
+  /** What the template fleet running now waits on (its gate, its template's or a workspace's, an activity retrying). */
+  waitingOn?: FleetWait[];
 }
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
@@ -37,16 +43,25 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
   const status = (await handle.describe()).status.name;
   if (status === 'RUNNING') {
     const progress = await handle.query(organizationProgressQuery);
-    return { workflowId, phase: progress.phase, progress };
+    // A gate two levels down (the template of the fleet running now) is still a person the run waits on.
+    const current = progress.templates.find((r) => (r.state === 'canary' || r.state === 'rolling') && r.workflowId);
+    const waitingOn = current?.workflowId ? await fleetStatus(client, current.workflowId).then((f) => f.waitingOn ?? [], () => []) : [];
+    return { workflowId, phase: progress.phase, progress, ...(waitingOn.length ? { waitingOn } : {}) };
   }
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as OrganizationResult;
     return { workflowId, phase: result.phase, result };
   }
+  if (status === 'CANCELLED') {
+    // Temporal keeps no result for a cancelled run; it answers with it while a worker replays it.
+    const result = await handle.query(organizationResultQuery).catch(() => undefined);
+    if (result) return { workflowId, phase: 'cancelled', result };
+  }
   try {
     await handle.result();
   } catch (err) {
-    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message };
+    const failureType = err instanceof WorkflowFailedError ? failureTypeOf(err.cause) : undefined;
+    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message, ...(failureType ? { failureType } : {}) };
   }
   return { workflowId, phase: status.toLowerCase() };
 }
@@ -61,6 +76,7 @@ export function organizationStatusText(s: OrganizationStatus): string {
       `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.pvcUidsKept} PVC uids kept` : ''}${r.note ? ` · ${r.note}` : ''}`,
     );
   }
+  for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);
   if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    wsmigrate approve ${s.workflowId} --approver <you>`);
   return lines.join('\n');
 }

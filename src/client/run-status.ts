@@ -47,3 +47,4 @@ export async function runStatus(client: Client, workflowId: string): Promise<Run
     ...(detail ? { detail } : {}),
   };
 }
+

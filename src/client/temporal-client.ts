@@ -19,9 +19,17 @@ export function temporalConnectionOptions(cfg: WsmigrateConfig): { address: stri
   return { address: cfg.temporalAddress, ...(tls ? { tls } : {}), ...(cfg.temporalApiKey ? { apiKey: cfg.temporalApiKey.reveal() } : {}) };
 }
 
-/** A connection to the configured Temporal frontend, with its TLS and API key. */
+/** A connection to the configured Temporal frontend, with its TLS and API key; a failure says where and what to check. */
 export async function connectTemporal(cfg: WsmigrateConfig): Promise<Connection> {
-  return Connection.connect(temporalConnectionOptions(cfg));
+  try {
+    return await Connection.connect(temporalConnectionOptions(cfg));
+  } catch (err) {
+    throw new Error(
+      `Cannot reach Temporal at ${cfg.temporalAddress} (namespace ${cfg.temporalNamespace}): ${err instanceof Error ? err.message : String(err)}. ` +
+        'Is the server running? Set TEMPORAL_ADDRESS (and TEMPORAL_TLS_* or TEMPORAL_API_KEY for a cluster); `wsmigrate setup` checks the connection.',
+      { cause: err },
+    );
+  }
 }
 
 /** A client that encodes payloads exactly as the worker does (same key, same codec). */

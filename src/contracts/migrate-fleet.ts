@@ -36,7 +36,12 @@ export type ActiveVersionLock =
    */
   | { state: 'not-held'; reason: string }
   /** Coder refused the change: migrated workspaces stay exposed to builds on old versions. */
-  | { state: 'refused'; reason: string };
+  | { state: 'refused'; reason: string }
+  /**
+   * How a run that archived the old versions ends: wsmigrate's setting (this run's or an earlier
+   * batch's) switched back off, since no old version can be built from the version picker any more.
+   */
+  | { state: 'given-back' };
 
 export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
 
@@ -168,6 +173,8 @@ export interface FleetResult {
   /** True when a limit (a maintenance window's batch) or a cancel left workspaces for a later run. */
   moreRemaining: boolean;
   note?: string;
+  /** A cancelled fleet: who cancelled it (a person, a gate, Temporal's cancel request) and why. */
+  cancelledBy?: { by: string; reason?: string };
 }
 
 export interface FleetControlInput {
@@ -176,6 +183,18 @@ export interface FleetControlInput {
 }
 
 export const fleetProgressQuery = defineQuery<FleetProgress>('progress');
+/**
+ * The result once the fleet has ended. A cancelled fleet ends as Cancelled in Temporal, which keeps
+ * no result for it, so this query (and the memo) is where its summary is read.
+ */
+export const fleetResultQuery = defineQuery<FleetResult | undefined>('result');
+/** Sent to the workflow that started the fleet (an organization's run) just before the fleet ends, with its result. */
+export const fleetEndedSignal = defineSignal<[FleetEnded]>('fleetEnded');
+
+export interface FleetEnded {
+  workflowId: string;
+  result: FleetResult;
+}
 export const pauseFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('pause');
 export const resumeFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('resume');
 export const cancelFleetUpdate = defineUpdate<FleetControlEntry, [FleetControlInput]>('cancel');

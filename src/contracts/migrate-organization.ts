@@ -39,3 +39,5 @@ export interface OrganizationResult {
 }
 
 export const organizationProgressQuery = defineQuery<OrganizationProgress>('organizationProgress');
+/** The result once the run has ended: a cancelled run ends as Cancelled in Temporal, which keeps no result for it. */
+export const organizationResultQuery = defineQuery<OrganizationResult | undefined>('organizationResult');

@@ -13,6 +13,7 @@ export const FailureType = {
   blobUnavailable: 'WsmigrateBlobUnavailable', // store down or blob not (yet) found: retried a few times, then final
   blobUnreadable: 'WsmigrateBlobUnreadable', // corrupt, tampered or wrong key: final
   blobStoreAccess: 'WsmigrateBlobStoreAccess', // credentials or permissions: final
+  unknownName: 'WsmigrateUnknownName', // a template, owner or workspace named by the user that Coder does not know: a typo, never retried
   // how a workflow ends when it did not migrate
   invalidInput: 'WsmigrateInvalidInput', // the workflow's input failed its checks: nothing was read or written
   rejected: 'WsmigrateRejected', // a person rejected a gate (or nobody answered it in time)
@@ -23,4 +24,4 @@ export const FailureType = {
 
 export type WsmigrateFailureType = (typeof FailureType)[keyof typeof FailureType];
 
-export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss, FailureType.builtMeanwhile];
+export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss, FailureType.builtMeanwhile, FailureType.unknownName];

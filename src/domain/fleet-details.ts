@@ -5,9 +5,9 @@
  */
 import type { PendingApproval } from './approval-policy';
 import type { FleetCounts } from './fleet-progress';
-import { formatDuration } from './fleet-progress';
+import { formatDuration } from './duration-text';
 import { pacingLine, type FleetPacingStatus } from './provisioner-pacing';
-import { approvalCommands } from './run-details';
+import { approvalCommands, codeSpan } from './run-details';
 
 /** What the details read of a fleet's progress (the fleet's progress query answer has all of it). */
 export interface FleetDetailsView {
@@ -33,14 +33,14 @@ export interface FleetDetailsView {
   pacing?: FleetPacingStatus;
 }
 
-export function detailsMarkdown(p: FleetDetailsView): string {
+export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   const c = p.counts;
-  // Temporal's badge says Completed for a fleet cancelled by its own update: the details must say it plainly.
   const cancel = p.phase === 'cancelled' || p.phase === 'cancelling' ? p.control.find((c) => c.action === 'cancel') : undefined;
-  const phase = p.phase === 'cancelled' ? 'CANCELLED' : `${p.phase} (${p.stage})`;
+  const phase = p.phase === 'cancelled' ? 'CANCELLED' : p.phase === 'failed' ? `FAILED (during ${p.stage})` : `${p.phase} (${p.stage})`;
   const lines = [
     `### Fleet ${p.organization}/${p.template} · ${phase}${cancel ? ` by ${cancel.by}${cancel.reason ? ` (${cancel.reason})` : ''}` : ''}${p.dryRun ? ' · dry run' : ''}`,
     '',
+    ...(failure ? [`**Failed:** ${codeSpan(failure)}`, ''] : []),
     '| migrated | already | restored | needs attention | failed | skipped | running | to go (with running) | PVC uids kept |',
     '|---|---|---|---|---|---|---|---|---|',
     `| ${c.migrated} | ${c['already-migrated']} | ${c.restored} | ${c['needs-attention']} | ${c.failed} | ${c.skipped} | ${p.running.length} | ${p.remaining} | ${c.pvcUidsKept} |`,
@@ -54,7 +54,7 @@ export function detailsMarkdown(p: FleetDetailsView): string {
   if (p.childApprovals.length) lines.push('', `Migrations waiting for approval: ${p.childApprovals.slice(0, 10).map((a) => `\`${a.workflowId}\` (${a.gateId})`).join(', ')}`);
   if (p.failures.length) {
     lines.push('', '**Failures**', '');
-    for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${f.reason.slice(0, 200)}`);
+    for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${codeSpan(f.reason.slice(0, 200))}`);
   }
   if (p.pacing) lines.push('', pacingLine(p.pacing));
   if (p.note) lines.push('', p.note);

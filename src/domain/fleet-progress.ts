@@ -71,8 +71,8 @@ export function overBudget(c: FleetCounts, budget: FailureBudget, acceptedFailur
 
 /** Remaining time from observed durations: the rest run `concurrency` at a time. Undefined until one finished. */
 export function etaMs(remaining: number, durations: { totalMs: number; n: number }, concurrency: number): number | undefined {
-  if (durations.n === 0) return undefined;
-  if (remaining <= 0) return 0;
+  // Nothing left to migrate: no ETA to show (the archive gate, or the end, is next), not "ETA 0s".
+  if (durations.n === 0 || remaining <= 0) return undefined;
   const mean = durations.totalMs / durations.n;
   return Math.ceil(remaining / Math.max(1, concurrency)) * mean;
 }
@@ -119,14 +119,6 @@ export function fnv1a(text: string): string {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h.toString(16).padStart(8, '0');
-}
-
-export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
 /**

@@ -14,6 +14,8 @@ export interface RunDetails {
   verdict?: { verdict: string; summary: string; reasons?: readonly string[] };
   pending?: PendingApproval;
   error?: string;
+  /** Why the run failed, as Temporal will report it: shown right under the phase. */
+  failure?: string;
   /** Extra markdown blocks (the fleet's progress table, failures …), each with its heading. */
   sections?: readonly { heading: string; markdown: string }[];
 }
@@ -37,12 +39,24 @@ export function approvalCommands(workflowId: string, pending: Pick<PendingApprov
   };
 }
 
+/**
+ * Text as a markdown code span, shown exactly as written: a reason such as "check --template <name>"
+ * would otherwise lose `<name>` (read as an HTML tag) and turn `--` into a dash.
+ */
+export function codeSpan(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return longest > 0 ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
+}
+
 /** Markdown shown in the Web UI's "Current details"; short, no secrets (names, phases, hashes only). */
 export function renderRunDetails(d: RunDetails): string {
+  // A blank line between facts: markdown runs consecutive lines into one paragraph.
   const lines = [`### ${d.title}`, '', `**Phase:** ${d.phase}`];
-  if (d.stepsDone) lines.push(`**Steps done:** ${d.stepsDone.length > 0 ? d.stepsDone.join(' → ') : '–'}`);
+  if (d.failure) lines.push('', `**Failed:** ${codeSpan(d.failure)}`);
+  if (d.stepsDone) lines.push('', `**Steps done:** ${d.stepsDone.length > 0 ? d.stepsDone.join(' → ') : '–'}`);
   if (d.verdict) {
-    lines.push(`**Guard:** ${d.verdict.verdict} — ${d.verdict.summary}`);
+    lines.push('', `**Guard:** ${d.verdict.verdict} — ${d.verdict.summary}`);
     for (const r of (d.verdict.reasons ?? []).slice(0, 5)) lines.push(`- ${r}`);
   }
   if (d.pending) {
@@ -63,7 +77,7 @@ export function renderRunDetails(d: RunDetails): string {
       '```',
     );
   }
-  if (d.error) lines.push('', `**Error:** ${d.error}`);
+  if (d.error) lines.push('', `**Error:** ${codeSpan(d.error)}`);
   for (const s of d.sections ?? []) lines.push('', `#### ${s.heading}`, s.markdown);
   return lines.join('\n');
 }

@@ -31,6 +31,7 @@ export function jobJson(d: SimDeployment, job: ProvisionerJob, input: Json, meta
     created_at: job.createdAt,
     ...(job.startedAt ? { started_at: job.startedAt } : {}),
     ...(job.completedAt ? { completed_at: job.completedAt } : {}),
+    ...(job.canceledAt ? { canceled_at: job.canceledAt } : {}),
     ...(job.error !== undefined ? { error: job.error } : {}),
     ...(job.errorCode !== undefined ? { error_code: job.errorCode } : {}),
     file_id: job.fileId,

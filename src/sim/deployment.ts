@@ -249,7 +249,8 @@ export class SimDeployment {
   }
 
   private finishJob(job: ProvisionerJob, error?: string): void {
-    job.status = error === undefined ? 'succeeded' : 'failed';
+    // A job whose cancel was asked ends canceled, whatever its provisioner made of it (provisionerdserver FailJob).
+    job.status = job.canceledAt !== undefined ? 'canceled' : error === undefined ? 'succeeded' : 'failed';
     if (error !== undefined) job.error = error;
     job.completedAt = this.now();
     this.daemons?.release(job);
@@ -574,7 +575,35 @@ export class SimDeployment {
     return fault;
   }
 
+  /**
+   * PATCH /workspacebuilds/{id}/cancel, as coderd/workspacebuilds.go patchCancelWorkspaceBuild: the
+   * template must allow users to cancel jobs, else only an Owner may (403); a completed or already
+   * canceled job is a 400. A pending job is canceled at once and never runs, so the build keeps the
+   * state it was created with; a running one goes on to the end of its provisioner run (the apply is
+   * not undone) and then ends canceled with the state it wrote, as FailJob stores it.
+   */
+  cancelBuild(actor: User, build: BuildRecord): void {
+    const ws = this.workspaces.get(build.workspaceId);
+    if (!ws || !this.canReadWorkspace(actor, ws)) throw notFound();
+    const template = this.templates.get(ws.templateId);
+    if (!template?.meta.allowUserCancelWorkspaceJobs && !actor.roles.includes('owner')) {
+      throw new ApiError(403, 'User is not allowed to cancel workspace builds. Owner role is required.');
+    }
+    const job = build.job;
+    if (job.completedAt !== undefined) throw new ApiError(400, 'Job has already completed!');
+    if (job.canceledAt !== undefined) throw new ApiError(400, 'Job has already been marked as canceled!');
+    job.canceledAt = this.now();
+    if (job.status === 'pending') {
+      this.daemons?.dequeue(job);
+      this.completeBuild(build, ws);
+      return;
+    }
+    job.status = 'canceling';
+  }
+
   private runBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean): void {
+    // Canceled while it waited: no provisioner ever takes it.
+    if (build.job.canceledAt !== undefined) return;
     this.startJob(build.job);
     build.updatedAt = this.now();
     this.log(build.job, [stageLine('Setting up'), tfLine('Setting up', 'Terraform 1.11.4')]);
@@ -635,9 +664,10 @@ export class SimDeployment {
     this.finishJob(build.job, error);
     build.updatedAt = this.now();
     ws.updatedAt = this.now();
-    if (!error && build.transition === 'delete') ws.deleted = true;
+    const succeeded = build.job.status === 'succeeded';
+    if (succeeded && build.transition === 'delete') ws.deleted = true;
     // provisionerdserver CompleteJob: a start's deadline is now + the workspace's TTL (none without one).
-    if (!error && build.transition === 'start' && ws.ttlMs) build.deadline = new Date(Date.now() + ws.ttlMs).toISOString();
+    if (succeeded && build.transition === 'start' && ws.ttlMs) build.deadline = new Date(Date.now() + ws.ttlMs).toISOString();
     for (const wake of this.buildWaiters.get(build.id) ?? []) wake();
     this.buildWaiters.delete(build.id);
   }

@@ -1,4 +1,5 @@
 import type { KubeCluster } from './kube-cluster';
+import { takeBuildScopedFault } from './build-fault-match';
 
 /**
  * A build that succeeds but loses a protected object, the way a bad template version or a
@@ -24,14 +25,7 @@ const PVC_TYPES = new Set(['kubernetes_persistent_volume_claim', 'kubernetes_per
 
 /** True when the fault applies to this build; counts it down. */
 export function takeLossyBuild(fault: LossyBuildFault | undefined, build: { workspaceId: string; transition: string }): fault is LossyBuildFault {
-  if (!fault) return false;
-  if (fault.workspaceId !== undefined && fault.workspaceId !== build.workspaceId) return false;
-  if (fault.transition !== undefined && fault.transition !== build.transition) return false;
-  if (fault.times !== undefined) {
-    if (fault.times <= 0) return false;
-    fault.times -= 1;
-  }
-  return true;
+  return takeBuildScopedFault(fault, build);
 }
 
 /** The state the misbehaving build writes instead of `state`; the cluster changes for `replace`. */

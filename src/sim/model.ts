@@ -43,6 +43,8 @@ export interface ProvisionerJob {
   createdAt: string;
   startedAt?: string;
   completedAt?: string;
+  /** Set by PATCH /workspacebuilds/{id}/cancel: a pending job ends canceled at once, a running one when its provisioner stops. */
+  canceledAt?: string;
   initiatorId: string;
   workerId?: string;
   logs: JobLog[];

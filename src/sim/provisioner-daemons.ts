@@ -65,6 +65,12 @@ export class ProvisionerDaemonPool {
     this.scheduleDispatch();
   }
 
+  /** A queued job canceled before any daemon took it: it leaves the queue. */
+  dequeue(job: ProvisionerJob): void {
+    const i = this.queue.findIndex((q) => q.job.id === job.id);
+    if (i >= 0) this.queue.splice(i, 1);
+  }
+
   /** The job ended (succeeded, failed, canceled): its daemon is free again. */
   release(job: ProvisionerJob): void {
     const daemon = this.held.get(job.id);

@@ -6,6 +6,8 @@
  * `empty` keeps a state with no resources. The cluster is untouched. For tests of the checks that
  * must read a build's state back before they call it migrated or restored.
  */
+import { takeBuildScopedFault } from './build-fault-match';
+
 export interface WrongStoredStateFault {
   how: 'previous' | 'empty';
   workspaceId?: string;
@@ -16,14 +18,7 @@ export interface WrongStoredStateFault {
 
 /** True when the fault applies to this build; counts it down. */
 export function takeWrongStoredState(fault: WrongStoredStateFault | undefined, build: { workspaceId: string; transition: string }): fault is WrongStoredStateFault {
-  if (!fault) return false;
-  if (fault.workspaceId !== undefined && fault.workspaceId !== build.workspaceId) return false;
-  if (fault.transition !== undefined && fault.transition !== build.transition) return false;
-  if (fault.times !== undefined) {
-    if (fault.times <= 0) return false;
-    fault.times -= 1;
-  }
-  return true;
+  return takeBuildScopedFault(fault, build);
 }
 
 /** The bytes Coder keeps instead of `written`: the previous build's, or the same state emptied of resources (serial and lineage kept). */

@@ -73,3 +73,10 @@ export function failureType(err: unknown): string | undefined {
   const e = err as { type?: string; cause?: { type?: string } };
   return e?.cause?.type ?? e?.type;
 }
+
+/** The build a failed build step made (its id in the failure's details), so the compensation knows it for ours. */
+export function failedBuildId(err: unknown): string | undefined {
+  const e = err as { details?: unknown[]; cause?: { details?: unknown[] } };
+  const d = (e?.cause?.details ?? e?.details)?.[0] as { buildId?: unknown } | undefined;
+  return typeof d?.buildId === 'string' ? d.buildId : undefined;
+}

@@ -1,5 +1,5 @@
 import type { Duration } from '@temporalio/common';
-import { condition, log, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, isCancellation, log, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   approvalRefusal,
   gateRequiresApproval,
@@ -100,6 +100,29 @@ export class ApprovalGates {
     this.record({ gateId: this.pending.gateId, planHash: this.pending.planHash, decision: 'reject', approver: by, comment }, channel);
   }
 
+  /** No decision within the timeout: says so once, to whom it escalates, and waits as long again. */
+  private async escalate(base: { workflowId: string; gateId: GateId; planHash: string; requestedAt: string }, summary: string, refs: MessageRef[]): Promise<{ refs: MessageRef[]; answered: boolean }> {
+    if (this.pending) this.pending.escalated = true;
+    this.onPendingChange();
+    const sent = await this.tell(
+      {
+        ...base,
+        kind: 'approval-escalated',
+        subject: `Approval overdue: ${base.gateId}`,
+        text: `No decision within ${this.settings.timeout}. ${summary}`,
+        escalateTo: this.settings.escalateTo,
+      },
+      refs,
+    );
+    return { refs: sent, answered: await condition(() => this.decided !== undefined, this.settings.timeout as Duration) };
+  }
+
+  private clearPending(): void {
+    this.pending = undefined;
+    upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
+    this.onPendingChange();
+  }
+
   /** Asks for approval when the policy (or the guard, with `force`) says so, and waits. */
   async request(gateId: GateId, planHash: string, summary: string, force = false): Promise<GateResult> {
     if (!force && !gateRequiresApproval(this.settings.policy, gateId)) return 'not-required';
@@ -117,26 +140,19 @@ export class ApprovalGates {
     this.onPendingChange();
     await noteApprovalToFleet({ gateId, pending: true, summary: summary.slice(0, 300), since: this.pending.requestedAt });
     const base = { workflowId: this.workflowId, gateId, planHash, requestedAt: this.pending.requestedAt };
-    let refs = await this.tell({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary }, []);
-    let answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
-    if (!answered) {
-      this.pending.escalated = true;
-      this.onPendingChange();
-      refs = await this.tell(
-        {
-          ...base,
-          kind: 'approval-escalated',
-          subject: `Approval overdue: ${gateId}`,
-          text: `No decision within ${this.settings.timeout}. ${summary}`,
-          escalateTo: this.settings.escalateTo,
-        },
-        refs,
-      );
+    let refs: MessageRef[] = [];
+    let answered: boolean;
+    try {
+      refs = await this.tell({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary }, []);
       answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
+      if (!answered) ({ refs, answered } = await this.escalate(base, summary, refs));
+    } catch (err) {
+      // Cancelled while waiting: the run goes on to restore and ends; no gate is pending any more, for
+      // the UI's details, `approvals` and a `WsmigratePendingApproval != "none"` search alike.
+      if (isCancellation(err)) this.clearPending();
+      throw err;
     }
-    this.pending = undefined;
-    upsertSearchAttributes([{ key: WsmigratePendingApproval, value: 'none' }]);
-    this.onPendingChange();
+    this.clearPending();
     await noteApprovalToFleet({ gateId, pending: false });
     const d = this.decisionMade();
     if (!answered || !d) {

@@ -10,7 +10,8 @@ const slow = proxyActivities<WsmigrateActivities>({ ...QUICK_STEP, startToCloseT
 
 /**
  * Once every workspace is migrated: archive the old versions nobody uses (after the `fleet-archive`
- * gate), so nobody can build a migrated workspace with the deprecated types; undefined unless asked.
+ * gate): tidiness, not a barrier (Coder still builds an archived version through its API, only its
+ * version lists leave them out); then require_active_version is given back. Undefined unless asked.
  */
 export async function archiveOldVersions(run: FleetRun): Promise<FleetArchiveResult | undefined> {
   const { st, input, fleetName } = run;
@@ -26,7 +27,7 @@ export async function archiveOldVersions(run: FleetRun): Promise<FleetArchiveRes
   const decision = await run.gates.request(
     'fleet-archive',
     `versions:${fnv1a(plan.versions.map((v) => v.id).join(','))}`,
-    `Archive ${plan.versions.length} old version(s) of ${fleetName} that no workspace uses (${names}), so nobody can build a migrated workspace with the deprecated types (that destroys its PVC).` +
+    `Archive ${plan.versions.length} old version(s) of ${fleetName} that no workspace uses (${names}): Coder's version lists stop offering them (its API still builds an archived version, so this is tidiness, not a barrier).` +
       (plan.inUse.length ? ` Kept, still in use: ${plan.inUse.map((v) => `${v.name} (${v.workspaces})`).join(', ')}.` : ''),
   );
   if (decision !== 'approved' && decision !== 'not-required') return { archived: [], keptInUse: plan.inUse, skipped: `archive ${decision}` };
@@ -43,5 +44,8 @@ export async function archiveOldVersions(run: FleetRun): Promise<FleetArchiveRes
 /** Only once no old version can be built is the template's setting given back; an old version in use keeps it on. */
 async function releaseIfNoOldVersionLeft(run: FleetRun, inUse: number): Promise<{ activeVersion?: ActiveVersionRelease }> {
   if (inUse > 0) return {};
-  return { activeVersion: await acts.releaseActiveVersion({ organization: run.input.organization, template: run.input.template }) };
+  const activeVersion = await acts.releaseActiveVersion({ organization: run.input.organization, template: run.input.template });
+  // The result's lock says how the run ends, not how it began: never "switched-on" beside "switched-off".
+  if (activeVersion === 'switched-off') run.st.activeVersionLock = { state: 'given-back' };
+  return { activeVersion };
 }

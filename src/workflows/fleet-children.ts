@@ -136,6 +136,8 @@ export async function startChildMigration(run: FleetRun, item: FleetItem, isCana
     );
     const running = st.running.find((c) => c.workflowId === childId);
     if (running) Object.assign(running, { runId: handle.firstExecutionRunId, awaitsResult: true });
+    // The Web UI's "running" column counts it now, not only once some migration ends.
+    run.refreshDetails();
     // In this run the result arrives as an event; children from earlier runs report by signal.
     void handle.result().then(
       // A zeroTouchWorkspace child answers with the same fields, plus 'waiting-for-build'.

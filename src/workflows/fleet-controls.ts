@@ -42,26 +42,40 @@ function applyControl(run: FleetRun, action: FleetControlEntry['action'], c: Fle
   return entry;
 }
 
+type ControlAction = FleetControlEntry['action'];
+
 /**
  * Pause, resume and cancel, each as an update (validated: the caller learns a refusal) and as a
- * signal twin (a refusal is logged and ignored). None of them abandons a running migration.
+ * signal twin (a refusal is logged and ignored): for a fleet and for an organization run alike.
  */
-export function handleFleetControls(run: FleetRun): void {
+export function handleControls(
+  refusal: (action: ControlAction, c: FleetControlInput) => string | undefined,
+  apply: (action: ControlAction, c: FleetControlInput, channel: 'cli' | 'signal') => FleetControlEntry | Promise<FleetControlEntry>,
+): void {
   for (const [update, signal, action] of [
     [pauseFleetUpdate, pauseFleetSignal, 'pause'],
     [resumeFleetUpdate, resumeFleetSignal, 'resume'],
     [cancelFleetUpdate, cancelFleetSignal, 'cancel'],
   ] as const) {
-    setHandler(update, (c) => applyControl(run, action, c, 'cli'), {
+    setHandler(update, (c) => apply(action, c, 'cli'), {
       validator: (c) => {
-        const why = controlRefusal(run, action, c);
+        const why = refusal(action, c);
         if (why) throw new Error(why);
       },
     });
     setHandler(signal, (c) => {
-      const why = controlRefusal(run, action, c);
+      const why = refusal(action, c);
       if (why) return log.warn(`${action} signal ignored`, { reason: why });
-      applyControl(run, action, c, 'signal');
+      const applied = apply(action, c, 'signal');
+      return applied instanceof Promise ? applied.then(() => undefined) : undefined;
     });
   }
+}
+
+/** A fleet's controls; none of them abandons a running migration. */
+export function handleFleetControls(run: FleetRun): void {
+  handleControls(
+    (action, c) => controlRefusal(run, action, c),
+    (action, c, channel) => applyControl(run, action, c, channel),
+  );
 }

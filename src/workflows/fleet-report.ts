@@ -2,6 +2,7 @@ import { CancellationScope, getExternalWorkflowHandle, log, setHandler, workflow
 import { ApplicationFailure } from '@temporalio/common';
 import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
 import { childApprovalSignal, childDoneSignal, reportBySignalRequest, type ChildApprovalNote } from '../contracts/fleet-report';
+import { withActivityMessage } from './activity-presets';
 
 const FLEET_ID_PREFIX = 'wsmigrate-fleet/';
 
@@ -27,7 +28,7 @@ async function signalFleet<T extends unknown[]>(send: (fleetId: string) => Promi
  * How one migration reports its end to the fleet that started it (nothing for a migration started by
  * hand). Made at the workflow's start, so a request to signal that arrives at any time is heard.
  */
-export class FleetReport {
+class FleetReport {
   private bySignal: boolean;
 
   /** Reads `fleetReport` from the raw input: anything but 'result' (an older fleet, a bad value) means signal. */
@@ -40,6 +41,30 @@ export class FleetReport {
   async done(result: { outcome: ChildOutcome; pvcUidsKept?: number; recovery?: unknown } | undefined, failure?: unknown): Promise<void> {
     if (this.bySignal) await reportToFleet(result, failure);
   }
+}
+
+/**
+ * Runs one workspace workflow's steps and tells the fleet that started it how they ended: the
+ * result, or the failure with the activity's own message (which is also what the run fails with).
+ */
+export async function reportingToFleet<R extends { outcome: ChildOutcome; pvcUidsKept?: number; recovery?: unknown }>(
+  rawInput: unknown,
+  steps: () => Promise<R>,
+  /** Told of a failure (the one the run ends with, and the error as thrown) before the fleet is. */
+  onFailure?: (failure: unknown, err: unknown) => void,
+): Promise<R> {
+  const report = new FleetReport(rawInput);
+  let result: R;
+  try {
+    result = await steps();
+  } catch (err) {
+    const failure = withActivityMessage(err);
+    onFailure?.(failure, err);
+    await report.done(undefined, failure);
+    throw failure;
+  }
+  await report.done(result);
+  return result;
 }
 
 /** Reports the migration's end to the fleet that started it, by signal (no-op for a migration started by hand). */

@@ -9,7 +9,7 @@ import { WsmigratePhase } from '../contracts/search-attributes';
 import { QUICK_STEP } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { FleetPacer } from './fleet-pacing';
-import type { FleetPhase, FleetProgress, FleetStage, FleetState } from '../contracts/migrate-fleet';
+import type { FleetPhase, FleetProgress, FleetResult, FleetStage, FleetState } from '../contracts/migrate-fleet';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 
@@ -48,6 +48,10 @@ export class FleetRun {
   readonly fleetName: string;
   readonly gates: ApprovalGates;
   readonly pacer: FleetPacer;
+  /** The result once the fleet has ended (its result query: a cancelled fleet keeps no result in Temporal). */
+  finalResult: FleetResult | undefined;
+  /** A Temporal cancel request reached this run (the Web UI, `temporal workflow cancel`, or the fleet's own ask at its end). */
+  cancelRequested = false;
   private phaseWritten: FleetPhase | undefined;
 
   constructor(
@@ -111,8 +115,8 @@ export class FleetRun {
       failures: st.failures.slice(-50),
       pendingApproval: gates.pending,
       childApprovals: st.childApprovals.slice(0, 100),
-      // No ETA while a person is awaited: the wait is theirs, not the fleet's.
-      etaMs: this.awaitingPeople() ? undefined : etaMs(this.toFinish(), st.durations, input.concurrency),
+      // No ETA while a person is awaited (the wait is theirs, not the fleet's), nor once nothing new will start.
+      etaMs: this.awaitingPeople() || st.paused || st.cancelled || st.stage === 'done' ? undefined : etaMs(this.toFinish(), st.durations, input.concurrency),
       startedAt: st.startedAt,
       runs: st.runs,
       concurrency: input.concurrency,

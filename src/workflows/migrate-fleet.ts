@@ -1,17 +1,21 @@
 import {
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   ChildWorkflowFailure,
   isCancellation,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
   executeChild,
+  getExternalWorkflowHandle,
   log,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   upsertMemo,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import { migrateFleetInputSchema, type MigrateFleetInput } from '../domain/fleet-input';
@@ -23,7 +27,8 @@ import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attribute
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { archiveOldVersions } from './fleet-archive';
 import { noteChildApproval, recordChildEnd } from './fleet-children';
-import { fleetProgressQuery, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
+import { fleetEndedSignal, fleetProgressQuery, fleetResultQuery, type FleetControlEntry, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
+import { detailsMarkdown } from '../domain/fleet-details';
 import { handleFleetControls } from './fleet-controls';
 import { FleetRun } from './fleet-run';
 import { SlidingWindow } from './fleet-window';
@@ -39,24 +44,30 @@ const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
  * and cancel never abandon a running migration. Continue-as-new keeps each run's history bounded.
  */
 export async function migrateFleet(rawInput: MigrateFleetInput, carried?: FleetState): Promise<FleetResult> {
+  const seen: { run?: FleetRun } = {};
   try {
-    return await migrateFleetSteps(rawInput, carried);
+    return await migrateFleetSteps(rawInput, carried, seen);
   } catch (err) {
-    // A failed fleet must not keep the phase it failed in (e.g. running) for anyone who searches.
-    if (!isCancellation(err)) upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
+    if (isCancellation(err)) throw err;
     // The template child's own words ("promotion of … rejected"), not "Child Workflow execution failed".
-    if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) {
-      throw ApplicationFailure.create({ message: `template migration failed, no workspace was touched: ${err.cause.message}`, type: err.cause.type ?? undefined, nonRetryable: true });
-    }
-    throw withActivityMessage(err);
+    const failure =
+      err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure
+        ? ApplicationFailure.create({ message: `template migration failed, no workspace was touched: ${err.cause.message}`, type: err.cause.type ?? undefined, nonRetryable: true })
+        : withActivityMessage(err);
+    // A failed fleet must not keep the phase it failed in (e.g. running) for anyone who searches or looks.
+    upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
+    if (seen.run) setCurrentDetails(detailsMarkdown({ ...seen.run.progress(), phase: 'failed', etaMs: undefined }, (failure as Error).message));
+    throw failure;
   }
 }
 
-async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetState): Promise<FleetResult> {
+async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetState | undefined, seen: { run?: FleetRun }): Promise<FleetResult> {
   const run = new FleetRun(rawInput, parseWorkflowInput(migrateFleetInputSchema, rawInput), carried);
+  seen.run = run;
   const { st, input } = run;
   // Handlers first: an update without a handler is rejected.
   setHandler(fleetProgressQuery, () => run.progress());
+  setHandler(fleetResultQuery, () => run.finalResult);
   setHandler(childDoneSignal, (r) => recordChildEnd(run, r));
   setHandler(childApprovalSignal, (note) => noteChildApproval(run, note));
   handleFleetControls(run);
@@ -64,6 +75,11 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
   run.refreshDetails();
   // From the carried state, not st: a pause sent with the start is applied as soon as its handler is set, and must be announced.
   const window = new SlidingWindow(run, carried?.paused ?? false);
+
+  // Names the fleet was given, checked before anything changes (only when there are some: no call otherwise).
+  if (!carried && (input.filters.owners.length > 0 || input.filters.exclude.length > 0)) {
+    await acts.checkFleetNames({ organization: input.organization, subject: `template ${run.fleetName}`, filters: input.filters });
+  }
 
   if (st.stage === 'template') {
     if (!(await templateFirst(run))) return finish(run, false);
@@ -92,6 +108,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried?: FleetSta
     // Temporal's own cancel (Web UI, `temporal workflow cancel`) is a fleet cancel: nothing new starts,
     // and the running migrations (started in non-cancellable scopes) finish or restore on their own.
     st.cancelled = true;
+    run.cancelRequested = true;
     run.gates.pending = undefined;
     st.control.push({ action: 'cancel', by: 'temporal cancel request', at: new Date().toISOString() });
     return await CancellationScope.nonCancellable(async () => {
@@ -130,7 +147,9 @@ async function holdActiveVersion(run: FleetRun): Promise<void> {
   st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId: run.workflowId });
   if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held') {
     const what = st.activeVersionLock.state === 'refused' ? `Coder refused to make template ${fleetName} require its active version` : `require active version does not hold on template ${fleetName}`;
-    const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either: until every workspace is migrated, anyone who builds a migrated workspace on an old version destroys its PVC. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;
+    // True during the run and after it: an archived version still builds through the API
+    // (coderd/wsbuilder/wsbuilder.go has no archived check), so "until every workspace is migrated" was not.
+    const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either (Coder still builds an archived version through the API): anyone who builds a migrated workspace on an old version destroys its PVC, during the migration and after it. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;
     st.note = st.note ? `${st.note} ${why}` : why;
     log.warn('old versions stay buildable by members while the fleet runs', { template: fleetName });
     run.refreshDetails();
@@ -169,11 +188,44 @@ async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResul
     ...(st.activeVersionLock ? { activeVersionLock: st.activeVersionLock } : {}),
     moreRemaining,
     ...(st.note ? { note: st.note } : {}),
+    ...(st.cancelled ? { cancelledBy: cancelCause(st.control) } : {}),
   };
   // Fields, not JSON in a string: the Web UI and `temporal workflow describe` show each one.
   upsertMemo({ outcome: result.phase, ...summary });
   run.refreshDetails();
   await run.notify({ kind: 'fleet-done', subject: `Fleet ${fleetName} ${result.phase}`, text: fleetDoneText(summary, moreRemaining), counts: countsRecord(st.counts) });
   await condition(allHandlersFinished);
+  run.finalResult = result;
+  if (result.phase === 'cancelled') return endAsCancelled(run, result);
   return result;
+}
+
+/**
+ * A cancelled fleet ends as Cancelled, so the Web UI's badge and `ExecutionStatus` say what the
+ * search attribute and memo say, whoever cancelled it (its update or signal, a rejected gate,
+ * Temporal's own cancel). Temporal ends a run so only after a cancel request, hence the ask.
+ */
+async function endAsCancelled(run: FleetRun, result: FleetResult): Promise<never> {
+  const parent = workflowInfo().parent;
+  await CancellationScope.nonCancellable(async () => {
+    if (parent) {
+      await getExternalWorkflowHandle(parent.workflowId, parent.runId)
+        .signal(fleetEndedSignal, { workflowId: run.workflowId, result })
+        .catch((err: unknown) => log.warn('the fleet could not tell its parent how it ended', { parent: parent.workflowId, error: String(err) }));
+    }
+    if (!run.cancelRequested) await acts.requestCancellation({ workflowId: run.workflowId, runId: workflowInfo().runId });
+  });
+  if (!run.cancelRequested) {
+    await condition(() => run.cancelRequested).catch((err: unknown) => {
+      if (!isCancellation(err)) throw err;
+    });
+  }
+  const by = result.cancelledBy;
+  throw new CancelledFailure(`fleet ${run.fleetName} cancelled${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}`);
+}
+
+/** The first cancel is the cause: a person's cancel at a gate also records the gate's rejection after it. */
+function cancelCause(control: readonly FleetControlEntry[]): { by: string; reason?: string } {
+  const c = control.find((e) => e.action === 'cancel');
+  return c ? { by: c.by, ...(c.reason ? { reason: c.reason } : {}) } : { by: 'unknown' };
 }

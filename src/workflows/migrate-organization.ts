@@ -1,6 +1,9 @@
 import {
   ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
   ChildWorkflowFailure,
+  isCancellation,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
@@ -16,27 +19,28 @@ import {
 import type { WsmigrateActivities } from '../activities';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
 import { fnv1a } from '../domain/fleet-progress';
+import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
-import { QUICK_STEP } from './activity-presets';
+import { QUICK_STEP, withActivityMessage } from './activity-presets';
+import { FailureType } from '../domain/failure-types';
+import { codeSpan } from '../domain/run-details';
 import { ApprovalGates } from './approval-gates';
 import {
   cancelFleetSignal,
-  cancelFleetUpdate,
+  fleetEndedSignal,
   pauseFleetSignal,
-  pauseFleetUpdate,
   resumeFleetSignal,
-  resumeFleetUpdate,
   type FleetControlEntry,
   type FleetControlInput,
   type FleetPhase,
   type FleetResult,
   type FleetSummary,
 } from '../contracts/migrate-fleet';
+import { handleControls } from './fleet-controls';
 import type { migrateFleet } from './migrate-fleet';
-import { organizationProgressQuery, type OrganizationProgress, type OrganizationResult, type OrganizationStage, type OrganizationTemplateRow } from '../contracts/migrate-organization';
+import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult, type OrganizationStage, type OrganizationTemplateRow } from '../contracts/migrate-organization';
 import { WsmigratePhase } from '../contracts/search-attributes';
 import { parseWorkflowInput } from './workflow-input';
-import { FailureType } from '../domain/failure-types';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 
@@ -54,6 +58,18 @@ function add(a: FleetSummary, b: FleetSummary | undefined): FleetSummary {
  * of each template. Pause, resume and cancel apply to the fleet running now and to those to come.
  */
 export async function migrateOrganization(rawInput: MigrateOrganizationInput): Promise<OrganizationResult> {
+  try {
+    return await migrateOrganizationSteps(rawInput);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    // A failed run must not keep the phase it failed in (running) for anyone who searches or looks.
+    upsertSearchAttributes([{ key: WsmigratePhase, value: 'failed' satisfies FleetPhase }]);
+    setCurrentDetails(`### Organization ${String((rawInput as { organization?: unknown })?.organization ?? '?')} · FAILED\n\n**Failed:** ${codeSpan((err as Error).message ?? String(err))}`);
+    throw err;
+  }
+}
+
+async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Promise<OrganizationResult> {
   const input: MigrateOrganizationParams = parseWorkflowInput(migrateOrganizationInputSchema, rawInput);
   const { workflowId } = workflowInfo();
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n), () => refreshDetails());
@@ -76,12 +92,27 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
     ...(gates.pending ? { pendingApproval: gates.pending } : {}),
     control: control.slice(-20),
   });
-  const refreshDetails = () => setCurrentDetails(organizationDetails(progress()));
+  let phaseWritten: FleetPhase | undefined;
+  const refreshDetails = () => {
+    const p = progress();
+    // One vocabulary: the same phase words as a fleet's (`fleet status`, README), written when they change.
+    if (p.phase !== phaseWritten) {
+      phaseWritten = p.phase;
+      upsertSearchAttributes([{ key: WsmigratePhase, value: p.phase }]);
+    }
+    setCurrentDetails(organizationDetails(progress()));
+  };
   const enter = (s: OrganizationStage) => {
     stage = s;
-    upsertSearchAttributes([{ key: WsmigratePhase, value: `org-${s}` }]);
     refreshDetails();
   };
+  const ended: { result?: OrganizationResult } = {};
+  // How each template's fleet ended, as it said just before it ended (a cancelled one leaves no result).
+  const endedFleets = new Map<string, FleetResult>();
+  setHandler(fleetEndedSignal, (e) => {
+    endedFleets.set(e.workflowId, e.result);
+  });
+  setHandler(organizationResultQuery, () => ended.result);
 
   setHandler(organizationProgressQuery, progress);
   const refusal = (action: FleetControlEntry['action'], c: FleetControlInput): string | undefined => {
@@ -112,21 +143,12 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
     }
     return entry;
   };
-  for (const [update, signal, action] of [
-    [pauseFleetUpdate, pauseFleetSignal, 'pause'],
-    [resumeFleetUpdate, resumeFleetSignal, 'resume'],
-    [cancelFleetUpdate, cancelFleetSignal, 'cancel'],
-  ] as const) {
-    setHandler(update, (c) => apply(action, c), {
-      validator: (c) => {
-        const why = refusal(action, c);
-        if (why) throw new Error(why);
-      },
-    });
-    setHandler(signal, async (c) => {
-      const why = refusal(action, c);
-      if (why) return log.warn(`${action} signal ignored`, { reason: why });
-      await apply(action, c);
+  handleControls(refusal, apply);
+
+  // ── names it was given, before anything changes (each template's fleet checks them again) ──
+  if (input.filters.owners.length > 0 || input.filters.exclude.length > 0) {
+    await acts.checkFleetNames({ organization: input.organization, subject: `organization ${input.organization}`, filters: input.filters }).catch((err: unknown) => {
+      throw withActivityMessage(err);
     });
   }
 
@@ -135,7 +157,7 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
   if (found.unknown.length > 0) {
     throw ApplicationFailure.create({
       message: `organization ${input.organization} has no template named ${found.unknown.join(', ')} (it has ${found.templates.length ? found.templates.map((t) => t.name).join(', ') : 'none of those'}); check the names with 'wsmigrate scan --org ${input.organization}'`,
-      type: FailureType.invalidInput,
+      type: FailureType.unknownName,
       nonRetryable: true,
     });
   }
@@ -169,7 +191,12 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `fleet ${input.organization}/${row.template} (for ${workflowId})`,
       });
-      const result = await child.result();
+      const result = await child.result().catch((err: unknown) => {
+        const ended = endedFleets.get(id);
+        if (ended && err instanceof ChildWorkflowFailure && isCancellation(err.cause)) return ended;
+        throw err;
+      });
+      endedFleets.delete(id);
       row.summary = add(row.summary ?? { ...EMPTY }, result.summary);
       if (result.targetVersionId) row.targetVersionId = result.targetVersionId;
       if (result.phase === 'cancelled') cancelled = true;
@@ -237,23 +264,14 @@ export async function migrateOrganization(rawInput: MigrateOrganizationInput): P
     counts: { ...summary },
   });
   await condition(allHandlersFinished);
-  return { phase: cancelled ? 'cancelled' : 'done', templates: rows, summary, nothingToDo: rows.filter((r) => r.state === 'nothing-to-do').map((r) => r.template) };
-}
-
-/** The Web UI details of a deployment-wide run: one row per template. */
-export function organizationDetails(p: OrganizationProgress): string {
-  const lines = [
-    `### Organization ${p.organization} · ${p.phase} (${p.stage})`,
-    '',
-    '| template | state | migrated | not ok | PVC uids kept | fleet |',
-    '|---|---|---|---|---|---|',
-    ...p.templates.map((r) => {
-      const s = r.summary;
-      const bad = s ? s.failed + s.needsAttention + s.restored : 0;
-      return `| ${r.template} | ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state} | ${s?.migrated ?? 0} | ${bad} | ${s?.pvcUidsKept ?? 0} | ${r.workflowId ? `\`${r.workflowId}\`` : ''} |`;
-    }),
-  ];
-  if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`wsmigrate approve ${p.workflowId} --approver <you>\``);
-  for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.note}`);
-  return lines.join('\n');
+  const result: OrganizationResult = { phase: cancelled ? 'cancelled' : 'done', templates: rows, summary, nothingToDo: rows.filter((r) => r.state === 'nothing-to-do').map((r) => r.template) };
+  ended.result = result;
+  if (!cancelled) return result;
+  // Cancelled ends as Cancelled, as a fleet does: Temporal needs a cancel request for it (see requestCancellation).
+  await CancellationScope.nonCancellable(() => acts.requestCancellation({ workflowId, runId: workflowInfo().runId }));
+  await condition(() => false).catch((err: unknown) => {
+    if (!isCancellation(err)) throw err;
+  });
+  const by = [...control].reverse().find((c) => c.action === 'cancel');
+  throw new CancelledFailure(`organization ${input.organization} cancelled${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}`);
 }

@@ -16,10 +16,10 @@ import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, restoreStepOptions, withActivityMessage } from './activity-presets';
+import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failedBuildId, failureMessage, failureType, restoreStepOptions } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
-import { FleetReport } from './fleet-report';
+import { reportingToFleet } from './fleet-report';
 import { recoverDamagedWorkspace } from './recover-workspace';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { compensate } from './workspace-compensation';
@@ -39,20 +39,21 @@ export const MAX_ROUNDS = 3;
  * Any failure or cancel after that restores by one build carrying the backup on the prior version.
  */
 export async function migrateWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
-  const report = new FleetReport(rawInput);
-  let result: WorkspaceMigrationResult;
-  try {
-    result = await migrateWorkspaceSteps(rawInput);
-  } catch (err) {
-    const failure = withActivityMessage(err);
-    await report.done(undefined, failure);
-    throw failure;
-  }
-  await report.done(result);
-  return result;
+  const view: EndedView = {};
+  return reportingToFleet(
+    rawInput,
+    () => migrateWorkspaceSteps(rawInput, view),
+    // The Web UI's details say how the run ended, not only the phase it was in.
+    (failure, err) => view.ended?.(isCancellation(err) ? { cancelled: true } : { failure: (failure as Error).message }),
+  );
 }
 
-async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+/** Set by the steps: shows, in the Web UI's details, that the run failed (and why) or was cancelled. */
+interface EndedView {
+  ended?: (how: { failure?: string; cancelled?: boolean }) => void;
+}
+
+async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: EndedView): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
   const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
@@ -66,10 +67,25 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   const restoring = proxyActivities<WsmigrateActivities>(restoreStepOptions(input));
   const subject = `${input.owner}/${input.workspace}`;
   let title = workspaceRunSummary(input.owner, input.workspace, input.template, input.targetVersionId.slice(0, 8));
+  // Waiting at any gate (stop, apply, recover…) is awaiting approval, whatever step it guards.
+  const shownPhase = (): WorkspacePhase => (gates.pending ? 'awaiting-approval' : status.phase);
   const showDetails = () =>
-    setCurrentDetails(renderRunDetails({ title, workflowId, phase: status.phase, stepsDone: status.stepsDone, verdict: status.verdict, pending: gates.pending, error: status.error }));
+    setCurrentDetails(renderRunDetails({ title, workflowId, phase: shownPhase(), stepsDone: status.stepsDone, verdict: status.verdict, pending: gates.pending, error: status.error }));
+  view.ended = ({ failure, cancelled }) =>
+    setCurrentDetails(
+      renderRunDetails({
+        title,
+        workflowId,
+        phase: cancelled ? `cancelled (${status.phase === 'restored' ? 'restored: state and transition as before' : `during ${status.phase}`})` : `failed (during ${status.phase})`,
+        ...(failure ? { failure } : {}),
+        stepsDone: status.stepsDone,
+        verdict: status.verdict,
+        // A cancel's own words ("Workflow cancelled") add nothing to "cancelled".
+        ...(status.error && status.error !== failure && !(cancelled && /cancel/i.test(status.error)) ? { error: status.error } : {}),
+      }),
+    );
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify.executeWithOptions({ summary: `notify ${n.kind}` }, [n]), showDetails);
-  setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
+  setHandler(workspaceStatusQuery, () => ({ ...status, phase: shownPhase(), pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const enter = (phase: WorkspacePhase) => {
     status.phase = phase;
     if (MILESTONE_PHASES.has(phase)) upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
@@ -181,9 +197,15 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
     if (stopFirst) {
       // Inside the try: a stop that fails (a flaky provisioner) is compensated by starting the workspace again.
       enter('stopping');
-      const stop = await ctx.builds.stopWorkspace.executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [
-        { workspaceId: pf.workspaceId, subject, afterBuildNumber: pf.latestBuild.buildNumber, timeoutMs: buildTimeoutMs },
-      ]);
+      const stop = await ctx.builds.stopWorkspace
+        .executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [
+          { workspaceId: pf.workspaceId, subject, afterBuildNumber: pf.latestBuild.buildNumber, timeoutMs: buildTimeoutMs },
+        ])
+        .catch((err: unknown) => {
+          const failed = failedBuildId(err);
+          if (failed) ownBuildIds.push(failed);
+          throw err;
+        });
       ownBuildIds.push(stop.buildId);
       await watch.after(stop.buildId);
       readBuildNumber = stop.buildNumber;

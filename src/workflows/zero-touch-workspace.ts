@@ -1,10 +1,10 @@
-import { ApplicationFailure, proxyActivities, upsertMemo, type ActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, upsertMemo } from '@temporalio/workflow';
 import { FailureType } from '../domain/failure-types';
 import type { WsmigrateActivities } from '../activities';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { parseWorkflowInput } from './workflow-input';
-import { FINAL_FAILURE_TYPES, QUICK_STEP, durationMs, withActivityMessage } from './activity-presets';
-import { FleetReport } from './fleet-report';
+import { QUICK_STEP, buildStepOptions, durationMs, withActivityMessage } from './activity-presets';
+import { reportingToFleet } from './fleet-report';
 import type { ZeroTouchWorkspaceResult } from '../contracts/zero-touch-workspace';
 
 /**
@@ -14,17 +14,7 @@ import type { ZeroTouchWorkspaceResult } from '../contracts/zero-touch-workspace
  * its uid, no deprecated type left). A stopped one is left to migrate itself at its next start.
  */
 export async function zeroTouchWorkspace(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspaceResult> {
-  const report = new FleetReport(rawInput);
-  let result: ZeroTouchWorkspaceResult;
-  try {
-    result = await steps(rawInput);
-  } catch (err) {
-    const failure = withActivityMessage(err);
-    await report.done(undefined, failure);
-    throw failure;
-  }
-  await report.done(result);
-  return result;
+  return reportingToFleet(rawInput, () => steps(rawInput));
 }
 
 function needsAttention(message: string): ApplicationFailure {
@@ -36,12 +26,8 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
   const input = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const buildTimeoutMs = durationMs(input.buildTimeout);
-  const builds = proxyActivities<WsmigrateActivities>({
-    // The wait does not count up to one more buildTimeout that the build spends queued for a provisioner daemon.
-    startToCloseTimeout: 2 * buildTimeoutMs + 5 * 60_000,
-    heartbeatTimeout: '2m',
-    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 5, nonRetryableErrorTypes: FINAL_FAILURE_TYPES },
-  } satisfies ActivityOptions);
+  // The same build step as migrateWorkspace's, heartbeat timeout (the input's) included.
+  const builds = proxyActivities<WsmigrateActivities>(buildStepOptions(input));
   const subject = `${input.owner}/${input.workspace}`;
 
   const pf = await acts.preflightWorkspace.executeWithOptions({ summary: `preflight ${subject}` }, [

@@ -129,13 +129,12 @@ describe('fault storm: 10% 500s, 5% 429s, 2% dropped connections, 5 s latency sp
     expect(budget.overBudget).toEqual([]);
     expect(truth.pvcLosses).toBe(0);
     expect(truth.pvcsReplaced).toBe(0);
-    // Open (closing note of 2026-12-01): when the storm also fails a restore build, the scan can call a
-    // restored workspace damaged afterwards. No PVC is lost (above), and none reported migrated is damaged.
-    expect(truth.scan.counts.damaged).toBeLessThanOrEqual(s.restored);
+    // Every workspace healthy by the scan: a restored one too (a failed stop of ours used to be left as
+    // someone else's build, the workspace called restored while Coder showed it failed).
+    expect(truth.scan.workspaces.filter((w) => w.health === 'damaged').map((w) => `${w.workspace}: ${w.reason}`)).toEqual([]);
     // The simulator's own record (failed builds, volumes and uids in the cluster and the states) as the
-    // independent truth: every workspace damaged by it the scan calls damaged, and none was counted migrated.
-    expect(scanDamaged(truth)).toEqual(expect.arrayContaining(truth.simDamaged));
-    expect(truth.simDamaged.filter((w) => truth.onTarget.includes(w))).toEqual([]);
+    // independent truth: none damaged by it either.
+    expect(truth.simDamaged).toEqual([]);
   }, (FULL_SCALE ? 40 : 6) * 60_000);
 });
 

@@ -7,6 +7,7 @@ import { EncryptionCodec } from '../../src/adapters/temporal/payload-codec';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { capturedWorkerLog } from '../harness/worker-log';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { captureProcessOutput } from '../harness/process-output';
 
 type StateJson = { serial: number; resources: { mode: string; type: string; name: string; instances: { attributes: Record<string, unknown> }[] }[] };
 
@@ -30,16 +31,7 @@ describe('secrets never leave their place', () => {
     env = await createMigrationEnv({ workspaces: 3 }, { encryptionKey: key });
     await env.startWorker();
     targetVersionId = (await env.migrateTemplate()).versionId;
-    for (const m of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      jest.spyOn(console, m).mockImplementation((...args: unknown[]) => void processOutput.push(args.map(String).join(' ')));
-    }
-    for (const stream of [process.stdout, process.stderr]) {
-      const write = stream.write.bind(stream) as (...a: unknown[]) => boolean;
-      jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-        processOutput.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
-        return write(chunk, ...rest);
-      }) as typeof stream.write);
-    }
+    captureProcessOutput(processOutput);
   });
   afterAll(async () => {
     jest.restoreAllMocks();

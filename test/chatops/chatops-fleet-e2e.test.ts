@@ -2,7 +2,7 @@ import { notifierFromConfig } from '../../src/adapters/notify/from-config';
 import { startChatops, type Chatops } from '../../src/chatops/app';
 import { approvalGateway } from '../../src/client/approvals';
 import { startFleet } from '../../src/client/fleet';
-import { migrationStatus } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import { loadConfig } from '../../src/config/env';
 import { APPROVE_ACTION, decodeButtonValue, type ButtonValue } from '../../src/domain/approval-button';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
@@ -126,4 +126,18 @@ describe('fleet gates from Slack, end to end on the dev server (simulator, fake 
     expect(logs.some((l) => l.includes('"component":"chatops"') && l.includes('"msg":"decision sent"') && l.includes(fleetId))).toBe(true);
     expect(logs.join('\n')).not.toMatch(new RegExp(`${SIGNING}|${BOT}`));
   }, 300_000);
+
+  it('/wsmigrate status of a failed fleet or migration says failed and the run\'s own reason, as `wsmigrate status` does', async () => {
+    const fleet = await startFleet(env.t.client, { organization: 'coder', template: env.sim.template.name, canary: 0, filters: { owners: ['nobody'] }, approval: { policy: 'none' } }, { taskQueue: env.taskQueue });
+    await expect(fleet.result()).rejects.toThrow();
+    const shown = await slash('UBOB', `status ${fleet.workflowId}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.text).toMatch(new RegExp(`^\`${fleet.workflowId}\`: \\*failed\\*`));
+    expect(shown.body.text).toMatch(/\nreason: fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\)/);
+
+    const ws = await startWorkspaceMigration(env.t.client, { owner: 'nobody', workspace: 'nothing', template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'none' } }, { taskQueue: env.taskQueue });
+    await expect(ws.result()).rejects.toThrow();
+    const wsShown = await slash('UBOB', `status ${ws.workflowId}`);
+    expect(wsShown.body.text).toMatch(new RegExp(`^\`${ws.workflowId}\`: \\*failed\\* \\(during preflight\\)\nreason: preflight failed for nobody/nothing: .*404`));
+  }, 120_000);
 });

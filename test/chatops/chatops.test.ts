@@ -27,7 +27,7 @@ function recordingGateway(pending: PendingApproval | undefined) {
     async status(id) {
       calls.push({ op: 'status', args: [id] });
       if (id !== WF) throw new MigrationNotFoundError(id);
-      return { phase: 'awaiting-approval', stepsDone: ['preflight', 'backup'], approvals: [], pendingApproval: pending };
+      return { workflowId: id, phase: 'awaiting-approval', run: { state: 'running' }, stepsDone: ['preflight', 'backup'], pendingApproval: pending };
     },
     async waiting() {
       calls.push({ op: 'waiting', args: [] });

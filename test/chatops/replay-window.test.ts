@@ -31,7 +31,7 @@ describe('chatops: the replay window, on an injected clock', () => {
         decisions++;
         return { gateId: opts.gateId!, planHash: opts.planHash!, decision, approver: opts.approver, channel: 'slack', slackUserId: opts.slackUserId, at: new Date(nowMs).toISOString() };
       },
-      status: async () => ({ phase: 'awaiting-approval', stepsDone: [], approvals: [], pendingApproval: pending }),
+      status: async (id) => ({ workflowId: id, phase: 'awaiting-approval', run: { state: 'running' }, stepsDone: [], pendingApproval: pending }),
       waiting: async () => [{ workflowId: WF, pending }],
     };
     chatops = await startChatops({

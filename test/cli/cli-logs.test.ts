@@ -206,7 +206,12 @@ describe('a Temporal that cannot be reached', () => {
     const error = logLines(r).find((l) => l.level === 'error');
     expect(error?.msg).toMatch(new RegExp(`Cannot reach Temporal at ${address.replace(/\./g, '\\.')} .*TEMPORAL_ADDRESS.*wsmigrate setup`));
     expect(r.stdout).toBe('');
-  }, 60_000);
+
+    // The worker too: not the SDK's bare "Failed to connect before the deadline".
+    const worker = await wsmigrate({ TEMPORAL_ADDRESS: address, CODER_URL: 'http://127.0.0.1:9', CODER_SESSION_TOKEN: 'AbCdEf1234-s3cr3tT0ken', WSMIGRATE_METRICS_PORT: '0' }, 'worker');
+    expect(worker.code).toBe(1);
+    expect(logLines(worker).find((l) => l.level === 'error')?.msg).toMatch(new RegExp(`Cannot reach Temporal at ${address.replace(/\./g, '\\.')} .*TEMPORAL_ADDRESS.*wsmigrate setup`));
+  }, 90_000);
 });
 
 describe('the error that ends a command', () => {

@@ -28,6 +28,7 @@ describe('wsmigrate demo', () => {
       expect(rows).toHaveLength(5);
       for (const row of rows) expect(row).toMatch(/\smigrated\s+[0-9a-f-]{36} -> kept$/);
       expect(r.out).toContain('PVCs lost: 0');
+      expect(r.out).toMatch(/^State PUTs: 0 \(each migrated state travelled inside the one build/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

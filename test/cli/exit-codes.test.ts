@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EXIT } from '../../src/cli/io';
 import { runMain } from '../harness/cli';
 import { waitFor } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { cliAgainstWorker } from '../harness/cli-env';
 
 // README: "Exit codes of every command: 0 ok, 1 failure, 2 usage, 3 denied/refused, 4 changes pending."
 describe("commander's own errors exit 2 (usage), like every other usage error", () => {
@@ -47,29 +47,17 @@ describe("commander's own errors exit 2 (usage), like every other usage error", 
 });
 
 describe('exit codes against a running Temporal', () => {
-  let env: MigrationEnv;
-  let version: string;
-  const saved = { ...process.env };
-  beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2 });
-    await env.startWorker();
-    version = (await env.migrateTemplate()).versionId;
-    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
-  }, 120_000);
-  afterAll(async () => {
-    process.env = saved;
-    await env?.close();
-  });
+  const cli = cliAgainstWorker(2);
 
   it('a cron Temporal cannot read is a usage error (2), naming --cron', async () => {
-    const r = await runMain('schedule', 'create', `bad-${randomUUID().slice(0, 8)}`, '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--cron', 'every saturday', '--batch', '2', '--approval', 'none');
-    expect(r.err).toMatch(/^wsmigrate: Temporal refused the schedule's spec: .*check --cron/);
+    const r = await runMain('schedule', 'create', `bad-${randomUUID().slice(0, 8)}`, '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--cron', 'every saturday', '--batch', '2', '--approval', 'none');
+    expect(r.err).toMatch(/^wsmigrate: Temporal refused the schedule's spec: .*check --cron/m);
     expect(r.exitCode).toBe(EXIT.usage);
-    expect((await runMain('schedule', 'create', 'x', '--org', 'coder', '--template', 't', '--version', version, '--cron', '0 2 * * 6', '--batch', 'ten')).exitCode).toBe(EXIT.usage);
+    expect((await runMain('schedule', 'create', 'x', '--org', 'coder', '--template', 't', '--version', cli.version, '--cron', '0 2 * * 6', '--batch', 'ten')).exitCode).toBe(EXIT.usage);
   }, 60_000);
 
   it("a non-approver's approve is refused like a non-approver's pause or cancel: 3", async () => {
-    const started = await runMain('fleet', 'start', '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--canary', '1', '--approver', 'sre', '--no-archive', '--json');
+    const started = await runMain('fleet', 'start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--canary', '1', '--approver', 'sre', '--no-archive', '--json');
     expect(started.exitCode).toBe(EXIT.ok);
     const { workflowId } = JSON.parse(started.out) as { workflowId: string };
     await waitFor(async () => (await runMain('fleet', 'status', workflowId)).out.includes("'fleet-continue'"), 90_000);

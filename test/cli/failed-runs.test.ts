@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { describeError, EXIT } from '../../src/cli/io';
 import { runMain } from '../harness/cli';
 import { isWrite } from '../harness/coder-requests';
+import { cliAgainstWorker } from '../harness/cli-env';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 
 describe('the final message of a failed command is the reason, never a stack trace', () => {
@@ -16,24 +17,12 @@ describe('the final message of a failed command is the reason, never a stack tra
 });
 
 describe('a failed run through the CLI, as an SRE meets it', () => {
-  let env: MigrationEnv;
-  let version: string;
-  const saved = { ...process.env };
-  beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2 });
-    await env.startWorker();
-    version = (await env.migrateTemplate()).versionId;
-    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
-  }, 120_000);
-  afterAll(async () => {
-    process.env = saved;
-    await env?.close();
-  });
+  const cli = cliAgainstWorker(2);
 
   it('recover --wait of an unmigrated workspace ends with the run\'s refusal (exit 3), and status says failed and why', async () => {
-    const ws = env.sim.workspaces()[0];
-    const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
-    const r = await runMain('recover', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', version, '--any-approver', '--wait');
+    const ws = cli.env.sim.workspaces()[0];
+    const id = `wsmigrate/${cli.env.sim.template.name}/${ws.owner}/${ws.name}`;
+    const r = await runMain('recover', `${ws.owner}/${ws.name}`, '--template', cli.env.sim.template.name, '--version', cli.version, '--any-approver', '--wait');
     expect(r.err).not.toMatch(/TypeError|\n\s+at /);
     expect(r.err).toMatch(new RegExp(`^wsmigrate: ${id} failed: recover refused for ${ws.owner}/${ws.name}: it is unmigrated .*use 'wsmigrate migrate workspace'`));
     expect(r.err).toContain(`wsmigrate status ${id}`);
@@ -49,25 +38,88 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
   }, 120_000);
 
   it('migrate workspace --version <a version with the old types> is refused in preflight, naming the version, before any build', async () => {
-    const ws = env.sim.workspaces()[1];
-    const before = env.sim.requestLog().length;
-    const r = await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', env.sim.template.originalVersionId, '--approval', 'none', '--wait');
+    const ws = cli.env.sim.workspaces()[1];
+    const before = cli.env.sim.requestLog().length;
+    const r = await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', cli.env.sim.template.name, '--version', cli.env.sim.template.originalVersionId, '--approval', 'none', '--wait');
     expect(r.exitCode).toBe(EXIT.denied);
     expect(r.err).toMatch(/failed: preflight refused for .*: template version \S+ still declares kubernetes_\w+\.\w+ \(main\.tf:\d+\).* with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed/);
     // No downtime for nothing: no build was started, no state written.
-    expect(env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   }, 120_000);
 
   it('an unknown workspace or owner is a usage error naming it (exit 2, like an unknown template in scan), not retried', async () => {
-    const r = await runMain('migrate', 'workspace', 'nobody/nothing', '--template', env.sim.template.name, '--version', version, '--approval', 'none', '--wait');
+    const r = await runMain('migrate', 'workspace', 'nobody/nothing', '--template', cli.env.sim.template.name, '--version', cli.version, '--approval', 'none', '--wait');
     expect(r.err).toMatch(/^wsmigrate: wsmigrate\/.*\/nobody\/nothing failed: .*nobody\/nothing/);
     expect(r.err).toMatch(/not found|no workspace|does not exist/i);
     expect(r.exitCode).toBe(EXIT.usage);
   }, 120_000);
+
+  it('a fleet given an owner or an excluded workspace Coder does not know fails before any change, naming each (exit 2)', async () => {
+    const ws = cli.env.sim.workspaces()[0];
+    const before = cli.env.sim.requestLog().length;
+    const r = await runMain('fleet', 'start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--owner', ws.owner, 'nobody', '--exclude', `${ws.owner}/no-such-ws`, '--canary', '0', '--approval', 'none', '--wait');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.out).toMatch(/failed: fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\), no workspace '\S+\/no-such-ws' \(--exclude\); check the spelling/);
+    // The known owner is not named: only what is wrong.
+    expect(r.out).not.toContain(`user '${ws.owner}'`);
+    // Before any change: not even the template's require-active-version switch.
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+    const id = `wsmigrate-fleet/coder/${cli.env.sim.template.name}`;
+    expect((await runMain('fleet', 'status', id)).out).toMatch(/: failed: .*no user 'nobody'/);
+    // The Web UI's details say failed and why, not the phase it failed in.
+    const meta = (await cli.env.t.client.workflow.getHandle(id).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(meta.currentDetails).toMatch(/^### Fleet coder\/\S+ · FAILED \(during template\)\n\n\*\*Failed:\*\* `fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\), .*--template <name>.*`\n/);
+    expect((await cli.env.t.client.workflow.getHandle(id).describe()).searchAttributes.WsmigratePhase).toEqual(['failed']);
+
+    // The organization's run checks them once, up front, the same way.
+    const org = await runMain('fleet', 'start', '--org', 'coder', '--all-templates', '--owner', 'nobody', '--canary', '0', '--approval', 'none', '--wait');
+    expect(org.exitCode).toBe(EXIT.usage);
+    expect(org.out).toMatch(/failed: fleet of organization coder refused before any change: Coder has no user 'nobody' \(--owner\)/);
+    const orgMeta = (await cli.env.t.client.workflow.getHandle('wsmigrate-org/coder').query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(orgMeta.currentDetails).toMatch(/^### Organization coder · FAILED\n\n\*\*Failed:\*\* `fleet of organization coder refused before any change: Coder has no user 'nobody'/);
+    expect((await cli.env.t.client.workflow.getHandle('wsmigrate-org/coder').describe()).searchAttributes.WsmigratePhase).toEqual(['failed']);
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+  }, 120_000);
+
+  it("with Coder's URL and token in the shell, fleet start refuses an unknown template or owner itself, without --wait (exit 2, no run started)", async () => {
+    process.env.CODER_URL = cli.env.sim.url;
+    process.env.CODER_SESSION_TOKEN = cli.env.sim.token;
+    try {
+      const r = await runMain('fleet', 'start', '--org', 'coder', '--template', 'no-such-template', '--owner', 'nobody', '--any-approver');
+      expect(r.exitCode).toBe(EXIT.usage);
+      expect(r.err).toMatch(/has no template 'no-such-template' in organization 'coder' \(--template\), no user 'nobody' \(--owner\); check the spelling.*then start again/);
+      await expect(cli.env.t.client.workflow.getHandle('wsmigrate-fleet/coder/no-such-template').describe()).rejects.toThrow(/not found/i);
+    } finally {
+      delete process.env.CODER_URL;
+      delete process.env.CODER_SESSION_TOKEN;
+    }
+  }, 60_000);
 
   it('status of an id with no run says so, exit 1', async () => {
     const r = await runMain('status', 'wsmigrate/nope/a/b');
     expect(r.exitCode).toBe(EXIT.failure);
     expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate\/nope\/a\/b'/);
   }, 60_000);
+});
+
+describe('migrate template --wait on a Coder older than 2 (#22 item 1)', () => {
+  // Not cliAgainstWorker: it migrates the template first, which this Coder refuses.
+  let env: MigrationEnv;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1, version: 'v1.9.3+abc1234' });
+    await env.startWorker();
+    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
+  }, 120_000);
+  afterAll(async () => {
+    process.env = saved;
+    await env?.close();
+  });
+
+  it("ends with the run's refusal, naming the version and what to do (exit 3), never a stack trace", async () => {
+    const r = await runMain('migrate', 'template', env.sim.template.name, '--org', 'coder', '--any-approver', '--wait');
+    expect(r.err).not.toMatch(/TypeError|\n\s+at /);
+    expect(r.err).toMatch(/failed: .*Coder v1\.9\.3 predates Coder 2 \(builds that carry a state\); upgrade to any 2\.x release first/);
+    expect(r.exitCode).toBe(EXIT.denied);
+  }, 120_000);
 });

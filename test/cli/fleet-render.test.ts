@@ -1,4 +1,4 @@
-import { progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
+import { fitToWidth, newGateLines, progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
 import { emptyCounts } from '../../src/domain/fleet-progress';
 import { detailsMarkdown } from '../../src/domain/fleet-details';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
@@ -89,6 +89,10 @@ describe('fleet rendering', () => {
     expect(noop).not.toMatch(/now that the old versions are archived/);
     // A refusal is told by the note, not by this line.
     expect(summaryTable({ ...base, activeVersionLock: { state: 'refused', reason: 'license' } })).not.toMatch(/require active version/);
+    // The lock as the run ended: given back, never "on" beside an archive that switched it off.
+    const given = summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'given-back' }, archive: { archived: [{ id: 'v1', name: 'old' }], keptInUse: [], activeVersion: 'switched-off' } });
+    expect(given).toMatch(/require active version: given back \(off\)/);
+    expect(given).not.toMatch(/on until/);
   });
 
   it("the Web UI's current details: progress table, the pending gate with the approve command and the signal JSON", () => {
@@ -96,6 +100,25 @@ describe('fleet rendering', () => {
     expect(md).toMatch(/\| 20 \| 0 \| 0 \| 0 \| 1 \| 0 \| 10 \| 29 \| 20 \|/);
     expect(md).toContain('`wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver <you> --gate fleet-continue --plan canary:abc`');
     expect(md).toContain('"gateId":"fleet-continue","planHash":"canary:abc"');
-    expect(md).toMatch(/- `bob\/api-2` failed: preflight refused/);
+    expect(md).toMatch(/- `bob\/api-2` failed: `preflight refused/);
+  });
+
+  it('the bar fits the terminal: a longer line would wrap, and each redraw would leave the last one behind', () => {
+    const long = `[${'#'.repeat(28)}] 6/6  ok 6 · not ok 0 · running 0 · awaiting template coder/k8s-gpu at 'template-promote'`;
+    expect(fitToWidth(long, 80)).toHaveLength(79);
+    expect(fitToWidth(long, 80).endsWith('…')).toBe(true);
+    expect(fitToWidth('short', 80)).toBe('short');
+    expect(fitToWidth(long, undefined)).toBe(long);
+  });
+
+  it("a child's gate (the template's, a workspace's) is announced once, with its approve command", () => {
+    const announced = new Set<string>();
+    const waits = [
+      { kind: 'child-gate' as const, workflowId: 'wsmigrate-template/coder/k8s-gpu', gateId: 'template-promote' },
+      { kind: 'retrying' as const, workflowId: 'wsmigrate-fleet/coder/k8s-gpu', activity: 'discoverFleetPage', attempt: 2 },
+    ];
+    expect(newGateLines(waits, announced)).toEqual(["waits for wsmigrate-template/coder/k8s-gpu at 'template-promote': wsmigrate approve wsmigrate-template/coder/k8s-gpu --approver <you>"]);
+    expect(newGateLines(waits, announced)).toEqual([]);
+    expect(newGateLines([{ kind: 'child-gate', workflowId: 'wsmigrate/k8s-gpu/alice/a', gateId: 'recover' }], announced)).toHaveLength(1);
   });
 });

@@ -86,16 +86,20 @@ describe('a fleet says what it waits on', () => {
       const cancelled = await runMain('fleet', 'cancel', id, '--by', 'sre', '--reason', 'wrong version');
       expect(cancelled.exitCode).toBe(EXIT.ok);
       // At once: no approval needed, no approval timeout (4h) to wait out.
-      await waitFor(async () => (await status(id)).phase === 'cancelled', 30_000);
-      const receipts = (await env.t.client.workflow.getHandle(id).result()) as { phase: string };
-      expect(receipts.phase).toBe('cancelled');
-      // The Web UI and search attributes say cancelled too (not a bare "Completed"), memo as fields.
+      // Ended, and its summary still reads (Temporal keeps no result for a cancelled run).
+      await waitFor(async () => (await status(id)).result?.phase === 'cancelled', 30_000);
+      expect((await status(id)).result?.summary.migrated).toBe(1);
+      expect((await runMain('fleet', 'status', id)).out).toMatch(/^fleet cancelled by sre \(wrong version\) \(more workspaces remain for a later run\)$/m);
+      // The Web UI says cancelled everywhere: its badge (how the run ended), search attributes, memo as fields.
       const described = await env.t.client.workflow.getHandle(id).describe();
+      expect(described.status.name).toBe('CANCELLED');
       expect(described.searchAttributes.WsmigratePhase).toEqual(['cancelled']);
       expect(described.memo).toMatchObject({ outcome: 'cancelled', migrated: 1 });
-      // Temporal's badge says Completed (the fleet ended itself); its current details say CANCELLED, by whom and why.
+      // Its current details say CANCELLED, by whom and why.
       const details = (await env.t.client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata')) as { currentDetails?: string };
       expect(details.currentDetails).toMatch(/^### Fleet coder\/.* · CANCELLED by sre \(wrong version\)/);
+      // Nothing more will start: no ETA on an ended fleet.
+      expect(details.currentDetails).not.toMatch(/ETA/);
     }, 150_000);
   });
 
@@ -125,9 +129,14 @@ describe('a fleet says what it waits on', () => {
       expect(text).toContain(`${childId} waits for 'recover': wsmigrate approve ${childId} --approver <you>`);
       expect(text).not.toMatch(/ETA/);
 
+      // `--wait` says which child waits, at which gate, with the command, before the person acts.
+      const { main } = await import('../../src/cli/main');
+      const lines: string[] = [];
+      const waiting = main(['fleet', 'status', id, '--wait'], { out: (t) => lines.push(t), err: (t) => lines.push(t) });
+      await waitFor(() => lines.some((l) => l.startsWith(`waits for ${childId} at 'recover'`) && l.endsWith(`: wsmigrate approve ${childId} --approver <you>`)), 30_000);
       expect((await runMain('approve', childId, '--approver', 'sre')).exitCode).toBe(EXIT.ok);
-      const waited = await runMain('fleet', 'status', id, '--wait');
-      expect(waited.exitCode).toBe(EXIT.ok);
+      expect(await waiting).toBe(EXIT.ok);
+      const waited = { out: lines.join('\n') };
       expect(waited.out).toMatch(/^migrated\s+1$/m);
       expect(waited.out).toMatch(/^ {2}of them recovered\s+1$/m);
       expect(waited.out).toMatch(/^PVC uids kept\s+1$/m);

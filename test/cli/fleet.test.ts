@@ -3,31 +3,19 @@ import { registerFleetCommands } from '../../src/cli/commands/fleet';
 import { runCommand } from '../harness/cli';
 import { childrenStartedAfterUpdate } from '../harness/history';
 import { waitFor } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { cliAgainstWorker } from '../harness/cli-env';
 
 describe('wsmigrate fleet', () => {
-  let env: MigrationEnv;
-  let version: string;
-  const savedQueue = process.env.WSMIGRATE_TASK_QUEUE;
-  beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 4 });
-    await env.startWorker();
-    version = (await env.migrateTemplate()).versionId;
-    process.env.WSMIGRATE_TASK_QUEUE = env.taskQueue;
-  });
-  afterAll(async () => {
-    process.env.WSMIGRATE_TASK_QUEUE = savedQueue;
-    await env?.close();
-  });
+  const cli = cliAgainstWorker(4);
 
   const fleet = (...args: string[]) => runCommand(registerFleetCommands, 'fleet', ...args);
   const status = async (id: string) => JSON.parse((await fleet('status', id, '--json')).out) as { phase: string; progress?: { counts: Record<string, number>; pendingApproval?: { gateId: string } } };
 
   it('starts, shows status, pauses and resumes, is approved with `approve`, and --wait prints the summary table', async () => {
-    const started = await fleet('start', '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--canary', '1', '--concurrency', '3', '--approver', 'sre', '--no-archive', '--json');
+    const started = await fleet('start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--canary', '1', '--concurrency', '3', '--approver', 'sre', '--no-archive', '--json');
     expect(started.exitCode).toBe(0);
     const { workflowId } = JSON.parse(started.out) as { workflowId: string };
-    expect(workflowId).toBe(`wsmigrate-fleet/coder/${env.sim.template.name}`);
+    expect(workflowId).toBe(`wsmigrate-fleet/coder/${cli.env.sim.template.name}`);
 
     await waitFor(async () => (await status(workflowId)).progress?.pendingApproval?.gateId === 'fleet-continue', 90_000);
     expect((await status(workflowId)).phase).toBe('awaiting-approval');
@@ -44,7 +32,7 @@ describe('wsmigrate fleet', () => {
     // Approved but paused: nothing new starts until resume.
     await waitFor(async () => (await status(workflowId)).phase === 'paused');
     // Not a sleep: once the fleet has handled the approval, it has started no migration on it.
-    const handle = env.t.client.workflow.getHandle(workflowId);
+    const handle = cli.env.t.client.workflow.getHandle(workflowId);
     await waitFor(async () => (await childrenStartedAfterUpdate(handle, 'approve')) !== undefined, 60_000);
     expect(await childrenStartedAfterUpdate(handle, 'approve')).toEqual([]);
     expect((await status(workflowId)).progress?.counts.migrated).toBe(1);
@@ -58,6 +46,6 @@ describe('wsmigrate fleet', () => {
     expect(waited.out).toMatch(/^failed\s+0$/m);
     expect(waited.out).toMatch(/^PVC uids kept\s+4$/m); // one home volume each
     expect((await status(workflowId)).phase).toBe('done');
-    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+    expect(cli.env.sim.cluster.pvcLosses()).toEqual([]);
   }, 180_000);
 });

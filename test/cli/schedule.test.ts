@@ -32,6 +32,30 @@ describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
     expect(r.err).toMatch(/takes --batch <n> \(migrations per window\), not --limit/);
   });
 
+  it("with Coder's URL and token in the shell, a template, owner or excluded workspace Coder does not know is refused at create (exit 2), no schedule made", async () => {
+    const saved = { url: process.env.CODER_URL, token: process.env.CODER_SESSION_TOKEN };
+    process.env.CODER_URL = env.sim.url;
+    process.env.CODER_SESSION_TOKEN = env.sim.token;
+    try {
+      const owner = env.sim.workspaces()[0].owner;
+      const typo = `typo-${randomUUID().slice(0, 8)}`;
+      const r = await schedule('create', typo, '--org', 'coder', '--template', 'no-such-template', '--owner', owner, 'nobody', '--exclude', `${owner}/no-such-ws`, '--cron', '0 2 * * 6', '--batch', '2', '--approval', 'none');
+      expect(r.exitCode).toBe(2);
+      expect(r.err).toMatch(/has no template 'no-such-template' in organization 'coder' \(--template\), no user 'nobody' \(--owner\), no workspace '\S+\/no-such-ws' \(--exclude\); check the spelling/);
+      await expect(schedule('describe', typo)).rejects.toThrow(/no schedule/);
+      // The names right: created, and nothing said about names.
+      const ok = await schedule('create', typo, '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--owner', owner, '--cron', '0 2 * * 6', '--batch', '2', '--approval', 'none', '--paused');
+      expect(ok.exitCode).toBe(0);
+      expect(ok.err).not.toMatch(/not checked/);
+      await schedule('delete', typo);
+    } finally {
+      process.env.CODER_URL = saved.url;
+      process.env.CODER_SESSION_TOKEN = saved.token;
+      if (saved.url === undefined) delete process.env.CODER_URL;
+      if (saved.token === undefined) delete process.env.CODER_SESSION_TOKEN;
+    }
+  }, 60_000);
+
   it('a triggered window migrates one batch; a trigger while it runs is skipped; the next window continues; no workspace is migrated twice', async () => {
     const created = await schedule(
       'create', name, '--org', 'coder', '--template', env.sim.template.name, '--version', version,
@@ -39,6 +63,8 @@ describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
     );
     expect(created.exitCode).toBe(0);
     expect(JSON.parse(created.out)).toEqual({ scheduleId: `wsmigrate-${name}` });
+    // Without Coder's URL and token here, it says the names were not checked, and by whom they will be.
+    expect(created.err).toMatch(/^note: names not checked \(CODER_URL and CODER_SESSION_TOKEN are not set here\): each window's fleet refuses/);
     const d = await describeIt();
     expect(d).toMatchObject({ cron: ['0 2 * * 6'], timezone: 'Europe/Berlin', paused: false, input: { filters: { limit: 2 } } });
     expect((await schedule('list')).out).toMatch(new RegExp(`wsmigrate-${name}\\s+active\\s+0 2 \\* \\* 6 Europe/Berlin`));

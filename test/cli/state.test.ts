@@ -1,40 +1,15 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { registerStateCommands } from '../../src/cli/commands/state';
-import { CliError, EXIT, type CliIo } from '../../src/cli/io';
+import { EXIT } from '../../src/cli/io';
+import { runCommand } from '../harness/cli';
 
 const fixtures = join(__dirname, '..', 'fixtures', 'state');
 
-interface Run {
-  out: string[];
-  err: string[];
-  exitCode: number;
-}
-
-async function run(...args: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (t) => out.push(t), err: (t) => err.push(t) };
-  const program = new Command();
-  program.exitOverride();
-  program.configureOutput({ writeOut: (t) => out.push(t), writeErr: (t) => err.push(t) });
-  registerStateCommands(program, io);
-  let exitCode: number = EXIT.ok;
-  try {
-    await program.parseAsync(args, { from: 'user' });
-  } catch (error) {
-    if (error instanceof CliError) {
-      exitCode = error.exitCode;
-      err.push(error.message);
-    } else if (error instanceof Error && 'exitCode' in error) {
-      exitCode = (error as { exitCode: number }).exitCode;
-    } else {
-      throw error;
-    }
-  }
-  return { out, err, exitCode };
+async function run(...args: string[]): Promise<{ out: string[]; err: string[]; exitCode: number }> {
+  const r = await runCommand(registerStateCommands, ...args);
+  return { out: r.outLines, err: r.errLines, exitCode: r.exitCode };
 }
 
 let dir: string;

@@ -1,4 +1,4 @@
-import { approvalCommands, renderRunDetails, workspaceRunSummary } from '../../src/domain/run-details';
+import { approvalCommands, codeSpan, renderRunDetails, workspaceRunSummary } from '../../src/domain/run-details';
 
 describe('run details for the Temporal Web UI', () => {
   const pending = { gateId: 'apply' as const, planHash: 'sha256:ab12', summary: 'Push the migrated state of alice/dev', requestedAt: '2026-11-30T21:00:00.000Z', escalated: true };
@@ -14,6 +14,16 @@ describe('run details for the Temporal Web UI', () => {
     expect(md).toContain('#### Waiting for approval: `apply` (escalated)');
     expect(md).toContain('wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver <you> --gate apply --plan sha256:ab12');
     expect(md).toContain('{"gateId":"apply","planHash":"sha256:ab12","approver":"<you>","decision":"approve"}');
+  });
+
+  test('each fact is its own paragraph (markdown joins consecutive lines), a failure right under the phase', () => {
+    const md = renderRunDetails({ title: 't', workflowId: 'w', phase: 'failed (during preflight)', failure: 'preflight failed for nobody/dev: 404', stepsDone: [], verdict: { verdict: 'allow', summary: 'ALLOW' } });
+    expect(md).toBe('### t\n\n**Phase:** failed (during preflight)\n\n**Failed:** `preflight failed for nobody/dev: 404`\n\n**Steps done:** –\n\n**Guard:** allow — ALLOW');
+  });
+
+  test('a reason is shown as written: no `<name>` eaten as an HTML tag, no -- turned into a dash, backticks inside kept', () => {
+    expect(codeSpan("check --template <name>")).toBe('`check --template <name>`');
+    expect(codeSpan('run `wsmigrate scan`')).toBe('`` run `wsmigrate scan` ``');
   });
 
   test('the signal JSON is what the approval signal accepts, and the shell command quotes it', () => {
@@ -33,7 +43,7 @@ describe('run details for the Temporal Web UI', () => {
     });
     expect(md).not.toContain('Waiting for approval');
     expect(md).toContain('**Guard:** needs-approval — 1 replace\n- kubernetes_service_v1.x replaced');
-    expect(md).toContain('**Error:** start build failed');
+    expect(md).toContain('**Error:** `start build failed`');
     expect(md).toContain('#### Progress\n| migrated | 3 |');
   });
 });

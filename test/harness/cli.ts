@@ -5,6 +5,9 @@ export interface CliRun {
   out: string;
   err: string;
   exitCode: number;
+  /** What was printed, one entry per write (`out` and `err` are these joined by newlines). */
+  outLines: string[];
+  errLines: string[];
 }
 
 /** Runs one command module in-process, collecting what it prints and the exit code main would return. */
@@ -29,7 +32,7 @@ export async function runCommand(register: (program: Command, io: CliIo) => void
       throw error;
     }
   }
-  return { out: out.join('\n'), err: err.join('\n'), exitCode };
+  return { out: out.join('\n'), err: err.join('\n'), exitCode, outLines: out, errLines: err };
 }
 
 /**
@@ -41,5 +44,5 @@ export async function runMain(...args: string[]): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   const exitCode = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { out: out.join('\n'), err: err.join('\n'), exitCode };
+  return { out: out.join('\n'), err: err.join('\n'), exitCode, outLines: out, errLines: err };
 }

@@ -80,6 +80,18 @@ describe('simulator: auth, buildinfo and workspace endpoints', () => {
     expect((await api(sim, 'GET', `/users/nobody/workspace/${seeded?.name}`)).status).toBe(404);
   });
 
+  test('GET /users/{user} answers a user by name, id or me; an unknown one is 400 with Coder\'s own words (coderd/httpmw/userparam.go)', async () => {
+    const owner = sim.workspaces()[0]?.owner as string;
+    const byName = await api<{ id: string; username: string }>(sim, 'GET', `/users/${owner}`);
+    expect(byName.status).toBe(200);
+    expect(byName.body.username).toBe(owner);
+    expect((await api<{ username: string }>(sim, 'GET', `/users/${byName.body.id}`)).body.username).toBe(owner);
+    expect((await api<{ username: string }>(sim, 'GET', '/users/me', { token: sim.memberToken })).body.username).toBe(owner);
+    const unknown = await api<{ message: string }>(sim, 'GET', '/users/nobody');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toBe('"user" must be an existing uuid or username.');
+  });
+
   test("a member cannot see someone else's workspace (404) and lists only their own", async () => {
     const mine = sim.workspaces()[0];
     const theirs = sim.workspaces().find((w) => w.owner !== mine?.owner);

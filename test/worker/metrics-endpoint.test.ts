@@ -3,7 +3,7 @@ import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-works
 import { dashboardQueries, exportedNames, metricNamesIn } from '../deploy/dashboard-queries';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
-import { freePort, spawnCliWorker, type CliWorker } from './fixtures/cli-worker';
+import { freePort, spawnCliWorker, workerEnvFor, type CliWorker } from './fixtures/cli-worker';
 
 /** The value of one sample line, e.g. sample(text, 'wsmigrate_workspaces_finished_total{outcome="migrated"}'). */
 function sample(text: string, series: string): number | undefined {
@@ -21,11 +21,7 @@ describe('the worker process serves /metrics, /healthz and /readyz', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     worker = await spawnCliWorker({
-      TEMPORAL_ADDRESS: env.t.address,
-      WSMIGRATE_TASK_QUEUE: env.taskQueue,
-      CODER_URL: env.sim.url,
-      CODER_SESSION_TOKEN: env.sim.token,
-      WSMIGRATE_BLOB_DIR: env.blobDir,
+      ...workerEnvFor(env),
       WSMIGRATE_METRICS_PORT: String(port),
       WSMIGRATE_METRICS_HOST: '127.0.0.1',
     });

@@ -6,7 +6,7 @@ import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-works
 import { createLogger } from '../../src/adapters/logging/logger';
 import { failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
-import { spawnCliWorker, type CliWorker } from './fixtures/cli-worker';
+import { spawnCliWorker, workerEnvFor, type CliWorker } from './fixtures/cli-worker';
 
 describe('structured logs', () => {
   it('scrubs known secrets from every line, whatever field or message carries them, and pretty-prints only on a terminal', () => {
@@ -42,11 +42,7 @@ describe('structured logs', () => {
       env = await createMigrationEnv({ workspaces: 2, buildLatencyMs: 20 });
       client = new Client({ connection: env.t.connection, namespace: env.t.namespace, dataConverter: createDataConverter(key) });
       worker = await spawnCliWorker({
-        TEMPORAL_ADDRESS: env.t.address,
-        WSMIGRATE_TASK_QUEUE: env.taskQueue,
-        CODER_URL: env.sim.url,
-        CODER_SESSION_TOKEN: env.sim.token,
-        WSMIGRATE_BLOB_DIR: env.blobDir,
+        ...workerEnvFor(env),
         WSMIGRATE_ENCRYPTION_KEY: key.toString('base64'),
         WSMIGRATE_METRICS_PORT: '0',
         WSMIGRATE_LOG_LEVEL: 'debug',

@@ -2,7 +2,7 @@ import { startTemplateMigration, startWorkspaceMigration } from '../../src/clien
 import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
-import { spawnCliWorker, type CliWorker } from './fixtures/cli-worker';
+import { spawnCliWorker, workerEnvFor, type CliWorker } from './fixtures/cli-worker';
 
 /** Two `wsmigrate worker` processes on one task queue, sharing one blob directory, as two pods share S3. */
 describe('two worker processes on one task queue', () => {
@@ -12,11 +12,7 @@ describe('two worker processes on one task queue', () => {
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 8, buildLatencyMs: 400 });
     const workerEnv = {
-      TEMPORAL_ADDRESS: env.t.address,
-      WSMIGRATE_TASK_QUEUE: env.taskQueue,
-      CODER_URL: env.sim.url,
-      CODER_SESSION_TOKEN: env.sim.token,
-      WSMIGRATE_BLOB_DIR: env.blobDir,
+      ...workerEnvFor(env),
       WSMIGRATE_METRICS_PORT: '0',
     };
     workers.push(...(await Promise.all([spawnCliWorker(workerEnv), spawnCliWorker(workerEnv)])));

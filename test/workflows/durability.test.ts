@@ -7,6 +7,7 @@ import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { capturedWorkerLog } from '../harness/worker-log';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { captureProcessOutput } from '../harness/process-output';
 
 const root = join(__dirname, '..', '..');
 
@@ -50,16 +51,7 @@ describe('durability and invariants', () => {
     const tmp = await env.startWorker();
     targetVersionId = (await env.migrateTemplate()).versionId;
     await tmp.stop();
-    for (const m of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      jest.spyOn(console, m).mockImplementation((...args: unknown[]) => void processOutput.push(args.map(String).join(' ')));
-    }
-    for (const stream of [process.stdout, process.stderr]) {
-      const write = stream.write.bind(stream) as (...a: unknown[]) => boolean;
-      jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-        processOutput.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
-        return write(chunk, ...rest);
-      }) as typeof stream.write);
-    }
+    captureProcessOutput(processOutput);
   });
   afterAll(async () => {
     jest.restoreAllMocks();

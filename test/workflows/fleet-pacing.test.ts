@@ -4,14 +4,9 @@ import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { pvcUids } from './fixtures/pvc-uids';
 
 const progressOf = async (env: MigrationEnv, id: string) => (await migrationStatus(env.t.client, id)) as FleetProgress;
-const pvcUids = (env: MigrationEnv) =>
-  env.sim.cluster
-    .objects()
-    .filter((o) => o.kind === 'PersistentVolumeClaim')
-    .map((o) => `${o.namespace}/${o.name}=${o.uid}`)
-    .sort();
 
 /** Every build of the migrated template's workspaces, as the simulator recorded them. */
 async function migrationBuilds(env: MigrationEnv) {

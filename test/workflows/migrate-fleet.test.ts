@@ -1,6 +1,6 @@
 import { isWrite } from '../harness/coder-requests';
 import { CoderClient } from '../../src/adapters/coder';
-import { controlFleet, fleetStatus, startFleet } from '../../src/client/fleet';
+import { controlFleet, fleetResult, fleetStatus, startFleet } from '../../src/client/fleet';
 import { decide, migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { templateWorkflowId, workspaceWorkflowId } from '../../src/domain/migration-input';
@@ -63,9 +63,9 @@ describe('migrateFleet: template, canary, gate, window, archive', () => {
     expect(result.summary).toMatchObject({ migrated: 10, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0 });
     expect(result.summary.pvcUidsKept).toBe(10); // one home volume each
     expect(result.archive?.archived.map((v) => v.id)).toEqual([original]);
-    expect(result.activeVersionLock).toEqual({ state: 'switched-on' });
-    // No old version can be built any more: the template's own setting is given back.
+    // No old version can be built any more: the template's own setting is given back, and both fields say so.
     expect(result.archive?.activeVersion).toBe('switched-off');
+    expect(result.activeVersionLock).toEqual({ state: 'given-back' });
     expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
     expect(result.moreRemaining).toBe(false);
     expect(uids()).toEqual(uidsBefore);
@@ -124,8 +124,10 @@ describe('migrateFleet: failure budget, pause, resume, cancel', () => {
     await expect(controlFleet(env.t.client, handle.workflowId, 'resume', 'sre')).rejects.toThrow(/resume refused: the fleet is not paused/);
     await expect(controlFleet(env.t.client, handle.workflowId, 'pause', 'mallory')).rejects.toThrow(/'mallory' may not pause/);
     await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
-    const result = (await handle.result()) as FleetResult;
+    const result = await fleetResult(env.t.client, handle.workflowId);
     expect(result.phase).toBe('cancelled');
+    // Cancelled is how the run ends in Temporal too (the Web UI's badge), not Completed.
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
     expect(result.summary.failed).toBe(2);
     expect(result.summary.migrated).toBe(0);
     expect(result.moreRemaining).toBe(true);
@@ -154,8 +156,9 @@ describe('migrateFleet: failure budget, pause, resume, cancel', () => {
     await waitFor(async () => (await progressOf(env, handle.workflowId)).finished > finishedWhilePaused, 90_000);
     // The signal twin, as the Web UI sends it.
     await handle.signal('cancel', { by: 'sre', reason: 'enough for tonight' });
-    const result = (await handle.result()) as FleetResult;
+    const result = await fleetResult(env.t.client, handle.workflowId);
     expect(result.phase).toBe('cancelled');
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
     expect(result.summary.migrated).toBeGreaterThan(finishedWhilePaused);
     // Every migration the fleet started has ended (none abandoned half-way), and no volume was lost.
     for (const ws of env.sim.workspaces()) {
@@ -171,8 +174,9 @@ describe('migrateFleet: failure budget, pause, resume, cancel', () => {
     await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length > 0, 60_000);
     const runningIds = (await progressOf(env, handle.workflowId)).running.map((r) => r.workflowId);
     await handle.cancel();
-    const result = (await handle.result()) as FleetResult;
+    const result = await fleetResult(env.t.client, handle.workflowId);
     expect(result.phase).toBe('cancelled');
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
     for (const id of runningIds) {
       const d = await env.t.client.workflow.getHandle(id).describe();
       expect(d.status.name).toBe('COMPLETED');
@@ -240,8 +244,8 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     expect(second.moreRemaining).toBe(false);
     expect(second.archive?.archived.map((v) => v.id)).toEqual([env.sim.template.originalVersionId]);
     // The second batch (another workflow) finds wsmigrate's own mark and gives the setting back.
-    expect(second.activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: true });
     expect(second.archive?.activeVersion).toBe('switched-off');
+    expect(second.activeVersionLock).toEqual({ state: 'given-back' });
     expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 180_000);

@@ -1,6 +1,6 @@
 import { controlFleet } from '../../src/client/fleet';
 import { decide } from '../../src/client/migrations';
-import { organizationStatus, startOrganizationMigration } from '../../src/client/organization';
+import { organizationStatus, organizationStatusText, startOrganizationMigration } from '../../src/client/organization';
 import { templateWorkflowId } from '../../src/domain/migration-input';
 import type { MigrateOrganizationInput } from '../../src/domain/organization-input';
 import type { OrganizationResult } from '../../src/contracts/migrate-organization';
@@ -8,13 +8,8 @@ import { childrenStartedAfterUpdate } from '../harness/history';
 import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { pvcUids } from './fixtures/pvc-uids';
 
-const pvcUids = (env: MigrationEnv) =>
-  env.sim.cluster
-    .objects()
-    .filter((o) => o.kind === 'PersistentVolumeClaim')
-    .map((o) => `${o.namespace}/${o.name}=${o.uid}`)
-    .sort();
 
 /** Approves each template's promote gate as it appears (the canary fleets migrate the templates first). */
 async function approveTemplatesAsTheyAsk(env: MigrationEnv, templates: string[], until: () => Promise<boolean>): Promise<void> {
@@ -115,11 +110,23 @@ describe('migrateOrganization: cancel', () => {
       { organization: 'coder', templates: [env.sim.template.name, gpu], canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
       { taskQueue: env.taskQueue, workflowId: id },
     );
+    // The first template's gate (gpu's: 'aaa-…' sorts first), two levels down (organization → fleet →
+    // template), shows in the run's status with its command.
+    const templateRun = templateWorkflowId('coder', gpu);
+    await waitFor(async () => organizationStatusText(await organizationStatus(env.t.client, id)).includes(`waits for ${templateRun} at 'template-promote'`), 60_000);
+    expect(organizationStatusText(await organizationStatus(env.t.client, id))).toMatch(new RegExp(`waits for ${templateRun} at 'template-promote'.*: wsmigrate approve ${templateRun} --approver <you>`));
     await approveTemplatesAsTheyAsk(env, [env.sim.template.name, gpu], async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
     await decide(env.t.client, id, 'approve', { approver: 'sre' });
     await waitFor(async () => (await organizationStatus(env.t.client, id)).progress?.templates.find((r) => r.template === gpu)?.state === 'rolling', 60_000);
     await controlFleet(env.t.client, id, 'cancel', 'sre', 'stop for today');
-    const result = (await env.t.client.workflow.getHandle(id).result()) as OrganizationResult;
+    await expect(env.t.client.workflow.getHandle(id).result()).rejects.toThrow();
+    // Cancelled in Temporal too, the run and the template fleets it cancelled; one phase word for all of them.
+    const described = await env.t.client.workflow.getHandle(id).describe();
+    expect(described.status.name).toBe('CANCELLED');
+    expect(described.searchAttributes.WsmigratePhase).toEqual(['cancelled']);
+    const s = await organizationStatus(env.t.client, id);
+    const result = s.result as OrganizationResult;
+    expect(s.phase).toBe('cancelled');
     expect(result.phase).toBe('cancelled');
     const byTemplate = Object.fromEntries(result.templates.map((r) => [r.template, r.state]));
     expect(byTemplate).toEqual({ [gpu]: 'cancelled', [env.sim.template.name]: 'cancelled' });

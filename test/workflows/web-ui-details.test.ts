@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { startWorkspaceMigration } from '../../src/client/migrations';
+import { startFleet } from '../../src/client/fleet';
+import { decide, startWorkspaceMigration } from '../../src/client/migrations';
+import { fleetProgressQuery } from '../../src/contracts/migrate-fleet';
 import { temporalCliPath } from '../../src/config/tools';
 import { approvalCommands } from '../../src/domain/run-details';
 import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
@@ -12,7 +14,7 @@ describe('the Temporal Web UI view of a workspace migration', () => {
   let target: { versionId: string; versionName?: string };
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2 });
+    env = await createMigrationEnv({ workspaces: 4 });
     await env.startWorker();
     target = await env.migrateTemplate();
   });
@@ -62,4 +64,57 @@ describe('the Temporal Web UI view of a workspace migration', () => {
       .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as string);
     expect(summaries).toEqual(expect.arrayContaining([`start ${ws.owner}/${ws.name} on ${target.versionName} carrying the migrated state, and wait for the build`, `back up the state of ${ws.owner}/${ws.name}`]));
   });
+
+  it('a run cancelled at its gate says cancelled and restored, and no gate is left pending; a failed run says failed and why', async () => {
+    const ws = env.sim.workspaces()[1];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: target.versionId, approval: { policy: 'all', approvers: ['alice'] } },
+      { taskQueue: env.taskQueue },
+    );
+    // Waiting at the stop gate is awaiting approval, as at any gate.
+    await waitFor(async () => (await currentDetails(handle.workflowId)).includes('Waiting for approval: `stop`'));
+    expect(await currentDetails(handle.workflowId)).toContain('**Phase:** awaiting-approval');
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'alice' });
+    await waitFor(async () => (await currentDetails(handle.workflowId)).includes('Waiting for approval: `apply`'));
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    const cancelled = await currentDetails(handle.workflowId);
+    expect(cancelled).toContain('**Phase:** cancelled (restored: state and transition as before)');
+    expect(cancelled).not.toContain('Waiting for approval');
+    expect((await handle.describe()).searchAttributes.WsmigratePendingApproval).toEqual(['none']);
+
+    const failed = await startWorkspaceMigration(
+      env.t.client,
+      { owner: 'nobody', workspace: 'nothing', template: env.sim.template.name, targetVersionId: target.versionId, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    await expect(failed.result()).rejects.toThrow();
+    const text = await currentDetails(failed.workflowId);
+    expect(text).toMatch(/\*\*Phase:\*\* failed \(during preflight\)\n\n\*\*Failed:\*\* `preflight failed for nobody\/nothing: .*404/);
+  }, 120_000);
+
+  it("a fleet's details count its running migrations as soon as they start, not once one ends", async () => {
+    // Each migration waits at its first gate, so two stay running while the details are read (of four
+    // workspaces, the tests before migrated one and ran one).
+    const fleet = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId: target.versionId, canary: 0, concurrency: 2, archiveOldVersions: false, approval: { policy: 'none', approvers: ['alice'] }, workspaceApproval: { policy: 'all' } },
+      { taskQueue: env.taskQueue, workflowId: `wsmigrate-fleet/coder/${env.sim.template.name}-details` },
+    );
+    try {
+      await waitFor(async () => (await fleet.query(fleetProgressQuery)).childApprovals.length === 2, 60_000);
+      const details = await currentDetails(fleet.workflowId);
+      expect(details).toMatch(/^### Fleet coder\/\S+ · awaiting-approval \(rolling\)/);
+      const header = details.split('\n').find((l) => l.startsWith('| migrated'))?.split('|').map((c) => c.trim());
+      const row = details.split('\n').find((l) => /^\| \d/.test(l))?.split('|').map((c) => c.trim());
+      const column = (name: string) => row?.[header?.indexOf(name) ?? -1];
+      expect(column('running')).toBe('2');
+      expect(column('to go (with running)')).toBe('3');
+      expect(column('migrated')).toBe('0');
+    } finally {
+      await fleet.terminate('test over');
+      for (const w of env.sim.workspaces()) await env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${w.owner}/${w.name}`).terminate('test over').catch(() => undefined);
+    }
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { startFleet } from '../../src/client/fleet';
+import { fleetResult, startFleet } from '../../src/client/fleet';
 import { decide, migrationStatus } from '../../src/client/migrations';
 import { startTemplateMigration } from '../../src/client/migrations';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
@@ -159,7 +159,7 @@ describe('the fleet failure budget counts needs-attention, and still holds after
     expect(second.finished).toBe(4);
     expect(second.budget).toEqual({ allowance: 1, failures: 4, accepted: 2 });
     await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
-    const result = (await handle.result()) as FleetResult;
+    const result = await fleetResult(env.t.client, handle.workflowId);
     env.sim.setFaults(undefined);
     expect(result.phase).toBe('cancelled');
     expect(result.summary).toMatchObject({ needsAttention: 4, migrated: 0, alreadyMigrated: 0 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatDuration } from '../../domain/duration-text';
 import { checkHttpUrl } from '../../domain/http-url';
 import { CoderWaitTimeoutError, isCoderApiError } from './errors';
 import { pollUntil, type PollOptions } from './poll-until';
@@ -188,6 +189,18 @@ export class CoderClient {
   currentUser(): Promise<CurrentUser> {
     return this.#http.json(
       { method: 'GET', path: '/users/me', expect: [200], endpoint: { does: 'read the user the session token belongs to', hints: { 401: 'The session token is wrong, expired or revoked: set CODER_SESSION_TOKEN to a valid one.' } } },
+      CurrentUserSchema,
+    );
+  }
+
+  /**
+   * A user by username or id (`GET /users/{user}`). Coder answers an unknown one with 400
+   * `"user" must be an existing uuid or username.` (coderd/httpmw/userparam.go, extractUserContext),
+   * so the caller tells "no such user" by `kind: 'bad-request'`, not by a 404.
+   */
+  userByName(name: string): Promise<CurrentUser> {
+    return this.#http.json(
+      { method: 'GET', path: `/users/${seg(name)}`, expect: [200], endpoint: { does: `get user ${name}` } },
       CurrentUserSchema,
     );
   }
@@ -736,11 +749,4 @@ function parseDeploymentUrl(raw: string): URL {
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/api\/v2$/, '') + '/';
   return url;
-}
-
-function formatDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
 }

@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/env';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, asCliRefusal, type CliIo } from '../io';
 import { withTemporal } from '../with-temporal';
+import { lastPhaseNote } from '../../client/phase-note';
 
 export function registerApprovalCommands(program: Command, io: CliIo): void {
   program
@@ -16,7 +17,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       const s = await withTemporal((c) => runStatus(c, id), log);
       log.debug({ phase: s.phase, state: s.run.state, gate: s.pendingApproval?.gateId }, 'status read');
       if (o.json) return io.out(JSON.stringify(s, null, 2));
-      io.out(`${id}: ${s.phase}${s.lastPhase ? ` (during ${s.lastPhase})` : ''}`);
+      io.out(`${id}: ${s.phase}${lastPhaseNote(s.lastPhase)}`);
       if (s.run.reason) io.out(`  reason: ${s.run.reason}`);
       if (s.stepsDone) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
       if (s.verdict) io.out(`  guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
@@ -26,7 +27,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         io.out(`    plan ${s.pendingApproval.planHash}`);
         io.out(`    wsmigrate approve ${id} --approver <you>`);
       }
-      if (s.error && s.error !== s.run.reason) io.out(`  error: ${s.error}`);
+      if (s.error && s.error !== s.run.reason && !(s.run.state === 'cancelled' && /cancel/i.test(s.error))) io.out(`  error: ${s.error}`);
     });
 
   program
@@ -70,3 +71,4 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       });
   }
 }
+

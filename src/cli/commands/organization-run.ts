@@ -1,8 +1,8 @@
-import { InputError } from '../../domain/migration-input';
 import type { Logger } from '../../adapters/logging/logger';
 import { organizationInputFromOptions } from '../organization-options';
-import { runIdOf, withTemporal, type Client } from '../with-temporal';
-import { CliError, EXIT, type CliIo } from '../io';
+import type { Client } from '../with-temporal';
+import { startFleetRun } from '../start-fleet-run';
+import { CliError, EXIT, exitCodeOfFailureType, type CliIo } from '../io';
 
 /** A deployment-wide run has this id prefix; `fleet status` shows it per template. */
 export const ORGANIZATION_RUN_PREFIX = 'wsmigrate-org/';
@@ -13,27 +13,12 @@ export async function startOrganizationRun(io: CliIo, o: Record<string, unknown>
   const { loadConfig } = await import('../../config/env');
   const input = organizationInputFromOptions(o, loadConfig().approvers);
   const { startOrganizationMigration } = await import('../../client/organization');
-  await withTemporal(async (client, taskQueue) => {
-    let handle;
-    try {
-      handle = await startOrganizationMigration(client, input, { taskQueue });
-    } catch (err) {
-      if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
-      throw err;
-    }
-    log.info({ workflowId: handle.workflowId, runId: runIdOf(handle), taskQueue }, 'workflow started');
-    if (o.json && !o.wait) return io.out(JSON.stringify({ workflowId: handle.workflowId }));
-    if (!o.json) {
-      io.out(handle.workflowId);
-      io.out(`  status:  wsmigrate fleet status ${handle.workflowId}`);
-      io.out(`  pause:   wsmigrate fleet pause ${handle.workflowId}`);
-      io.out(`  the canaries of every template wait at one gate: wsmigrate approve ${handle.workflowId} --approver <you>`);
-    }
-    if (o.wait) {
-      const code = await waitForOrganization(client, io, handle.workflowId, Boolean(o.json));
-      if (code !== EXIT.ok) throw new CliError(`organization run ${handle.workflowId} did not migrate everything`, code);
-    }
-  }, log);
+  await startFleetRun(io, log, o, {
+    start: (client, taskQueue) => startOrganizationMigration(client, input, { taskQueue }),
+    hints: (workflowId) => [`  the canaries of every template wait at one gate: wsmigrate approve ${workflowId} --approver <you>`],
+    waitForEnd: (client, workflowId) => waitForOrganization(client, io, workflowId, Boolean(o.json)),
+    noun: 'organization run',
+  });
 }
 
 /** Prints a line whenever the run's status changes, then the final per-template table. */
@@ -48,7 +33,8 @@ export async function waitForOrganization(client: Client, io: CliIo, workflowId:
     if (!s.progress) {
       if (json) io.out(JSON.stringify(s, null, 2));
       const r = s.result;
-      return r && r.phase === 'done' && r.summary.failed + r.summary.needsAttention + r.summary.restored === 0 ? EXIT.ok : r ? EXIT.denied : EXIT.failure;
+      if (!r) return exitCodeOfFailureType(s.failureType);
+      return r.phase === 'done' && r.summary.failed + r.summary.needsAttention + r.summary.restored === 0 ? EXIT.ok : EXIT.denied;
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }

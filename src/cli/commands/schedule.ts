@@ -5,6 +5,7 @@ import { organizationInputFromOptions } from '../organization-options';
 import { cliLogger } from '../cli-logger';
 import { withTemporal } from '../with-temporal';
 import { CliError, EXIT, describeError, type CliIo } from '../io';
+import { refuseUnknownNamesNow } from '../names-now';
 
 /** gRPC INVALID_ARGUMENT anywhere in the chain (the SDK sometimes passes on only the server's text, hence the words too). */
 function isInvalidArgument(err: unknown): boolean {
@@ -42,6 +43,8 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('schedule create needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
       if (isOrganizationRun(o) && o.version) throw new CliError("--version names one template's _v1 version; leave it out with --all-templates or several --template", EXIT.usage);
       const log = await cliLogger(io, cmd);
+      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] };
+      const checked = await refuseUnknownNamesNow(loadConfig(), names, 'schedule');
       await withTemporal(async (client, taskQueue) => {
         let id: string;
         try {
@@ -63,6 +66,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
         if (o.paused) await controlFleetSchedule(client, id, 'pause', 'created paused');
         log.info({ scheduleId: id, cron: o.cron, timezone: o.timezone, batch: Number(o.batch), paused: Boolean(o.paused), taskQueue }, 'schedule created');
         io.out(o.json ? JSON.stringify({ scheduleId: id }) : `created schedule ${id}${o.paused ? ' (paused)' : ''}\n  describe: wsmigrate schedule describe ${name}`);
+        if (checked === 'not-checked') {
+          io.err("note: names not checked (CODER_URL and CODER_SESSION_TOKEN are not set here): each window's fleet refuses a template, owner or workspace Coder does not know, before any change");
+        }
       }, log);
     });
 

@@ -24,6 +24,18 @@ export function decodeBytesField(value: unknown, field: string): Buffer | undefi
 
 export const buildRoutes: Route[] = [
   {
+    // coderd/workspacebuilds.go patchCancelWorkspaceBuild.
+    method: 'PATCH',
+    path: '/workspacebuilds/{workspacebuild}/cancel',
+    handle(ctx) {
+      const d = ctx.deployment;
+      const build = d.builds.get(uuidParam(ctx, 'workspacebuild', 'workspace build'));
+      if (!build) throw notFound();
+      d.cancelBuild(ctx.actor, build);
+      return ok({ message: 'Job has been marked as canceled...' });
+    },
+  },
+  {
     method: 'POST',
     path: '/workspaces/{workspace}/builds',
     async handle(ctx) {

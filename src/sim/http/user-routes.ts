@@ -2,19 +2,20 @@ import { ApiError } from '../api-error';
 import { ok, type Route } from './route';
 
 /**
- * `GET /users/{user}`: `me` (or the caller's own id or name) answers the token's user; anyone else
- * is refused, as Coder does ("getting non-personal users isn't supported yet",
- * coderd/httpmw/userparam.go). wsmigrate reads `/users/me` to prove its token works.
+ * `GET /users/{user}`: `me`, a username or a user id answers that user; one that does not exist
+ * answers 400 `"user" must be an existing uuid or username.`, whether the input is garbage or a
+ * name nobody has (coderd/httpmw/userparam.go, extractUserContext, which looks the user up as the
+ * system, so any signed-in caller gets the same answer; coderd/users.go userByName). wsmigrate reads
+ * `/users/me` to prove its token works, and a fleet's `--owner` names to refuse a typo.
  */
 export const userRoutes: Route[] = [
   {
     method: 'GET',
     path: '/users/{user}',
     handle(ctx) {
-      const ref = (ctx.params.user ?? '').toLowerCase();
-      const me = ctx.actor;
-      if (ref !== 'me' && ref !== me.id && ref !== me.username.toLowerCase()) throw new ApiError(400, "getting non-personal users isn't supported yet");
-      return ok({ id: me.id, username: me.username, email: me.email, created_at: me.createdAt, status: 'active', roles: me.roles.map((name) => ({ name, display_name: name.replace(/(^|-)(\w)/g, (_m, sep: string, c: string) => `${sep ? ' ' : ''}${c.toUpperCase()}`) })) });
+      const user = ctx.deployment.resolveUser(ctx.params.user ?? '', ctx.actor);
+      if (!user) throw new ApiError(400, '"user" must be an existing uuid or username.', `queried user="${ctx.params.user ?? ''}"`);
+      return ok({ id: user.id, username: user.username, email: user.email, created_at: user.createdAt, status: 'active', roles: user.roles.map((name) => ({ name, display_name: name.replace(/(^|-)(\w)/g, (_m, sep: string, c: string) => `${sep ? ' ' : ''}${c.toUpperCase()}`) })) });
     },
   },
 ];

@@ -51,7 +51,7 @@ describe('waiting for jobs', () => {
     await expect(wait).rejects.toBeInstanceOf(CoderWaitTimeoutError);
     const error = (await wait.catch((e: unknown) => e)) as CoderWaitTimeoutError;
     expect(error).toMatchObject({ subject: 'workspace build', id: buildId, lastJobStatus: 'running', retryable: true });
-    expect(error.message).toContain('Timed out after 1m');
+    expect(error.message).toContain('Timed out after 1m00s');
     expect(error.message).toContain(`workspace build ${buildId} (alice/dev #8, start)`);
     expect(error.message).toContain('still "running"');
     expect(clock.nowMs - Date.parse('2026-07-08T09:00:00Z')).toBe(60_000);
@@ -78,9 +78,9 @@ describe('waiting for jobs', () => {
     const error = (await client.waitForBuild(buildId, { timeoutMs: 60_000, maxQueuedMs: 120_000 }).catch((e: unknown) => e)) as CoderWaitTimeoutError;
     expect(error).toBeInstanceOf(CoderWaitTimeoutError);
     expect(clock.nowMs - Date.parse('2026-07-08T09:00:00Z')).toBe(180_000);
-    expect(error.message).toContain('Timed out after 3m');
+    expect(error.message).toContain('Timed out after 3m00s');
     expect(error.message).toContain("at place 2 of 9 in the provisioners' queue");
-    expect(error.message).toContain('2m of the wait queued');
+    expect(error.message).toContain('2m00s of the wait queued');
     expect(error.message).toContain('no provisioner daemon with matching tags is online');
   });
 

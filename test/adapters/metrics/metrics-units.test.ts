@@ -81,6 +81,15 @@ describe('metrics recorded from activities', () => {
     for (const line of text.split('\n').filter((l) => l && !l.startsWith('#'))) expect(line.startsWith('wsmigrate_')).toBe(true);
   });
 
+  it('the template lock gauge: 1 while require-active-version holds, back to 0 once the fleet gives it back', async () => {
+    const m = new PrometheusMetrics({ processMetrics: false });
+    const acts = meterActivities({ requireActiveVersion: async (_i: unknown) => ({ state: 'switched-on' }), releaseActiveVersion: async (_i: unknown) => 'switched-off' }, m);
+    await acts.requireActiveVersion({ template: 'k8s-dev' });
+    expect(await value(m, 'wsmigrate_template_active_version_held', { template: 'k8s-dev' })).toBe(1);
+    await acts.releaseActiveVersion({ template: 'k8s-dev' });
+    expect(await value(m, 'wsmigrate_template_active_version_held', { template: 'k8s-dev' })).toBe(0);
+  });
+
   it("a fleet's paced window and whether it waits for the provisioners, per template", async () => {
     const m = new PrometheusMetrics({ processMetrics: false });
     m.fleetPacing('k8s-dev', 4, true);

@@ -1,0 +1,33 @@
+import { CoderClient, isCoderApiError, unknownNames, UNKNOWN_NAMES_HINT } from '../adapters/coder';
+import type { WsmigrateConfig } from '../config/env';
+import { CliError, EXIT } from './io';
+
+export interface NamesToCheck {
+  organization: string;
+  templates: readonly string[];
+  owners: readonly string[];
+  exclude: readonly string[];
+}
+
+/**
+ * A schedule's first window may be days away, and a fleet started without --wait exits before its
+ * workflow refuses anything: with Coder's URL and token in this shell, the names are checked now, and a typo is a usage error (exit 2) before the schedule exists. Without
+ * them, nothing is checked here (each window's fleet refuses unknown names before any change), and
+ * the answer says so. Only reads.
+ */
+export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl' | 'coderSessionToken'>, names: NamesToCheck, what: 'fleet' | 'schedule'): Promise<'checked' | 'not-checked'> {
+  if (!cfg.coderUrl || !cfg.coderSessionToken) return 'not-checked';
+  const coder = new CoderClient({ url: cfg.coderUrl, token: cfg.coderSessionToken, userAgent: 'wsmigrate-cli' });
+  const problems: string[] = [];
+  for (const template of names.templates) {
+    try {
+      await coder.templateByName(names.organization, template);
+    } catch (err) {
+      if (!isCoderApiError(err, 'not-found')) throw err;
+      problems.push(`no template '${template}' in organization '${names.organization}' (--template)`);
+    }
+  }
+  problems.push(...(await unknownNames(coder, names)));
+  if (problems.length > 0) throw new CliError(`Coder (${coder.url}) has ${problems.join(', ')}; ${what === 'schedule' ? UNKNOWN_NAMES_HINT.replace('start again', 'create it again') : UNKNOWN_NAMES_HINT}`, EXIT.usage);
+  return 'checked';
+}

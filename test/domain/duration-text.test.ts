@@ -1,0 +1,10 @@
+import { formatDuration } from '../../src/domain/duration-text';
+
+describe('formatDuration: one wording for ETAs and timeouts', () => {
+  it('seconds, minutes and seconds, hours and minutes', () => {
+    expect(formatDuration(44_600)).toBe('45s');
+    expect(formatDuration(180_000)).toBe('3m00s');
+    expect(formatDuration(185_000)).toBe('3m05s');
+    expect(formatDuration(2 * 3_600_000 + 7 * 60_000 + 30_000)).toBe('2h07m');
+  });
+});
