@@ -100,6 +100,8 @@ export interface ChaosFigures {
     /** Owners' starts on the real, unguarded old version, refused by Coder while the fleet held the template to its active version. */
     oldVersionStartsRefused?: number;
     damagedAfterFirstRun: number;
+    /** Damaged workspaces the two fleet runs recovered (a plain repair asks no one under policy none). */
+    recovered?: number;
     recoveriesApproved: number;
     reportedMigratedWhileDamaged: number;
     firstRun: Record<string, number>;
@@ -191,7 +193,7 @@ export function chaosRows(c: ChaosFigures, jest: JestResults): [string, string][
     [
       'damaged found / recovered (stray users)',
       su
-        ? `${su.recoveriesApproved} recovered by a migration (recover gate) / ${su.damagedAfterFirstRun} still damaged after the first run, all found by the scan (${su.strayBuilds} stray builds, ${su.strayBuildsFailed} failed; ${su.reportedMigratedWhileDamaged} reported migrated while damaged; ` +
+        ? `${su.recovered ?? '?'} recovered by the fleet's runs (${su.recoveriesApproved} of them approved at a recover gate) / ${su.damagedAfterFirstRun} still damaged after the first run, all found by the scan (${su.strayBuilds} stray builds, ${su.strayBuildsFailed} failed; ${su.reportedMigratedWhileDamaged} reported migrated while damaged; ` +
           `first run ${outcomes(su.firstRun)}; final scan ${Object.entries(su.finalScan).map(([k, v]) => `${k} ${v}`).join(', ')})`
         : NOT_RUN,
     ],

@@ -271,6 +271,7 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
       strayByAction: Object.fromEntries((['update', 'restart', 'start-old'] as const).map((a) => [a, strays.filter((x) => x.action === a).length])),
       strayBuildsFailed: damagingStrays.length,
       oldVersionStartsRefused: refusedOldStarts,
+      recovered: (first.summary.recovered ?? 0) + (secondResult.summary.recovered ?? 0),
       recoveriesApproved: approvedInFirst + approvedInSecond,
       damagedAfterFirstRun: damagedAfterFirst.length,
       reportedMigratedWhileDamaged: reportedMigratedWhileDamaged.length,
