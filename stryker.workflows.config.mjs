@@ -27,15 +27,15 @@ export default {
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   mutate: [
     // migrateWorkspace: the guard's deny, and the apply gate forced open by needs-approval.
-    'src/workflows/migrate-workspace.ts:236-245',
+    'src/workflows/migrate-workspace.ts:238-247',
     // recovery: the guard's deny, the gate asked whatever the policy (recoveryNeedsPerson), and the
     // protected-object check after the start.
     'src/workflows/recover-workspace.ts:106-112',
     'src/workflows/recover-workspace.ts:138-139',
     'src/workflows/recover-workspace.ts:163-163',
     // zero-touch: the health check before "already migrated", and a lost volume after the start.
-    'src/workflows/zero-touch-workspace.ts:36-55',
-    'src/workflows/zero-touch-workspace.ts:69-74',
+    'src/workflows/zero-touch-workspace.ts:37-56',
+    'src/workflows/zero-touch-workspace.ts:70-75',
   ],
   ignorePatterns: ['dist', 'coverage', '.wsmigrate', 'reports', 'deploy', '.stryker-tmp'],
   incremental: true,

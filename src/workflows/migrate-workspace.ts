@@ -21,6 +21,7 @@ import { ApprovalGates } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
 import { reportingToFleet } from './fleet-report';
 import { recoverDamagedWorkspace } from './recover-workspace';
+import { waitWhileBusy } from './wait-while-busy';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { compensate } from './workspace-compensation';
 import type { RoundContext } from './workspace-round';
@@ -116,6 +117,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
   const run: RoundContext = { input, subject, workflowId, status, acts, durable, builds, restoring, gates, watch, enter, done };
   let { preflight: pf, health } = await preflight();
   for (let round = 1; ; round++) {
+    ({ preflight: pf, health } = await waitWhileBusy(subject, { preflight: pf, health }, () => preflight(' again (a build of someone else was running)')));
     // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
     if (health.health === 'damaged') return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
     if (health.health === 'busy' || health.health === 'unreadable') {

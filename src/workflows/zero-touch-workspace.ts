@@ -6,6 +6,7 @@ import { parseWorkflowInput } from './workflow-input';
 import { QUICK_STEP, buildStepOptions, durationMs, withActivityMessage } from './activity-presets';
 import { reportingToFleet } from './fleet-report';
 import type { ZeroTouchWorkspaceResult } from '../contracts/zero-touch-workspace';
+import { waitWhileBusy } from './wait-while-busy';
 
 /**
  * One workspace of a zero-touch fleet: no state push, no stop. The zero-touch version (promoted by
@@ -37,9 +38,9 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
     // No deprecated type left is not proof: a failed build that forgot its PVC leaves none either.
     // Only a healthy workspace counts as migrated (DESIGN invariant 6); an unmigrated one (its
     // _v1 state built on another version) takes the pinned start below.
-    const health = await acts.assessHealth.executeWithOptions({ summary: `health of ${subject}: its builds and states` }, [
-      { workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId },
-    ]);
+    const assess = () =>
+      acts.assessHealth.executeWithOptions({ summary: `health of ${subject}: its builds and states` }, [{ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId }]);
+    const { health } = await waitWhileBusy(subject, { health: await assess() }, async () => ({ health: await assess() }));
     if (health.health === 'migrated') {
       upsertMemo({ outcome: 'already-migrated' });
       return { outcome: 'already-migrated', workspaceId: pf.workspaceId, warnings: [] };
