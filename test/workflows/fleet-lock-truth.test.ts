@@ -1,5 +1,5 @@
 import { fleetStatus, startFleet } from '../../src/client/fleet';
-import { decide } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { Licence } from '../../src/sim';
 import type { FleetResult } from '../../src/contracts/migrate-fleet';
 import { api } from '../sim/helpers';

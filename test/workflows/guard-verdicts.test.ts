@@ -1,5 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import type { VerificationResult } from '../../src/contracts/migrate-workspace';

@@ -1,7 +1,8 @@
 import { isWrite } from '../harness/coder-requests';
 import { CoderClient } from '../../src/adapters/coder';
 import { controlFleet, fleetResult, fleetStatus, startFleet } from '../../src/client/fleet';
-import { decide, migrationStatus } from '../../src/client/migrations';
+import { migrationStatus } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { templateWorkflowId, workspaceWorkflowId } from '../../src/domain/migration-input';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';

@@ -1,5 +1,5 @@
 import { controlFleet } from '../../src/client/fleet';
-import { decide } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { organizationStatus, organizationStatusText, startOrganizationMigration } from '../../src/client/organization';
 import { templateWorkflowId } from '../../src/domain/migration-input';
 import type { MigrateOrganizationInput } from '../../src/domain/organization-input';

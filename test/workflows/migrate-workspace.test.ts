@@ -1,5 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { decide, migrationStatus, signalDecision, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide, signalDecision } from '../../src/client/approvals';
 import { WsmigratePendingApproval } from '../../src/contracts/search-attributes';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';

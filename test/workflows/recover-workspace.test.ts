@@ -1,4 +1,5 @@
-import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { registerRecoverCommand } from '../../src/cli/commands/recover';
 import { EXIT } from '../../src/cli/io';
 import { startWorkspaceRecovery } from '../../src/client/recovery';

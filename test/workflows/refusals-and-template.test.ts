@@ -1,5 +1,6 @@
 import { isWrite } from '../harness/coder-requests';
-import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { readTar } from '../../src/adapters/template-tar';
 import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/contracts/migrate-template';
 import { waitFor, failureOf } from '../harness/wait';

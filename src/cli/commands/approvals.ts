@@ -62,7 +62,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         const approver: string | undefined = o.approver ?? loadConfig().approver;
         if (!approver) throw new CliError(`say who decides: --approver <your name>, or set WSMIGRATE_APPROVER=<your name>`, EXIT.usage);
         const log = await cliLogger(io, cmd);
-        const { decide } = await import('../../client/migrations');
+        const { decide } = await import('../../client/approvals');
         const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }), log).catch((err: unknown) => {
           throw asCliRefusal(err);
         });
