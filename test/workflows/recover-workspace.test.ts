@@ -9,7 +9,7 @@ import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-works
 import type { WorkspaceRecoveryResult } from '../../src/contracts/recover-workspace';
 import { runCommand } from '../harness/cli';
 import { failureOf, waitFor } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 
 type State = { resources: { mode: string; type: string; name: string; instances: { attributes: { metadata?: { uid?: string }[] } }[] }[] };
 const pvcEntries = (text: string) =>
@@ -25,10 +25,7 @@ describe('recovery of damaged workspaces', () => {
   let originalVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 6 });
-    await env.startWorker();
-    originalVersionId = env.sim.template.activeVersionId;
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv({ workspaces: 6 }));
   });
   afterAll(async () => env?.close());
 
