@@ -21,12 +21,10 @@ import { makeRewriteState } from './rewrite-state';
 import { makeStartPinned } from './start-pinned';
 import { makeStopWorkspace } from './stop-workspace';
 import { makeTrackBuildChanges } from './track-build-changes';
-import {
-  makePreflightTemplate,
-  makePromoteTemplateVersion,
-  makePushTemplateVersion,
-  makeRewriteTemplateSource,
-} from './template-steps';
+import { makePreflightTemplate } from './preflight-template';
+import { makePromoteTemplateVersion } from './promote-template-version';
+import { makePushTemplateVersion } from './push-template-version';
+import { makeRewriteTemplateSource } from './rewrite-template-source';
 import { makeVerifyMigration } from './verify-migration';
 import { cachedTemplateSourceLoader } from './template-source';
 

@@ -1,5 +1,5 @@
 import type { CoderClient } from '../adapters/coder';
-import type { BlobStore } from '../adapters/blob-store';
+import type { BlobStore } from '../ports/blob-store';
 import type { Importer } from '../ports/importer';
 import type { MigrationMetrics } from '../ports/metrics';
 import type { Notifier } from '../ports/notifier';

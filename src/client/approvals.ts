@@ -1,13 +1,60 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { PendingApproval } from '../domain/approval-policy';
-import type { ApprovalReceipt } from '../contracts/approval';
-import { decide, pendingApproval, type DecisionOptions, type MigrationStatus } from './migrations';
+import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy';
+import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../contracts/approval';
 import { WsmigratePendingApproval } from '../contracts/search-attributes';
+import { RefusedError } from './refused-error';
 import { runStatus, type RunStatus } from './run-status';
 
-export { pendingApproval };
-export type { MigrationStatus, RunStatus };
+export type { RunStatus };
+
+/** The gate a workflow (workspace, template or fleet: any that uses ApprovalGates) is waiting on, or undefined. */
+export async function pendingApproval(client: Client, workflowId: string): Promise<PendingApproval | undefined> {
+  return (await client.workflow.getHandle(workflowId).query(pendingApprovalQuery)) ?? undefined;
+}
+
+export interface DecisionOptions {
+  approver: string;
+  comment?: string;
+  /** How the decision arrived (recorded in the receipt); `cli` by default. */
+  channel?: ApprovalChannel;
+  slackUserId?: string;
+  /** Approve only this gate / plan; by default whatever is pending now (read from the status query). */
+  gateId?: string;
+  planHash?: string;
+}
+
+/** Approves or rejects the pending gate through the validated update; the server answers at once. */
+export async function decide(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt> {
+  let pending: PendingApproval | undefined;
+  if (!opts.gateId || !opts.planHash) {
+    pending = await pendingApproval(client, workflowId);
+    if (!pending) throw new Error(`${workflowId} is not waiting for an approval; see 'wsmigrate status ${workflowId}'`);
+  }
+  const payload: DecisionPayload = {
+    gateId: opts.gateId ?? (pending as PendingApproval).gateId,
+    planHash: opts.planHash ?? (pending as PendingApproval).planHash,
+    approver: opts.approver,
+    channel: opts.channel ?? 'cli',
+    ...(opts.slackUserId ? { slackUserId: opts.slackUserId } : {}),
+    ...(opts.comment ? { comment: opts.comment } : {}),
+  };
+  try {
+    return await client.workflow.getHandle(workflowId).executeUpdate(decision === 'approve' ? approveUpdate : rejectUpdate, { args: [payload] });
+  } catch (err) {
+    // The validator's reason ("'mallory' is not an approver …") is in the cause; say it plainly.
+    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new RefusedError(`${decision} refused: ${err.cause.message}`);
+    if (/already completed/i.test((err as Error).message)) {
+      throw new RefusedError(`${decision} refused: ${workflowId} has already finished, so nothing is waiting for an approval; see 'wsmigrate status ${workflowId}'`);
+    }
+    throw err;
+  }
+}
+
+/** The same decision as a signal (no answer): what `temporal workflow signal --name approval` sends. */
+export async function signalDecision(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: Required<Pick<DecisionOptions, 'gateId' | 'planHash' | 'approver'>> & { comment?: string }): Promise<void> {
+  await client.workflow.getHandle(workflowId).signal(approvalSignal, { ...opts, decision });
+}
 
 export interface WaitingMigration {
   workflowId: string;

@@ -6,6 +6,7 @@ import { fleetStatus, type FleetStartOptions } from './fleet';
 import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
+import { approvalCommands } from '../domain/run-details';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
@@ -77,7 +78,7 @@ export function organizationStatusText(s: OrganizationStatus): string {
     );
   }
   for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);
-  if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    wsmigrate approve ${s.workflowId} --approver <you>`);
+  if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    ${approvalCommands(s.workflowId, s.progress.pendingApproval).cli}`);
   return lines.join('\n');
 }
 

@@ -5,6 +5,7 @@
  */
 import type { FleetFilters } from './fleet-input';
 import { FailureType } from './failure-types';
+import { globToRegExp } from './glob';
 
 /** waiting-for-build: a zero-touch fleet left a stopped workspace to migrate itself at its next start. */
 export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed' | 'waiting-for-build';
@@ -77,12 +78,6 @@ export function etaMs(remaining: number, durations: { totalMs: number; n: number
   return Math.ceil(remaining / Math.max(1, concurrency)) * mean;
 }
 
-/** `dev-*` → /^dev-.*$/i; only `*` and `?` are special. */
-export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`, 'i');
-}
-
 /** The facts about a workspace the fleet decides on (from Coder's workspace list). */
 export interface FleetWorkspaceFacts {
   id: string;
@@ -109,16 +104,6 @@ export function selectForFleet(ws: FleetWorkspaceFacts, filters: FleetFilters, t
   if (ws.latestVersionId === targetVersionId && ws.latestJobStatus === 'succeeded') return 'done';
   if (filters.status !== 'any' && ws.status !== filters.status) return 'filtered';
   return 'migrate';
-}
-
-/** A stable short hash (FNV-1a, hex) of what a gate approves; no crypto in workflow code. */
-export function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
 }
 
 /**

@@ -1,9 +1,7 @@
 import type { SimDeployment } from './deployment';
-import type { TemplateRecord, User, WorkspaceRecord } from './model';
-import { packTar } from './tar-archive';
-import { parseTemplateConfig } from './template-config';
+import type { TemplateRecord, User } from './model';
+import { seedTemplate, seedWorkspace } from './seed-template';
 import { K8S_TEMPLATE_MAIN_TF } from './template-source';
-import { seededTemplateMeta } from './template-meta';
 
 export interface MoreTemplateSpec {
   name: string;
@@ -29,49 +27,10 @@ export async function seedMoreTemplates(d: SimDeployment, admin: User, owners: r
       throw new Error(`The simulator already has a template named ${spec.name}; give each template its own name.`);
     }
     const source = spec.versioned ? versionedTemplateSource() : K8S_TEMPLATE_MAIN_TF;
-    const files = [{ name: 'main.tf', content: source }];
-    const { file } = d.uploadFile(admin, await packTar(files), 'application/x-tar');
     const created = d.now();
-    const template: TemplateRecord = {
-      id: d.newId(),
-      name: spec.name,
-      meta: seededTemplateMeta(spec.name),
-      organizationId: d.org.id,
-      activeVersionId: d.newId(),
-      createdById: admin.id,
-      createdAt: created,
-      updatedAt: created,
-    };
-    d.templates.set(template.id, template);
-    d.versions.set(template.activeVersionId, {
-      id: template.activeVersionId,
-      templateId: template.id,
-      organizationId: d.org.id,
-      name: d.randomVersionName(),
-      message: 'Uploaded from the CLI',
-      job: { id: d.newId(), type: 'template_version_import', status: 'succeeded', fileId: file.id, createdAt: created, startedAt: created, completedAt: created, initiatorId: admin.id, workerId: d.org.id, logs: [] },
-      createdById: admin.id,
-      createdAt: created,
-      updatedAt: created,
-      archived: false,
-      config: await parseTemplateConfig(files),
-    });
+    const template = await seedTemplate(d, admin, { name: spec.name, displayName: spec.name, files: [{ name: 'main.tf', content: source }], createdAt: created });
     for (let i = 0; i < (spec.workspaces ?? 3); i++) {
-      const owner = owners[i % owners.length] as User;
-      const ws: WorkspaceRecord = {
-        id: d.newId(),
-        name: `${spec.name}-${i + 1}`,
-        ownerId: owner.id,
-        organizationId: d.org.id,
-        templateId: template.id,
-        createdAt: created,
-        updatedAt: created,
-        lastUsedAt: created,
-        deleted: false,
-        buildIds: [],
-      };
-      d.workspaces.set(ws.id, ws);
-      await d.seedBuild(ws, template.activeVersionId, 'start', owner, `home of ${owner.username}`);
+      await seedWorkspace(d, template, owners[i % owners.length] as User, `${spec.name}-${i + 1}`, created);
     }
     made.push(template);
   }

@@ -1,10 +1,8 @@
 import { SimDeployment } from './deployment';
-import type { TemplateRecord, User, WorkspaceRecord } from './model';
+import type { TemplateRecord, User } from './model';
 import type { SimProvisioner } from './provisioner';
 import type { SimRandom } from './random';
-import { packTar } from './tar-archive';
-import { parseTemplateConfig } from './template-config';
-import { seededTemplateMeta } from './template-meta';
+import { homeDataOf, seedTemplate, seedWorkspace } from './seed-template';
 import { K8S_TEMPLATE_MAIN_TF } from './template-source';
 import { sessionToken } from './session-token';
 
@@ -51,64 +49,12 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
   const members = MEMBER_NAMES.map((name) => user(name, false));
   d.users.push(admin, ...members);
 
-  const archive = await packTar([{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }]);
-  const { file } = d.uploadFile(admin, archive, 'application/x-tar');
-  const templateId = random.uuid();
-  const versionId = random.uuid();
-  const template: TemplateRecord = {
-    id: templateId,
-    name: opts.templateName,
-    meta: seededTemplateMeta('Kubernetes (Deployment)'),
-    organizationId: org.id,
-    activeVersionId: versionId,
-    createdById: admin.id,
-    createdAt: created,
-    updatedAt: created,
-  };
-  d.templates.set(template.id, template);
-  d.versions.set(versionId, {
-    id: versionId,
-    templateId,
-    organizationId: org.id,
-    name: d.randomVersionName(),
-    message: 'Uploaded from the CLI',
-    job: {
-      id: random.uuid(),
-      type: 'template_version_import',
-      status: 'succeeded',
-      fileId: file.id,
-      createdAt: created,
-      startedAt: created,
-      completedAt: created,
-      initiatorId: admin.id,
-      workerId: org.id,
-      logs: [],
-    },
-    createdById: admin.id,
-    createdAt: created,
-    updatedAt: created,
-    archived: false,
-    config: await parseTemplateConfig([{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }]),
-  });
-
+  const template = await seedTemplate(d, admin, { name: opts.templateName, displayName: 'Kubernetes (Deployment)', files: [{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], createdAt: created });
+  const versionId = template.activeVersionId;
   for (let i = 0; i < opts.workspaces; i++) {
     const owner = members[i % members.length] as User;
-    const ws: WorkspaceRecord = {
-      id: random.uuid(),
-      name: `${WORKSPACE_STEMS[i % WORKSPACE_STEMS.length]}-${i + 1}`,
-      ownerId: owner.id,
-      organizationId: org.id,
-      templateId,
-      createdAt: created,
-      updatedAt: created,
-      lastUsedAt: created,
-      deleted: false,
-      buildIds: [],
-    };
-    d.workspaces.set(ws.id, ws);
-    const homeData = `home of ${owner.username}`;
-    await d.seedBuild(ws, versionId, 'start', owner, homeData);
-    if (!opts.workspacesRunning) await d.seedBuild(ws, versionId, 'stop', owner, homeData);
+    const ws = await seedWorkspace(d, template, owner, `${WORKSPACE_STEMS[i % WORKSPACE_STEMS.length]}-${i + 1}`, created);
+    if (!opts.workspacesRunning) await d.seedBuild(ws, versionId, 'stop', owner, homeDataOf(owner));
   }
   return { deployment: d, admin, member: members[0] as User, template, originalVersionId: versionId };
 }

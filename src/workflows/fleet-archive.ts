@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
-import { fnv1a } from '../domain/fleet-progress';
+import { fnv1a } from '../domain/fnv1a';
 import { QUICK_STEP } from './activity-presets';
 import type { ActiveVersionRelease, FleetArchiveResult } from '../contracts/migrate-fleet';
 import type { FleetRun } from './fleet-run';

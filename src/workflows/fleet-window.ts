@@ -1,6 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew } from '@temporalio/workflow';
 import type { FleetItem } from '../contracts/migrate-fleet';
-import { budgetAllowance, finishedCount, fnv1a, nextCanaryIndex, overBudget } from '../domain/fleet-progress';
+import { budgetAllowance, finishedCount, nextCanaryIndex, overBudget } from '../domain/fleet-progress';
+import { fnv1a } from '../domain/fnv1a';
 import { countsRecord } from '../domain/fleet-summary';
 import { askChildrenToSignal, discoverMore, startChildMigration } from './fleet-children';
 import type { FleetRun } from './fleet-run';

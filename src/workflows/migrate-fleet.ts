@@ -19,7 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import { migrateFleetInputSchema, type MigrateFleetInput } from '../domain/fleet-input';
-import { fnv1a } from '../domain/fleet-progress';
+import { fnv1a } from '../domain/fnv1a';
 import { countsRecord, fleetDoneText, summaryOf } from '../domain/fleet-summary';
 import { templateWorkflowId } from '../domain/migration-input';
 import { childApprovalSignal, childDoneSignal } from '../contracts/fleet-report';

@@ -18,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
-import { fnv1a } from '../domain/fleet-progress';
+import { fnv1a } from '../domain/fnv1a';
 import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { registerFleetCommands } from '../../src/cli/commands/fleet';
 import { registerStateRestoreCommand } from '../../src/cli/commands/state-restore';
 import { EXIT } from '../../src/cli/io';
-import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { statePutsOf, isWrite } from '../harness/coder-requests';
 import { runCommand } from '../harness/cli';
 import { failureOf, waitFor } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { createMigratedEnv, createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 
 // Bad workflow inputs, as the CLI sends them (validated by the client before anything starts) and
 // as `temporal workflow start` or the Web UI send them (raw JSON, validated by the workflow itself),
@@ -18,9 +19,7 @@ describe('bad input: workflow inputs', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 8 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 8 }));
   });
   afterAll(async () => env?.close());
 

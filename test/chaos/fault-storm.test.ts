@@ -4,7 +4,8 @@
  * lose no PVC, and find and recover every workspace a user damaged meanwhile, never reporting a
  * damaged one migrated. Sizes grow with WSMIGRATE_CHAOS_SCALE=full (make bench-reliability).
  */
-import { decide, migrationStatus } from '../../src/client/migrations';
+import { migrationStatus } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { startFleet } from '../../src/client/fleet';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { workspaceWorkflowId } from '../../src/domain/migration-input';

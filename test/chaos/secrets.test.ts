@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Payload } from '@temporalio/common';
-import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { EncryptionCodec } from '../../src/adapters/temporal/payload-codec';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { capturedWorkerLog } from '../harness/worker-log';
-import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { captureProcessOutput } from '../harness/process-output';
 
 type StateJson = { serial: number; resources: { mode: string; type: string; name: string; instances: { attributes: Record<string, unknown> }[] }[] };
@@ -28,9 +29,7 @@ describe('secrets never leave their place', () => {
   const k8sSecretValue = `db-password-${randomBytes(12).toString('hex')}`;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 3 }, { encryptionKey: key });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }, { encryptionKey: key }));
     captureProcessOutput(processOutput);
   });
   afterAll(async () => {

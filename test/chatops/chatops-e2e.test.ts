@@ -1,10 +1,11 @@
 import { lineLogger } from './line-logger';
+import { startChatopsFromConfig } from './chatops-from-config';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WorkflowHandle } from '@temporalio/client';
 import { notifierFromConfig } from '../../src/adapters/notify/from-config';
 import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../../src/adapters/notify/webhook';
-import { startChatops, type Chatops } from '../../src/chatops/app';
+import type { Chatops } from '../../src/chatops/app';
 import { approvalGateway } from '../../src/client/approvals';
 import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import { loadConfig } from '../../src/config/env';
@@ -70,17 +71,7 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
     await env.startWorker({ notifier: notifierFromConfig(cfg, { write: (l) => logs.push(l) }).notifier });
     originalVersionId = env.sim.template.activeVersionId;
     targetVersionId = (await env.migrateTemplate()).versionId;
-    chatops = await startChatops({
-      signingSecret: cfg.slackSigningSecret!,
-      botToken: cfg.slackBotToken,
-      slackApiUrl: cfg.slackApiUrl,
-      port: 0,
-      host: '127.0.0.1',
-      slackApprovers: cfg.slackApprovers,
-      gateway: approvalGateway(env.t.client),
-      logger: lineLogger(logs),
-    });
-    url = `http://127.0.0.1:${chatops.port}/slack/events`;
+    ({ chatops, url } = await startChatopsFromConfig(cfg, approvalGateway(env.t.client), lineLogger(logs)));
   }, 120_000);
   afterAll(async () => {
     await chatops?.stop();

@@ -1,5 +1,5 @@
 import { notifierFromConfig } from '../../src/adapters/notify/from-config';
-import { startChatops, type Chatops } from '../../src/chatops/app';
+import type { Chatops } from '../../src/chatops/app';
 import { approvalGateway } from '../../src/client/approvals';
 import { startFleet } from '../../src/client/fleet';
 import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
@@ -10,6 +10,7 @@ import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { clickRequest, commandRequest, send, startFakeSlack, type FakeSlack, type PostedMessage } from './fake-slack';
 import { lineLogger } from './line-logger';
+import { startChatopsFromConfig } from './chatops-from-config';
 
 const SIGNING = 'fleet-e2e-signing-secret-9a8b7c';
 const BOT = 'xoxb-fleet-e2e-SuperSecretBotToken-42';
@@ -32,17 +33,7 @@ describe('fleet gates from Slack, end to end on the dev server (simulator, fake 
     });
     env = await createMigrationEnv({ workspaces: 3 });
     await env.startWorker({ notifier: notifierFromConfig(cfg, { write: (l) => logs.push(l) }).notifier });
-    chatops = await startChatops({
-      signingSecret: cfg.slackSigningSecret!,
-      botToken: cfg.slackBotToken,
-      slackApiUrl: cfg.slackApiUrl,
-      port: 0,
-      host: '127.0.0.1',
-      slackApprovers: cfg.slackApprovers,
-      gateway: approvalGateway(env.t.client),
-      logger: lineLogger(logs, [SIGNING, BOT]),
-    });
-    url = `http://127.0.0.1:${chatops.port}/slack/events`;
+    ({ chatops, url } = await startChatopsFromConfig(cfg, approvalGateway(env.t.client), lineLogger(logs, [SIGNING, BOT])));
   }, 120_000);
   afterAll(async () => {
     await chatops?.stop();

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { registerDemoCommands } from '../../src/cli/commands/demo';
 import { freeLoopbackPort } from '../../src/adapters/temporal-dev-server';
 import { Client, Connection } from '@temporalio/client';
-import { decide, migrationStatus } from '../../src/client/migrations';
+import { migrationStatus } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { FleetProgress } from '../../src/contracts/migrate-fleet';
 import { runCommand } from '../harness/cli';
 

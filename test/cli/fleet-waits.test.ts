@@ -70,6 +70,10 @@ describe('a fleet says what it waits on', () => {
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
       await waitFor(() => stdout.includes("waiting for approval of 'fleet-continue'"), 120_000);
       const id = stdout.split('\n')[0];
+      // The exact command for this gate and plan, so the approval cannot land on a later gate.
+      const approveCommand = new RegExp(`wsmigrate approve ${id} --approver <you> --gate fleet-continue --plan canary:[0-9a-f]{8}`);
+      expect(stdout).toMatch(approveCommand);
+      expect((await runMain('status', id)).out).toMatch(approveCommand);
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toContain(`stopped waiting; ${id} goes on in Temporal (Ctrl-C does not cancel it).\n  re-attach: wsmigrate fleet status ${id} --wait`);

@@ -9,13 +9,19 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
   }
 }
 
-/** The workflow's own failure message (Temporal wraps it in WorkflowFailedError.cause). */
-export async function failureOf(p: Promise<unknown>): Promise<string> {
+/** The workflow's own failure, its type and message (Temporal wraps it in WorkflowFailedError.cause). */
+export async function workflowFailureOf(p: Promise<unknown>): Promise<{ type: string | undefined; message: string }> {
   try {
     await p;
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
-    return err.cause?.message ?? '';
+    const cause = err.cause as (Error & { type?: string }) | undefined;
+    return { type: cause?.type, message: cause?.message ?? '' };
   }
   throw new Error('expected the workflow to fail');
+}
+
+/** The workflow's own failure message. */
+export async function failureOf(p: Promise<unknown>): Promise<string> {
+  return (await workflowFailureOf(p)).message;
 }

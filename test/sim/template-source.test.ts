@@ -1,24 +1,14 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import execa from 'execa';
-import { terraformPath } from '../../src/config/tools';
 import { parseTemplateConfig } from '../../src/sim/template-config';
 import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
 import { fixtureSource } from './helpers';
 import { itNeeds } from '../harness/needs-tool';
+import { installedTerraform, terraformFmtCheck, TERRAFORM_HINT } from '../harness/terraform';
 
-function findTerraform(): string | undefined {
-  try {
-    const path = terraformPath();
-    return existsSync(path) ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const terraform = findTerraform();
-const withTerraform = itNeeds(Boolean(terraform), 'Terraform', 'put terraform >= 1.8 on PATH or run bash scripts/bootstrap-tools.sh');
+const terraform = installedTerraform();
+const withTerraform = itNeeds(Boolean(terraform), 'Terraform', TERRAFORM_HINT);
 
 const SOURCES: [string, string][] = [
   ['seeded template', K8S_TEMPLATE_MAIN_TF],
@@ -31,12 +21,7 @@ describe("the simulator's template sources", () => {
     const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-sim-tf-'));
     try {
       writeFileSync(join(dir, 'main.tf'), source);
-      const result = await execa(terraform as string, ['fmt', '-check', '-diff', 'main.tf'], {
-        cwd: dir,
-        reject: false,
-        env: { CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' },
-      });
-      expect({ exitCode: result.exitCode, stdout: result.stdout }).toEqual({ exitCode: 0, stdout: '' });
+      expect(await terraformFmtCheck(terraform as string, dir, ['main.tf'])).toEqual({ exitCode: 0, diff: '' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import { temporalCliPath } from '../../src/config/tools';
-import { createWsmigrateWorker } from '../../src/worker/create-worker';
 import { createDataConverter } from '../../src/adapters/temporal/data-converter';
-import { connectToTestServer, uniqueTaskQueue, type TemporalTestContext } from '../harness/temporal';
+import { connectToTestServer, type TemporalTestContext } from '../harness/temporal';
+import { payloadsIn, runCodecEcho, type RawPayload } from './fixtures/codec-echo';
 import { freePort } from './fixtures/cli-worker';
 
 const run = promisify(execFile);
@@ -14,15 +14,7 @@ const root = join(__dirname, '..', '..');
 const MARKER = 'bob-api-home-volume-7c21';
 const UI = 'http://ui.example.test:8233';
 
-function payloadsIn(value: unknown, found: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null }[] = []) {
-  if (value && typeof value === 'object') {
-    if ('metadata' in value && 'data' in value) found.push(value as (typeof found)[number]);
-    for (const child of Object.values(value)) payloadsIn(child, found);
-  }
-  return found;
-}
-
-const asJson = (p: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null }) => ({
+const asJson = (p: RawPayload) => ({
   metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
@@ -38,17 +30,7 @@ describe('wsmigrate codec-server', () => {
 
   beforeAll(async () => {
     t = await connectToTestServer(createDataConverter(key));
-    const taskQueue = uniqueTaskQueue('codec-srv');
-    const worker = await createWsmigrateWorker({
-      connection: t.nativeConnection,
-      namespace: t.namespace,
-      taskQueue,
-      workflowsPath: require.resolve('./fixtures/codec-workflows'),
-      dataConverter: createDataConverter(key),
-      activities: { describeBackup: async (input: { workspace: string; ref: string }) => `${input.workspace} backed up as ${input.ref}` },
-    });
-    workflowId = `codec-server-${taskQueue}`;
-    await worker.runUntil(t.client.workflow.execute('codecEchoWorkflow', { taskQueue, workflowId, args: [{ workspace: MARKER, ref: 'sha256:ab' }] }));
+    ({ workflowId } = await runCodecEcho(t, key, { workspace: MARKER, ref: 'sha256:ab' }, 'codec-server'));
 
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;

@@ -1,4 +1,5 @@
-import { decide, startWorkspaceMigration } from '../../src/client/migrations';
+import { startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
 import { dashboardQueries, exportedNames, metricNamesIn } from '../deploy/dashboard-queries';
 import { waitFor } from '../harness/wait';

@@ -1,20 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { createWsmigrateWorker } from '../../src/worker/create-worker';
 import { createDataConverter } from '../../src/adapters/temporal/data-converter';
 import { ENCRYPTED_ENCODING } from '../../src/adapters/temporal/payload-codec';
-import { connectToTestServer, uniqueTaskQueue, type TemporalTestContext } from '../harness/temporal';
+import { connectToTestServer, type TemporalTestContext } from '../harness/temporal';
+import { payloadsIn, runCodecEcho } from './fixtures/codec-echo';
 
 const MARKER = 'alice-dev-home-volume-3f9e';
-
-/** Every payload in the raw history, whatever event it sits in. */
-function payloadsIn(value: unknown, found: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null }[] = []) {
-  if (value && typeof value === 'object') {
-    if ('metadata' in value && 'data' in value) found.push(value as (typeof found)[number]);
-    for (const child of Object.values(value)) payloadsIn(child, found);
-  }
-  return found;
-}
 
 describe('payload encryption on a real Temporal dev server', () => {
   let t: TemporalTestContext;
@@ -25,22 +16,8 @@ describe('payload encryption on a real Temporal dev server', () => {
   afterAll(async () => t?.close());
 
   it('runs a workflow end to end while the server stores only ciphertext', async () => {
-    const taskQueue = uniqueTaskQueue('codec');
-    const worker = await createWsmigrateWorker({
-      connection: t.nativeConnection,
-      namespace: t.namespace,
-      taskQueue,
-      workflowsPath: require.resolve('./fixtures/codec-workflows'),
-      dataConverter: createDataConverter(key),
-      activities: {
-        async describeBackup(input: { workspace: string; ref: string }) {
-          return `${input.workspace} backed up as ${input.ref}`;
-        },
-      },
-    });
-    const workflowId = `codec-${taskQueue}`;
     const input = { workspace: MARKER, ref: `sha256:${'cd'.repeat(32)}` };
-    const result = await worker.runUntil(t.client.workflow.execute('codecEchoWorkflow', { taskQueue, workflowId, args: [input] }));
+    const { workflowId, result } = await runCodecEcho(t, key, input);
     expect(result).toEqual({ summary: `${MARKER} backed up as ${input.ref}` });
 
     // Read the history with a client that has no codec: this is what the server and its database hold.
@@ -56,17 +33,7 @@ describe('payload encryption on a real Temporal dev server', () => {
   });
 
   it('a client with another key cannot read the result, and says why', async () => {
-    const taskQueue = uniqueTaskQueue('codec');
-    const worker = await createWsmigrateWorker({
-      connection: t.nativeConnection,
-      namespace: t.namespace,
-      taskQueue,
-      workflowsPath: require.resolve('./fixtures/codec-workflows'),
-      dataConverter: createDataConverter(key),
-      activities: { describeBackup: async () => 'done' },
-    });
-    const workflowId = `codec-${taskQueue}`;
-    await worker.runUntil(t.client.workflow.execute('codecEchoWorkflow', { taskQueue, workflowId, args: [{ workspace: MARKER, ref: 'x' }] }));
+    const { workflowId } = await runCodecEcho(t, key, { workspace: MARKER, ref: 'x' });
     const stranger = new Client({ connection: t.connection, namespace: t.namespace, dataConverter: createDataConverter(randomBytes(32)) });
     await expect(stranger.workflow.getHandle(workflowId).result()).rejects.toThrow(/encrypted with key id .*same WSMIGRATE_ENCRYPTION_KEY/);
   });

@@ -1,5 +1,6 @@
 import { startFleet } from '../../src/client/fleet';
-import { decide, migrationStatus } from '../../src/client/migrations';
+import { migrationStatus } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { waitFor } from '../harness/wait';

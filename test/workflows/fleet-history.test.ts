@@ -1,7 +1,7 @@
 import { startFleet } from '../../src/client/fleet';
 import { workspaceWorkflowId } from '../../src/domain/migration-input';
 import type { FleetResult } from '../../src/contracts/migrate-fleet';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 
 /**
  * Continue-as-new keeps every run of a fleet far below Temporal's 10,240-event warning. The normal
@@ -16,9 +16,7 @@ describe(`migrateFleet history on ${WORKSPACES} workspaces`, () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: WORKSPACES, buildLatencyMs: 5 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: WORKSPACES, buildLatencyMs: 5 }));
   }, 120_000);
   afterAll(async () => env?.close());
 

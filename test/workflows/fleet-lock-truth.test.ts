@@ -1,9 +1,9 @@
 import { fleetStatus, startFleet } from '../../src/client/fleet';
-import { decide } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { Licence } from '../../src/sim';
 import type { FleetResult } from '../../src/contracts/migrate-fleet';
 import { api } from '../sim/helpers';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 
 /**
  * What the fleet says about require_active_version is what Coder reads back (issue 21, C): on an
@@ -19,9 +19,7 @@ describe.each<[Licence, FleetResult['activeVersionLock']]>([
   let targetVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 8, buildLatencyMs: 60, licence });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 8, buildLatencyMs: 60, licence }));
   });
   afterAll(async () => env?.close());
 

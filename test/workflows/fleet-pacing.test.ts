@@ -3,7 +3,7 @@ import { migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import { waitFor } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 import { pvcUids } from './fixtures/pvc-uids';
 
 const progressOf = async (env: MigrationEnv, id: string) => (await migrationStatus(env.t.client, id)) as FleetProgress;
@@ -21,9 +21,7 @@ describe("migrateFleet paced by Coder's provisioner daemons", () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 4, buildLatencyMs: 150, provisioners: 2, moreTemplates: [{ name: 'team-tools', workspaces: 4, versioned: true }] });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 4, buildLatencyMs: 150, provisioners: 2, moreTemplates: [{ name: 'team-tools', workspaces: 4, versioned: true }] }));
   });
   afterAll(async () => env?.close());
 
@@ -97,9 +95,7 @@ describe('migrateFleet without the daemons API', () => {
   let targetVersionId: string;
   beforeAll(async () => {
     // Unlimited daemons: the simulator answers as a Coder without GET …/provisionerdaemons.
-    env = await createMigrationEnv({ workspaces: 4 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 4 }));
   });
   afterAll(async () => env?.close());
 

@@ -1,10 +1,10 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import type { VerificationResult } from '../../src/contracts/migrate-workspace';
 import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
-import { waitFor } from '../harness/wait';
+import { waitFor, workflowFailureOf } from '../harness/wait';
 import { fixtureSource, homePvcName, pushTemplateVersion } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -81,15 +81,6 @@ describe('guard verdicts in migrations and recoveries', () => {
     state: env.sim.stateOf(ws(i).id),
     pvcUid: pvcUid(i),
   });
-  const failureOfRun = async (p: Promise<unknown>) => {
-    const err = await p.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const cause = (err as WorkflowFailedError).cause as Error & { type?: string };
-    return { type: cause.type, message: cause.message };
-  };
   const statusOf = async (workflowId: string) => (await migrationStatus(env.t.client, workflowId)) as WorkspaceMigrationStatus;
   const damage = async (i: number) => {
     // A user's "Update" on the migrated (guarded) active version: a stop, then a start that fails and forgets the PVC.
@@ -110,7 +101,7 @@ describe('guard verdicts in migrations and recoveries', () => {
   it('a migration whose target version drops the PVC is denied: restored, nothing built or written, the PVC named', async () => {
     const before = await observe(0);
     const handle = await startWorkspaceMigration(env.t.client, input(0, dropsPvc), { taskQueue: env.taskQueue });
-    const failure = await failureOfRun(handle.result());
+    const failure = await workflowFailureOf(handle.result());
     expect(failure.type).toBe('WsmigrateRolledBack');
     expect(failure.message).toContain(
       `guard denied the migration of ${subject(0)}: DENY: this start would destroy 1 protected resource(s): kubernetes_persistent_volume_claim_v1.home.`,
@@ -130,7 +121,7 @@ describe('guard verdicts in migrations and recoveries', () => {
     expect(waiting.pendingApproval?.summary).toMatch(/Guard: NEEDS APPROVAL: this start destroys and re-creates 1 unprotected resource\(s\): kubernetes_deployment_v1\.main\[0\]/);
     expect(await observe(1)).toEqual(before);
     await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
-    const failure = await failureOfRun(handle.result());
+    const failure = await workflowFailureOf(handle.result());
     expect(failure.type).toBe('WsmigrateRolledBack');
     expect(failure.message).toMatch(/was rejected/);
     expect((await statusOf(handle.workflowId)).phase).toBe('restored');
@@ -141,7 +132,7 @@ describe('guard verdicts in migrations and recoveries', () => {
     await damage(2);
     const before = await observe(2);
     const handle = await startWorkspaceMigration(env.t.client, input(2, dropsPvc), { taskQueue: env.taskQueue });
-    const failure = await failureOfRun(handle.result());
+    const failure = await workflowFailureOf(handle.result());
     expect(failure.message).toMatch(
       new RegExp(`^guard denied the recovery of ${subject(2)} from build #\\d+: DENY: this start would destroy 1 protected resource\\(s\\): kubernetes_persistent_volume_claim_v1\\.home\\..*Nothing was changed`),
     );
@@ -157,7 +148,7 @@ describe('guard verdicts in migrations and recoveries', () => {
     expect((await statusOf(handle.workflowId)).pendingApproval?.summary).toMatch(/Guard: NEEDS APPROVAL: .*kubernetes_deployment_v1\.main\[0\]/);
     expect(await observe(3)).toEqual(before);
     await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
-    await failureOfRun(handle.result());
+    await workflowFailureOf(handle.result());
     expect(await observe(3)).toEqual(before);
   });
 
@@ -172,7 +163,7 @@ describe('guard verdicts in migrations and recoveries', () => {
       try {
         // A plain repair (the PVC entry forgotten, the guard allows): with policy none it asks no one.
         const handle = await startWorkspaceMigration(env.t.client, input(i, migratedVersionId), { taskQueue: env.taskQueue });
-        const failure = await failureOfRun(handle.result());
+        const failure = await workflowFailureOf(handle.result());
         expect(failure.type).toBe('WsmigrateNeedsAttention');
         const now = pvcUid(i);
         expect(failure.message).toContain(

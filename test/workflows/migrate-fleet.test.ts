@@ -1,12 +1,13 @@
 import { isWrite } from '../harness/coder-requests';
 import { CoderClient } from '../../src/adapters/coder';
 import { controlFleet, fleetResult, fleetStatus, startFleet } from '../../src/client/fleet';
-import { decide, migrationStatus } from '../../src/client/migrations';
+import { migrationStatus } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { templateWorkflowId, workspaceWorkflowId } from '../../src/domain/migration-input';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import { failureOf, waitFor } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 const progressOf = async (env: MigrationEnv, id: string) => (await migrationStatus(env.t.client, id)) as FleetProgress;
 
@@ -91,9 +92,7 @@ describe('migrateFleet: failure budget, pause, resume, cancel', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 8 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 8 }));
   });
   afterAll(async () => env?.close());
 
@@ -195,9 +194,7 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 6 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 6 }));
   });
   afterAll(async () => env?.close());
 
@@ -277,9 +274,7 @@ describe('migrateFleet: a workspace that needs attention', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 3 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }));
   });
   afterAll(async () => env?.close());
 

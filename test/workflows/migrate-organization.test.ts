@@ -1,5 +1,5 @@
 import { controlFleet } from '../../src/client/fleet';
-import { decide } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { organizationStatus, organizationStatusText, startOrganizationMigration } from '../../src/client/organization';
 import { templateWorkflowId } from '../../src/domain/migration-input';
 import type { MigrateOrganizationInput } from '../../src/domain/organization-input';
@@ -63,6 +63,7 @@ describe('migrateOrganization: every template of an organization, one canary gat
       ].sort(),
     );
     expect(atGate?.pendingApproval?.summary).toMatch(/Canaries of coder: .*1 migrated, 0 not ok.*Continue with the rest of 2 template\(s\)/);
+    expect(organizationStatusText(await organizationStatus(env.t.client, id))).toContain(`wsmigrate approve ${id} --approver <you> --gate fleet-continue --plan ${atGate?.pendingApproval?.planHash}`);
 
     // Paused before the gate is passed: nothing new starts after the approval until resume.
     await controlFleet(env.t.client, id, 'pause', 'sre', 'lunch');

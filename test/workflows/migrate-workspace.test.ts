@@ -1,11 +1,12 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { decide, migrationStatus, signalDecision, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide, signalDecision } from '../../src/client/approvals';
 import { WsmigratePendingApproval } from '../../src/contracts/search-attributes';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { statePutsOf, isWrite } from '../harness/coder-requests';
 import { waitFor, failureOf } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 
 type Handle = Awaited<ReturnType<typeof startWorkspaceMigration>>;
 
@@ -42,10 +43,7 @@ describe('migrateWorkspace on the simulator', () => {
   let originalVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 9 });
-    await env.startWorker();
-    originalVersionId = env.sim.template.activeVersionId;
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv({ workspaces: 9 }));
   });
   afterAll(async () => env?.close());
 

@@ -1,8 +1,8 @@
-import { WorkflowFailedError } from '@temporalio/client';
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import { scanFleet } from '../../src/client/fleet-scan';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
+import { workflowFailureOf } from '../harness/wait';
 
 /**
  * Builds of ours that do not succeed. Option A's own stop fails (a flaky provisioner): the compensation knows that failed build for its
@@ -14,9 +14,7 @@ describe('our own build failing or canceled', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2, buildLatencyMs: 400 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2, buildLatencyMs: 400 }));
   });
   afterAll(async () => env?.close());
 
@@ -29,13 +27,8 @@ describe('our own build failing or canceled', () => {
     env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'stop', times: 1 } });
     const input: MigrateWorkspaceInput = { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'A', approval: { policy: 'none' } };
     const handle = await startWorkspaceMigration(env.t.client, input, { taskQueue: env.taskQueue });
-    const err = await handle.result().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const cause = await workflowFailureOf(handle.result());
     env.sim.setFaults(undefined);
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const cause = (err as WorkflowFailedError).cause as Error & { type?: string };
     expect(cause.type).toBe('WsmigrateRolledBack');
     expect(cause.message).toMatch(/stop build #\d+ of .* ended failed: simulated provisioner failure/);
 
@@ -70,12 +63,7 @@ describe('our own build failing or canceled', () => {
         canceled = latest.id;
       } else await new Promise((r) => setTimeout(r, 20));
     }
-    const err = await handle.result().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const cause = (err as WorkflowFailedError).cause as Error & { type?: string };
+    const cause = await workflowFailureOf(handle.result());
     expect(cause.type).toBe('WsmigrateRolledBack');
     expect(cause.message).toMatch(/ended canceled: its job was canceled in Coder/);
     const latest = (await env.coder.workspace(ws.id)).latest_build;

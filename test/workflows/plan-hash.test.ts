@@ -1,9 +1,10 @@
-import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { buildPostsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { homePvcName } from '../sim/helpers';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(240_000);
 
@@ -17,9 +18,7 @@ describe('the plan hash changes when the state changes', () => {
   let targetVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2 }));
   });
   afterAll(async () => env?.close());
 

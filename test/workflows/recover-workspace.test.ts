@@ -1,4 +1,5 @@
-import { decide, migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { registerRecoverCommand } from '../../src/cli/commands/recover';
 import { EXIT } from '../../src/cli/io';
 import { startWorkspaceRecovery } from '../../src/client/recovery';
@@ -8,7 +9,7 @@ import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-works
 import type { WorkspaceRecoveryResult } from '../../src/contracts/recover-workspace';
 import { runCommand } from '../harness/cli';
 import { failureOf, waitFor } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 
 type State = { resources: { mode: string; type: string; name: string; instances: { attributes: { metadata?: { uid?: string }[] } }[] }[] };
 const pvcEntries = (text: string) =>
@@ -24,10 +25,7 @@ describe('recovery of damaged workspaces', () => {
   let originalVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 6 });
-    await env.startWorker();
-    originalVersionId = env.sim.template.activeVersionId;
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv({ workspaces: 6 }));
   });
   afterAll(async () => env?.close());
 

@@ -1,9 +1,10 @@
 import { isWrite } from '../harness/coder-requests';
-import { decide, migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { readTar } from '../../src/adapters/template-tar';
 import type { TemplateMigrationResult, TemplateMigrationStatus } from '../../src/contracts/migrate-template';
 import { waitFor, failureOf } from '../harness/wait';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 
 describe('migrateTemplate', () => {
@@ -65,9 +66,7 @@ describe('workspace refusals on a migrated template', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2 }));
   });
   afterAll(async () => env?.close());
 

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { startFleet } from '../../src/client/fleet';
-import { decide, startWorkspaceMigration } from '../../src/client/migrations';
+import { startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { fleetProgressQuery } from '../../src/contracts/migrate-fleet';
 import { temporalCliPath } from '../../src/config/tools';
 import { approvalCommands } from '../../src/domain/run-details';

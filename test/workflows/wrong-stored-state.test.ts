@@ -1,11 +1,11 @@
-import { WorkflowFailedError } from '@temporalio/client';
 import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WrongStoredStateFault } from '../../src/sim';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { buildPostsOf } from '../harness/coder-requests';
 import { homePvcName } from '../sim/helpers';
-import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
+import { workflowFailureOf } from '../harness/wait';
 
 jest.setTimeout(240_000);
 
@@ -22,9 +22,7 @@ describe('a build whose state Coder keeps is not what it wrote', () => {
   let targetVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 6 });
-    await env.startWorker();
-    targetVersionId = (await env.migrateTemplate()).versionId;
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 6 }));
   });
   afterAll(async () => env?.close());
 
@@ -40,15 +38,6 @@ describe('a build whose state Coder keeps is not what it wrote', () => {
     approval: { policy: 'none', approvers: ['sre'] },
   });
   const statusOf = async (workflowId: string) => (await migrationStatus(env.t.client, workflowId)) as WorkspaceMigrationStatus;
-  const failureOfRun = async (p: Promise<unknown>) => {
-    const err = await p.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const cause = (err as WorkflowFailedError).cause as Error & { type?: string };
-    return { type: cause.type, message: cause.message };
-  };
   const withFault = async <T>(fault: Parameters<MigrationEnv['sim']['setFaults']>[0], run: () => Promise<T>): Promise<T> => {
     env.sim.setFaults(fault);
     try {
@@ -69,7 +58,7 @@ describe('a build whose state Coder keeps is not what it wrote', () => {
       const fault: WrongStoredStateFault = { how, workspaceId: ws(i).id, transition: 'start', times: 1 };
       const failure = await withFault({ wrongStoredState: fault }, async () => {
         const handle = await startWorkspaceMigration(env.t.client, input(i), { taskQueue: env.taskQueue });
-        const f = await failureOfRun(handle.result());
+        const f = await workflowFailureOf(handle.result());
         expect((await statusOf(handle.workflowId)).phase).toBe('restored');
         return f;
       });
@@ -96,7 +85,7 @@ describe('a build whose state Coder keeps is not what it wrote', () => {
       },
       async () => {
         const h = await startWorkspaceMigration(env.t.client, input(i), { taskQueue: env.taskQueue });
-        return { handle: h, failure: await failureOfRun(h.result()) };
+        return { handle: h, failure: await workflowFailureOf(h.result()) };
       },
     );
     expect(failure.type).toBe('WsmigrateNeedsAttention');
@@ -125,7 +114,7 @@ describe('a build whose state Coder keeps is not what it wrote', () => {
       const failure = await withFault({ wrongStoredState: { how, workspaceId: ws(i).id, transition: 'start', times: 1 } }, async () => {
         // A plain repair (the PVC entry forgotten, the guard allows): with policy none it asks no one.
         const handle = await startWorkspaceMigration(env.t.client, input(i), { taskQueue: env.taskQueue });
-        const f = await failureOfRun(handle.result());
+        const f = await workflowFailureOf(handle.result());
         expect((await statusOf(handle.workflowId)).phase).toBe('needs-attention');
         expect((await statusOf(handle.workflowId)).approvals).toEqual([]);
         return f;

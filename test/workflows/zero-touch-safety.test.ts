@@ -1,7 +1,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { fleetResult, startFleet } from '../../src/client/fleet';
-import { decide, migrationStatus } from '../../src/client/migrations';
+import { migrationStatus } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
 import { startTemplateMigration } from '../../src/client/migrations';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import type { TemplateMigrationResult } from '../../src/contracts/migrate-template';

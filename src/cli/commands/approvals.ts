@@ -4,6 +4,7 @@ import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, asCliRefusal, type CliIo } from '../io';
 import { withTemporal } from '../with-temporal';
 import { lastPhaseNote } from '../../client/phase-note';
+import { approvalCommands } from '../../domain/run-details';
 
 export function registerApprovalCommands(program: Command, io: CliIo): void {
   program
@@ -25,7 +26,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${s.pendingApproval.summary}`);
         io.out(`    plan ${s.pendingApproval.planHash}`);
-        io.out(`    wsmigrate approve ${id} --approver <you>`);
+        io.out(`    ${approvalCommands(id, s.pendingApproval).cli}`);
       }
       if (s.error && s.error !== s.run.reason && !(s.run.state === 'cancelled' && /cancel/i.test(s.error))) io.out(`  error: ${s.error}`);
     });
@@ -62,7 +63,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         const approver: string | undefined = o.approver ?? loadConfig().approver;
         if (!approver) throw new CliError(`say who decides: --approver <your name>, or set WSMIGRATE_APPROVER=<your name>`, EXIT.usage);
         const log = await cliLogger(io, cmd);
-        const { decide } = await import('../../client/migrations');
+        const { decide } = await import('../../client/approvals');
         const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }), log).catch((err: unknown) => {
           throw asCliRefusal(err);
         });

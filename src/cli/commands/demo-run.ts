@@ -8,7 +8,7 @@ import type { Notification } from '../../ports/notifier';
 import { createFileBlobStore } from '../../adapters/blob-store';
 import { CoderClient } from '../../adapters/coder';
 import { startDevServer } from '../../adapters/temporal-dev-server';
-import { decide } from '../../client/migrations';
+import { decide } from '../../client/approvals';
 import { fleetStatus, startFleet } from '../../client/fleet';
 import { templateWorkflowId } from '../../domain/migration-input';
 import type { FleetResult } from '../../contracts/migrate-fleet';

@@ -10,6 +10,7 @@ import { refuseUnknownNamesNow } from '../names-now';
 import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
 import { startFleetRun } from '../start-fleet-run';
+import { approvalCommands } from '../../domain/run-details';
 
 function me(): string {
   try {
@@ -54,7 +55,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
     if (gate && gate !== lastGate) log?.info({ gate: p.pendingApproval!.gateId, planHash: p.pendingApproval!.planHash }, 'waiting for approval');
     if (gate && gate !== lastGate && !opts.json) {
       if (tty) process.stdout.write('\n');
-      io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  wsmigrate approve ${workflowId} --approver <you>`);
+      io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  ${approvalCommands(workflowId, p.pendingApproval!).cli}`);
     }
     lastGate = gate;
     const waits = s.waitingOn ?? [];

@@ -121,16 +121,12 @@ export function lexHcl(source: string, file: string, opts: LexOptions = {}): Tok
       if (frame.kind === 'quoted' && c === '\n') {
         fail(frame.line, 'unterminated string: a quoted string must close on the line it opens (use a heredoc for several lines).');
       }
-      if ((c === '$' || c === '%') && source[i + 1] === c && source[i + 2] === '{') {
+      const mark = templateMarkAt(i);
+      if (mark === 'escaped') {
         i += 3;
         continue;
       }
-      if ((c === '$' || c === '%') && source[i + 1] === '{') {
-        emit('literal', i);
-        emit(c === '$' ? 'interpOpen' : 'directiveOpen', i + 2);
-        stack.push({ kind: 'interp' });
-        return;
-      }
+      if (mark === 'opens') return openTemplateSequence(i);
       i++;
     }
     if (frame.kind === 'quoted') fail(frame.line, 'unterminated string: a quoted string has no closing `"` before the end of the file.');
@@ -159,20 +155,32 @@ export function lexHcl(source: string, file: string, opts: LexOptions = {}): Tok
         i++;
         continue;
       }
-      if ((c === '$' || c === '%') && source[i + 1] === c && source[i + 2] === '{') {
+      const mark = templateMarkAt(i);
+      if (mark === 'escaped') {
         i += 3;
         continue;
       }
-      if ((c === '$' || c === '%') && source[i + 1] === '{') {
-        emit('literal', i);
-        emit(c === '$' ? 'interpOpen' : 'directiveOpen', i + 2);
+      if (mark === 'opens') {
         frame.atLineStart = false;
-        stack.push({ kind: 'interp' });
-        return;
+        return openTemplateSequence(i);
       }
       i++;
     }
     fail(frame.line, `unterminated heredoc: no line holding only \`${frame.marker}\` closes \`<<${frame.marker}\`.`);
+  }
+
+  /** `$${` and `%%{` are literal text (three characters); `${` and `%{` open an interpolation or a directive. */
+  function templateMarkAt(i: number): 'escaped' | 'opens' | undefined {
+    const c = source[i];
+    if (c !== '$' && c !== '%') return undefined;
+    if (source[i + 1] === c && source[i + 2] === '{') return 'escaped';
+    return source[i + 1] === '{' ? 'opens' : undefined;
+  }
+
+  function openTemplateSequence(i: number): void {
+    emit('literal', i);
+    emit(source[i] === '$' ? 'interpOpen' : 'directiveOpen', i + 2);
+    stack.push({ kind: 'interp' });
   }
 
   function scanExpression(frame: Frame): void {

@@ -1,4 +1,3 @@
-import type { ResourceMode } from '../type-map';
 import type { TemplateModel, TemplateResource } from '../template-model';
 import { formatConfigAddress, formatInstanceAddress, formatKey, parseModulePath, parseResourceAddress, type InstanceKey } from './address';
 import type { Transition } from './guard';
@@ -18,14 +17,8 @@ export function planStructurally(model: TemplateModel, state: readonly StateReso
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-interface Target {
-  module?: string;
-  mode: ResourceMode;
-  type: string;
-  name: string;
-  index?: InstanceKey;
-  deposed?: string;
-}
+/** The instance a planned change is about: a change's own address fields. */
+type Target = Pick<PlannedChange, 'module' | 'mode' | 'type' | 'name' | 'index' | 'deposed'>;
 
 function change(target: Target, actions: PlannedChange['actions'], extra: Partial<PlannedChange> = {}): PlannedChange {
   const modules = parseModulePath(target.module);

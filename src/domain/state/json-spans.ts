@@ -276,12 +276,7 @@ class Scanner {
   private object(watched: boolean, refuseDuplicates: boolean, node?: PatternNode): Record<string, unknown> | undefined {
     const build = watched && this.mode === 'outline';
     const out: Record<string, unknown> | undefined = build ? {} : undefined;
-    this.pos++;
-    this.skipWhitespace();
-    if (this.text.charCodeAt(this.pos) === Ch.RBrace) {
-      this.pos++;
-      return out;
-    }
+    if (this.opensEmpty(Ch.RBrace)) return out;
     // The object being built knows its keys already; only a walk that builds nothing needs a set.
     const seen = refuseDuplicates && !out ? new Set<string>() : undefined;
     for (;;) {
@@ -306,18 +301,7 @@ class Scanner {
       } else {
         this.value(Interest.Skip);
       }
-      this.skipWhitespace();
-      const c = this.text.charCodeAt(this.pos);
-      if (c === Ch.Comma) {
-        this.pos++;
-        this.skipWhitespace();
-        continue;
-      }
-      if (c === Ch.RBrace) {
-        this.pos++;
-        return out;
-      }
-      this.fail("expected ',' or '}' after an object member");
+      if (this.closesAfterItem(Ch.RBrace, "expected ',' or '}' after an object member")) return out;
     }
   }
 
@@ -325,12 +309,7 @@ class Scanner {
     const out: unknown[] | undefined = watched && this.mode === 'outline' ? [] : undefined;
     const element = node?.elements;
     const interest = element ? element.interest : Interest.Skip;
-    this.pos++;
-    this.skipWhitespace();
-    if (this.text.charCodeAt(this.pos) === Ch.RBracket) {
-      this.pos++;
-      return out;
-    }
+    if (this.opensEmpty(Ch.RBracket)) return out;
     for (let index = 0; ; index++) {
       if (watched) {
         this.path.push(index);
@@ -340,19 +319,31 @@ class Scanner {
       } else {
         this.value(Interest.Skip);
       }
-      this.skipWhitespace();
-      const c = this.text.charCodeAt(this.pos);
-      if (c === Ch.Comma) {
-        this.pos++;
-        this.skipWhitespace();
-        continue;
-      }
-      if (c === Ch.RBracket) {
-        this.pos++;
-        return out;
-      }
-      this.fail("expected ',' or ']' after an array element");
+      if (this.closesAfterItem(Ch.RBracket, "expected ',' or ']' after an array element")) return out;
     }
+  }
+
+  /** Steps over a container's opening bracket; true when `close` follows at once (an empty container, stepped over). */
+  private opensEmpty(close: Ch): boolean {
+    this.pos++;
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) !== close) return false;
+    this.pos++;
+    return true;
+  }
+
+  /** After a member or an element: true at the container's `close` (stepped over), false after a comma (the next item is due). */
+  private closesAfterItem(close: Ch, expected: string): boolean {
+    this.skipWhitespace();
+    const c = this.text.charCodeAt(this.pos);
+    if (c === Ch.Comma) {
+      this.pos++;
+      this.skipWhitespace();
+      return false;
+    }
+    if (c !== close) this.fail(expected);
+    this.pos++;
+    return true;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { CoderClient } from '../../../src/adapters/coder/client';
-import { CoderApiError } from '../../../src/adapters/coder/errors';
+import { caught } from './caught';
 import { Secret } from '../../../src/config/secret';
 import { fixture } from './coder-fixtures';
 import { FakeCoder, fakeClock } from './fake-coder';
@@ -26,16 +26,6 @@ function expectNoToken(text: string): void {
   expect(text).not.toContain(SECRET_HALF);
   expect(text).not.toContain(Buffer.from(TOKEN).toString('base64'));
   expect(text.toLowerCase()).not.toContain('coder-session-token');
-}
-
-async function caught(promise: Promise<unknown>): Promise<CoderApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(CoderApiError);
-    return error as CoderApiError;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('the session token never leaks', () => {

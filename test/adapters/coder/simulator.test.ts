@@ -1,5 +1,5 @@
 import { CoderClient } from '../../../src/adapters/coder/client';
-import { CoderApiError } from '../../../src/adapters/coder/errors';
+import { caught } from './caught';
 import { startSimulator, type CoderSimulator } from '../../../src/sim';
 import { fixture, type FixtureName } from './coder-fixtures';
 
@@ -16,16 +16,6 @@ function quickClock() {
     },
   };
   return clock;
-}
-
-async function caught(promise: Promise<unknown>): Promise<CoderApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(CoderApiError);
-    return error as CoderApiError;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('CoderClient against the Coder simulator', () => {

@@ -2,22 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import execa from 'execa';
-import { terraformPath } from '../../../src/config/tools';
 import { classifyChanges } from '../../../src/domain/plan/classify';
 import { planGuardVerdict } from '../../../src/domain/plan/guard';
 import { plannedChangesFromText } from '../../../src/domain/plan/plan-json';
 import { describeNeeds } from '../../harness/needs-tool';
+import { installedTerraform, TERRAFORM_HINT } from '../../harness/terraform';
 
-function findTerraform(): string | undefined {
-  try {
-    return terraformPath();
-  } catch {
-    return undefined;
-  }
-}
-
-const terraform = findTerraform();
-const describeWithTerraform = describeNeeds(Boolean(terraform), 'Terraform', 'put terraform >= 1.8 on PATH or run bash scripts/bootstrap-tools.sh');
+const terraform = installedTerraform();
+const describeWithTerraform = describeNeeds(Boolean(terraform), 'Terraform', TERRAFORM_HINT);
 
 // Proves the plan-JSON reader against the real binary, with only the builtin terraform_data (no provider, no network).
 describeWithTerraform('plans from a real Terraform binary', () => {

@@ -1,0 +1,56 @@
+import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, ZeroTouchRefusedError } from '../domain/template-rewrite';
+import { TemplateArchiveError, writeTar } from '../adapters/template-tar';
+import { sha256Hex } from '../adapters/hash';
+import { blobStep, currentWorkflowRun } from './blob-step';
+import { refuse, refuseOn } from './failures';
+import type { TemplateRewriteResult } from '../contracts/migrate-template';
+import type { ActivityDeps } from './ports';
+import type { LoadTemplateSource } from './template-source';
+
+/** Pulls the active version's source, rewrites it (with guard blocks) and stores the new archive. */
+export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
+  return async function rewriteTemplateSource(input: {
+    subject: string;
+    versionId: string;
+    renameDifferent: boolean;
+    /** Absent in activities scheduled before the option existed: refuse, the safe reading. */
+    allowRemoteModules?: boolean;
+    zeroTouch?: boolean;
+  }): Promise<TemplateRewriteResult> {
+    let source;
+    try {
+      source = await loadTemplateSource(input.versionId, input.subject);
+    } catch (err) {
+      if (err instanceof TemplateArchiveError) throw refuse('rewrite template', input.subject, `${err.message} (template version ${input.versionId})`);
+      throw err;
+    }
+    const { files, report } = refuseOn('rewrite template', input.subject, [HclSyntaxError, TemplateRewriteError, ZeroTouchRefusedError], () =>
+      rewriteTemplate(source.terraform, { renameDifferent: input.renameDifferent, zeroTouch: input.zeroTouch }),
+      '',
+      '. Fix the template source (`wsmigrate template rewrite DIR` shows the same problem offline), push it as a new version, then run again',
+    );
+    const remote = externalModuleRefusal(report.externalModules);
+    if (remote && !input.allowRemoteModules) {
+      throw refuse('rewrite template', input.subject, `${remote}. Nothing was pushed. Or, to rewrite the rest and leave those modules as they are, run again without --strict-modules (each workspace holding deprecated types inside such a module is then refused before its state is pushed)`);
+    }
+    const rewritten = new Map(files.map((f) => [f.path, f.content]));
+    const archive = source.archive.map((f) =>
+      rewritten.has(f.path) ? { ...f, bytes: Buffer.from(rewritten.get(f.path) as string, 'utf8') } : f,
+    );
+    for (const f of files) {
+      if (!source.archive.some((a) => a.path === f.path)) archive.push({ path: f.path, bytes: Buffer.from(f.content, 'utf8') });
+    }
+    const tar = await writeTar(archive);
+    const common = {
+      renamedCount: report.renamed.length,
+      renamed: report.renamed.slice(0, 50).map(({ file, line, from, to }) => ({ file, line, from, to })),
+      refused: report.refused.slice(0, 50),
+      guards: report.guards.map((g) => g.from),
+      protectedResources: report.protectedResources.map((p) => p.address),
+      ...(report.zeroTouch ? { zeroTouch: report.zeroTouch.map(({ from, to }) => ({ from, to })) } : {}),
+    };
+    if (report.unchanged) return { source: null, versionName: '', unchanged: true, ...common };
+    const blob = await blobStep('rewrite template', input.subject, () => deps.blobs.put(tar, { kind: 'template-source', label: input.subject, ...currentWorkflowRun() }));
+    return { source: blob, versionName: `wsmigrate-${sha256Hex(tar).slice(0, 12)}`, unchanged: false, ...common };
+  };
+}

@@ -1,0 +1,66 @@
+import type { SimDeployment } from './deployment';
+import type { TemplateRecord, User, WorkspaceRecord } from './model';
+import { packTar } from './tar-archive';
+import { parseTemplateConfig } from './template-config';
+import { seededTemplateMeta } from './template-meta';
+
+export interface SeedTemplateSpec {
+  name: string;
+  displayName: string;
+  files: { name: string; content: string }[];
+  createdAt: string;
+}
+
+/** A template on one succeeded version of these files, as `coder templates push` leaves it. */
+export async function seedTemplate(d: SimDeployment, admin: User, spec: SeedTemplateSpec): Promise<TemplateRecord> {
+  const { file } = d.uploadFile(admin, await packTar(spec.files), 'application/x-tar');
+  const created = spec.createdAt;
+  const template: TemplateRecord = {
+    id: d.newId(),
+    name: spec.name,
+    meta: seededTemplateMeta(spec.displayName),
+    organizationId: d.org.id,
+    activeVersionId: d.newId(),
+    createdById: admin.id,
+    createdAt: created,
+    updatedAt: created,
+  };
+  d.templates.set(template.id, template);
+  d.versions.set(template.activeVersionId, {
+    id: template.activeVersionId,
+    templateId: template.id,
+    organizationId: d.org.id,
+    name: d.randomVersionName(),
+    message: 'Uploaded from the CLI',
+    job: { id: d.newId(), type: 'template_version_import', status: 'succeeded', fileId: file.id, createdAt: created, startedAt: created, completedAt: created, initiatorId: admin.id, workerId: d.org.id, logs: [] },
+    createdById: admin.id,
+    createdAt: created,
+    updatedAt: created,
+    archived: false,
+    config: await parseTemplateConfig(spec.files),
+  });
+  return template;
+}
+
+/** A workspace of the template, started once on its active version; its home PVC holds `home of <owner>`. */
+export async function seedWorkspace(d: SimDeployment, template: TemplateRecord, owner: User, name: string, createdAt: string): Promise<WorkspaceRecord> {
+  const ws: WorkspaceRecord = {
+    id: d.newId(),
+    name,
+    ownerId: owner.id,
+    organizationId: d.org.id,
+    templateId: template.id,
+    createdAt,
+    updatedAt: createdAt,
+    lastUsedAt: createdAt,
+    deleted: false,
+    buildIds: [],
+  };
+  d.workspaces.set(ws.id, ws);
+  await d.seedBuild(ws, template.activeVersionId, 'start', owner, homeDataOf(owner));
+  return ws;
+}
+
+export function homeDataOf(owner: User): string {
+  return `home of ${owner.username}`;
+}
