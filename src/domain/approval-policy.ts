@@ -1,3 +1,5 @@
+import type { LossKind } from './protected-loss';
+
 /**
  * Who must approve what before a workflow changes anything. Pure: the workflows hold the waiting,
  * this module holds the rules, so both the workflow's update validator and the tests use them.
@@ -27,8 +29,10 @@ export function gateRequiresApproval(policy: ApprovalPolicy, gate: GateId): bool
  * the new version (an owner's Update, or autostart once the template requires its active version),
  * so a fleet run with policy none puts those right itself instead of waiting on nobody.
  */
-export function recoveryNeedsPerson(lossKinds: readonly ('forgotten' | 'destroyed')[], verdict: 'allow' | 'needs-approval' | 'deny'): string | undefined {
-  if (lossKinds.some((k) => k !== 'forgotten')) return 'a protected object was destroyed';
+export function recoveryNeedsPerson(lossKinds: readonly LossKind[], verdict: 'allow' | 'needs-approval' | 'deny'): string | undefined {
+  if (lossKinds.includes('destroyed')) return 'a protected object was destroyed';
+  // The workspace may have run on the new object since: what it wrote there is not on the old one.
+  if (lossKinds.includes('orphaned')) return 'a new object took a protected object\'s place: check which holds the data before the old one is put back';
   if (verdict !== 'allow') return `the guard's verdict is ${verdict}`;
   return undefined;
 }

@@ -140,6 +140,8 @@ interface Tracked {
   heldIn: BuildSnapshot;
   /** The build where it first went missing, while it stays missing. */
   missingSince?: BuildSnapshot;
+  /** What took its address in that build, when the log showed no delete (the old object is unmanaged). */
+  replacedBy?: ProtectedIdentity;
 }
 
 /**
@@ -162,6 +164,12 @@ export function findProtectedLosses(
         t.missingSince ??= build;
       } else if (sameObject(t.ref, now)) {
         t.missingSince = undefined;
+        t.replacedBy = undefined;
+      } else if (t.replacedBy && sameObject(t.replacedBy, now)) {
+        // still the object that took its address: the loss stays the one already noted
+      } else if (loggedNoDelete(opts.destroyedByBuild, build, t.ref)) {
+        t.missingSince ??= build;
+        t.replacedBy = now;
       } else {
         const lostIn = t.missingSince ?? build;
         losses.push(loss(t, lostIn, 'destroyed', now));
@@ -177,11 +185,21 @@ export function findProtectedLosses(
   }
   for (const t of tracked.values()) {
     if (!t.missingSince) continue;
+    if (t.replacedBy) {
+      losses.push(loss(t, t.missingSince, 'orphaned', t.replacedBy));
+      continue;
+    }
     const destroyed = opts.destroyedByBuild?.get(t.missingSince.number)?.some((a) => sameAddress(a, t.ref)) ?? false;
     losses.push(loss(t, t.missingSince, destroyed ? 'destroyed' : 'forgotten'));
   }
   const reference = new Map([...tracked].map(([k, t]) => [k, t.ref]));
   return { losses: losses.sort((a, b) => a.build.number - b.build.number || a.key.localeCompare(b.key)), reference };
+}
+
+/** The build's log was read and deletes nothing at the object's address: a new uid there is a new object beside it. */
+function loggedNoDelete(destroyedByBuild: HealthInput['destroyedByBuild'], build: BuildSnapshot, ref: ProtectedIdentity): boolean {
+  const deleted = destroyedByBuild?.get(build.number);
+  return deleted !== undefined && !deleted.some((a) => sameAddress(a, ref));
 }
 
 function sameAddress(logAddress: string, ref: ProtectedIdentity): boolean {
@@ -200,10 +218,14 @@ function loss(t: Tracked, lostIn: BuildSnapshot, kind: LossKind, now?: Protected
   };
 }
 
-/** Builds whose log must be read to tell a delete from a forget: those where a protected entry went missing. */
+/**
+ * Builds whose log must be read to tell a delete from a forget: those where a protected entry went
+ * missing, or where another object (new uid) took its address (deleted and made again, or made
+ * beside it).
+ */
 export function buildsToCheckForDeletes(builds: readonly BuildSnapshot[], annotatedAddresses: readonly string[] = []): number[] {
   const { losses } = findProtectedLosses(builds, { annotatedAddresses });
-  return [...new Set(losses.filter((l) => l.kind === 'forgotten').map((l) => l.build.number))];
+  return [...new Set(losses.filter((l) => l.kind === 'forgotten' || l.after !== undefined).map((l) => l.build.number))];
 }
 
 const DESTROY_LINE = /^\s*((?:module\.[\w-]+(?:\[[^\]]*\])?\.)*[\w-]+\.[\w-]+(?:\[[^\]]*\])?): (?:Destroying\.\.\.|Destruction complete)/;

@@ -178,7 +178,9 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
       renamedCount: rewrite.renamedCount,
       startBuildId: start.buildId,
       verdict: verdict.verdict,
-      warnings: [],
+      warnings: health.losses.filter((l) => l.kind === 'orphaned').map(
+        (l) => `${l.address}: the object that took its place (uid ${l.after?.uid ?? '?'}) is no longer in the state and stays in the cluster; delete it by hand once nothing on it is needed`,
+      ),
       // Its volumes kept their uid too: counted with the fleet's kept ones, not taken for lost.
       pvcUidsKept: check.checked.filter((c) => c.address.includes('persistent_volume')).length,
       recovery,

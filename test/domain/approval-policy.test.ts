@@ -44,6 +44,10 @@ describe('recoveryNeedsPerson', () => {
     expect(recoveryNeedsPerson(['forgotten'], 'needs-approval')).toBe("the guard's verdict is needs-approval");
     expect(recoveryNeedsPerson([], 'deny')).toBe("the guard's verdict is deny");
   });
+  it('asks a person when a new object took a protected one\'s place (the workspace may have written to the new one)', () => {
+    expect(recoveryNeedsPerson(['forgotten', 'orphaned'], 'allow')).toMatch(/new object took a protected object's place: check which holds the data/);
+    expect(recoveryNeedsPerson(['orphaned', 'destroyed'], 'allow')).toBe('a protected object was destroyed');
+  });
 });
 
 describe('approvalRefusal', () => {

@@ -133,6 +133,40 @@ describe('assessWorkspaceHealth', () => {
     expect(h.reason).toMatch(/destroyed by build #2 \(uid uid-1 is now uid-2\)/);
   });
 
+  describe('a new uid at the address and a log that shows no delete: a new object made beside the old one', () => {
+    // A claim named by generate_name: a guarded build forgets the old claim (removed, destroy = false)
+    // and the API server names the new one afresh, so the build succeeds on an empty volume.
+    const forcedBuild = () => history(['stop', 'succeeded', [home(PVC, 'uid-1')]], ['start', 'succeeded', [home(PVC1, 'uid-2'), dep()]], ['stop', 'succeeded', [home(PVC1, 'uid-2')]]);
+
+    it('is orphaned, not destroyed: the old object is the one to put back (recoverFrom), and the text says it may still exist', () => {
+      const h = assessWorkspaceHealth({ builds: forcedBuild(), destroyedByBuild: new Map([[2, []]]), v1VersionIds: [NEW] });
+      expect(h.health).toBe('damaged');
+      expect(h.losses).toEqual([expect.objectContaining({ kind: 'orphaned', build: expect.objectContaining({ number: 2 }), before: expect.objectContaining({ uid: 'uid-1' }), after: expect.objectContaining({ uid: 'uid-2' }) })]);
+      expect(h.recoverFrom).toEqual({ id: 'b1', number: 1 });
+      expect(h.reason).toMatch(/replaced in the state by build #2 \(a new object, uid uid-2, took its address and the log shows no delete: unless it was deleted outside Terraform, uid uid-1 is still in the cluster, unmanaged\)/);
+      expect(h.reason).not.toMatch(/destroyed/);
+    });
+
+    it('stays destroyed when that log shows the delete, or was not read', () => {
+      const logged = assessWorkspaceHealth({ builds: forcedBuild(), destroyedByBuild: new Map([[2, [`${PVC1}.home`]]]) });
+      expect(logged.losses).toEqual([expect.objectContaining({ kind: 'destroyed', build: expect.objectContaining({ number: 2 }) })]);
+      expect(logged.recoverFrom).toBeUndefined();
+      const unread = assessWorkspaceHealth({ builds: forcedBuild(), destroyedByBuild: new Map([[3, []]]) });
+      expect(unread.losses).toEqual([expect.objectContaining({ kind: 'destroyed' })]);
+    });
+
+    it('is no loss once a build holds the old object again (recovered)', () => {
+      const builds = history(['stop', 'succeeded', [home(PVC, 'uid-1')]], ['start', 'succeeded', [home(PVC1, 'uid-2')]], ['start', 'succeeded', [home(PVC1, 'uid-1'), dep(DEP1)], NEW]);
+      const h = assessWorkspaceHealth({ builds, destroyedByBuild: new Map([[2, []]]), v1VersionIds: [NEW] });
+      expect(h.losses).toEqual([]);
+      expect(h.health).toBe('migrated');
+    });
+
+    it('has the log of that build read (buildsToCheckForDeletes)', () => {
+      expect(buildsToCheckForDeletes(forcedBuild())).toEqual([2]);
+    });
+  });
+
   it('a loss stays a loss when later builds keep the new object', () => {
     const builds = history(['start', 'succeeded', [home(PVC1, 'a')]], ['start', 'succeeded', [home(PVC, 'b')]], ['stop', 'succeeded', [home(PVC, 'b')]]);
     const { losses } = findProtectedLosses(builds);
@@ -212,9 +246,9 @@ describe('assessWorkspaceHealth', () => {
 });
 
 describe('reading build logs for deletes', () => {
-  it('asks only for the builds where an entry went missing', () => {
+  it('asks only for the builds where an entry went missing or another object (new uid) took its address', () => {
     const builds = history(['start', 'succeeded', [home()]], ['start', 'succeeded', [home(PVC, 'x')]], ['stop', 'failed', []]);
-    expect(buildsToCheckForDeletes(builds)).toEqual([3]);
+    expect(buildsToCheckForDeletes(builds)).toEqual([2, 3]);
   });
 
   it('finds Terraform destroy lines, with modules and keys', () => {

@@ -25,7 +25,7 @@ describe('recovery of damaged workspaces', () => {
   let originalVersionId: string;
 
   beforeAll(async () => {
-    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv({ workspaces: 6 }));
+    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv({ workspaces: 7 }));
   });
   afterAll(async () => env?.close());
 
@@ -183,6 +183,43 @@ describe('recovery of damaged workspaces', () => {
     expect(await env.t.client.workflow.getHandle(workflowId).result()).toMatchObject({ outcome: 'migrated' });
     expect(await latestBuild(3)).toMatchObject({ transition: 'start', template_version_id: targetVersionId, status: 'running' });
     expect(pvc(3)?.uid).toBe(before?.uid);
+  });
+
+  it('a new claim beside the old one (generate_name under a guarded build: a new uid in the state, no delete in the log) is put back to the old claim, only with a person\'s approval, and the new one is named for cleanup', async () => {
+    const before = pvc(6);
+    await build(6, { transition: 'stop' });
+    const stopped = await latestBuild(6);
+    // What Coder holds after such a build: the claim's entry, migrated, with the uid of the object
+    // the API server just made; the build's log deletes nothing.
+    const text = (await env.coder.getWorkspaceBuildState(stopped.id)).toString('utf8');
+    const forced = JSON.parse(text) as State & { serial: number };
+    for (const r of forced.resources) {
+      if (!r.type.startsWith('kubernetes_persistent_volume_claim')) continue;
+      r.type = 'kubernetes_persistent_volume_claim_v1';
+      const meta = r.instances[0].attributes.metadata?.[0];
+      if (meta) meta.uid = 'uid-of-the-new-empty-claim';
+    }
+    forced.serial += 1;
+    await env.coder.putWorkspaceBuildState(stopped.id, Buffer.from(JSON.stringify(forced)));
+
+    // Policy none: the recovery still waits for a person, saying why.
+    const handle = await startWorkspaceMigration(env.t.client, input(6), { taskQueue: env.taskQueue });
+    await waitFor(async () => ((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId === 'recover', 120_000);
+    const asked = ((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval;
+    expect(asked?.summary).toMatch(/replaced in the state by build #\d+ \(a new object, uid uid-of-the-new-empty-claim, took its address and the log shows no delete: unless it was deleted outside Terraform, uid \S+ is still in the cluster/);
+    expect(asked?.summary).toMatch(/Asked whatever the policy: a new object took a protected object's place/);
+    expect(asked?.summary).not.toMatch(/destroyed/);
+    expect(await latestBuild(6)).toMatchObject({ id: stopped.id }); // nothing built while it asks
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+
+    const result = (await handle.result()) as WorkspaceRecoveryResult;
+    expect(result.outcome).toBe('migrated');
+    expect(result.recovery.fromBuild).toBe(stopped.build_number - 1);
+    expect(result.warnings.join()).toMatch(/the object that took its place \(uid uid-of-the-new-empty-claim\) is no longer in the state and stays in the cluster; delete it by hand/);
+    expect(pvc(6)?.uid).toBe(before?.uid);
+    const entries = pvcEntries(env.sim.stateOf(ws(6).id));
+    expect(entries[0].instances[0].attributes.metadata?.[0]?.uid).toBe(before?.uid);
+    expect(await latestBuild(6)).toMatchObject({ transition: 'start', template_version_id: targetVersionId });
   });
 
   it('wsmigrate recover: a target that is not owner/workspace is a usage error', async () => {
