@@ -5,6 +5,7 @@
  * a stream of users' builds (one every U ms) on another template sharing the daemons.
  *
  *   node -r @swc-node/register bench/fleet-paced.ts [--workspaces 200] [--daemons 5] [--phase-ms 500] [--user-every-ms 2000] [--concurrency 50] [--build-timeout 30s]
+ *     [--scenarios a,b,c] [--show-history]
  *
  * Printed per scenario: wall time ÷ the provisioner-bound limit (the fleet's total build run time ÷
  * D), the users' queue wait p50/p95 in build-times, build timeouts, history events and billable
@@ -19,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { createFileBlobStore } from '../src/adapters/blob-store';
@@ -43,6 +44,9 @@ const PHASE_MS = Number(arg('phase-ms', '500'));
 const USER_EVERY_MS = Number(arg('user-every-ms', '2000'));
 const C = Number(arg('concurrency', '50'));
 const BUILD_TIMEOUT = arg('build-timeout', '30s');
+/** Which of a, b, c to run (default all); `--show-history` prints one migrated workspace's events by kind. */
+const SCENARIOS = arg('scenarios', 'a,b,c').split(',');
+const SHOW_HISTORY = process.argv.includes('--show-history');
 
 function processCpu(pid: number): number {
   const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] as string).split(' ');
@@ -86,6 +90,32 @@ function actionsOf(events: HistoryEvent[]): number {
     if (e.workflowExecutionContinuedAsNewEventAttributes) n++;
   }
   return n;
+}
+
+/** One history as a list of steps: which activity, local activity, timer, upsert… each event belongs to. */
+function describeHistory(events: HistoryEvent[]): string[] {
+  const scheduled = new Map<string, string>();
+  const lines: string[] = [];
+  for (const e of events) {
+    const kind = String(temporal.api.enums.v1.EventType[e.eventType ?? 0]).replace(/^EVENT_TYPE_/, '');
+    let what = '';
+    const sched = e.activityTaskScheduledEventAttributes;
+    if (sched) {
+      what = sched.activityType?.name ?? '';
+      scheduled.set(String(e.eventId), what);
+    }
+    const ref = e.activityTaskStartedEventAttributes?.scheduledEventId ?? e.activityTaskCompletedEventAttributes?.scheduledEventId ?? e.activityTaskFailedEventAttributes?.scheduledEventId;
+    if (ref !== undefined && ref !== null) what = scheduled.get(String(ref)) ?? '';
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') {
+      const data = marker.details?.data?.payloads?.[0]?.data;
+      what = data ? String((JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type ?? '') : '';
+    }
+    const upsert = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+    if (upsert) what = Object.keys(upsert).join(',');
+    lines.push(`${kind}${what ? ` ${what}` : ''}`);
+  }
+  return lines;
 }
 
 const ms = (t: string | null | undefined) => (t ? Date.parse(t) : NaN);
@@ -173,20 +203,31 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     let activities = 0;
     let locals = 0;
     const children = ours.map((b) => b.workspace_owner_name + '/' + b.workspace_name);
+    let shown = !SHOW_HISTORY;
     for (const subject of new Set(children)) {
       const h = await client.workflow.getHandle(`wsmigrate/${sim.template}/${subject}`).fetchHistory();
       const evs = h.events ?? [];
+      if (!shown && evs.some((e) => e.workflowExecutionCompletedEventAttributes)) {
+        shown = true;
+        process.stdout.write(`  ${name}: history of ${subject} (${evs.length} events)\n${describeHistory(evs).map((l, i) => `    ${i + 1} ${l}`).join('\n')}\n`);
+      }
       events += evs.length;
       actions += actionsOf(evs);
       activities += evs.filter((e) => e.activityTaskScheduledEventAttributes).length;
       locals += evs.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
     }
+    const parentKinds = new Map<string, number>();
     for await (const wf of client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
       const evs = (await client.workflow.getHandle(handle.workflowId, wf.runId).fetchHistory()).events ?? [];
+      for (const l of describeHistory(evs)) parentKinds.set(l, (parentKinds.get(l) ?? 0) + 1);
       events += evs.length;
       actions += actionsOf(evs);
     }
     const migrated = Math.max(1, result.summary.migrated);
+    if (SHOW_HISTORY) {
+      const perWs = [...parentKinds].sort((x, y) => y[1] - x[1]).map(([k, n]) => `    ${(n / migrated).toFixed(2)} ${k}`);
+      process.stdout.write(`  ${name}: the fleet's own events per migrated workspace\n${perWs.join('\n')}\n`);
+    }
     const perWsActivities = activities / migrated;
     const perWsLocals = locals / migrated;
 
@@ -233,6 +274,7 @@ async function main(): Promise<void> {
     ['(b) paced share 1', { pacing: 'provisioners', share: 1 }],
     ['(c) paced share 0.5', { pacing: 'provisioners', share: 0.5 }],
   ] as const) {
+    if (!SCENARIOS.includes(name.slice(1, 2))) continue;
     rows.push(await scenario(name, fleet));
     process.stdout.write(`  ${name} done\n`);
   }

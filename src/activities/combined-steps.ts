@@ -1,4 +1,8 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceHealth } from '../domain/workspace-health';
+import type { BackupStateInput, StateBackup } from './backup-state';
+import { heartbeatIfInActivity } from './heartbeat';
+import type { StopWorkspaceInput } from './stop-workspace';
 import type { AssessHealthInput } from './assess-health';
 import type { PostBuildCheckInput, PostBuildCheckResult } from './post-build-check';
 import type { WorkspacePreflight, WorkspacePreflightInput } from './preflight-workspace';
@@ -8,6 +12,8 @@ import type { TrackBuildChangesInput } from './track-build-changes';
 import type { VerifyMigrationInput } from './verify-migration';
 
 interface Steps {
+  stopWorkspace(input: StopWorkspaceInput): Promise<{ buildId: string; buildNumber: number }>;
+  backupState(input: BackupStateInput): Promise<StateBackup>;
   preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight>;
   assessHealth(input: AssessHealthInput): Promise<WorkspaceHealth>;
   rewriteState(input: RewriteStateInput): Promise<RewriteStateResult>;
@@ -43,5 +49,37 @@ export function makeCombinedSteps(steps: Steps) {
       if (seen.protectedDestroyed.length > 0) return { seen };
       return { seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: input.buildId, backupRef: input.backupRef }) };
     },
+
+    /**
+     * Option A's stop, what that build changed, then the backup of the stopped state: one durable
+     * activity, because nothing is decided between them (the workflow judges the stop's changes and
+     * the backup's build number afterwards, before anything else is written). A retry finds its own
+     * stop (heartbeated id, or build number + 1 by this token) instead of making another, and the
+     * backup is content-addressed. A failure after the stop names that build (details), so the
+     * compensation knows it for ours and starts the workspace again.
+     */
+    async stopAndBackUp(input: StopWorkspaceInput & { workflowId: string; template: string }): Promise<{ stop: { buildId: string; buildNumber: number }; seen: TrackedBuild; backup: StateBackup }> {
+      const stop = await steps.stopWorkspace({ workspaceId: input.workspaceId, subject: input.subject, afterBuildNumber: input.afterBuildNumber, timeoutMs: input.timeoutMs });
+      try {
+        const seen = await steps.trackBuildChanges({ workflowId: input.workflowId, subject: input.subject, template: input.template, buildId: stop.buildId });
+        heartbeatIfInActivity({ buildId: stop.buildId });
+        const backup = await steps.backupState({ workspaceId: input.workspaceId, subject: input.subject });
+        return { stop, seen, backup };
+      } catch (err) {
+        throw namingOwnBuild(err, stop);
+      }
+    },
   };
+}
+
+/** The same failure (message, type, retryability), carrying the build this activity made so the workflow counts it as its own. */
+function namingOwnBuild(err: unknown, build: { buildId: string; buildNumber: number }): ApplicationFailure {
+  const e = err as Error;
+  return ApplicationFailure.create({
+    message: e?.message ?? String(err),
+    type: err instanceof ApplicationFailure ? (err.type ?? undefined) : e?.name,
+    nonRetryable: err instanceof ApplicationFailure ? err.nonRetryable === true : false,
+    details: [build],
+    cause: e instanceof Error ? e : undefined,
+  });
 }

@@ -6,6 +6,7 @@ import { decide, migrationStatus, startWorkspaceMigration } from '../../src/clie
 import { startWorkspaceRecovery } from '../../src/client/recovery';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
+import { CoderClient, type WorkspaceBuild } from '../../src/adapters/coder';
 import { api, waitForBuild, type BuildJson } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -19,7 +20,10 @@ import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env'
 /** 'tick': Coder's lifecycle executor runs for the workspace (autostart when stopped, autostop when running), on the previous build's version. */
 type Action = 'start' | 'stop' | 'tick';
 type Flow = 'A' | 'B' | 'recover' | 'compensate-A' | 'compensate-B';
-/** `gate:<id>`: while the gate waits; `<activity>`: just before that activity first runs for the workspace. */
+/**
+ * `gate:<id>`: while the gate waits; `<activity>`: just before that activity first runs for the workspace.
+ * Option A's `backupState` runs inside `stopAndBackUp`: that boundary is the moment our stop build has ended.
+ */
 type Boundary = string;
 
 interface Case {
@@ -29,7 +33,7 @@ interface Case {
 }
 
 const BOUNDARIES: Record<Flow, Boundary[]> = {
-  A: ['gate:stop', 'stopWorkspace', 'backupState', 'rewriteAndVerify', 'gate:apply', 'buildWithState', 'trackAndCheckStart'],
+  A: ['gate:stop', 'stopAndBackUp', 'backupState', 'rewriteAndVerify', 'gate:apply', 'buildWithState', 'trackAndCheckStart'],
   B: ['backupState', 'rewriteAndVerify', 'gate:apply', 'buildWithState', 'trackAndCheckStart'],
   recover: ['backupForRecovery', 'rewriteState', 'verifyMigration', 'gate:recover', 'buildWithState', 'checkProtectedKept'],
   // The post-build check fails (injected): the restore build is the compensation, after option A's stop or on a running workspace.
@@ -95,6 +99,16 @@ describe('no window: a Start, a Stop or a lifecycle tick on the previous version
     return wrapped as WsmigrateActivities;
   };
 
+  /** Fires option A's `backupState` cases inside stopAndBackUp: as soon as our stop build has ended, before the backup reads the state. */
+  class FiringAfterOurStop extends CoderClient {
+    override async waitForBuild(buildId: string, opts?: Parameters<CoderClient['waitForBuild']>[1]): Promise<WorkspaceBuild> {
+      const done = await super.waitForBuild(buildId, opts);
+      const c = byWorkspace.get(done.workspace_id);
+      if (c && c.flow === 'A' && c.boundary === 'backupState' && done.transition === 'stop') await fire(done.workspace_id);
+      return done;
+    }
+  }
+
   /** Answers every gate as it opens (from the notification), firing the case's action first at its own gate. */
   const answerGates = {
     notify: async (n: Notification) => {
@@ -137,7 +151,8 @@ describe('no window: a Start, a Stop or a lifecycle tick on the previous version
     }
     // Damage the recovery cases as the issue's user did: Update on an unmigrated workspace (the guarded build fails and forgets the PVC).
     for (const [id, c] of byWorkspace) if (c.flow === 'recover') await env.coder.waitForBuild((await env.sim.updateAndRestart(id)).startBuildId);
-    await env.startWorker({ wrap: atActivityBoundaries, notifier: answerGates });
+    const coder = new FiringAfterOurStop({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+    await env.startWorker({ wrap: atActivityBoundaries, notifier: answerGates, coder });
 
     const runs = [...byWorkspace.entries()].map(async ([id, c]) => {
       const [owner, workspace] = c.subject.split('/');
