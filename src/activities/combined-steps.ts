@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import type { BackupStateInput, StateBackup } from './backup-state';
-import { heartbeatIfInActivity } from './heartbeat';
+import type { BuildWithStateInput, BuiltWithState } from './build-with-state';
+import { heartbeatIfInActivity, heartbeatedSucceededBuild } from './heartbeat';
 import type { StopWorkspaceInput } from './stop-workspace';
 import type { AssessHealthInput } from './assess-health';
 import type { PostBuildCheckInput, PostBuildCheckResult } from './post-build-check';
@@ -14,6 +15,7 @@ import type { VerifyMigrationInput } from './verify-migration';
 interface Steps {
   stopWorkspace(input: StopWorkspaceInput): Promise<{ buildId: string; buildNumber: number }>;
   backupState(input: BackupStateInput): Promise<StateBackup>;
+  buildWithState(input: BuildWithStateInput): Promise<BuiltWithState>;
   preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight>;
   assessHealth(input: AssessHealthInput): Promise<WorkspaceHealth>;
   rewriteState(input: RewriteStateInput): Promise<RewriteStateResult>;
@@ -48,6 +50,29 @@ export function makeCombinedSteps(steps: Steps) {
       const seen = await steps.trackBuildChanges({ workflowId: input.workflowId, subject: input.subject, template: input.template, buildId: input.buildId });
       if (seen.protectedDestroyed.length > 0) return { seen };
       return { seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: input.buildId, backupRef: input.backupRef }) };
+    },
+
+    /**
+     * The migrated-state build, what it changed and the post-build check: one durable activity, as
+     * the check always follows the build at once. A retry after the build ended checks that build
+     * again (heartbeated); one during the build finds it (heartbeated id, else build number + 1 with
+     * our transition, version and state) and waits for it; it never builds twice. A failure after the build names it (details),
+     * so the compensation builds over it as ours.
+     */
+    async buildWithStateAndCheck(
+      input: BuildWithStateInput & { backupRef: string; workflowId: string; template: string },
+    ): Promise<{ built: BuiltWithState; seen: TrackedBuild; check?: PostBuildCheckResult }> {
+      const { workflowId, template, ...build } = input;
+      // Someone may build right after ours: a retry that built before must not take theirs for a reason to start over.
+      const built = heartbeatedSucceededBuild() ?? (await steps.buildWithState(build));
+      try {
+        heartbeatIfInActivity({ ...built, succeeded: true });
+        const seen = await steps.trackBuildChanges({ workflowId, subject: input.subject, template, buildId: built.buildId });
+        if (seen.protectedDestroyed.length > 0) return { built, seen };
+        return { built, seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: built.buildId, backupRef: input.backupRef }) };
+      } catch (err) {
+        throw namingOwnBuild(err, built);
+      }
     },
 
     /**

@@ -247,31 +247,33 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
 
     enter('building');
     stateBuildTried = true;
-    const built = await ctx.builds.buildWithState.executeWithOptions({ summary: `${transition} ${subject} on ${pf.targetVersionName} carrying the migrated state, and wait for the build` }, [
-      {
-        purpose: 'migrate',
-        workspaceId: pf.workspaceId,
-        subject,
-        transition,
-        templateVersionId: input.targetVersionId,
-        state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
-        read: { id: backup.buildId, buildNumber: backup.buildNumber, stateSha256: backup.blob.sha256 },
-        backupRef: backup.blob.ref,
-        timeoutMs: buildTimeoutMs,
-      },
-    ]);
+    const read = await ctx.builds.buildWithStateAndCheck
+      .executeWithOptions({ summary: `${transition} ${subject} on ${pf.targetVersionName} carrying the migrated state, wait for the build; check every PVC/PV kept its uid, no deprecated type left` }, [
+        {
+          purpose: 'migrate',
+          workspaceId: pf.workspaceId,
+          subject,
+          transition,
+          templateVersionId: input.targetVersionId,
+          state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
+          read: { id: backup.buildId, buildNumber: backup.buildNumber, stateSha256: backup.blob.sha256 },
+          backupRef: backup.blob.ref,
+          timeoutMs: buildTimeoutMs,
+          workflowId,
+          template: input.template,
+        },
+      ])
+      .catch(keepingFailedBuild(ownBuildIds));
+    const built = read.built;
     ownBuildIds.push(built.buildId);
-    const read = await acts.trackAndCheckStart.executeWithOptions({ summary: `read what the build changed; check every PVC/PV kept its uid; no deprecated type left` }, [
-      { workflowId, subject, template: input.template, buildId: built.buildId, backupRef: backup.blob.ref },
-    ]);
     await watch.judge(read.seen);
     done('build');
     enter('checking');
     const check = read.check!; // absent only when judge threw
     done('post-build-check');
 
+    // No memo: the result holds the outcome and the backup's sha256, and the phase is searchable.
     enter('migrated');
-    upsertMemo({ outcome: 'migrated', backupSha256: backup.blob.sha256 });
     await acts.notify.executeWithOptions({ summary: 'notify migration-done' }, [{ kind: 'migration-done', workflowId, subject: `Migrated ${subject}`, text: `${rewrite.renamedCount} instance(s) renamed; volumes unchanged.` }]);
     return {
       outcome: 'migrated',
