@@ -151,7 +151,14 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
   const native = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection });
   const taskQueue = 'bench-fleet-paced';
-  const coder = new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-bench' });
+  // With --show-history, the worker's Coder requests per migrated workspace, by route.
+  const routes = new Map<string, number>();
+  const countingFetch: typeof fetch = (url, init) => {
+    const route = `${init?.method ?? 'GET'} ${new URL(String(url)).pathname.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id')}`;
+    routes.set(route, (routes.get(route) ?? 0) + 1);
+    return fetch(url, init);
+  };
+  const coder = new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-bench', ...(SHOW_HISTORY ? { fetchImpl: countingFetch } : {}) });
   await ensureSearchAttributes(connection, 'default');
   const worker = await createWsmigrateWorker({
     connection: native,
@@ -164,6 +171,8 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
   try {
     const t = (await (await startTemplateMigration(client, { organization: 'coder', template: sim.template, approval: { policy: 'none' } }, { taskQueue })).result()) as TemplateMigrationResult;
     const cpu0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
+    // For a --cpu-prof run: the monotonic clock the profile's timestamps use (µs), to cut it to the fleet's window.
+    if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark fleet-start ${process.hrtime.bigint() / 1000n}\n`);
     const t0 = Date.now();
     const handle = await startFleet(
       client,
@@ -182,8 +191,11 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
       },
       { taskQueue },
     );
+    routes.clear();
     const result = (await handle.result()) as FleetResult;
+    const fleetRoutes = [...routes].sort((x, y) => y[1] - x[1]);
     const t1 = Date.now();
+    if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark fleet-end ${process.hrtime.bigint() / 1000n}\n`);
     const wallS = (t1 - t0) / 1000;
     const cpu = processCpu(server.process.pid as number) - cpu0.server + (ownCpu() - cpu0.worker);
 
@@ -227,6 +239,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     if (SHOW_HISTORY) {
       const perWs = [...parentKinds].sort((x, y) => y[1] - x[1]).map(([k, n]) => `    ${(n / migrated).toFixed(2)} ${k}`);
       process.stdout.write(`  ${name}: the fleet's own events per migrated workspace\n${perWs.join('\n')}\n`);
+      process.stdout.write(`  ${name}: Coder requests per migrated workspace\n${fleetRoutes.map(([r, n]) => `    ${(n / migrated).toFixed(2)} ${r}`).join('\n')}\n`);
     }
     const perWsActivities = activities / migrated;
     const perWsLocals = locals / migrated;
