@@ -27,7 +27,7 @@ export default {
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   mutate: [
     // migrateWorkspace: the guard's deny, and the apply gate forced open by needs-approval.
-    'src/workflows/migrate-workspace.ts:238-247',
+    'src/workflows/migrate-workspace.ts:237-246',
     // recovery: the guard's deny, the gate asked whatever the policy (recoveryNeedsPerson), and the
     // protected-object check after the start.
     'src/workflows/recover-workspace.ts:106-112',

@@ -5,9 +5,10 @@
  * a stream of users' builds (one every U ms) on another template sharing the daemons.
  *
  *   node -r @swc-node/register bench/fleet-paced.ts [--workspaces 200] [--daemons 5] [--phase-ms 500] [--user-every-ms 2000] [--concurrency 50] [--build-timeout 30s]
+ *     [--scenarios a,b,c] [--show-history]
  *
  * Printed per scenario: wall time ÷ the provisioner-bound limit (the fleet's total build run time ÷
- * D), the users' queue wait p50/p95 in build-times, build timeouts, history events and billable
+ * D; and ÷ the same bound counting the users' builds run during the fleet, which no fleet can beat), the users' queue wait p50/p95 in build-times, build timeouts, history events and billable
  * actions per migrated workspace (as Temporal Cloud counts them: workflow and child starts,
  * activities including local ones, signals, timers, search-attribute upserts, updates; heartbeats
  * are not in histories and are left out), and the CPU (dev server + worker) per workspace as a
@@ -19,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { createFileBlobStore } from '../src/adapters/blob-store';
@@ -43,6 +44,9 @@ const PHASE_MS = Number(arg('phase-ms', '500'));
 const USER_EVERY_MS = Number(arg('user-every-ms', '2000'));
 const C = Number(arg('concurrency', '50'));
 const BUILD_TIMEOUT = arg('build-timeout', '30s');
+/** Which of a, b, c to run (default all); `--show-history` prints one migrated workspace's events by kind. */
+const SCENARIOS = arg('scenarios', 'a,b,c').split(',');
+const SHOW_HISTORY = process.argv.includes('--show-history');
 
 function processCpu(pid: number): number {
   const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] as string).split(' ');
@@ -88,6 +92,32 @@ function actionsOf(events: HistoryEvent[]): number {
   return n;
 }
 
+/** One history as a list of steps: which activity, local activity, timer, upsert… each event belongs to. */
+function describeHistory(events: HistoryEvent[]): string[] {
+  const scheduled = new Map<string, string>();
+  const lines: string[] = [];
+  for (const e of events) {
+    const kind = String(temporal.api.enums.v1.EventType[e.eventType ?? 0]).replace(/^EVENT_TYPE_/, '');
+    let what = '';
+    const sched = e.activityTaskScheduledEventAttributes;
+    if (sched) {
+      what = sched.activityType?.name ?? '';
+      scheduled.set(String(e.eventId), what);
+    }
+    const ref = e.activityTaskStartedEventAttributes?.scheduledEventId ?? e.activityTaskCompletedEventAttributes?.scheduledEventId ?? e.activityTaskFailedEventAttributes?.scheduledEventId;
+    if (ref !== undefined && ref !== null) what = scheduled.get(String(ref)) ?? '';
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') {
+      const data = marker.details?.data?.payloads?.[0]?.data;
+      what = data ? String((JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type ?? '') : '';
+    }
+    const upsert = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+    if (upsert) what = Object.keys(upsert).join(',');
+    lines.push(`${kind}${what ? ` ${what}` : ''}`);
+  }
+  return lines;
+}
+
 const ms = (t: string | null | undefined) => (t ? Date.parse(t) : NaN);
 const pct = (xs: number[], p: number) => {
   if (xs.length === 0) return NaN;
@@ -99,6 +129,8 @@ interface Row {
   name: string;
   wallS: number;
   boundS: number;
+  /** The same bound counting the users' builds too: they share the daemons, so no fleet can do better than this. */
+  boundWithUsersS: number;
   userP50: number;
   userP95: number;
   userBuilds: number;
@@ -121,7 +153,14 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
   const native = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection });
   const taskQueue = 'bench-fleet-paced';
-  const coder = new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-bench' });
+  // With --show-history, the worker's Coder requests per migrated workspace, by route.
+  const routes = new Map<string, number>();
+  const countingFetch: typeof fetch = (url, init) => {
+    const route = `${init?.method ?? 'GET'} ${new URL(String(url)).pathname.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id')}`;
+    routes.set(route, (routes.get(route) ?? 0) + 1);
+    return fetch(url, init);
+  };
+  const coder = new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-bench', ...(SHOW_HISTORY ? { fetchImpl: countingFetch } : {}) });
   await ensureSearchAttributes(connection, 'default');
   const worker = await createWsmigrateWorker({
     connection: native,
@@ -134,6 +173,8 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
   try {
     const t = (await (await startTemplateMigration(client, { organization: 'coder', template: sim.template, approval: { policy: 'none' } }, { taskQueue })).result()) as TemplateMigrationResult;
     const cpu0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
+    // For a --cpu-prof run: the monotonic clock the profile's timestamps use (µs), to cut it to the fleet's window.
+    if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark fleet-start ${process.hrtime.bigint() / 1000n}\n`);
     const t0 = Date.now();
     const handle = await startFleet(
       client,
@@ -152,8 +193,11 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
       },
       { taskQueue },
     );
+    routes.clear();
     const result = (await handle.result()) as FleetResult;
+    const fleetRoutes = [...routes].sort((x, y) => y[1] - x[1]);
     const t1 = Date.now();
+    if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark fleet-end ${process.hrtime.bigint() / 1000n}\n`);
     const wallS = (t1 - t0) / 1000;
     const cpu = processCpu(server.process.pid as number) - cpu0.server + (ownCpu() - cpu0.worker);
 
@@ -165,6 +209,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     const runTimes = [...ours, ...users].filter((b) => b.job.completed_at && b.job.started_at).map((b) => ms(b.job.completed_at) - ms(b.job.started_at));
     const buildTime = runTimes.reduce((a, b) => a + b, 0) / Math.max(1, runTimes.length);
     const oursRun = ours.filter((b) => b.job.completed_at && b.job.started_at).reduce((a, b) => a + ms(b.job.completed_at) - ms(b.job.started_at), 0);
+    const usersRun = users.filter((b) => b.job.completed_at && b.job.started_at).reduce((a, b) => a + Math.min(t1, ms(b.job.completed_at)) - ms(b.job.started_at), 0);
     const waits = users.map((b) => (ms(b.job.started_at) - ms(b.job.created_at)) / buildTime);
 
     // History cost per migrated workspace: every child's history plus the fleet's own share.
@@ -173,20 +218,32 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     let activities = 0;
     let locals = 0;
     const children = ours.map((b) => b.workspace_owner_name + '/' + b.workspace_name);
+    let shown = !SHOW_HISTORY;
     for (const subject of new Set(children)) {
       const h = await client.workflow.getHandle(`wsmigrate/${sim.template}/${subject}`).fetchHistory();
       const evs = h.events ?? [];
+      if (!shown && evs.some((e) => e.workflowExecutionCompletedEventAttributes)) {
+        shown = true;
+        process.stdout.write(`  ${name}: history of ${subject} (${evs.length} events)\n${describeHistory(evs).map((l, i) => `    ${i + 1} ${l}`).join('\n')}\n`);
+      }
       events += evs.length;
       actions += actionsOf(evs);
       activities += evs.filter((e) => e.activityTaskScheduledEventAttributes).length;
       locals += evs.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
     }
+    const parentKinds = new Map<string, number>();
     for await (const wf of client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
       const evs = (await client.workflow.getHandle(handle.workflowId, wf.runId).fetchHistory()).events ?? [];
+      for (const l of describeHistory(evs)) parentKinds.set(l, (parentKinds.get(l) ?? 0) + 1);
       events += evs.length;
       actions += actionsOf(evs);
     }
     const migrated = Math.max(1, result.summary.migrated);
+    if (SHOW_HISTORY) {
+      const perWs = [...parentKinds].sort((x, y) => y[1] - x[1]).map(([k, n]) => `    ${(n / migrated).toFixed(2)} ${k}`);
+      process.stdout.write(`  ${name}: the fleet's own events per migrated workspace\n${perWs.join('\n')}\n`);
+      process.stdout.write(`  ${name}: Coder requests per migrated workspace\n${fleetRoutes.map(([r, n]) => `    ${(n / migrated).toFixed(2)} ${r}`).join('\n')}\n`);
+    }
     const perWsActivities = activities / migrated;
     const perWsLocals = locals / migrated;
 
@@ -199,6 +256,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
       name,
       wallS,
       boundS: oursRun / DAEMONS / 1000,
+      boundWithUsersS: (oursRun + usersRun) / DAEMONS / 1000,
       userP50: pct(waits, 50),
       userP95: pct(waits, 95),
       userBuilds: users.length,
@@ -233,15 +291,17 @@ async function main(): Promise<void> {
     ['(b) paced share 1', { pacing: 'provisioners', share: 1 }],
     ['(c) paced share 0.5', { pacing: 'provisioners', share: 0.5 }],
   ] as const) {
+    if (!SCENARIOS.includes(name.slice(1, 2))) continue;
     rows.push(await scenario(name, fleet));
     process.stdout.write(`  ${name} done\n`);
   }
   const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '–');
-  const head = ['scenario', 'wall s', 'wall ÷ bound', "users' wait p50", 'p95 (build-times)', 'user builds', 'timeouts', 'events/ws', 'actions/ws', 'activities+local/ws', 'CPU-s/ws', 'CPU ÷ bare Temporal', 'migrated', 'not ok'];
+  const head = ['scenario', 'wall s', 'wall ÷ bound', "÷ bound with users'", "users' wait p50", 'p95 (build-times)', 'user builds', 'timeouts', 'events/ws', 'actions/ws', 'activities+local/ws', 'CPU-s/ws', 'CPU ÷ bare Temporal', 'migrated', 'not ok'];
   const lines = rows.map((r) => [
     r.name,
     f(r.wallS, 1),
     f(r.wallS / r.boundS),
+    f(r.wallS / r.boundWithUsersS),
     f(r.userP50),
     f(r.userP95),
     String(r.userBuilds),

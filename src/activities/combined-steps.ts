@@ -1,4 +1,9 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceHealth } from '../domain/workspace-health';
+import type { BackupStateInput, StateBackup } from './backup-state';
+import type { BuildWithStateInput, BuiltWithState } from './build-with-state';
+import { heartbeatIfInActivity, heartbeatedSucceededBuild } from './heartbeat';
+import type { StopWorkspaceInput } from './stop-workspace';
 import type { AssessHealthInput } from './assess-health';
 import type { PostBuildCheckInput, PostBuildCheckResult } from './post-build-check';
 import type { WorkspacePreflight, WorkspacePreflightInput } from './preflight-workspace';
@@ -8,6 +13,9 @@ import type { TrackBuildChangesInput } from './track-build-changes';
 import type { VerifyMigrationInput } from './verify-migration';
 
 interface Steps {
+  stopWorkspace(input: StopWorkspaceInput): Promise<{ buildId: string; buildNumber: number }>;
+  backupState(input: BackupStateInput): Promise<StateBackup>;
+  buildWithState(input: BuildWithStateInput): Promise<BuiltWithState>;
   preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight>;
   assessHealth(input: AssessHealthInput): Promise<WorkspaceHealth>;
   rewriteState(input: RewriteStateInput): Promise<RewriteStateResult>;
@@ -43,5 +51,60 @@ export function makeCombinedSteps(steps: Steps) {
       if (seen.protectedDestroyed.length > 0) return { seen };
       return { seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: input.buildId, backupRef: input.backupRef }) };
     },
+
+    /**
+     * The migrated-state build, what it changed and the post-build check: one durable activity, as
+     * the check always follows the build at once. A retry after the build ended checks that build
+     * again (heartbeated); one during the build finds it (heartbeated id, else build number + 1 with
+     * our transition, version and state) and waits for it; it never builds twice. A failure after the build names it (details),
+     * so the compensation builds over it as ours.
+     */
+    async buildWithStateAndCheck(
+      input: BuildWithStateInput & { backupRef: string; workflowId: string; template: string },
+    ): Promise<{ built: BuiltWithState; seen: TrackedBuild; check?: PostBuildCheckResult }> {
+      const { workflowId, template, ...build } = input;
+      // Someone may build right after ours: a retry that built before must not take theirs for a reason to start over.
+      const built = heartbeatedSucceededBuild() ?? (await steps.buildWithState(build));
+      try {
+        heartbeatIfInActivity({ ...built, succeeded: true });
+        const seen = await steps.trackBuildChanges({ workflowId, subject: input.subject, template, buildId: built.buildId });
+        if (seen.protectedDestroyed.length > 0) return { built, seen };
+        return { built, seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: built.buildId, backupRef: input.backupRef }) };
+      } catch (err) {
+        throw namingOwnBuild(err, built);
+      }
+    },
+
+    /**
+     * Option A's stop, what that build changed, then the backup of the stopped state: one durable
+     * activity, because nothing is decided between them (the workflow judges the stop's changes and
+     * the backup's build number afterwards, before anything else is written). A retry finds its own
+     * stop (heartbeated id, or build number + 1 by this token) instead of making another, and the
+     * backup is content-addressed. A failure after the stop names that build (details), so the
+     * compensation knows it for ours and starts the workspace again.
+     */
+    async stopAndBackUp(input: StopWorkspaceInput & { workflowId: string; template: string }): Promise<{ stop: { buildId: string; buildNumber: number }; seen: TrackedBuild; backup: StateBackup }> {
+      const stop = await steps.stopWorkspace({ workspaceId: input.workspaceId, subject: input.subject, afterBuildNumber: input.afterBuildNumber, timeoutMs: input.timeoutMs });
+      try {
+        const seen = await steps.trackBuildChanges({ workflowId: input.workflowId, subject: input.subject, template: input.template, buildId: stop.buildId });
+        heartbeatIfInActivity({ buildId: stop.buildId });
+        const backup = await steps.backupState({ workspaceId: input.workspaceId, subject: input.subject });
+        return { stop, seen, backup };
+      } catch (err) {
+        throw namingOwnBuild(err, stop);
+      }
+    },
   };
+}
+
+/** The same failure (message, type, retryability), carrying the build this activity made so the workflow counts it as its own. */
+function namingOwnBuild(err: unknown, build: { buildId: string; buildNumber: number }): ApplicationFailure {
+  const e = err as Error;
+  return ApplicationFailure.create({
+    message: e?.message ?? String(err),
+    type: err instanceof ApplicationFailure ? (err.type ?? undefined) : e?.name,
+    nonRetryable: err instanceof ApplicationFailure ? err.nonRetryable === true : false,
+    details: [build],
+    cause: e instanceof Error ? e : undefined,
+  });
 }

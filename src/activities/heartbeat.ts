@@ -18,3 +18,13 @@ export function heartbeatedBuildId(): string | undefined {
     return undefined; // outside an activity (unit tests)
   }
 }
+
+/** The build an earlier attempt heartbeated as ended well (`{ buildId, buildNumber, succeeded: true }`): a retry only checks it again. */
+export function heartbeatedSucceededBuild(): { buildId: string; buildNumber: number } | undefined {
+  try {
+    const d = Context.current().info.heartbeatDetails as { buildId?: unknown; buildNumber?: unknown; succeeded?: unknown } | undefined;
+    return d?.succeeded === true && typeof d.buildId === 'string' && typeof d.buildNumber === 'number' ? { buildId: d.buildId, buildNumber: d.buildNumber } : undefined;
+  } catch {
+    return undefined; // outside an activity (unit tests)
+  }
+}

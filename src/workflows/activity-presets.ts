@@ -80,3 +80,12 @@ export function failedBuildId(err: unknown): string | undefined {
   const d = (e?.cause?.details ?? e?.details)?.[0] as { buildId?: unknown } | undefined;
   return typeof d?.buildId === 'string' ? d.buildId : undefined;
 }
+
+/** For a build step's `.catch`: the build it made and that failed is ours (the compensation builds over it), then the failure goes on. */
+export function keepingFailedBuild(ownBuildIds: string[]): (err: unknown) => never {
+  return (err) => {
+    const failed = failedBuildId(err);
+    if (failed) ownBuildIds.push(failed);
+    throw err;
+  };
+}

@@ -38,9 +38,14 @@ export class FleetPacer {
     return this.status.mode === 'paced' ? Math.min(limit, this.status.waiting || this.status.full ? 0 : this.status.width) : limit;
   }
 
-  /** How long to wait before asking again: soon while held, else until a migration ends (or the refresh). */
-  recheckMs(): number {
-    return this.status.waiting || this.status.full ? PACING_HOLD_RECHECK_MS : PACING_REFRESH_MS;
+  /**
+   * How long to wait before asking again: soon while held. Otherwise the window is only as wide as
+   * the daemons allow and full of running migrations: nothing but one's end makes room, so no timer
+   * (a timer is two history events and an action per wait; a daemon that comes online is seen at
+   * the next end, when the reading is stale).
+   */
+  recheckMs(): number | undefined {
+    return this.status.waiting || this.status.full ? PACING_HOLD_RECHECK_MS : undefined;
   }
 
   private async read(): Promise<void> {

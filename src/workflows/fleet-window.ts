@@ -64,14 +64,16 @@ export class SlidingWindow {
     return condition(() => this.run.st.running.length === 0);
   }
 
-  /** Waits a while (or until a migration ends) when Coder's daemons leave no room for another start. */
+  /** Waits (until a migration ends, or a while when held) when Coder's daemons leave no room for another start. */
   private async heldByProvisioners(width: number): Promise<boolean> {
     const { st, pacer } = this.run;
     const room = await pacer.window(width);
     if (st.running.length < room) return false;
     this.run.refreshDetails();
     const before = finishedCount(st.counts);
-    await condition(() => st.cancelled || st.paused || finishedCount(st.counts) !== before, pacer.recheckMs());
+    const woken = () => st.cancelled || st.paused || finishedCount(st.counts) !== before;
+    const recheckMs = pacer.recheckMs();
+    await (recheckMs === undefined ? condition(woken) : condition(woken, recheckMs));
     return true;
   }
 

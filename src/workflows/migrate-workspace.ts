@@ -16,7 +16,7 @@ import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failedBuildId, failureMessage, failureType, restoreStepOptions } from './activity-presets';
+import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failureMessage, keepingFailedBuild, failureType, restoreStepOptions } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { BuildWatch, isNeedsAttention } from './build-watch';
 import { reportingToFleet } from './fleet-report';
@@ -196,26 +196,25 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
   // The build the backup must come from: the one the preflight judged healthy, or our own stop of it.
   let readBuildNumber = pf.latestBuild.buildNumber;
   try {
+    let taken: StateBackup;
     if (stopFirst) {
-      // Inside the try: a stop that fails (a flaky provisioner) is compensated by starting the workspace again.
+      // Inside the try: a failed stop is compensated by a start. Stop and backup are one activity (nothing is decided
+      // between them); both are judged here, before anything is written.
       enter('stopping');
-      const stop = await ctx.builds.stopWorkspace
-        .executeWithOptions({ summary: `stop ${subject} (option A) and wait for the build` }, [
-          { workspaceId: pf.workspaceId, subject, afterBuildNumber: pf.latestBuild.buildNumber, timeoutMs: buildTimeoutMs },
+      const stopped = await ctx.builds.stopAndBackUp
+        .executeWithOptions({ summary: `stop ${subject} (option A), wait for the build, read what it changed; back up the state` }, [
+          { workspaceId: pf.workspaceId, subject, afterBuildNumber: pf.latestBuild.buildNumber, timeoutMs: buildTimeoutMs, workflowId, template: input.template },
         ])
-        .catch((err: unknown) => {
-          const failed = failedBuildId(err);
-          if (failed) ownBuildIds.push(failed);
-          throw err;
-        });
-      ownBuildIds.push(stop.buildId);
-      await watch.after(stop.buildId);
-      readBuildNumber = stop.buildNumber;
+        .catch(keepingFailedBuild(ownBuildIds));
+      ownBuildIds.push(stopped.stop.buildId);
+      await watch.judge(stopped.seen);
+      readBuildNumber = stopped.stop.buildNumber;
       done('stop');
+      taken = stopped.backup;
+    } else {
+      enter('backing-up');
+      taken = await ctx.durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
     }
-
-    enter('backing-up');
-    const taken = await ctx.durable.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
     if (taken.buildNumber !== readBuildNumber) {
       // Someone built between the health check and the backup (an owner's Update on a guarded version forgets the
       // PVC): this state was never judged healthy, so it is no backup to restore; read the workspace again.
@@ -248,31 +247,33 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
 
     enter('building');
     stateBuildTried = true;
-    const built = await ctx.builds.buildWithState.executeWithOptions({ summary: `${transition} ${subject} on ${pf.targetVersionName} carrying the migrated state, and wait for the build` }, [
-      {
-        purpose: 'migrate',
-        workspaceId: pf.workspaceId,
-        subject,
-        transition,
-        templateVersionId: input.targetVersionId,
-        state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
-        read: { id: backup.buildId, buildNumber: backup.buildNumber, stateSha256: backup.blob.sha256 },
-        backupRef: backup.blob.ref,
-        timeoutMs: buildTimeoutMs,
-      },
-    ]);
+    const read = await ctx.builds.buildWithStateAndCheck
+      .executeWithOptions({ summary: `${transition} ${subject} on ${pf.targetVersionName} carrying the migrated state, wait for the build; check every PVC/PV kept its uid, no deprecated type left` }, [
+        {
+          purpose: 'migrate',
+          workspaceId: pf.workspaceId,
+          subject,
+          transition,
+          templateVersionId: input.targetVersionId,
+          state: { ref: rewrite.migrated.ref, sha256: rewrite.migrated.sha256 },
+          read: { id: backup.buildId, buildNumber: backup.buildNumber, stateSha256: backup.blob.sha256 },
+          backupRef: backup.blob.ref,
+          timeoutMs: buildTimeoutMs,
+          workflowId,
+          template: input.template,
+        },
+      ])
+      .catch(keepingFailedBuild(ownBuildIds));
+    const built = read.built;
     ownBuildIds.push(built.buildId);
-    const read = await acts.trackAndCheckStart.executeWithOptions({ summary: `read what the build changed; check every PVC/PV kept its uid; no deprecated type left` }, [
-      { workflowId, subject, template: input.template, buildId: built.buildId, backupRef: backup.blob.ref },
-    ]);
     await watch.judge(read.seen);
     done('build');
     enter('checking');
     const check = read.check!; // absent only when judge threw
     done('post-build-check');
 
+    // No memo: the result holds the outcome and the backup's sha256, and the phase is searchable.
     enter('migrated');
-    upsertMemo({ outcome: 'migrated', backupSha256: backup.blob.sha256 });
     await acts.notify.executeWithOptions({ summary: 'notify migration-done' }, [{ kind: 'migration-done', workflowId, subject: `Migrated ${subject}`, text: `${rewrite.renamedCount} instance(s) renamed; volumes unchanged.` }]);
     return {
       outcome: 'migrated',

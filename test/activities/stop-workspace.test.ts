@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActivities } from '../../src/activities';
-import { createFileBlobStore } from '../../src/adapters/blob-store';
+import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
+import { sha256Hex } from '../../src/adapters/hash';
 import { CoderClient } from '../../src/adapters/coder';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 
@@ -15,7 +16,7 @@ describe("option A's stop and someone else's stop", () => {
   let sim: CoderSimulator;
   let dir: string;
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 2, buildLatencyMs: 5 });
+    sim = await startSimulator({ workspaces: 4, buildLatencyMs: 5 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-stop-'));
   });
   afterAll(async () => {
@@ -45,5 +46,37 @@ describe("option A's stop and someone else's stop", () => {
     const done = await acts().stopWorkspace({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, afterBuildNumber: read, timeoutMs: 30_000 });
     expect(done).toEqual({ buildId: ours.id, buildNumber: read + 1 });
     expect((await admin().workspace(ws.id)).latest_build.build_number).toBe(read + 1);
+  });
+
+  describe('stopAndBackUp: the stop and the backup as one activity', () => {
+    const input = (ws: { id: string; owner: string; name: string }, read: number) => ({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, afterBuildNumber: read, timeoutMs: 30_000, workflowId: 'wf', template: 't' });
+
+    it('backs up the state of its own stop build, and run again makes no second stop and the same backup', async () => {
+      const ws = sim.workspaces()[2];
+      const read = (await admin().workspace(ws.id)).latest_build.build_number;
+      const first = await acts().stopAndBackUp(input(ws, read));
+      expect(first.stop.buildNumber).toBe(read + 1);
+      expect((await admin().workspace(ws.id)).latest_build).toMatchObject({ id: first.stop.buildId, transition: 'stop' });
+      expect(first.backup).toMatchObject({ buildId: first.stop.buildId, buildNumber: read + 1 });
+      const stopped = await admin().getWorkspaceBuildState(first.stop.buildId);
+      expect(first.backup.blob.sha256).toBe(sha256Hex(stopped));
+      const again = await acts().stopAndBackUp(input(ws, read));
+      expect(again).toEqual(first);
+      expect((await admin().workspace(ws.id)).latest_build.build_number).toBe(read + 1);
+    });
+
+    it('a backup that fails after the stop names that stop build, with the failure as it was (so the compensation starts it again)', async () => {
+      const ws = sim.workspaces()[3];
+      const read = (await admin().workspace(ws.id)).latest_build.build_number;
+      const real = createFileBlobStore({ dir });
+      const failingPut: BlobStore = { ...real, put: async () => Promise.reject(new Error('blob store: disk full')) };
+      const a = createActivities({ coder: admin(), blobs: failingPut, notifier: { notify: async () => undefined } });
+      const err = (await a.stopAndBackUp(input(ws, read)).catch((e: unknown) => e)) as { message: string; nonRetryable: boolean; details: unknown[] };
+      const latest = (await admin().workspace(ws.id)).latest_build;
+      expect(latest).toMatchObject({ build_number: read + 1, transition: 'stop' });
+      expect(err.message).toMatch(/disk full/);
+      expect(err.nonRetryable).toBe(false);
+      expect(err.details).toEqual([{ buildId: latest.id, buildNumber: read + 1 }]);
+    });
   });
 });

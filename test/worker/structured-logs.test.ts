@@ -80,7 +80,7 @@ describe('structured logs', () => {
       });
       for (const p of parsed) expect(p).toMatchObject({ service: 'wsmigrate', component: 'worker', level: expect.any(String), time: expect.any(String), msg: expect.any(String) });
       const subject = `${ws.owner}/${ws.name}`;
-      expect(parsed.some((p) => p.workspace === subject && p.workflowId === ok.workflowId && p.step === 'buildWithState')).toBe(true);
+      expect(parsed.some((p) => p.workspace === subject && p.workflowId === ok.workflowId && p.step === 'buildWithStateAndCheck')).toBe(true);
       expect(parsed.some((p) => p.workspace === subject && p.notification === 'migration-done')).toBe(true);
       expect(parsed.some((p) => p.workflowId === bad.workflowId && (p.level === 'warn' || p.level === 'error'))).toBe(true);
 

@@ -98,7 +98,7 @@ describe('durability and invariants', () => {
     expect(await statePutsOf(env.sim, env.coder, ws.id)).toEqual([]);
     expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ transition: 'start', template_version_id: targetVersionId });
     expect(pvcUid(ws.id)).toBe(uid);
-    expect((await attemptsOf(handle, 'buildWithState')).some((a) => a > 1)).toBe(true); // the build step really was retried on the new worker
+    expect((await attemptsOf(handle, 'buildWithStateAndCheck')).some((a) => a > 1)).toBe(true); // the build step really was retried on the new worker
   });
 
   it('a worker killed after its state-carrying build was queued but before it heard back does not build again', async () => {
@@ -116,7 +116,7 @@ describe('durability and invariants', () => {
       worker = await env.startWorker();
       const result = (await handle.result()) as WorkspaceMigrationResult;
       expect(result.outcome).toBe('migrated');
-      expect((await attemptsOf(handle, 'buildWithState')).some((a) => a > 1)).toBe(true);
+      expect((await attemptsOf(handle, 'buildWithStateAndCheck')).some((a) => a > 1)).toBe(true);
     } finally {
       env.sim.setFaults(undefined);
       await worker?.stop();

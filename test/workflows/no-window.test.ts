@@ -7,6 +7,7 @@ import { decide } from '../../src/client/approvals';
 import { startWorkspaceRecovery } from '../../src/client/recovery';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
+import { CoderClient, type WorkspaceBuild } from '../../src/adapters/coder';
 import { api, waitForBuild, type BuildJson } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -20,7 +21,11 @@ import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env'
 /** 'tick': Coder's lifecycle executor runs for the workspace (autostart when stopped, autostop when running), on the previous build's version. */
 type Action = 'start' | 'stop' | 'tick';
 type Flow = 'A' | 'B' | 'recover' | 'compensate-A' | 'compensate-B';
-/** `gate:<id>`: while the gate waits; `<activity>`: just before that activity first runs for the workspace. */
+/**
+ * `gate:<id>`: while the gate waits; `<activity>`: just before that activity first runs for the workspace.
+ * Option A's `backupState` runs inside `stopAndBackUp`: that boundary is the moment our stop build has ended.
+ * `trackAndCheckStart` runs inside `buildWithStateAndCheck`: the moment our migrated-state build has ended.
+ */
 type Boundary = string;
 
 interface Case {
@@ -30,8 +35,8 @@ interface Case {
 }
 
 const BOUNDARIES: Record<Flow, Boundary[]> = {
-  A: ['gate:stop', 'stopWorkspace', 'backupState', 'rewriteAndVerify', 'gate:apply', 'buildWithState', 'trackAndCheckStart'],
-  B: ['backupState', 'rewriteAndVerify', 'gate:apply', 'buildWithState', 'trackAndCheckStart'],
+  A: ['gate:stop', 'stopAndBackUp', 'backupState', 'rewriteAndVerify', 'gate:apply', 'buildWithStateAndCheck', 'trackAndCheckStart'],
+  B: ['backupState', 'rewriteAndVerify', 'gate:apply', 'buildWithStateAndCheck', 'trackAndCheckStart'],
   recover: ['backupForRecovery', 'rewriteState', 'verifyMigration', 'gate:recover', 'buildWithState', 'checkProtectedKept'],
   // The post-build check fails (injected): the restore build is the compensation, after option A's stop or on a running workspace.
   'compensate-A': ['restoreByBuild'],
@@ -87,14 +92,33 @@ describe('no window: a Start, a Stop or a lifecycle tick on the previous version
         const id = workspaceOf(args[0]);
         const c = id ? byWorkspace.get(id) : undefined;
         if (id && c && c.boundary === name) await fire(id);
-        if (id && c?.flow.startsWith('compensate') && name === 'trackAndCheckStart') {
-          throw ApplicationFailure.create({ message: 'injected: the post-build check found a deprecated type left', type: 'WsmigrateStateConflict', nonRetryable: true });
+        const result = await fn(...args);
+        if (id && c?.flow.startsWith('compensate') && name === 'buildWithStateAndCheck') {
+          // As the check fails after the build: naming the build it made.
+          const { built } = result as { built: { buildId: string; buildNumber: number } };
+          throw ApplicationFailure.create({ message: 'injected: the post-build check found a deprecated type left', type: 'WsmigrateStateConflict', nonRetryable: true, details: [built] });
         }
-        return fn(...args);
+        return result;
       };
     }
     return wrapped as WsmigrateActivities;
   };
+
+  /**
+   * Fires the boundaries inside one activity the moment our build there has ended: option A's
+   * `backupState` (inside stopAndBackUp, after the stop) and `trackAndCheckStart` (inside
+   * buildWithStateAndCheck, after the build on the target version), before the next read.
+   */
+  class FiringAfterOurBuild extends CoderClient {
+    override async waitForBuild(buildId: string, opts?: Parameters<CoderClient['waitForBuild']>[1]): Promise<WorkspaceBuild> {
+      const done = await super.waitForBuild(buildId, opts);
+      const c = byWorkspace.get(done.workspace_id);
+      const afterStop = c?.flow === 'A' && c.boundary === 'backupState' && done.transition === 'stop';
+      const afterStateBuild = (c?.flow === 'A' || c?.flow === 'B') && c.boundary === 'trackAndCheckStart' && done.template_version_id === targetVersionId;
+      if (afterStop || afterStateBuild) await fire(done.workspace_id);
+      return done;
+    }
+  }
 
   /** Answers every gate as it opens (from the notification), firing the case's action first at its own gate. */
   const answerGates = {
@@ -138,7 +162,8 @@ describe('no window: a Start, a Stop or a lifecycle tick on the previous version
     }
     // Damage the recovery cases as the issue's user did: Update on an unmigrated workspace (the guarded build fails and forgets the PVC).
     for (const [id, c] of byWorkspace) if (c.flow === 'recover') await env.coder.waitForBuild((await env.sim.updateAndRestart(id)).startBuildId);
-    await env.startWorker({ wrap: atActivityBoundaries, notifier: answerGates });
+    const coder = new FiringAfterOurBuild({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+    await env.startWorker({ wrap: atActivityBoundaries, notifier: answerGates, coder });
 
     const runs = [...byWorkspace.entries()].map(async ([id, c]) => {
       const [owner, workspace] = c.subject.split('/');

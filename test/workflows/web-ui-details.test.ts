@@ -63,7 +63,7 @@ describe('the Temporal Web UI view of a workspace migration', () => {
       .map((e) => e.userMetadata?.summary?.data)
       .filter((d): d is Uint8Array => d instanceof Uint8Array)
       .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as string);
-    expect(summaries).toEqual(expect.arrayContaining([`start ${ws.owner}/${ws.name} on ${target.versionName} carrying the migrated state, and wait for the build`, `back up the state of ${ws.owner}/${ws.name}`]));
+    expect(summaries).toEqual(expect.arrayContaining([`start ${ws.owner}/${ws.name} on ${target.versionName} carrying the migrated state, wait for the build; check every PVC/PV kept its uid, no deprecated type left`, `back up the state of ${ws.owner}/${ws.name}`]));
   });
 
   it('a run cancelled at its gate says cancelled and restored, and no gate is left pending; a failed run says failed and why', async () => {
