@@ -6,6 +6,8 @@ import { runIdOf, withTemporal, type Client } from './with-temporal';
 export interface FleetRunStart {
   /** Starts the run; an InputError (a bad option) is a usage error. */
   start(client: Client, taskQueue: string): Promise<{ workflowId: string }>;
+  /** Without --wait: what to wait for once it started (the fleet's own check of the names it was given). */
+  afterStart?(client: Client, workflowId: string): Promise<void>;
   /** Lines said after the status and pause commands (not with --json). */
   hints?: (workflowId: string) => string[];
   /** With --wait: follows the run to its end and returns the exit code. */
@@ -25,6 +27,7 @@ export async function startFleetRun(io: CliIo, log: Logger, o: { json?: unknown;
       throw err;
     }
     log.info({ workflowId: handle.workflowId, runId: runIdOf(handle), taskQueue }, 'workflow started');
+    if (!o.wait) await run.afterStart?.(client, handle.workflowId);
     if (o.json && !o.wait) return io.out(JSON.stringify({ workflowId: handle.workflowId }));
     if (!o.json) {
       io.out(handle.workflowId);

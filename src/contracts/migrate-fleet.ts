@@ -82,6 +82,8 @@ export interface FleetControlEntry {
 /** Everything a fleet knows, carried from run to run by continue-as-new: ids and counts, never workspace data. */
 export interface FleetState {
   stage: FleetStage;
+  /** The --owner/--exclude names were checked against Coder (or there were none): `fleet start` waits for this. */
+  namesChecked?: boolean;
   targetVersionId?: string;
   templateOutcome?: string;
   offset: number;
@@ -159,6 +161,8 @@ export interface FleetProgress {
   note?: string;
   /** How Coder's provisioners size the window, and why the fleet waits when it does. */
   pacing?: FleetPacingStatus;
+  /** The names it was given are known to Coder (checked before anything changes). */
+  namesChecked?: boolean;
 }
 
 export interface FleetResult {

@@ -122,6 +122,7 @@ export class FleetRun {
       concurrency: input.concurrency,
       budget: { allowance: budgetAllowance(finishedCount(st.counts), input.failureBudget), failures: st.counts.failed + st.counts['needs-attention'], accepted: st.acceptedFailures },
       control: st.control.slice(-20),
+      namesChecked: st.namesChecked === true,
       approvals: [...gates.receipts],
       ...(st.note ? { note: st.note } : {}),
       pacing: { ...pacer.status },

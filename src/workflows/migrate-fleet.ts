@@ -80,6 +80,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
   if (!carried && (input.filters.owners.length > 0 || input.filters.exclude.length > 0)) {
     await acts.checkFleetNames({ organization: input.organization, subject: `template ${run.fleetName}`, filters: input.filters });
   }
+  st.namesChecked = true;
 
   if (st.stage === 'template') {
     if (!(await templateFirst(run))) return finish(run, false);

@@ -81,6 +81,22 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   }, 120_000);
 
+  it("without Coder's URL in the shell and without --wait, fleet start waits for the fleet's own check of the names: an unknown owner is exit 2 naming it, known ones exit 0", async () => {
+    expect(process.env.CODER_URL).toBeUndefined();
+    const ws = cli.env.sim.workspaces()[0];
+    const before = cli.env.sim.requestLog().length;
+    const r = await runMain('fleet', 'start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--owner', 'nobody', '--canary', '0', '--approval', 'none');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toMatch(/refused before any change: Coder has no user 'nobody' \(--owner\); check the spelling/);
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+
+    const ok = await runMain('fleet', 'start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--owner', ws.owner, '--canary', '0', '--approval', 'none', '--dry-run');
+    expect(ok.exitCode).toBe(EXIT.ok);
+    expect(ok.out).toMatch(/^wsmigrate-fleet\/coder\//);
+    expect(ok.err).not.toMatch(/has not yet/);
+    await cli.env.t.client.workflow.getHandle(`wsmigrate-fleet/coder/${cli.env.sim.template.name}`).result();
+  }, 120_000);
+
   it("with Coder's URL and token in the shell, fleet start refuses an unknown template or owner itself, without --wait (exit 2, no run started)", async () => {
     process.env.CODER_URL = cli.env.sim.url;
     process.env.CODER_SESSION_TOKEN = cli.env.sim.token;

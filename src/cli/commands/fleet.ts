@@ -7,6 +7,7 @@ import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
 import { refuseUnknownNamesNow } from '../names-now';
+import { waitForFleetNameCheck } from '../fleet-name-check';
 import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
 import { startFleetRun } from '../start-fleet-run';
@@ -101,13 +102,16 @@ template Coder does not know, 1 the fleet itself failed.`,
       if (o.allTemplates && templatesOf(o).length > 0) throw new CliError('pass --template or --all-templates, not both', EXIT.usage);
       const { loadConfig } = await import('../../config/env');
       // The fleet refuses unknown names itself; with Coder at hand, a typo is exit 2 even without --wait.
-      await refuseUnknownNamesNow(loadConfig(), { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] }, 'fleet');
+      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] };
+      const checked = await refuseUnknownNamesNow(loadConfig(), names, 'fleet');
       if (isOrganizationRun(o)) return startOrganizationRun(io, o, await cliLogger(io, cmd));
+      const waitForNames = checked === 'not-checked' && !o.wait && names.owners.length + names.exclude.length > 0;
       const input = fleetInputFromOptions(o, loadConfig().approvers);
       const log = await cliLogger(io, cmd);
       const { startFleet } = await import('../../client/fleet');
       await startFleetRun(io, log, o, {
         start: (client, taskQueue) => startFleet(client, input, { taskQueue }),
+        ...(waitForNames ? { afterStart: (client: Client, workflowId: string) => waitForFleetNameCheck(client, io, workflowId) } : {}),
         waitForEnd: (client, workflowId) => waitForFleet(client, io, workflowId, { json: o.json, log }),
         noun: 'fleet',
       });
