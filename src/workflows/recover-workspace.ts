@@ -134,7 +134,7 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
   enter('awaiting-approval');
   const summary =
     `Recover ${subject}: ${health.reason}. Start it on the target version carrying the state of build #${goodBuild.number} (rewritten to _v1), ` +
-    `in one build on top of build #${latest.number}. Guard: ${verdict.summary}. ${backupList(backups)}`;
+    `in one build on top of build #${latest.number}. Guard: ${verdict.summary.replace(/\.?$/, '.')} ${backupList(backups)}`;
   const askAnyway = recoveryNeedsPerson(health.losses.map((l) => l.kind), verdict.verdict);
   const gate = await gates.request('recover', verdict.planHash, askAnyway ? `${summary} Asked whatever the policy: ${askAnyway}.` : summary, askAnyway !== undefined);
   if (gate === 'rejected' || gate === 'timed-out') {

@@ -209,6 +209,7 @@ describe('recovery of damaged workspaces', () => {
     expect(asked?.summary).toMatch(/replaced in the state by build #\d+ \(a new object, uid uid-of-the-new-empty-claim, took its address and the log shows no delete: unless it was deleted outside Terraform, uid \S+ is still in the cluster/);
     expect(asked?.summary).toMatch(/Asked whatever the policy: a new object took a protected object's place/);
     expect(asked?.summary).not.toMatch(/destroyed/);
+    expect(asked?.summary).toMatch(/Guard: ALLOW: [^.]*\)\. backups: current state/); // one period between the guard's sentence and the next
     expect(await latestBuild(6)).toMatchObject({ id: stopped.id }); // nothing built while it asks
     await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
 
