@@ -42,6 +42,8 @@ export interface FleetPage {
 const LISTING_PASSES = 5;
 const LIST_PAGE = 100;
 
+const BLOCKED_JOB = new Set(['failed', 'canceled']);
+
 /** Owner, then name, lower-case: an order no start or stop changes (Coder's own puts running workspaces first). */
 const keyOf = (ws: { owner_name: string; name: string }) => `${ws.owner_name.toLowerCase()}/${ws.name.toLowerCase()}`;
 
@@ -61,6 +63,7 @@ export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
     const start = input.after !== undefined ? firstAfter(all, input.after) : Math.min(input.offset, all.length);
     const page = { workspaces: all.slice(start, start + input.pageSize), count: all.length };
     const items: FleetItem[] = [];
+    const blocked: FleetItem[] = [];
     let alreadyDone = 0;
     let filteredOut = 0;
     for (const ws of page.workspaces) {
@@ -77,10 +80,13 @@ export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
         input.filters,
         input.targetVersionId,
       );
-      if (selection === 'migrate') items.push({ owner: ws.owner_name, workspace: ws.name });
+      if (selection === 'migrate') (BLOCKED_JOB.has(ws.latest_build.job.status) ? blocked : items).push({ owner: ws.owner_name, workspace: ws.name });
       else if (selection === 'done') alreadyDone++;
       else filteredOut++;
     }
+    // First on the page: a workspace whose last build failed may be one a guarded build left
+    // unable to start (its owner is blocked until the fleet repairs it).
+    items.unshift(...blocked);
     const held = items.length > 0 ? await needingAttention(input.template) : new Set<string>();
     const heldForAttention = items.filter((i) => held.has(workspaceWorkflowId(input.template, i.owner, i.workspace)));
     const nextOffset = start + page.workspaces.length;

@@ -92,4 +92,20 @@ describe('fleet discovery while workspaces start and stop', () => {
     expect([...found].sort()).toEqual(expected);
     expect(new Set(found).size).toBe(found.length);
   }, 180_000);
+
+  it('puts a workspace whose last build failed first on its page: its owner may be unable to start it until the fleet repairs it', async () => {
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const discover = makeDiscoverFleetPage({ coder, blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } } as unknown as ActivityDeps);
+    const input: DiscoverFleetPageInput = { organization: 'coder', template: sim.template.name, targetVersionId: '00000000-0000-4000-8000-000000000000', filters: { status: 'any', owners: [], exclude: [] }, offset: 0, pageSize: 40 };
+    const inOrder = (await discover(input)).items.map((i) => `${i.owner}/${i.workspace}`);
+    const victim = sim.workspaces().find((w) => `${w.owner}/${w.name}` === inOrder[7])!;
+    sim.setFaults({ failBuilds: { workspaceId: victim.id, transition: 'start', times: 1, message: 'injected: node not ready' } });
+    const res = await api<BuildJson>(sim, 'POST', `/workspaces/${victim.id}/builds`, { json: { transition: 'start' } });
+    expect((await waitForBuild(sim, res.body.id)).build.job.status).toBe('failed');
+    sim.setFaults(undefined);
+
+    const page = (await discover(input)).items.map((i) => `${i.owner}/${i.workspace}`);
+    expect(page[0]).toBe(inOrder[7]);
+    expect(page.slice(1)).toEqual(inOrder.filter((_, i) => i !== 7)); // the rest keep their order
+  }, 60_000);
 });
