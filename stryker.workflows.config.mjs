@@ -37,7 +37,7 @@ export default {
     'src/workflows/zero-touch-workspace.ts:37-56',
     'src/workflows/zero-touch-workspace.ts:70-75',
   ],
-  ignorePatterns: ['dist', 'coverage', '.wsmigrate', 'reports', 'deploy', '.stryker-tmp'],
+  ignorePatterns: ['dist', 'coverage', '.wsmigrate', 'reports', 'deploy', '.stryker-tmp*'],
   incremental: true,
   incrementalFile: 'reports/mutation/workflows-incremental.json',
   concurrency: 2,
