@@ -77,6 +77,29 @@ describe('backupState and backupForRecovery: the exact bytes of the build read, 
     });
   });
 
+  it('backupState waits for a running build and for one being canceled, storing nothing', async () => {
+    // Builds that take a while, so the test sees each phase; it waits on the status, not on time.
+    const slow = await startSimulator({ workspaces: 1, buildLatencyMs: 1500 });
+    try {
+      const c = new CoderClient({ url: slow.url, token: slow.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+      const a = createActivities({ coder: c, blobs, notifier: { notify: async () => undefined } });
+      const w = slow.workspaces()[0];
+      const queued = await api<{ id: string; build_number: number }>(slow, 'POST', `/workspaces/${w.id}/builds`, { json: { transition: 'stop' } });
+      const statusIs = async (status: string) => {
+        while ((await c.workspace(w.id)).latest_build.job.status !== status) await new Promise((r) => setTimeout(r, 5));
+      };
+      const before = (await blobs.list()).length;
+      await statusIs('running');
+      await expect(a.backupState({ workspaceId: w.id, subject: 'x/y' })).rejects.toMatchObject({ type: FailureType.busy, message: `back up state: x/y: build #${queued.body.build_number} (stop) is running; waiting for it` });
+      expect((await api(slow, 'PATCH', `/workspacebuilds/${queued.body.id}/cancel`)).status).toBe(200);
+      await statusIs('canceling');
+      await expect(a.backupState({ workspaceId: w.id, subject: 'x/y' })).rejects.toMatchObject({ type: FailureType.busy, message: expect.stringContaining('(stop) is canceling; waiting for it') });
+      expect((await blobs.list()).length).toBe(before);
+    } finally {
+      await slow.close();
+    }
+  });
+
   describe('backupForRecovery', () => {
     it('stores the damaged state of the latest build and the good build\'s state, each with its build number', async () => {
       const good = await latest(2);

@@ -127,6 +127,30 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     }
   });
 
+  it('a build running, and one being canceled, is busy too: its job has yet to write the state', async () => {
+    // Builds that take a while, so the test sees each phase; it waits on the status, not on time.
+    const slow = await startSimulator({ workspaces: 1, buildLatencyMs: 1500 });
+    try {
+      const v = (await pushTemplateVersion(slow, fixtureSource('template-v1'))).id;
+      const c = coder(slow);
+      const w = slow.workspaces()[0];
+      const queued = await api<{ id: string; build_number: number }>(slow, 'POST', `/workspaces/${w.id}/builds`, { json: { transition: 'stop' } });
+      expect(queued.status).toBe(201);
+      const statusIs = async (status: string) => {
+        while ((await c.workspace(w.id)).latest_build.job.status !== status) await new Promise((r) => setTimeout(r, 5));
+      };
+      await statusIs('running');
+      const running = await failure(acts(slow).preflightWorkspace(inputFor(0, { targetVersionId: v }, slow)));
+      expect(running).toMatchObject({ type: FailureType.busy, message: `preflight: ${w.owner}/${w.name} has build #${queued.body.build_number} (stop) running; waiting for it to finish` });
+      expect((await api(slow, 'PATCH', `/workspacebuilds/${queued.body.id}/cancel`)).status).toBe(200);
+      await statusIs('canceling');
+      const canceling = await failure(acts(slow).preflightWorkspace(inputFor(0, { targetVersionId: v }, slow)));
+      expect(canceling).toMatchObject({ type: FailureType.busy, message: expect.stringContaining(`(stop) canceling; waiting for it to finish`) });
+    } finally {
+      await slow.close();
+    }
+  });
+
   describe('refusals', () => {
     it('a template name that is not the workspace\'s is a usage error naming both', async () => {
       const err = await failure(acts().preflightWorkspace(inputFor(0, { template: 'k8s-prod' })));

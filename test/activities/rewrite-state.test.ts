@@ -257,6 +257,11 @@ describe('rewriteState: renames the backup offline, or refuses and stores nothin
       expect(r.alreadyMigrated).toBe(false);
     });
 
+    it('needs no importer on the worker when nothing needs importing', async () => {
+      const r = await acts().rewriteState(input(await backup(stateText([PVC], 21)), { strategy: 'import' }));
+      expect(r).toMatchObject({ imported: [], renamedCount: 1 });
+    });
+
     it('calls no importer when nothing needs importing', async () => {
       const { importer, calls } = recordingImporter(() => 'never');
       const r = await acts(importer).rewriteState(input(await backup(stateText([PVC])), { strategy: 'import' }));
