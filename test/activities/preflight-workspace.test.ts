@@ -162,6 +162,8 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
       const err = await failure(acts(sim, sim.tokenOf(ws(0).owner)).preflightWorkspace(inputFor(0)));
       expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
       expect(err.message).toMatch(new RegExp(`^preflight refused for ${ws(0).owner}/${ws(0).name}: `));
+      expect(err.message).toContain('update the template');
+      expect(err.message).toMatch(new RegExp(`Use the token of an Owner, or of an Organization Admin of coder, for template ${sim.template.name}`));
     });
 
     it('a target version of another template', async () => {
