@@ -183,6 +183,7 @@ describe('rewriteState: renames the backup offline, or refuses and stores nothin
       const err = await refused(stateText([inModule]), { targetVersionId: versions.registryModule });
       expect(err.type).toBe(FailureType.refused);
       expect(err.message).toMatch(/^rewrite state refused for alice\/dev: 11 deprecated instance\(s\) live in a module the target version cannot rename: module\.extra\.kubernetes_config_map\.cm\[0\] \(module\.extra is called at main\.tf:\d+ from a source outside the template/);
+      expect(err.message).toMatch(/outside the template, so its code \(and the type it declares\) cannot be checked or renamed\); module\.extra\.kubernetes_config_map\.cm\[1\] \(/);
       expect(err.message).toContain('module.extra.kubernetes_config_map.cm[9] (');
       expect(err.message).not.toContain('cm[10]');
       expect(err.message).toMatch(/; …\. Nothing was pushed\./);
@@ -212,11 +213,11 @@ describe('rewriteState: renames the backup offline, or refuses and stores nothin
       expect(notJson.message).toMatch(/^rewrite state refused for alice\/dev: /);
     });
 
-    it('the import strategy with a DIFFERENT type but no importer on this worker, naming the instance and what the worker needs', async () => {
-      const err = await refused(stateText([PVC, CRON]), { strategy: 'import' });
+    it('the import strategy with DIFFERENT types but no importer on this worker, naming each instance and what the worker needs', async () => {
+      const err = await refused(stateText([PVC, CRON, { ...CRON, name: 'nightly' }]), { strategy: 'import' });
       expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
       expect(err.message).toBe(
-        'rewrite state refused for alice/dev: kubernetes_cron_job.backup need terraform import, but this worker has no importer configured (it needs Terraform, the provider and cluster credentials)',
+        'rewrite state refused for alice/dev: kubernetes_cron_job.backup, kubernetes_cron_job.nightly need terraform import, but this worker has no importer configured (it needs Terraform, the provider and cluster credentials)',
       );
     });
   });
