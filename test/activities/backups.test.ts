@@ -100,6 +100,25 @@ describe('backupState and backupForRecovery: the exact bytes of the build read, 
     }
   });
 
+  it('backupState\'s failures name the step and the workspace: Coder\'s answer, and a full blob store', async () => {
+    await expect(acts().backupState({ workspaceId: '00000000-0000-4000-8000-00000000dead', subject: 'nobody/none' })).rejects.toMatchObject({
+      type: 'CoderApi.not-found',
+      message: expect.stringMatching(/^back up state failed for nobody\/none: /),
+    });
+    sim.setFaults({ error500Rate: 1, only: ['/state'] });
+    try {
+      await expect(acts().backupState({ workspaceId: ws(0).id, subject: subject(0) })).rejects.toMatchObject({ message: expect.stringMatching(new RegExp(`^back up state failed for ${subject(0)}: `)) });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    const full: BlobStore = { ...blobs, put: () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) };
+    const a = createActivities({ coder: coder(), blobs: full, notifier: { notify: async () => undefined } });
+    await expect(a.backupState({ workspaceId: ws(0).id, subject: subject(0) })).rejects.toMatchObject({
+      type: FailureType.blobUnavailable,
+      message: expect.stringMatching(new RegExp(`^back up state failed for ${subject(0)}: the blob store's disk is full \\(ENOSPC\\); nothing was stored`)),
+    });
+  });
+
   describe('backupForRecovery', () => {
     it('stores the damaged state of the latest build and the good build\'s state, each with its build number', async () => {
       const good = await latest(2);
