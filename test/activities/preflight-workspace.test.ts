@@ -1,0 +1,260 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createActivities } from '../../src/activities';
+import type { WorkspacePreflightInput } from '../../src/activities/preflight-workspace';
+import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
+import { CoderClient } from '../../src/adapters/coder';
+import { FailureType } from '../../src/domain/failure-types';
+import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { api, fixtureSource, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild } from '../sim/helpers';
+
+/**
+ * preflightWorkspace: every check before anything changes, met with a Coder and a workspace that
+ * must stop the migration. Each refusal names the workspace and what to do, and no build is made.
+ */
+
+const CRON_JOB = {
+  mode: 'managed',
+  type: 'kubernetes_cron_job',
+  name: 'backup',
+  provider: 'provider["registry.terraform.io/hashicorp/kubernetes"]',
+  instances: [{ schema_version: 1, attributes: { id: 'coder/backup', metadata: [{ name: 'backup', namespace: 'coder', uid: 'cj-1' }] } }],
+};
+
+describe('preflightWorkspace: reads only, and refuses what must not be migrated', () => {
+  let sim: CoderSimulator;
+  let dir: string;
+  let blobs: BlobStore;
+  let v1: string;
+  let broken: string;
+  let otherTemplatesVersion: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 9, buildLatencyMs: 5, provisioners: 1, moreTemplates: [{ name: 'team-tools', versioned: true }] });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-preflight-'));
+    blobs = createFileBlobStore({ dir });
+    v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
+    broken = (await pushTemplateVersion(sim, fixtureSource('template-broken'))).id;
+    otherTemplatesVersion = sim.templates().find((t) => t.name === 'team-tools')!.activeVersionId;
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const coder = (s: CoderSimulator = sim, token = s.token) => new CoderClient({ url: s.url, token, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  const acts = (s?: CoderSimulator, token?: string) => createActivities({ coder: coder(s, token), blobs, notifier: { notify: async () => undefined } });
+  const ws = (i: number) => sim.workspaces()[i];
+  const inputFor = (i: number, over: Partial<WorkspacePreflightInput> = {}, s: CoderSimulator = sim): WorkspacePreflightInput => ({
+    owner: s.workspaces()[i].owner,
+    workspace: s.workspaces()[i].name,
+    template: s.template.name,
+    targetVersionId: v1,
+    strategy: 'rename',
+    ...over,
+  });
+  const buildCount = async (i: number) => (await coder().workspace(ws(i).id)).latest_build.build_number;
+  async function failure(p: Promise<unknown>): Promise<{ type: string; nonRetryable: boolean; message: string }> {
+    return p.then(
+      () => {
+        throw new Error('preflight passed where it must refuse');
+      },
+      (e: unknown) => e as { type: string; nonRetryable: boolean; message: string },
+    );
+  }
+
+  it('passes a running workspace on the seeded version, with what the migration needs to return to it', async () => {
+    const w = ws(0);
+    const state = await api(sim, 'GET', `/workspacebuilds/${await latestBuildId(sim, w.id)}/state`);
+    const latest = (await coder().workspace(w.id)).latest_build;
+    const pf = await acts().preflightWorkspace(inputFor(0));
+    expect(pf).toEqual({
+      workspaceId: w.id,
+      subject: `${w.owner}/${w.name}`,
+      coderVersion: 'v2.31.7+sim0001',
+      updateRestartStopsFirst: true,
+      latestBuild: { id: latest.id, buildNumber: latest.build_number, transition: 'start', templateVersionId: sim.template.originalVersionId },
+      prior: { transition: 'start', templateVersionId: sim.template.originalVersionId },
+      targetVersionName: expect.any(String),
+      stateSha256: createHash('sha256').update(Buffer.from(state.text)).digest('hex'),
+      renameable: 2,
+      needsImport: [],
+      alreadyMigrated: false,
+      onTargetVersion: false,
+    });
+    expect(pf.targetVersionName).toBe((await coder().templateVersion(v1)).name);
+  });
+
+  it('a stopped workspace returns to stopped if the migration is undone; a migrated one on the target says so', async () => {
+    await startBuild(sim, ws(1).id, { transition: 'stop' });
+    const stopped = await acts().preflightWorkspace(inputFor(1));
+    expect(stopped.prior).toEqual({ transition: 'stop', templateVersionId: sim.template.originalVersionId });
+    expect(stopped.latestBuild.transition).toBe('stop');
+
+    const buildId = await latestBuildId(sim, ws(2).id);
+    expect((await putState(sim, buildId, migrateStateByHand((await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text))).status).toBe(204);
+    await startBuild(sim, ws(2).id, { transition: 'start', template_version_id: v1 });
+    const migrated = await acts().preflightWorkspace(inputFor(2));
+    expect(migrated).toMatchObject({ alreadyMigrated: true, onTargetVersion: true, renameable: 0, prior: { transition: 'start', templateVersionId: v1 } });
+  });
+
+  it('a start that failed returns to stopped, not to a start that never ran', async () => {
+    sim.setFaults({ failBuilds: { workspaceId: ws(3).id, transition: 'start', times: 1 } });
+    try {
+      const failed = await startBuild(sim, ws(3).id, { transition: 'start' });
+      expect(failed.job.status).toBe('failed');
+    } finally {
+      sim.setFaults(undefined);
+    }
+    const pf = await acts().preflightWorkspace(inputFor(3));
+    expect(pf.latestBuild.transition).toBe('start');
+    expect(pf.prior.transition).toBe('stop');
+  });
+
+  it('a build still running is busy (retried), not refused, naming the build', async () => {
+    sim.setDaemonOffline('sim-provisioner-1');
+    try {
+      const queued = await api<{ build_number: number }>(sim, 'POST', `/workspaces/${ws(4).id}/builds`, { json: { transition: 'stop' } });
+      expect(queued.status).toBe(201);
+      const err = await failure(acts().preflightWorkspace(inputFor(4)));
+      expect(err.type).toBe(FailureType.busy);
+      expect(err.nonRetryable).toBe(false);
+      expect(err.message).toBe(`preflight: ${ws(4).owner}/${ws(4).name} has build #${queued.body.build_number} (stop) pending; waiting for it to finish`);
+    } finally {
+      sim.setDaemonOffline('sim-provisioner-1', false);
+    }
+  });
+
+  it('a build running, and one being canceled, is busy too: its job has yet to write the state', async () => {
+    // Builds that take a while, so the test sees each phase; it waits on the status, not on time.
+    const slow = await startSimulator({ workspaces: 1, buildLatencyMs: 1500 });
+    try {
+      const v = (await pushTemplateVersion(slow, fixtureSource('template-v1'))).id;
+      const c = coder(slow);
+      const w = slow.workspaces()[0];
+      const queued = await api<{ id: string; build_number: number }>(slow, 'POST', `/workspaces/${w.id}/builds`, { json: { transition: 'stop' } });
+      expect(queued.status).toBe(201);
+      const statusIs = async (status: string) => {
+        while ((await c.workspace(w.id)).latest_build.job.status !== status) await new Promise((r) => setTimeout(r, 5));
+      };
+      await statusIs('running');
+      const running = await failure(acts(slow).preflightWorkspace(inputFor(0, { targetVersionId: v }, slow)));
+      expect(running).toMatchObject({ type: FailureType.busy, message: `preflight: ${w.owner}/${w.name} has build #${queued.body.build_number} (stop) running; waiting for it to finish` });
+      expect((await api(slow, 'PATCH', `/workspacebuilds/${queued.body.id}/cancel`)).status).toBe(200);
+      await statusIs('canceling');
+      const canceling = await failure(acts(slow).preflightWorkspace(inputFor(0, { targetVersionId: v }, slow)));
+      expect(canceling).toMatchObject({ type: FailureType.busy, message: expect.stringContaining(`(stop) canceling; waiting for it to finish`) });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  describe('refusals', () => {
+    it('a template name that is not the workspace\'s is a usage error naming both', async () => {
+      const err = await failure(acts().preflightWorkspace(inputFor(0, { template: 'k8s-prod' })));
+      expect(err).toMatchObject({ type: FailureType.unknownName, nonRetryable: true });
+      expect(err.message).toBe(`preflight refused for ${ws(0).owner}/${ws(0).name}: the workspace uses template '${sim.template.name}', not 'k8s-prod'; check the template name`);
+    });
+
+    it('a token that may not update the template is refused before anything else is read', async () => {
+      const err = await failure(acts(sim, sim.tokenOf(ws(0).owner)).preflightWorkspace(inputFor(0)));
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toMatch(new RegExp(`^preflight refused for ${ws(0).owner}/${ws(0).name}: `));
+      expect(err.message).toContain('update the template');
+      expect(err.message).toMatch(new RegExp(`Use the token of an Owner, or of an Organization Admin of coder, for template ${sim.template.name}`));
+    });
+
+    it('a target version of another template', async () => {
+      const err = await failure(acts().preflightWorkspace(inputFor(0, { targetVersionId: otherTemplatesVersion })));
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toBe(`preflight refused for ${ws(0).owner}/${ws(0).name}: template version ${otherTemplatesVersion} belongs to another template; pass the version migrateTemplate created`);
+    });
+
+    it('a target version whose import failed', async () => {
+      const err = await failure(acts().preflightWorkspace(inputFor(0, { targetVersionId: broken })));
+      expect(err.type).toBe(FailureType.refused);
+      expect(err.message).toMatch(new RegExp(`^preflight refused for ${ws(0).owner}/${ws(0).name}: template version \\S+ did not import successfully \\(job failed\\); fix the template first$`));
+    });
+
+    it('a target version that still declares the deprecated types is not a migrated version', async () => {
+      const err = await failure(acts().preflightWorkspace(inputFor(0, { targetVersionId: sim.template.originalVersionId })));
+      expect(err.type).toBe(FailureType.refused);
+      expect(err.message).toMatch(
+        /still declares kubernetes_persistent_volume_claim\.home \(main\.tf:\d+\), kubernetes_deployment\.main \(main\.tf:\d+\) with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed/,
+      );
+    });
+
+    it('a workspace whose delete failed is not migrated', async () => {
+      sim.setFaults({ failBuilds: { workspaceId: ws(5).id, transition: 'delete', times: 1 } });
+      try {
+        expect((await startBuild(sim, ws(5).id, { transition: 'delete' })).job.status).toBe('failed');
+      } finally {
+        sim.setFaults(undefined);
+      }
+      const err = await failure(acts().preflightWorkspace(inputFor(5)));
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toBe(`preflight refused for ${ws(5).owner}/${ws(5).name}: the workspace is deleted or being deleted; nothing to migrate`);
+    });
+
+    it('a DIFFERENT type under the rename strategy names it and the way out; the import strategy passes it', async () => {
+      const buildId = await latestBuildId(sim, ws(6).id);
+      const state = JSON.parse((await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text) as { resources: unknown[] };
+      state.resources.push(CRON_JOB);
+      expect((await putState(sim, buildId, JSON.stringify(state))).status).toBe(204);
+      const err = await failure(acts().preflightWorkspace(inputFor(6)));
+      expect(err.type).toBe(FailureType.refused);
+      expect(err.message).toBe(
+        `preflight refused for ${ws(6).owner}/${ws(6).name}: kubernetes_cron_job.backup is a type whose _v1 twin is another implementation, so a state rename would corrupt it; run with strategy "import" (needs cluster access) or migrate these by hand`,
+      );
+      state.resources.push({ ...CRON_JOB, name: 'nightly' });
+      expect((await putState(sim, buildId, JSON.stringify(state))).status).toBe(204);
+      expect((await failure(acts().preflightWorkspace(inputFor(6)))).message).toContain('kubernetes_cron_job.backup, kubernetes_cron_job.nightly are types whose _v1 twin');
+      const pf = await acts().preflightWorkspace(inputFor(6, { strategy: 'import' }));
+      expect(pf.needsImport).toEqual(['kubernetes_cron_job.backup', 'kubernetes_cron_job.nightly']);
+      expect(pf.renameable).toBe(2);
+    });
+
+    it('a state that is not a v4 state, naming the build', async () => {
+      const buildId = await latestBuildId(sim, ws(7).id);
+      expect((await putState(sim, buildId, JSON.stringify({ version: 3, serial: 1, resources: [] }))).status).toBe(204);
+      const before = await buildCount(7);
+      const err = await failure(acts().preflightWorkspace(inputFor(7)));
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toMatch(new RegExp(`^preflight refused for ${ws(7).owner}/${ws(7).name}: the state of build #${before} cannot be migrated: `));
+      expect(await buildCount(7)).toBe(before);
+    });
+  });
+
+  describe('the Coder version', () => {
+    async function withVersion<T>(version: string, fn: (s: CoderSimulator) => Promise<T>): Promise<T> {
+      const s = await startSimulator({ workspaces: 1, buildLatencyMs: 5, version });
+      try {
+        return await fn(s);
+      } finally {
+        await s.close();
+      }
+    }
+
+    it('a Coder too old to take the state in a build is refused, saying which version is needed', async () => {
+      const err = await withVersion('v1.9.0', (s) => failure(acts(s).preflightWorkspace(inputFor(0, {}, s))));
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toMatch(/^preflight refused for \S+: .*v1\.9\.0/);
+    });
+
+    it('a version string that cannot be read is refused, quoting it', async () => {
+      const err = await withVersion('nightly-build', (s) => failure(acts(s).preflightWorkspace(inputFor(0, {}, s))));
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toMatch(/^preflight refused for \S+: .*nightly-build/);
+    });
+
+    it('before v2.31.1 "Update and restart" does not stop first, and the preflight says so', async () => {
+      const pf = await withVersion('v2.30.4', async (s) => {
+        const t = (await pushTemplateVersion(s, fixtureSource('template-v1'))).id;
+        return acts(s).preflightWorkspace(inputFor(0, { targetVersionId: t }, s));
+      });
+      expect(pf).toMatchObject({ coderVersion: 'v2.30.4', updateRestartStopsFirst: false });
+    });
+  });
+});
