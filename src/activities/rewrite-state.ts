@@ -1,6 +1,6 @@
 import { blobStep, currentWorkflowRun } from './blob-step';
 import type { BlobRef } from '../adapters/blob-store';
-import { planImports } from '../domain/import-plan';
+import { ImportPlanError, planImports, type ImportStep } from '../domain/import-plan';
 import { deprecatedInstancesOutsideTemplate } from '../domain/module-coverage';
 import { JsonSyntaxError, parseStateV4, StateFormatError } from '../domain/state';
 import { renameStateTypes, StateRenameError, type AddressChange } from '../domain/state-rename';
@@ -47,7 +47,14 @@ export function makeRewriteState(deps: ActivityDeps, loadTemplateSource: LoadTem
     let imported: string[] = [];
     let finalText = renamedText;
     if (input.strategy === 'import') {
-      const steps = planImports(renamedText, { which: 'different' });
+      let steps: ImportStep[];
+      try {
+        steps = planImports(renamedText, { which: 'different' });
+      } catch (err) {
+        // An instance without attributes.id: its import ID is unknown, and no retry finds it.
+        if (err instanceof ImportPlanError) throw refuse(step, input.subject, err.message);
+        throw err;
+      }
       if (steps.length > 0) {
         if (!deps.importer) {
           throw refuse(

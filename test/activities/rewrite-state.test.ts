@@ -220,6 +220,13 @@ describe('rewriteState: renames the backup offline, or refuses and stores nothin
         'rewrite state refused for alice/dev: kubernetes_cron_job.backup, kubernetes_cron_job.nightly need terraform import, but this worker has no importer configured (it needs Terraform, the provider and cluster credentials)',
       );
     });
+    it('the import strategy with a DIFFERENT instance that has no attributes.id: refused (its import ID is unknown), never retried', async () => {
+      const { importer, calls } = { calls: [] as unknown[], importer: { importInstances: async (i: unknown) => { calls.push(i); return ''; } } as Importer };
+      const err = await refused(stateText([PVC, { ...CRON, instances: [{ attributes: {} }] }]), { strategy: 'import' }, importer);
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toMatch(/^rewrite state refused for alice\/dev: Cannot plan imports: kubernetes_cron_job\.backup has no attributes\.id in the state, so the import ID is unknown\. Look the object up in the cluster/);
+      expect(calls).toEqual([]);
+    });
   });
 
   describe('the import strategy', () => {
