@@ -1,38 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createActivities, type MigrationMetrics, type Notification } from '../../src/activities';
-import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
-import { startSimulator, type CoderSimulator } from '../../src/sim';
-import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild } from '../sim/helpers';
+import { V1, V1_PROTECTED_DEPLOYMENT, useSimWithVersions } from './fixtures/sim-with-versions';
+import { api, homePvcName, latestBuildId, migrateStateByHand, putState, startBuild } from '../sim/helpers';
 
 /**
  * trackBuildChanges: after a build wsmigrate started, what it destroyed or replaced, read from the
  * build's log, counted, and told to a human when it matters (a protected object lost above all).
  */
 
-const V1 = fixtureSource('template-v1');
-const V1_PROTECTED_DEPLOYMENT = V1.replace('resource "kubernetes_deployment_v1" "main"', '# wsmigrate:protect\nresource "kubernetes_deployment_v1" "main"');
-
 describe('trackBuildChanges: what a build destroyed, from its log, and who is told', () => {
-  let sim: CoderSimulator;
-  let dir: string;
-  let blobs: BlobStore;
-  let v1: string;
-  let protectedDeployment: string;
-
-  beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 6, buildLatencyMs: 5 });
-    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-track-'));
-    blobs = createFileBlobStore({ dir });
-    v1 = (await pushTemplateVersion(sim, V1)).id;
-    protectedDeployment = (await pushTemplateVersion(sim, V1_PROTECTED_DEPLOYMENT)).id;
-  });
-  afterAll(async () => {
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const env = useSimWithVersions({ workspaces: 6, sources: { v1: V1, protectedDeployment: V1_PROTECTED_DEPLOYMENT } });
 
   function recorder(opts: { notifyFails?: boolean } = {}) {
     const notifications: Notification[] = [];
@@ -47,8 +24,8 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
       activeVersionLockRead: () => undefined,
     };
     const acts = createActivities({
-      coder: new CoderClient({ url: sim.url, token: sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }),
-      blobs,
+      coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }),
+      blobs: env.blobs,
       metrics,
       notifier: {
         notify: async (n) => {
@@ -60,22 +37,22 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
     });
     return { acts, notifications, seen, damaged };
   }
-  const ws = (i: number) => sim.workspaces()[i];
+  const ws = (i: number) => env.sim.workspaces()[i];
   const subject = (i: number) => `${ws(i).owner}/${ws(i).name}`;
   const track = (r: ReturnType<typeof recorder>, i: number, buildId: string) =>
-    r.acts.trackBuildChanges({ workflowId: `migrate-${i}`, subject: subject(i), template: sim.template.name, buildId });
+    r.acts.trackBuildChanges({ workflowId: `migrate-${i}`, subject: subject(i), template: env.sim.template.name, buildId });
 
   async function migrateState(i: number, extra: unknown[] = []): Promise<void> {
-    const buildId = await latestBuildId(sim, ws(i).id);
-    const state = JSON.parse(migrateStateByHand((await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text)) as { resources: unknown[] };
+    const buildId = await latestBuildId(env.sim, ws(i).id);
+    const state = JSON.parse(migrateStateByHand((await api(env.sim, 'GET', `/workspacebuilds/${buildId}/state`)).text)) as { resources: unknown[] };
     state.resources.push(...extra);
-    expect((await putState(sim, buildId, JSON.stringify(state))).status).toBe(204);
+    expect((await putState(env.sim, buildId, JSON.stringify(state))).status).toBe(204);
   }
 
   it('a start on the _v1 version over an unmigrated state: the PVC deleted for its twin, counted and told as a protected loss', async () => {
-    const oldUid = sim.cluster.pvc('coder', homePvcName(ws(0).id))?.uid;
-    const build = await startBuild(sim, ws(0).id, { transition: 'start', template_version_id: v1 });
-    expect(sim.cluster.pvc('coder', homePvcName(ws(0).id))?.uid).not.toBe(oldUid); // the simulator's own record: the volume was re-created
+    const oldUid = env.sim.cluster.pvc('coder', homePvcName(ws(0).id))?.uid;
+    const build = await startBuild(env.sim, ws(0).id, { transition: 'start', template_version_id: env.versions.v1 });
+    expect(env.sim.cluster.pvc('coder', homePvcName(ws(0).id))?.uid).not.toBe(oldUid); // the simulator's own record: the volume was re-created
     const r = recorder();
     const tracked = await track(r, 0, build.id);
     expect(tracked).toMatchObject({ buildId: build.id, buildNumber: build.build_number, transition: 'start' });
@@ -88,7 +65,7 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
       protected: true,
     });
     expect(tracked.changeCount).toBe(tracked.changes.length);
-    expect(r.seen).toContain(`type-rename-delete ${sim.template.name} kubernetes_persistent_volume_claim`);
+    expect(r.seen).toContain(`type-rename-delete ${env.sim.template.name} kubernetes_persistent_volume_claim`);
     expect(r.seen).toHaveLength(tracked.changeCount);
     expect(r.damaged).toEqual(['protected-destroyed']);
     expect(r.notifications).toHaveLength(1);
@@ -99,19 +76,19 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
 
   it('a stop that destroys only the unprotected deployment is counted but tells nobody', async () => {
     await migrateState(1);
-    const build = await startBuild(sim, ws(1).id, { transition: 'stop', template_version_id: v1 });
+    const build = await startBuild(env.sim, ws(1).id, { transition: 'stop', template_version_id: env.versions.v1 });
     const r = recorder();
     const tracked = await track(r, 1, build.id);
     expect(tracked.changes).toEqual([{ kind: 'destroy', address: 'kubernetes_deployment_v1.main[0]', resourceType: 'kubernetes_deployment_v1', protected: false }]);
     expect(tracked.protectedDestroyed).toEqual([]);
-    expect(r.seen).toEqual([`destroy ${sim.template.name} kubernetes_deployment_v1`]);
+    expect(r.seen).toEqual([`destroy ${env.sim.template.name} kubernetes_deployment_v1`]);
     expect(r.damaged).toEqual([]);
     expect(r.notifications).toEqual([]);
   });
 
   it('the same stop on a version that marks the deployment protected is a protected loss by the build\'s own version\'s annotation', async () => {
     await migrateState(2);
-    const build = await startBuild(sim, ws(2).id, { transition: 'stop', template_version_id: protectedDeployment });
+    const build = await startBuild(env.sim, ws(2).id, { transition: 'stop', template_version_id: env.versions.protectedDeployment });
     const r = recorder();
     const tracked = await track(r, 2, build.id);
     expect(tracked.protectedDestroyed).toEqual(['kubernetes_deployment_v1.main[0]']);
@@ -129,7 +106,7 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
       instances: [{ schema_version: 0, attributes: { id: `coder/extra${n}`, metadata: [{ name: `extra${n}`, namespace: 'coder', uid: `x-${n}` }] } }],
     }));
     await migrateState(3, extra);
-    const build = await startBuild(sim, ws(3).id, { transition: 'start', template_version_id: v1 });
+    const build = await startBuild(env.sim, ws(3).id, { transition: 'start', template_version_id: env.versions.v1 });
     const r = recorder({ notifyFails: true });
     const tracked = await track(r, 3, build.id);
     expect(tracked.changeCount).toBe(51);
@@ -144,11 +121,11 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
 
   it('an unprotected deployment re-created under its twin type is told as a replacement, not as a loss', async () => {
     // The PVC migrated by hand, the deployment not: the start deletes kubernetes_deployment.main for its _v1 twin.
-    const buildId = await latestBuildId(sim, ws(5).id);
-    const half = JSON.parse((await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text) as { resources: { type: string }[] };
+    const buildId = await latestBuildId(env.sim, ws(5).id);
+    const half = JSON.parse((await api(env.sim, 'GET', `/workspacebuilds/${buildId}/state`)).text) as { resources: { type: string }[] };
     for (const res of half.resources) if (res.type === 'kubernetes_persistent_volume_claim') res.type = 'kubernetes_persistent_volume_claim_v1';
-    expect((await putState(sim, buildId, JSON.stringify(half))).status).toBe(204);
-    const build = await startBuild(sim, ws(5).id, { transition: 'start', template_version_id: v1 });
+    expect((await putState(env.sim, buildId, JSON.stringify(half))).status).toBe(204);
+    const build = await startBuild(env.sim, ws(5).id, { transition: 'start', template_version_id: env.versions.v1 });
     const r = recorder();
     const tracked = await track(r, 5, build.id);
     expect(tracked.protectedDestroyed).toEqual([]);
@@ -163,7 +140,7 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
 
   it('a build that changed nothing tells nobody', async () => {
     await migrateState(4);
-    const build = await startBuild(sim, ws(4).id, { transition: 'start', template_version_id: v1 });
+    const build = await startBuild(env.sim, ws(4).id, { transition: 'start', template_version_id: env.versions.v1 });
     const r = recorder();
     expect(await track(r, 4, build.id)).toMatchObject({ changes: [], changeCount: 0, protectedDestroyed: [] });
     expect(r.notifications).toEqual([]);
