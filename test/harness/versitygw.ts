@@ -1,4 +1,4 @@
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -53,11 +53,11 @@ async function answers(port: number): Promise<boolean> {
 export async function startS3TestServer(): Promise<S3TestServer> {
   const bin = versitygwPath();
   if (!bin) throw new Error(`versitygw ${VERSITYGW_VERSION} is not built (CI is set, so this fails instead of skipping): run scripts/bootstrap-tools.sh`);
-  const port = await freeLoopbackPort();
+  let port = await freeLoopbackPort();
   const dataDir = mkdtempSync(join(tmpdir(), 'wsmigrate-s3-'));
   const accessKey = 'wsmigrate-test';
   const secretKey = 'wsmigrate-test-secret-0123456789';
-  const endpoint = `http://127.0.0.1:${port}`;
+  let endpoint = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   let log = '';
 
@@ -83,7 +83,33 @@ export async function startS3TestServer(): Promise<S3TestServer> {
     await exited;
     while (await answers(port)) await new Promise((r) => setTimeout(r, 50));
   };
-  await start();
+  // The free port may be taken by another test's server between its choice and versitygw's bind:
+  // versitygw then exits and the port still answers, as someone else. Only an S3 answer to our keys
+  // is versitygw; otherwise try another port.
+  for (let attempt = 1; ; attempt++) {
+    await start();
+    if (await answersAsS3()) break;
+    const c = child;
+    if (c && c.exitCode === null && c.signalCode === null) {
+      const exited = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      await exited;
+    }
+    if (attempt === 3) throw new Error(`versitygw did not answer S3 requests on ${endpoint} (3 ports tried): ${log}`);
+    port = await freeLoopbackPort();
+    endpoint = `http://127.0.0.1:${port}`;
+  }
+  async function answersAsS3(): Promise<boolean> {
+    const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey }, maxAttempts: 1 });
+    try {
+      await client.send(new ListBucketsCommand({}));
+      return child?.exitCode === null;
+    } catch {
+      return false;
+    } finally {
+      client.destroy();
+    }
+  }
   return {
     endpoint,
     accessKey,
