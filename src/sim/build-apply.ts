@@ -1,4 +1,4 @@
-import { identityFromAttributes, identityFromConfig, type Plan, type PlannedChange } from './build-plan';
+import { generatedNameFromConfig, identityFromAttributes, identityFromConfig, type ObjectIdentity, type Plan, type PlannedChange } from './build-plan';
 import { tfLine, type LogLine } from './build-log';
 import { evaluateStrict, evaluateValue, type Resolver } from './expression';
 import { kubeKindOf } from './kube-kinds';
@@ -95,6 +95,7 @@ function createdInstance(
   resolve: Resolver,
   objectUid: string | undefined,
   newId: () => string,
+  generatedName?: string,
 ): StateInstance {
   const attributes = evaluateValue(clone(resource.body), resolve) as Record<string, unknown>;
   const kind = kubeKindOf(resource.type);
@@ -114,12 +115,14 @@ function createdInstance(
         generation: 0,
         labels: {},
         ...metadata,
+        ...(generatedName !== undefined ? { name: generatedName } : {}),
         ...(namespace !== undefined ? { namespace } : {}),
         resource_version: String(parseInt(newId().slice(0, 5), 16)),
         uid: objectUid,
       },
     ];
-    attributes.id = namespace !== undefined ? `${namespace}/${String(metadata.name)}` : String(metadata.name);
+    const name = generatedName ?? String(metadata.name);
+    attributes.id = namespace !== undefined ? `${namespace}/${name}` : name;
     attributes.timeouts = null;
     return { schema_version: SCHEMA_V1_KINDS.has(kind.kind) ? 1 : 0, attributes, ...base, private: SDK_PRIVATE };
   }
@@ -148,6 +151,16 @@ function createdInstance(
     };
   }
   return { schema_version: 0, attributes: { ...attributes, id: newId() }, ...base };
+}
+
+/** The API server's names for `generate_name`: the prefix and five of these (apimachinery's names.SimpleNameGenerator). */
+const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+function generatedName(prefix: string, newId: () => string): string {
+  const hex = newId().replace(/[^0-9a-f]/g, '');
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += NAME_SUFFIX_ALPHABET[parseInt(hex.slice(i * 2, i * 2 + 2) || '0', 16) % NAME_SUFFIX_ALPHABET.length];
+  return `${prefix}${suffix}`;
 }
 
 function kindIdentity(change: PlannedChange) {
@@ -222,7 +235,10 @@ export function applyPlan(input: ApplyInput): ApplyOutcome {
   for (const change of createsInOrder) {
     const { config: resource } = change;
     logs.push(tfLine(stage, `${change.address}: Creating...`));
-    const identity = identityFromConfig(resource.type, resource.body, resolve);
+    const generated = generatedNameFromConfig(resource.type, resource.body, resolve);
+    const identity: ObjectIdentity | undefined = generated
+      ? { kind: generated.kind, namespace: generated.namespace, name: generatedName(generated.prefix, newId) }
+      : identityFromConfig(resource.type, resource.body, resolve);
     let uid: string | undefined;
     if (kubeKindOf(resource.type)) {
       if (!identity) {
@@ -253,7 +269,7 @@ export function applyPlan(input: ApplyInput): ApplyOutcome {
         return finish(message);
       }
     }
-    const instance = createdInstance(resource, change.indexKey, resolve, uid, newId);
+    const instance = createdInstance(resource, change.indexKey, resolve, uid, newId, generated ? identity?.name : undefined);
     working.put('managed', resource.type, resource.name, instance);
     added++;
     const id = instance.attributes.id;

@@ -62,6 +62,36 @@ export function identityFromAttributes(type: string, attributes: Record<string, 
 }
 
 /** Where a config block's object will live; undefined when its name depends on something unknown at plan time. */
+/**
+ * A config whose metadata sets `generate_name` and no `name`: the API server picks the name at
+ * create (the prefix and five random characters), and the provider keeps both in state
+ * (hashicorp/kubernetes `metadata.generate_name`: ForceNew, conflicts with `name`; `name` then
+ * computed). Such an object's identity is known only after it exists.
+ */
+export interface GeneratedNameConfig {
+  kind: string;
+  namespace: string;
+  prefix: string;
+}
+
+export function generatedNameFromConfig(type: string, body: Record<string, unknown>, resolve: Resolver): GeneratedNameConfig | undefined {
+  const kind = kubeKindOf(type);
+  if (!kind) return undefined;
+  const raw = ((body.metadata as unknown[] | undefined)?.[0] ?? {}) as Record<string, unknown>;
+  if (raw.name !== undefined || raw.generate_name === undefined) return undefined;
+  const prefix = evaluateStrict(raw.generate_name, resolve);
+  const ns = evaluateStrict(raw.namespace, resolve);
+  if (prefix.unresolved.length || ns.unresolved.length || typeof prefix.value !== 'string' || prefix.value === '') return undefined;
+  const namespace = typeof ns.value === 'string' ? ns.value : 'default';
+  return { kind: kind.kind, namespace: kind.clusterScoped ? '' : namespace, prefix: prefix.value };
+}
+
+/** The generate_name a state entry was created with ('' when it was named). */
+function generateNameInState(attributes: Record<string, unknown>): string {
+  const metadata = (attributes.metadata as Record<string, unknown>[] | undefined)?.[0];
+  return typeof metadata?.generate_name === 'string' ? metadata.generate_name : '';
+}
+
 export function identityFromConfig(type: string, body: Record<string, unknown>, resolve: Resolver): ObjectIdentity | undefined {
   const kind = kubeKindOf(type);
   if (!kind) return undefined;
@@ -168,9 +198,12 @@ export function planBuild(input: PlanInput): Plan {
       matched.add(wanted);
       const current = identityFromAttributes(stateResource.type, instance.attributes);
       const configured = identityFromConfig(configResource.type, configResource.body, resolve);
+      const generated = configured ? undefined : generatedNameFromConfig(configResource.type, configResource.body, resolve);
+      // A generated name stays while the prefix and namespace do; either changed forces a new object.
+      const generatedMoved = current !== undefined && generated !== undefined && (generated.namespace !== current.namespace || generated.prefix !== generateNameInState(instance.attributes));
       if (current && !input.objectExists(current)) {
         changes.push({ action: 'create', address: wanted, config: configResource, indexKey: target.indexKey, drifted: true });
-      } else if (current && configured && !sameIdentity(current, configured)) {
+      } else if ((current && configured && !sameIdentity(current, configured)) || generatedMoved) {
         changes.push({ action: 'replace', address: wanted, config: configResource, indexKey: target.indexKey, stateResource, instance });
       } else {
         changes.push({ action: 'keep', address: wanted, config: configResource, indexKey: target.indexKey, stateResource, instance });

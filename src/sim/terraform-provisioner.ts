@@ -17,7 +17,7 @@ import type { WorkspaceContext } from './workspace-context';
 
 const PVC = 'PersistentVolumeClaim';
 /** Kinds the cluster view lists after each build. */
-const VIEW_KINDS = [PVC, 'Deployment'];
+const VIEW_KINDS = [PVC, 'Deployment', 'ConfigMap'];
 /**
  * An apply here takes about a second. One that runs for two minutes is stuck, and there is a real way
  * to get stuck: an old version applied to a migrated state destroys the _v1 PVC and creates the

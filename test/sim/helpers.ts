@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packTar, type CoderSimulator } from '../../src/sim';
+import { K8S_TEMPLATE_MAIN_TF, packTar, type CoderSimulator } from '../../src/sim';
 
 export const FIXTURES = join(__dirname, '..', 'fixtures', 'sim');
 
@@ -128,4 +128,37 @@ export async function putState(sim: CoderSimulator, buildId: string, stateText: 
 
 export function homePvcName(workspaceId: string): string {
   return `coder-${workspaceId}-home`;
+}
+
+/**
+ * The seeded template with a config map named by `generate_name` (as public Coder templates name
+ * theirs) mounted by the deployment. `prefix` may use `${data.coder_workspace.me.id}`.
+ */
+export function withGeneratedConfigMap(prefix: string): string {
+  const configMap = `
+resource "kubernetes_config_map" "init" {
+  metadata {
+    generate_name = "${prefix}"
+    namespace     = var.namespace
+  }
+  data = {
+    "init.sh" = "echo hello"
+  }
+}
+`;
+  return K8S_TEMPLATE_MAIN_TF.replace('resource "kubernetes_deployment" "main" {', `${configMap}\nresource "kubernetes_deployment" "main" {`).replace(
+    '        volume {\n          name = "home"',
+    '        volume {\n          name = "init"\n          config_map {\n            name = kubernetes_config_map.init.metadata.0.name\n          }\n        }\n        volume {\n          name = "home"',
+  );
+}
+
+/**
+ * A version that forgets the home claim (`removed`, destroy = false) and declares it again as
+ * `_v1` named by `generate_name`: a build creates a new claim beside the old one.
+ */
+export function claimForgottenAndGenerated(): string {
+  return K8S_TEMPLATE_MAIN_TF.replace('    name      = "coder-${data.coder_workspace.me.id}-home"', '    generate_name = "coder-${data.coder_workspace.me.id}-home-"')
+    .replace('resource "kubernetes_persistent_volume_claim" "home"', 'resource "kubernetes_persistent_volume_claim_v1" "home"')
+    .replace(/kubernetes_persistent_volume_claim\.home/g, 'kubernetes_persistent_volume_claim_v1.home')
+    .concat('\nremoved {\n  from = kubernetes_persistent_volume_claim.home\n  lifecycle {\n    destroy = false\n  }\n}\n');
 }

@@ -3,7 +3,7 @@ import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
 import { startSimulator, type CoderSimulator, type KubeObject } from '../../src/sim';
 import { describeRealStack, REAL_BUILD_TIMEOUT_MS } from '../harness/real-stack';
-import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, waitForBuild, type BuildJson } from './helpers';
+import { api, claimForgottenAndGenerated, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, waitForBuild, withGeneratedConfigMap, type BuildJson } from './helpers';
 
 jest.setTimeout(600_000);
 
@@ -133,6 +133,20 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
         (await build(sim, 'start', { transition: 'start', template_version_id: version.id })).effect,
         (await build(sim, 'start again', { transition: 'start', template_version_id: version.id })).effect,
       ];
+    },
+    'a config map named by generate_name: created, kept over a stop and a start, replaced when its prefix changes': async (sim) => {
+      const named = await pushTemplateVersion(sim, withGeneratedConfigMap('coder-${data.coder_workspace.me.id}-init-'));
+      const renamed = await pushTemplateVersion(sim, withGeneratedConfigMap('coder-${data.coder_workspace.me.id}-boot-'));
+      return [
+        (await build(sim, 'start on the generate_name version', { transition: 'start', template_version_id: named.id })).effect,
+        (await build(sim, 'stop', { transition: 'stop', template_version_id: named.id })).effect,
+        (await build(sim, 'start again', { transition: 'start', template_version_id: named.id })).effect,
+        (await build(sim, 'start with another prefix', { transition: 'start', template_version_id: renamed.id })).effect,
+      ];
+    },
+    'a claim forgotten by removed{} and declared again by generate_name: a second claim beside the first': async (sim) => {
+      const version = await pushTemplateVersion(sim, claimForgottenAndGenerated());
+      return [(await build(sim, 'start on the regenerating version', { transition: 'start', template_version_id: version.id })).effect];
     },
     'stop, start and delete on the original version': async (sim) => [
       (await build(sim, 'stop', { transition: 'stop' })).effect,
