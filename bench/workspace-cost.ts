@@ -44,7 +44,7 @@ const ownCpu = () => {
 };
 
 async function startSimProcess(): Promise<{ url: string; token: string; child: ChildProcess; template: string }> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, '..', 'src', 'cli', 'main.ts'), 'sim', '--workspaces', String(N + 1), '--port', '0', '--build-latency-ms', String(BUILD_MS), '--seed', '7'], {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, '..', 'src', 'cli', 'main.ts'), 'sim', '--workspaces', String(N + 1), '--port', '0', '--build-latency-ms', String(BUILD_MS), '--seed', '7', '--provisioners', 'unlimited'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -100,6 +100,37 @@ describe('wsmigrate sim', () => {
     expect(bad.errors.join('')).toContain('--lifecycle-interval must be a duration between 10ms and 60m');
   });
 
+  /** Starts `wsmigrate sim` with these flags and answers what the daemons API lists, as an Owner. */
+  async function daemonsUnder(flags: string[]): Promise<{ status: number; names: string[]; lines: string[] }> {
+    const io = collector();
+    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--seed', '5', ...flags], { from: 'user' });
+    await until(() => io.lines.some((l) => l.startsWith('export ')));
+    try {
+      const [, url, token] = /^export CODER_URL=(\S+) CODER_SESSION_TOKEN=(\S+)$/.exec(io.lines.find((l) => l.startsWith('export ')) as string) as RegExpExecArray;
+      const res = await fetch(`${url}/api/v2/organizations/coder/provisionerdaemons`, { headers: { 'Coder-Session-Token': token as string } });
+      const body = res.status === 200 ? ((await res.json()) as { name: string }[]) : [];
+      return { status: res.status, names: body.map((d) => d.name), lines: [...io.lines] };
+    } finally {
+      process.emit('SIGTERM');
+      await run;
+    }
+  }
+
+  test("by default it runs Coder's three built-in provisioner daemons and lists them; --provisioners unlimited has none to list (404, as an old Coder)", async () => {
+    const byDefault = await daemonsUnder([]);
+    expect(byDefault.status).toBe(200);
+    expect(byDefault.names).toHaveLength(3);
+    expect(byDefault.lines.join('\n')).toContain(`daemons:      ${byDefault.names.join(', ')}`);
+    const five = await daemonsUnder(['--provisioners', '5']);
+    expect(five.names).toHaveLength(5);
+    const unlimited = await daemonsUnder(['--provisioners', 'unlimited']);
+    expect(unlimited.status).toBe(404);
+    expect(unlimited.lines.join('\n')).toContain('daemons:      unlimited');
+    const io = collector();
+    await expect(program(io).parseAsync(['sim', '--provisioners', 'lots'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+    expect(io.errors.join('')).toContain('--provisioners must be a whole number or "unlimited", got "lots"');
+  });
+
   test('an unknown --licence is a usage error naming the choices', async () => {
     const io = collector();
     await expect(program(io).parseAsync(['sim', '--licence', 'gold'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);

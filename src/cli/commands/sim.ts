@@ -11,6 +11,15 @@ function integer(name: string, min: number, max: number) {
   };
 }
 
+/** coderd's default: `coder server --provisioner-daemons` (CODER_PROVISIONER_DAEMONS) is 3 (codersdk/deployment.go). */
+const BUILT_IN_DAEMONS = 3;
+
+function daemonCount(raw: string): number | 'unlimited' {
+  if (raw === 'unlimited') return raw;
+  if (!/^\d+$/.test(raw)) throw new InvalidArgumentError(`--provisioners must be a whole number or "unlimited", got "${raw}".`);
+  return integer('--provisioners', 1, 1000)(raw);
+}
+
 function coderVersion(raw: string): string {
   const version = raw.startsWith('v') ? raw : `v${raw}`;
   if (!/^v\d+\.\d+\.\d+([-+].*)?$/.test(version)) {
@@ -31,7 +40,7 @@ interface SimOptions {
   kubeconfig?: string;
   licence: Licence;
   lifecycleInterval?: number;
-  provisioners?: number;
+  provisioners: number | 'unlimited';
   moreTemplate: { name: string; workspaces?: number; versioned?: boolean }[];
   userBuildsMs?: number;
 }
@@ -115,7 +124,12 @@ export function registerSimCommands(program: Command, io: CliIo): void {
       'run the lifecycle executor (autostart schedules, autostop deadlines, automatic updates) on its own this often, as Coder does every minute (e.g. 1m); off unless given. Tests drive it with POST /api/v2/sim/lifecycle/tick',
       duration,
     )
-    .option('--provisioners <n>', 'provisioner daemons: every job waits in one queue for one of N (default: unlimited, every build runs at once)', integer('--provisioners', 1, 1000))
+    .option(
+      '--provisioners <n|unlimited>',
+      "provisioner daemons: every job waits in one queue for one of N; 3 as Coder's built-in daemons (CODER_PROVISIONER_DAEMONS); \"unlimited\": every build runs at once and the daemons API answers 404, as an old Coder",
+      daemonCount,
+      BUILT_IN_DAEMONS,
+    )
     .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
     .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
     .addHelpText(
@@ -149,7 +163,7 @@ Exit codes:
           provisioner: opts.provisioner,
           ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-          ...(opts.provisioners !== undefined ? { provisioners: opts.provisioners } : {}),
+          ...(opts.provisioners !== 'unlimited' ? { provisioners: opts.provisioners } : {}),
           moreTemplates: opts.moreTemplate,
         });
       } catch (err) {
@@ -177,7 +191,11 @@ Exit codes:
       if (owners.length) io.out(`  owner tokens: ${owners.map((o) => `${o}=${sim.tokenOf(o)}`).join(' ')}`);
       // Coder's built-in roles (coderd/rbac/roles.go), to try a token of each: more via POST /api/v2/sim/tokens.
       io.out(`  role tokens:  template-admin=${sim.tokenFor('template-admin', 'template-admin')} organization-admin=${sim.tokenFor('organization-admin', 'org-admin')}`);
-      if (opts.provisioners !== undefined) io.out(`  daemons:      ${sim.provisionerDaemons().map((d) => d.name).join(', ')}`);
+      io.out(
+        opts.provisioners === 'unlimited'
+          ? '  daemons:      unlimited (every build runs at once; GET provisionerdaemons answers 404)'
+          : `  daemons:      ${sim.provisionerDaemons().map((d) => d.name).join(', ')}`,
+      );
       if (opts.moreTemplate.length) io.out(`  templates:    ${sim.templates().map((t) => t.name).join(', ')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
       if (opts.lifecycleInterval !== undefined) io.out(`  lifecycle:    autostart/autostop every ${opts.lifecycleInterval} ms`);
