@@ -1,10 +1,11 @@
 import { Option, type Command } from 'commander';
 import type { MigrateFleetInput } from '../domain/fleet-input';
+import { organizationOption } from './organization-option';
 
 /** The options `fleet start` and `schedule create` share: what a fleet run migrates and how. */
 export function addFleetOptions(cmd: Command): Command {
   return cmd
-    .requiredOption('--org <organization>', 'Coder organization name')
+    .addOption(organizationOption())
     .option('--template <name>', 'the template whose workspaces to migrate; repeat it for several (one run for the organization, one canary gate)', collectTemplates, [])
     .option('--all-templates', "every template of --org whose active version still declares deprecated types (the others are listed as nothing to do)", false)
     .option('--version <id>', 'the _v1 template version (UUID) to migrate to; without it the template is migrated first')

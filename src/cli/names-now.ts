@@ -24,7 +24,7 @@ export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl
       await coder.templateByName(names.organization, template);
     } catch (err) {
       if (!isCoderApiError(err, 'not-found')) throw err;
-      problems.push(`no template '${template}' in organization '${names.organization}' (--template)`);
+      problems.push(`no template '${template}' in organization '${names.organization}' (--template, --org)`);
     }
   }
   problems.push(...(await unknownNames(coder, names)));

@@ -57,9 +57,11 @@ describe('exit codes against a running Temporal', () => {
   }, 60_000);
 
   it("a non-approver's approve is refused like a non-approver's pause or cancel: 3", async () => {
-    const started = await runMain('fleet', 'start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--canary', '1', '--approver', 'sre', '--no-archive', '--json');
+    // No --org: the Coder CLI's CODER_ORGANIZATION, else "coder", Coder's first organization.
+    const started = await runMain('fleet', 'start', '--template', cli.env.sim.template.name, '--version', cli.version, '--canary', '1', '--approver', 'sre', '--no-archive', '--json');
     expect(started.exitCode).toBe(EXIT.ok);
     const { workflowId } = JSON.parse(started.out) as { workflowId: string };
+    expect(workflowId).toBe(`wsmigrate-fleet/coder/${cli.env.sim.template.name}`);
     await waitFor(async () => (await runMain('fleet', 'status', workflowId)).out.includes("'fleet-continue'"), 90_000);
     const approve = await runMain('approve', workflowId, '--approver', 'mallory');
     expect(approve.err).toMatch(/^wsmigrate: approve refused: .*mallory/);

@@ -6,6 +6,7 @@ import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
 import { addModuleOptions, remoteModulesAllowed } from '../module-options';
+import { organizationOption } from '../organization-option';
 import { reportStartedRun } from '../started-run';
 import { connectForCommand } from '../with-temporal';
 
@@ -53,7 +54,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
     addModuleOptions(migrate
       .command('template'))
       .description('rewrite a template to _v1 types (with removed{} guards for volumes), push it as a new version and promote it after approval')
-      .requiredOption('--org <organization>', 'Coder organization name')
+      .addOption(organizationOption())
       .argument('<template>', 'template name')
       .option('--no-promote', 'push the new version but leave the active one in place')
       .option('--rename-different', 'also rename types whose _v1 twin is another implementation (you fix their bodies by hand)', false)
