@@ -35,7 +35,7 @@ export function jobJson(d: SimDeployment, job: ProvisionerJob, input: Json, meta
     ...(job.error !== undefined ? { error: job.error } : {}),
     ...(job.errorCode !== undefined ? { error_code: job.errorCode } : {}),
     file_id: job.fileId,
-    tags: { scope: 'organization', owner: '' },
+    tags: job.tags ?? { scope: 'organization', owner: '' },
     queue_position: queue.position,
     queue_size: queue.size,
     status: job.status,

@@ -19,7 +19,8 @@ import {
 import type { SimRandom } from './random';
 import { unpackTar } from './tar-archive';
 import type { SimProvisioner } from './provisioner';
-import type { ProvisionerDaemonPool } from './provisioner-daemons';
+import { DEFAULT_JOB_TAGS, type ProvisionerDaemonPool } from './provisioner-daemons';
+import { storedVariables, typedVariableValue } from './template-variables';
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
@@ -48,6 +49,10 @@ export interface CreateVersionRequest {
   fileId: string;
   name?: string;
   message?: string;
+  /** `user_variable_values`: the only values the import uses; every other variable gets its default. */
+  userVariableValues?: readonly { name: string; value: string }[];
+  /** `provisioner_tags`, on top of Coder's defaults (provisionersdk.MutateTags). */
+  provisionerTags?: Readonly<Record<string, string>>;
 }
 
 const ADJECTIVES = ['eager', 'brave', 'calm', 'quirky', 'sharp', 'jolly', 'lucid', 'nifty', 'stoic', 'vivid'];
@@ -220,8 +225,8 @@ export class SimDeployment {
 
   // ── jobs ───────────────────────────────────────────────────────────────
 
-  private newJob(type: JobType, fileId: string, initiatorId: string): ProvisionerJob {
-    return { id: this.newId(), type, status: 'pending', fileId, createdAt: this.now(), initiatorId, logs: [] };
+  private newJob(type: JobType, fileId: string, initiatorId: string, tags?: Readonly<Record<string, string>>): ProvisionerJob {
+    return { id: this.newId(), type, status: 'pending', fileId, createdAt: this.now(), initiatorId, logs: [], ...(tags ? { tags } : {}) };
   }
 
   private log(job: ProvisionerJob, lines: readonly LogLine[]): void {
@@ -258,7 +263,7 @@ export class SimDeployment {
 
   /** `run` starts the job: after one phase with unlimited daemons, or when a daemon takes it from the queue. */
   private queueJob(job: ProvisionerJob, run: () => void): void {
-    if (this.daemons) this.daemons.enqueue(job, run);
+    if (this.daemons) this.daemons.enqueue(job, run, job.tags);
     else this.later(this.buildLatencyMs, run);
   }
 
@@ -294,7 +299,7 @@ export class SimDeployment {
       organizationId: this.org.id,
       name: req.name || this.randomVersionName(),
       message: req.message ?? '',
-      job: this.newJob('template_version_import', file.id, actor.id),
+      job: this.newJob('template_version_import', file.id, actor.id, req.provisionerTags ? { ...DEFAULT_JOB_TAGS, ...req.provisionerTags } : undefined),
       createdById: actor.id,
       createdAt: this.now(),
       updatedAt: this.now(),
@@ -304,15 +309,21 @@ export class SimDeployment {
     this.queueJob(version.job, () => {
       this.startJob(version.job);
       this.log(version.job, [stageLine('Setting up'), stageLine('Parsing template parameters')]);
-      this.later(this.buildLatencyMs, () => this.importVersion(version, file));
+      this.later(this.buildLatencyMs, () => this.importVersion(version, file, req.userVariableValues ?? []));
     });
     return version;
   }
 
-  private async importVersion(version: TemplateVersionRecord, file: FileRecord): Promise<void> {
+  private async importVersion(version: TemplateVersionRecord, file: FileRecord, given: readonly { name: string; value: string }[]): Promise<void> {
     try {
       const files = await unpackTar(file.bytes);
-      version.config = await parseTemplateConfig(files);
+      const config = await parseTemplateConfig(files);
+      version.variables = storedVariables(config.variableSpecs, given);
+      // Stored even when the import fails, as coderd does (the UI shows the schema).
+      const missing = version.variables.filter((v) => v.required && v.value === '').map((v) => v.name);
+      if (missing.length > 0) throw new Error(`required template variables need values: ${missing.join(', ')}`);
+      for (const v of version.variables) config.variables[v.name] = typedVariableValue(v.type, v.value);
+      version.config = config;
       this.log(version.job, [stageLine('Detecting persistent resources'), tfLine('Detecting persistent resources', 'Terraform 1.11.4')]);
       this.finishJob(version.job);
     } catch (err) {
@@ -457,7 +468,7 @@ export class SimDeployment {
       initiatorId: actor.id,
       reason: req.reason ?? 'initiator',
       state,
-      job: this.newJob('workspace_build', version.job.fileId, actor.id),
+      job: this.newJob('workspace_build', version.job.fileId, actor.id, version.job.tags),
       resources: [],
       createdAt: this.now(),
       updatedAt: this.now(),

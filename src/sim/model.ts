@@ -48,6 +48,8 @@ export interface ProvisionerJob {
   initiatorId: string;
   workerId?: string;
   logs: JobLog[];
+  /** Which daemons may take it (coderd: the version's `provisioner_tags`, a build inherits its version's); Coder's defaults when absent. */
+  tags?: Readonly<Record<string, string>>;
 }
 
 export interface TemplateRecord {
@@ -75,6 +77,22 @@ export interface TemplateVersionRecord {
   archived: boolean;
   /** Parsed by the import job; present once it succeeded. */
   config?: TemplateConfig;
+  /**
+   * What the import stored per variable (provisionerdserver UpdateJob: the request's
+   * `user_variable_values`, else the default; '' for a required one without a value). Builds of
+   * this version plan with these values, never with a later push's.
+   */
+  variables?: TemplateVersionVariableRecord[];
+}
+
+export interface TemplateVersionVariableRecord {
+  name: string;
+  description: string;
+  type: string;
+  value: string;
+  defaultValue: string;
+  required: boolean;
+  sensitive: boolean;
 }
 
 export interface FileRecord {

@@ -2,6 +2,7 @@ import type { SimDeployment } from './deployment';
 import type { TemplateRecord, User, WorkspaceRecord } from './model';
 import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
+import { storedVariables } from './template-variables';
 import { seededTemplateMeta } from './template-meta';
 
 export interface SeedTemplateSpec {
@@ -26,6 +27,7 @@ export async function seedTemplate(d: SimDeployment, admin: User, spec: SeedTemp
     updatedAt: created,
   };
   d.templates.set(template.id, template);
+  const config = await parseTemplateConfig(spec.files);
   d.versions.set(template.activeVersionId, {
     id: template.activeVersionId,
     templateId: template.id,
@@ -37,7 +39,8 @@ export async function seedTemplate(d: SimDeployment, admin: User, spec: SeedTemp
     createdAt: created,
     updatedAt: created,
     archived: false,
-    config: await parseTemplateConfig(spec.files),
+    config,
+    variables: storedVariables(config.variableSpecs, []),
   });
   return template;
 }

@@ -33,8 +33,21 @@ export interface TemplateConfig {
   /** `import { to = ... }` targets (addresses as written, e.g. kubernetes_deployment_v1.main[0]). */
   imports: string[];
   dataSources: { type: string; name: string }[];
+  /** Each variable's value for a build: the version's stored value (see deployment's import), else its default. */
   variables: Record<string, unknown>;
+  /** The `variable` blocks as declared: what Coder's import stores per version (template_version_variables). */
+  variableSpecs: TemplateVariableSpec[];
   locals: Record<string, unknown>;
+}
+
+export interface TemplateVariableSpec {
+  name: string;
+  /** As written without the interpolation: `string`, `number`, `bool`, `list(string)`… (`string` when absent). */
+  type: string;
+  description: string;
+  sensitive: boolean;
+  /** Absent: the variable is required (Coder refuses an import that gives it no value). */
+  defaultValue?: unknown;
 }
 
 const META_ARGUMENTS = new Set(['count', 'for_each', 'depends_on', 'lifecycle', 'provider', 'provisioner', 'connection']);
@@ -62,7 +75,7 @@ function isRootTerraformFile(name: string): boolean {
 
 /** Parses the root module's .tf files of a template archive; a syntax error rejects with hcl2json's message (file:line). */
 export async function parseTemplateConfig(files: readonly ArchiveFile[]): Promise<TemplateConfig> {
-  const config: TemplateConfig = { resources: [], removed: [], imports: [], dataSources: [], variables: {}, locals: {} };
+  const config: TemplateConfig = { resources: [], removed: [], imports: [], dataSources: [], variables: {}, variableSpecs: [], locals: {} };
   const tfFiles = files.filter((f) => isRootTerraformFile(f.name)).sort((a, b) => a.name.localeCompare(b.name));
   if (tfFiles.length === 0) throw new Error('The template archive has no .tf files at its root.');
   for (const file of tfFiles) {
@@ -95,7 +108,15 @@ export async function parseTemplateConfig(files: readonly ArchiveFile[]): Promis
     }
     for (const imported of (parsed.import ?? []) as Record<string, unknown>[]) config.imports.push(stripInterpolation(imported.to));
     for (const [name, blocks] of Object.entries((parsed.variable ?? {}) as Record<string, Record<string, unknown>[]>)) {
-      config.variables[name] = blocks[0]?.default;
+      const block = blocks[0] ?? {};
+      config.variables[name] = block.default;
+      config.variableSpecs.push({
+        name,
+        type: block.type === undefined ? 'string' : stripInterpolation(block.type) || String(block.type),
+        description: typeof block.description === 'string' ? block.description : '',
+        sensitive: block.sensitive === true,
+        ...(block.default !== undefined ? { defaultValue: block.default } : {}),
+      });
     }
     for (const locals of (parsed.locals ?? []) as Record<string, unknown>[]) Object.assign(config.locals, locals);
   }

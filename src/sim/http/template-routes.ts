@@ -1,6 +1,7 @@
 import { ApiError, notFound } from '../api-error';
 import { templateJson, templateVersionJson } from '../api-shapes';
 import type { TemplateRecord, TemplateVersionRecord } from '../model';
+import { templateVersionVariablesJson } from '../template-variables';
 import { ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
 
 function organization(ctx: RouteContext): void {
@@ -16,6 +17,23 @@ function templateById(ctx: RouteContext): TemplateRecord {
 
 function versionById(ctx: RouteContext): TemplateVersionRecord {
   return ctx.deployment.readableVersion(ctx.actor, uuidParam(ctx, 'templateversion', 'template version'));
+}
+
+/** `user_variable_values` ([{name, value}], codersdk.VariableValue); a malformed entry is a 400 naming the field. */
+function variableValuesOf(raw: unknown): { name: string; value: string }[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw) || raw.some((v) => typeof v !== 'object' || v === null || typeof (v as { name?: unknown }).name !== 'string' || typeof (v as { value?: unknown }).value !== 'string')) {
+    throw new ApiError(400, 'Request body must be valid JSON.', 'user_variable_values must be a list of {"name": string, "value": string}.');
+  }
+  return (raw as { name: string; value: string }[]).map((v) => ({ name: v.name, value: v.value }));
+}
+
+function tagsOf(raw: unknown): Record<string, string> | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object' || Array.isArray(raw) || Object.values(raw).some((v) => typeof v !== 'string')) {
+    throw new ApiError(400, 'Request body must be valid JSON.', 'provisioner_tags must be an object of strings.');
+  }
+  return raw as Record<string, string>;
 }
 
 export const templateRoutes: Route[] = [
@@ -82,6 +100,16 @@ export const templateRoutes: Route[] = [
     },
   },
   {
+    method: 'GET',
+    path: '/templateversions/{templateversion}/variables',
+    handle(ctx) {
+      // coderd/templateversions.go templateVersionVariables: 412 until the import ends; sensitive values redacted.
+      const version = versionById(ctx);
+      if (version.job.status === 'pending' || version.job.status === 'running') throw new ApiError(412, "Job hasn't completed!");
+      return ok(templateVersionVariablesJson(version.variables ?? []));
+    },
+  },
+  {
     method: 'POST',
     path: '/templateversions/{templateversion}/archive',
     handle(ctx) {
@@ -144,7 +172,11 @@ export const templateRoutes: Route[] = [
       const templateId = optionalString(body, 'template_id');
       const name = optionalString(body, 'name');
       const message = optionalString(body, 'message');
+      const userVariableValues = variableValuesOf(body.user_variable_values);
+      const provisionerTags = tagsOf(body.provisioner_tags);
       const version = ctx.deployment.createTemplateVersion(ctx.actor, {
+        ...(userVariableValues ? { userVariableValues } : {}),
+        ...(provisionerTags ? { provisionerTags } : {}),
         fileId: fileId.toLowerCase(),
         ...(templateId !== undefined ? { templateId: templateId.toLowerCase() } : {}),
         ...(name !== undefined ? { name } : {}),
