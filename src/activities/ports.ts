@@ -25,6 +25,7 @@ export type CoderApi = Pick<
   | 'template'
   | 'templateVersion'
   | 'templateVersions'
+  | 'templateVersionVariables'
   | 'downloadFile'
   | 'uploadFile'
   | 'createTemplateVersion'

@@ -8,6 +8,7 @@ import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import { stateTypesStillDeclared } from '../domain/module-coverage';
+import { variableChanges } from '../domain/version-settings';
 
 export interface WorkspacePreflightInput {
   owner: string;
@@ -37,9 +38,21 @@ const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 
 /** Every check that must pass before anything changes; reads only. */
 export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
+  // A version's stored variable values never change: read once per version per worker (a fleet has two or three).
+  const variableCache = new Map<string, Promise<Awaited<ReturnType<typeof coder.templateVersionVariables>>>>();
   return async function preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight> {
     const subject = `${input.owner}/${input.workspace}`;
     const step = 'preflight';
+    const variablesOf = (versionId: string) => {
+      let hit = variableCache.get(versionId);
+      if (!hit) {
+        hit = coderStep(step, subject, () => coder.templateVersionVariables(versionId));
+        variableCache.set(versionId, hit);
+        hit.catch(() => variableCache.delete(versionId));
+        if (variableCache.size > 16) variableCache.delete(variableCache.keys().next().value as string);
+      }
+      return hit;
+    };
     const info = await coderStep(step, subject, () => coder.buildInfo());
     const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStateInBuilds(version)) throw refuse(step, subject, describeVersionGate(version));
@@ -84,6 +97,19 @@ export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSour
     const stillOld = summary.renameable.length ? stateTypesStillDeclared(parsed.resources, (await loadTemplateSource(input.targetVersionId, subject)).terraform) : [];
     if (stillOld.length > 0) {
       throw refuse(step, subject, `template version ${target.name} still declares ${stillOld.slice(0, 5).join(', ')} with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed (its result's versionId)`);
+    }
+    if (latest.template_version_id !== input.targetVersionId && summary.renameable.length > 0) {
+      const [current, wanted] = await Promise.all([variablesOf(latest.template_version_id), variablesOf(input.targetVersionId)]);
+      const changed = variableChanges(current, wanted);
+      if (changed.length > 0) {
+        throw refuse(
+          step,
+          subject,
+          `template version ${target.name} stores other template variable values than the version build #${latest.build_number} ran (` +
+            `${changed.slice(0, 5).map((c) => `${c.name}: '${c.from}' → '${c.to}'`).join(', ')}), so the migration's build would plan with them: a changed namespace or claim name replaces the home volume. ` +
+            `Pass the version 'wsmigrate migrate template' pushed (it carries the values), or push the target with the same values ('coder templates push --var NAME=VALUE')`,
+        );
+      }
     }
     if (summary.needsImport.length > 0 && input.strategy === 'rename') {
       throw refuse(

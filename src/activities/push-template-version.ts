@@ -2,10 +2,13 @@ import { blobStep } from './blob-step';
 import { heartbeatIfInActivity } from './heartbeat';
 import { coderStep, refuse } from './failures';
 import type { ActivityDeps } from './ports';
+import { settingsToCarry } from '../domain/version-settings';
 
 /**
  * Uploads the archive and creates the version, named after the archive's hash so a retry finds
- * the version an earlier attempt created instead of making a second one.
+ * the version an earlier attempt created instead of making a second one. The version takes the
+ * variable values and provisioner tags of the version its source came from (see
+ * domain/version-settings): Coder gives a bare push the defaults.
  */
 export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
   return async function pushTemplateVersion(input: {
@@ -14,6 +17,8 @@ export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
     templateId: string;
     sourceRef: string;
     versionName: string;
+    /** The version whose source was rewritten: its variable values and tags are carried over. */
+    sourceVersionId: string;
   }): Promise<{ versionId: string; versionName: string }> {
     const step = 'push template version';
     const existing = (await coderStep(step, input.subject, () => coder.templateVersions(input.templateId))).find(
@@ -21,6 +26,12 @@ export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
     );
     let versionId = existing?.id;
     if (!versionId) {
+      const [source, variables] = await Promise.all([
+        coderStep(step, input.subject, () => coder.templateVersion(input.sourceVersionId)),
+        coderStep(step, input.subject, () => coder.templateVersionVariables(input.sourceVersionId)),
+      ]);
+      const settings = settingsToCarry({ versionName: source.name, variables, tags: source.job.tags ?? {} });
+      if (!settings.ok) throw refuse(step, input.subject, settings.reason);
       const tar = await blobStep(step, input.subject, () => blobs.get(input.sourceRef));
       const file = await coderStep(step, input.subject, () => coder.uploadFile(tar));
       const created = await coderStep(step, input.subject, () =>
@@ -31,6 +42,8 @@ export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
           message: 'wsmigrate: kubernetes resources renamed to their _v1 types, with removed{} guards for persistent volumes',
           storage_method: 'file',
           provisioner: 'terraform',
+          user_variable_values: settings.userVariableValues,
+          provisioner_tags: settings.provisionerTags,
         }),
       );
       versionId = created.id;

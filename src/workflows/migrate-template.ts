@@ -67,7 +67,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
     throw ApplicationFailure.create({ message: `push of ${subject} ${pushGate}; nothing changed`, type: FailureType.rejected, nonRetryable: true });
   }
   enter('pushing');
-  const pushed = await slow.pushTemplateVersion.executeWithOptions({ summary: `push version ${rewrite.versionName} and wait for Coder's import` }, [{ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName }]);
+  const pushed = await slow.pushTemplateVersion.executeWithOptions({ summary: `push version ${rewrite.versionName} and wait for Coder's import` }, [{ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName, sourceVersionId: pf.activeVersionId }]);
   status.newVersionId = pushed.versionId;
   if (input.stopBeforePromote) {
     enter('done');

@@ -35,7 +35,7 @@ describe('long-waiting activities heartbeat', () => {
     const env = new MockActivityEnvironment();
     const beats: unknown[] = [];
     env.on('heartbeat', (d: unknown) => beats.push(d));
-    const pushed: { versionId: string; versionName: string } = await env.run(a.pushTemplateVersion, { subject: 't', organizationId: sim.orgId, templateId: sim.template.id, sourceRef: rewritten.source!.ref, versionName: rewritten.versionName });
+    const pushed: { versionId: string; versionName: string } = await env.run(a.pushTemplateVersion, { subject: 't', organizationId: sim.orgId, templateId: sim.template.id, sourceRef: rewritten.source!.ref, versionName: rewritten.versionName, sourceVersionId: t.active_version_id });
     expect(pushed.versionName).toBe(rewritten.versionName);
     expect(beats.length).toBeGreaterThan(0);
     expect(beats[0]).toMatchObject({ versionId: pushed.versionId });

@@ -15,6 +15,7 @@ import {
   TemplatesSchema,
   TemplateSchema,
   TemplateVersionSchema,
+  TemplateVersionVariableSchema,
   UploadResponseSchema,
   WorkspaceBuildSchema,
   WorkspaceBuildsSchema,
@@ -27,6 +28,7 @@ import {
   type ProvisionerDaemon,
   type Template,
   type TemplateVersion,
+  type TemplateVersionVariable,
   type UploadResponse,
   type Workspace,
   type WorkspaceBuild,
@@ -82,6 +84,9 @@ export interface CreateTemplateVersionRequest {
   message?: string;
   storage_method?: 'file';
   provisioner?: 'terraform';
+  /** The only variable values the import uses (the rest get their defaults): codersdk.VariableValue. */
+  user_variable_values?: { name: string; value: string }[];
+  provisioner_tags?: Record<string, string>;
 }
 
 export interface WaitOptions<T> {
@@ -503,6 +508,19 @@ export class CoderClient {
   }
 
   /** Every version of a template (archived ones too), so a retried push can find the version it made. */
+  /** The values a version's import stored for its variables (sensitive ones redacted by Coder). */
+  templateVersionVariables(versionId: string): Promise<TemplateVersionVariable[]> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/templateversions/${seg(versionId)}/variables`,
+        expect: [200],
+        endpoint: { does: `read the variables of template version ${versionId}`, needs: NEEDS.templateAdmin },
+      },
+      z.array(TemplateVersionVariableSchema),
+    );
+  }
+
   templateVersions(templateId: string): Promise<TemplateVersion[]> {
     return this.#http.json(
       {

@@ -68,8 +68,21 @@ export const ProvisionerJobSchema = z.looseObject({
   worker_id: z.string().nullish(),
   queue_position: z.number().optional(),
   queue_size: z.number().optional(),
+  // Which daemons may take it; a new version pushed without them gets Coder's defaults only.
+  tags: z.record(z.string(), z.string()).nullish(),
 });
 export type ProvisionerJob = z.infer<typeof ProvisionerJobSchema>;
+
+/** `GET /templateversions/{id}/variables` (codersdk.TemplateVersionVariable); a sensitive one's value reads `*redacted*`. */
+export const TemplateVersionVariableSchema = z.looseObject({
+  name: z.string().min(1),
+  type: z.string(),
+  value: z.string(),
+  default_value: z.string(),
+  required: z.boolean(),
+  sensitive: z.boolean(),
+});
+export type TemplateVersionVariable = z.infer<typeof TemplateVersionVariableSchema>;
 
 export const WorkspaceResourceSchema = z.looseObject({
   id,

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../../src/activities';
+import { createFileBlobStore } from '../../src/adapters/blob-store';
+import { CoderClient } from '../../src/adapters/coder';
+import { FailureType } from '../../src/domain/failure-types';
+import { K8S_TEMPLATE_MAIN_TF, packTar, startSimulator, type CoderSimulator } from '../../src/sim';
+
+/**
+ * Coder's import uses only the variable values sent with a push (the rest get their defaults) and the
+ * API reuses no provisioner tags: the migrated version must carry the source version's, or its first
+ * build moves the home volume to the default namespace (destroying it) or to another daemon's cluster.
+ */
+describe('pushTemplateVersion carries the source version\'s variable values and provisioner tags', () => {
+  let sim: CoderSimulator;
+  let dir: string;
+  let coder: CoderClient;
+  beforeEach(async () => {
+    sim = await startSimulator({ workspaces: 1, seed: 93, buildLatencyMs: 5 });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-push-'));
+    coder = new CoderClient({ url: sim.url, token: sim.token });
+  });
+  afterEach(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const acts = () => createActivities({ coder, blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } });
+
+  /** Pushes and promotes a version as an admin would with `coder templates push --var … --provisioner-tag …`. */
+  async function pushActive(source: string, extra: { user_variable_values?: { name: string; value: string }[]; provisioner_tags?: Record<string, string> }): Promise<string> {
+    const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: source }]));
+    const version = await coder.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash, ...extra });
+    const done = await coder.waitForTemplateVersion(version.id);
+    expect(done.job.status).toBe('succeeded');
+    await coder.promoteTemplateVersion(sim.template.id, version.id);
+    return version.id;
+  }
+
+  async function rewriteAndPush(sourceVersionId: string): Promise<{ versionId: string; versionName: string }> {
+    const a = acts();
+    const rewritten = await a.rewriteTemplateSource({ subject: 'coder/k8s-dev', versionId: sourceVersionId, renameDifferent: false });
+    return new MockActivityEnvironment().run(a.pushTemplateVersion, {
+      subject: 'coder/k8s-dev',
+      organizationId: sim.orgId,
+      templateId: sim.template.id,
+      sourceRef: rewritten.source!.ref,
+      versionName: rewritten.versionName,
+      sourceVersionId,
+    });
+  }
+
+  test('the new version stores the values the active one was pushed with (not the defaults) and runs on the same daemons', async () => {
+    const active = await pushActive(K8S_TEMPLATE_MAIN_TF, { user_variable_values: [{ name: 'namespace', value: 'team-a' }], provisioner_tags: { cluster: 'east' } });
+    const pushed = await rewriteAndPush(active);
+    const variables = await coder.templateVersionVariables(pushed.versionId);
+    expect(variables.find((v) => v.name === 'namespace')).toMatchObject({ value: 'team-a', default_value: 'coder' });
+    expect((await coder.templateVersion(pushed.versionId)).job.tags).toEqual({ scope: 'organization', owner: '', cluster: 'east' });
+  });
+
+  test('a sensitive variable is refused before anything is pushed, naming it and how to push by hand', async () => {
+    const withSecret = `${K8S_TEMPLATE_MAIN_TF}\nvariable "registry_token" {\n  type      = string\n  sensitive = true\n  default   = ""\n}\n`;
+    const active = await pushActive(withSecret, { user_variable_values: [{ name: 'registry_token', value: 'tok-123' }] });
+    const before = (await coder.templateVersions(sim.template.id)).length;
+    const err = await rewriteAndPush(active).then(
+      () => undefined,
+      (e: unknown) => e as { type?: string; nonRetryable?: boolean; message: string },
+    );
+    expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+    expect(err?.message).toContain('template variable(s) registry_token');
+    expect(err?.message).toContain('coder templates push --var');
+    expect(err?.message).not.toContain('tok-123');
+    expect((await coder.templateVersions(sim.template.id)).length).toBe(before);
+  });
+});

@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createActivities } from '../../src/activities';
+import { createFileBlobStore } from '../../src/adapters/blob-store';
+import { CoderClient } from '../../src/adapters/coder';
+import { FailureType } from '../../src/domain/failure-types';
+import { packTar, startSimulator, type CoderSimulator } from '../../src/sim';
+import { fixtureSource } from '../sim/helpers';
+
+/**
+ * A target version pushed by hand with other variable values than the workspace was built with
+ * (`coder templates push` does not reuse them): its build would plan the claim in another namespace,
+ * destroying the one in use. Refused in preflight, before anything stops.
+ */
+describe('preflightWorkspace: a target version whose variable values differ from the workspace\'s', () => {
+  let sim: CoderSimulator;
+  let dir: string;
+  let coder: CoderClient;
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 1, seed: 97, buildLatencyMs: 5 });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-vars-'));
+    coder = new CoderClient({ url: sim.url, token: sim.token });
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function pushV1(values?: { name: string; value: string }[]): Promise<string> {
+    const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: fixtureSource('template-v1') }]));
+    const version = await coder.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash, ...(values ? { user_variable_values: values } : {}) });
+    expect((await coder.waitForTemplateVersion(version.id)).job.status).toBe('succeeded');
+    return version.id;
+  }
+  const preflight = (targetVersionId: string) =>
+    createActivities({ coder, blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } }).preflightWorkspace({
+      owner: sim.workspaces()[0]!.owner,
+      workspace: sim.workspaces()[0]!.name,
+      template: sim.template.name,
+      targetVersionId,
+      strategy: 'rename',
+    });
+
+  test('another namespace is refused, naming the variable, both values and what to do; nothing is built', async () => {
+    const moved = await pushV1([{ name: 'namespace', value: 'team-b' }]);
+    const before = (await coder.workspace(sim.workspaces()[0]!.id)).latest_build.build_number;
+    const err = await preflight(moved).then(
+      () => undefined,
+      (e: unknown) => e as { type?: string; nonRetryable?: boolean; message: string },
+    );
+    expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+    expect(err?.message).toContain("namespace: 'coder' → 'team-b'");
+    expect(err?.message).toContain("Pass the version 'wsmigrate migrate template' pushed");
+    expect((await coder.workspace(sim.workspaces()[0]!.id)).latest_build.build_number).toBe(before);
+  });
+
+  test('the same values pass', async () => {
+    const same = await pushV1();
+    await expect(preflight(same)).resolves.toMatchObject({ renameable: 2, onTargetVersion: false });
+  });
+});
