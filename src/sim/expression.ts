@@ -1,38 +1,18 @@
 /**
- * Just enough HCL expression evaluation for the simulator's planner: literals and attribute
- * traversals (`data.coder_workspace.me.id`, `kubernetes_persistent_volume_claim.home.metadata.0.name`,
- * `x.y[0].z`) inside `${…}` interpolations, as @cdktf/hcl2json hands them over.
- * Anything else is left as its source text, so a caller can tell "unresolved" apart.
+ * HCL values as @cdktf/hcl2json hands them over: template strings whose `${…}` interpolations are
+ * evaluated by hcl-expression (literals, traversals, functions, operators, conditionals). What
+ * cannot be evaluated is left as its source text, so a caller can tell "unresolved" apart.
  */
+
+import { evaluateHclExpression, UNRESOLVED as HCL_UNRESOLVED } from './hcl-expression';
 
 export type Resolver = (path: readonly string[]) => unknown;
 
 const UNRESOLVED = Symbol('unresolved');
 
-const TRAVERSAL = /^[A-Za-z_][A-Za-z0-9_-]*(\s*(\.\s*[A-Za-z0-9_-]+|\[\s*(\d+|"[^"]*")\s*\]))*$/;
-
-function traversalPath(expr: string): string[] | undefined {
-  const trimmed = expr.trim();
-  if (!TRAVERSAL.test(trimmed)) return undefined;
-  const parts: string[] = [];
-  const re = /[A-Za-z0-9_-]+|\[\s*(\d+|"[^"]*")\s*\]/g;
-  for (const m of trimmed.matchAll(re)) {
-    const token = m[0];
-    parts.push(token.startsWith('[') ? (m[1] as string).replace(/^"|"$/g, '') : token);
-  }
-  return parts;
-}
-
 function evaluateExpression(expr: string, resolve: Resolver): unknown {
-  const trimmed = expr.trim();
-  if (/^-?\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
-  if (trimmed === 'null') return null;
-  if (/^"[^"$%\\]*"$/.test(trimmed)) return trimmed.slice(1, -1);
-  const path = traversalPath(trimmed);
-  if (!path) return UNRESOLVED;
-  const value = resolve(path);
-  return value === undefined ? UNRESOLVED : value;
+  const value = evaluateHclExpression(expr, resolve);
+  return value === HCL_UNRESOLVED ? UNRESOLVED : value;
 }
 
 /** Splits a template string into literal text and `${…}` expressions (brace-counting, quote-aware). */

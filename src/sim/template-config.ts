@@ -32,7 +32,7 @@ export interface TemplateConfig {
   removed: RemovedBlock[];
   /** `import { to = ... }` targets (addresses as written, e.g. kubernetes_deployment_v1.main[0]). */
   imports: string[];
-  dataSources: { type: string; name: string }[];
+  dataSources: { type: string; name: string; body?: Record<string, unknown> }[];
   /** Each variable's value for a build: the version's stored value (see deployment's import), else its default. */
   variables: Record<string, unknown>;
   /** The `variable` blocks as declared: what Coder's import stores per version (template_version_variables). */
@@ -100,7 +100,7 @@ export async function parseTemplateConfig(files: readonly ArchiveFile[]): Promis
       }
     }
     for (const [type, byName] of Object.entries((parsed.data ?? {}) as Blocks)) {
-      for (const name of Object.keys(byName)) config.dataSources.push({ type, name });
+      for (const [name, blocks] of Object.entries(byName)) config.dataSources.push({ type, name, body: (blocks as Record<string, unknown>[])[0] ?? {} });
     }
     for (const removed of (parsed.removed ?? []) as Record<string, unknown>[]) {
       const lifecycle = (removed.lifecycle as Record<string, unknown>[] | undefined)?.[0];

@@ -30,6 +30,11 @@ export function coderWorkspaceAttributes(ctx: WorkspaceContext): Record<string, 
     id: ctx.workspaceId,
     is_prebuild: false,
     name: ctx.workspaceName,
+    // The owner fields coder/coder provider releases before coder_workspace_owner kept here (deprecated, still read by many templates).
+    owner: ctx.ownerName,
+    owner_id: ctx.ownerId,
+    owner_email: ctx.ownerEmail,
+    owner_name: ctx.ownerName,
     prebuild_count: 0,
     start_count: startCountOf(ctx.transition),
     template_id: ctx.templateId,
@@ -64,6 +69,16 @@ export function coderWorkspaceOwnerAttributes(ctx: WorkspaceContext): Record<str
   };
 }
 
+/**
+ * data "coder_parameter": a build's value is the one the workspace was given, else the default;
+ * the simulator's builds take the default. The provider hands every value over as a string.
+ */
+function coderParameterAttributes(body: Record<string, unknown>, resolve: Resolver): Record<string, unknown> {
+  const defaultValue = evaluateValue(body.default, resolve);
+  const value = defaultValue === undefined || defaultValue === null ? '' : typeof defaultValue === 'string' ? defaultValue : typeof defaultValue === 'object' ? JSON.stringify(defaultValue) : String(defaultValue);
+  return { ...body, value, default: value };
+}
+
 function walk(value: unknown, path: readonly string[]): unknown {
   let current = value;
   for (const step of path) {
@@ -85,6 +100,10 @@ export function buildResolver(ctx: WorkspaceContext, config: TemplateConfig, res
     if (root === 'data' && second === 'coder_workspace' && third !== undefined) return walk(coderWorkspaceAttributes(ctx), rest);
     if (root === 'data' && second === 'coder_workspace_owner' && third !== undefined) return walk(coderWorkspaceOwnerAttributes(ctx), rest);
     if (root === 'var' && second !== undefined) return walk(config.variables[second], path.slice(2));
+    if (root === 'data' && second === 'coder_parameter' && third !== undefined) {
+      const block = config.dataSources.find((d) => d.type === 'coder_parameter' && d.name === third);
+      return block ? walk(coderParameterAttributes(block.body ?? {}, resolve), rest) : undefined;
+    }
     if (root === 'local' && second !== undefined) {
       return second in config.locals ? walk(evaluateValue(config.locals[second], resolve), path.slice(2)) : undefined;
     }

@@ -35,8 +35,8 @@ describe("the simulator's template sources", () => {
     expect(byAddress.get('kubernetes_deployment.main')?.count).toEqual({ kind: 'startCount' });
     expect(byAddress.get('kubernetes_deployment.main')?.dependsOn).toEqual(expect.arrayContaining(['kubernetes_persistent_volume_claim.home', 'coder_agent.main']));
     expect(config.dataSources).toEqual([
-      { type: 'coder_workspace', name: 'me' },
-      { type: 'coder_workspace_owner', name: 'me' },
+      { type: 'coder_workspace', name: 'me', body: {} },
+      { type: 'coder_workspace_owner', name: 'me', body: {} },
     ]);
     expect(K8S_TEMPLATE_MAIN_TF).toMatch(/required_providers \{[\s\S]*coder = \{[\s\S]*kubernetes = \{/);
   });
