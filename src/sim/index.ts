@@ -63,6 +63,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     seeded = await seedDeployment(random, {
       workspaces: opts.workspaces ?? 3,
       templateName: opts.templateName ?? 'k8s-dev',
+      ...(opts.templateFiles ? { templateFiles: opts.templateFiles } : {}),
+      ...(opts.templateVariables ? { templateVariables: opts.templateVariables } : {}),
       workspacesRunning: opts.workspacesRunning ?? true,
       buildLatencyMs: opts.buildLatencyMs ?? 30,
       ...(real ? { provisioner: real } : {}),

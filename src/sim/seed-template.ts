@@ -2,7 +2,7 @@ import type { SimDeployment } from './deployment';
 import type { TemplateRecord, User, WorkspaceRecord } from './model';
 import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
-import { storedVariables } from './template-variables';
+import { storedVariables, typedVariableValue } from './template-variables';
 import { seededTemplateMeta } from './template-meta';
 
 export interface SeedTemplateSpec {
@@ -10,6 +10,8 @@ export interface SeedTemplateSpec {
   displayName: string;
   files: { name: string; content: string }[];
   createdAt: string;
+  /** The values its push gave its variables (`coder templates push --var`); the rest take their defaults. */
+  variables?: { name: string; value: string }[];
 }
 
 /** A template on one succeeded version of these files, as `coder templates push` leaves it. */
@@ -28,6 +30,10 @@ export async function seedTemplate(d: SimDeployment, admin: User, spec: SeedTemp
   };
   d.templates.set(template.id, template);
   const config = await parseTemplateConfig(spec.files);
+  const variables = storedVariables(config.variableSpecs, spec.variables ?? []);
+  const missing = variables.filter((v) => v.required && v.value === '').map((v) => v.name);
+  if (missing.length > 0) throw new Error(`required template variables need values: ${missing.join(', ')} (give each with --var NAME=VALUE)`);
+  for (const v of variables) config.variables[v.name] = typedVariableValue(v.type, v.value);
   d.versions.set(template.activeVersionId, {
     id: template.activeVersionId,
     templateId: template.id,
@@ -40,7 +46,7 @@ export async function seedTemplate(d: SimDeployment, admin: User, spec: SeedTemp
     updatedAt: created,
     archived: false,
     config,
-    variables: storedVariables(config.variableSpecs, []),
+    variables,
   });
   return template;
 }

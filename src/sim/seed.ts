@@ -13,6 +13,8 @@ export interface SeedOptions {
   buildLatencyMs: number;
   /** Runs the seeded builds and every later one; default the structural provisioner. */
   provisioner?: SimProvisioner;
+  templateFiles?: { name: string; content: string }[];
+  templateVariables?: { name: string; value: string }[];
 }
 
 export interface SeededDeployment {
@@ -49,7 +51,7 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
   const members = MEMBER_NAMES.map((name) => user(name, false));
   d.users.push(admin, ...members);
 
-  const template = await seedTemplate(d, admin, { name: opts.templateName, displayName: 'Kubernetes (Deployment)', files: [{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], createdAt: created });
+  const template = await seedTemplate(d, admin, { name: opts.templateName, displayName: 'Kubernetes (Deployment)', files: opts.templateFiles ?? [{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], createdAt: created, variables: opts.templateVariables ?? [] });
   const versionId = template.activeVersionId;
   for (let i = 0; i < opts.workspaces; i++) {
     const owner = members[i % members.length] as User;

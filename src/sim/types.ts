@@ -31,6 +31,12 @@ export interface SimulatorOptions {
   /** With lifecycleIntervalMs: the time each run evaluates at (default the real clock), so a test can run it ahead. */
   lifecycleClock?: () => Date;
   /** Default 'k8s-dev'; the organization is always 'coder'. */
+  /**
+   * The seeded template's files (e.g. a real template from `coder templates pull`) instead of the
+   * built-in Kubernetes template; `templateVariables` are the values its push gives its variables.
+   */
+  templateFiles?: { name: string; content: string }[];
+  templateVariables?: { name: string; value: string }[];
   templateName?: string;
   faults?: FaultConfig;
   /**

@@ -1,8 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { registerSimCommands } from '../../src/cli/commands/sim';
 import type { CliIo } from '../../src/cli/io';
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describeRealStack } from '../harness/real-stack';
 
 function collector(): CliIo & { lines: string[]; errors: string[] } {
@@ -129,6 +130,37 @@ describe('wsmigrate sim', () => {
     const io = collector();
     await expect(program(io).parseAsync(['sim', '--provisioners', 'lots'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
     expect(io.errors.join('')).toContain('--provisioners must be a whole number or "unlimited", got "lots"');
+  });
+
+  test('--template-dir seeds your own template; a required variable needs --var, as Coder refuses the import without it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-tpl-'));
+    try {
+      const source = readFileSync(join(__dirname, '..', 'fixtures', 'sim', 'template-v1', 'main.tf'), 'utf8')
+        .replace('kubernetes_persistent_volume_claim_v1', 'kubernetes_persistent_volume_claim')
+        .concat('\nvariable "cluster_name" {\n  type = string\n}\n');
+      writeFileSync(join(dir, 'main.tf'), source);
+      const missing = collector();
+      await expect(program(missing).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--template-dir', dir], { from: 'user' })).rejects.toThrow(
+        /The template in .* could not be seeded: required template variables need values: cluster_name \(give each with --var NAME=VALUE\)/,
+      );
+      const io = collector();
+      const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '2', '--seed', '6', '--template-dir', dir, '--var', 'cluster_name=east', '--var', 'namespace=team-a'], { from: 'user' });
+      await until(() => io.lines.some((l) => l.startsWith('export ')));
+      try {
+        const [, url, token] = /^export CODER_URL=(\S+) CODER_SESSION_TOKEN=(\S+)$/.exec(io.lines.find((l) => l.startsWith('export ')) as string) as RegExpExecArray;
+        const headers = { 'Coder-Session-Token': token as string };
+        const list = (await (await fetch(`${url}/api/v2/workspaces`, { headers })).json()) as { workspaces: { id: string; latest_build: { template_version_id: string } }[] };
+        expect(list.workspaces).toHaveLength(2);
+        const variables = (await (await fetch(`${url}/api/v2/templateversions/${list.workspaces[0]!.latest_build.template_version_id}/variables`, { headers })).json()) as { name: string; value: string }[];
+        expect(variables).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'cluster_name', value: 'east' }), expect.objectContaining({ name: 'namespace', value: 'team-a' })]));
+      } finally {
+        process.emit('SIGTERM');
+        await run;
+      }
+      await expect(program(collector()).parseAsync(['sim', '--template-dir', join(dir, 'nope')], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('an unknown --licence is a usage error naming the choices', async () => {

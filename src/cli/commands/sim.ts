@@ -1,3 +1,4 @@
+import { readTemplateDir, templateVariable } from '../template-dir';
 import { InvalidArgumentError, type Command } from 'commander';
 import { LICENCES, type Licence } from '../../sim/licence';
 import { CliError, EXIT, type CliIo } from '../io';
@@ -43,6 +44,8 @@ interface SimOptions {
   provisioners: number | 'unlimited';
   moreTemplate: { name: string; workspaces?: number; versioned?: boolean }[];
   userBuildsMs?: number;
+  templateDir?: string;
+  var: { name: string; value: string }[];
 }
 
 /** "500ms", "30s", "1m": what `--lifecycle-interval` takes, in milliseconds. */
@@ -130,6 +133,8 @@ export function registerSimCommands(program: Command, io: CliIo): void {
       daemonCount,
       BUILT_IN_DAEMONS,
     )
+    .option('--template-dir <dir>', "seed the template from this directory (e.g. a real one from 'coder templates pull k8s-dev ./k8s-dev') instead of the built-in Kubernetes template")
+    .option('--var <NAME=VALUE>', "a value for one of the template's variables, as 'coder templates push --var' gives it (repeatable)", templateVariable, [])
     .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
     .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
     .addHelpText(
@@ -138,6 +143,7 @@ export function registerSimCommands(program: Command, io: CliIo): void {
 Example:
   $ wsmigrate sim --workspaces 200 --port 3000 --version v2.31.7 --seed 7
   $ wsmigrate sim --workspaces 3 --provisioner terraform     # real Terraform against a local API server
+  $ wsmigrate sim --template-dir ./k8s-dev --var namespace=coder-workspaces   # your own template (coder templates pull)
   Then paste the printed "export CODER_URL=… CODER_SESSION_TOKEN=…" line into another shell.
   The admin token is an Owner's; "role tokens" are a Template Admin's (reads every workspace, may not
   start or stop them) and an Organization Admin's. More: POST /api/v2/sim/tokens {"role": "member"}.
@@ -149,6 +155,7 @@ Exit codes:
     )
     .action(async (opts: SimOptions) => {
       const { startSimulator } = await import('../../sim');
+      const templateFiles = opts.templateDir !== undefined ? readTemplateDir(opts.templateDir) : undefined;
       let sim;
       try {
         sim = await startSimulator({
@@ -165,8 +172,13 @@ Exit codes:
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
           ...(opts.provisioners !== 'unlimited' ? { provisioners: opts.provisioners } : {}),
           moreTemplates: opts.moreTemplate,
+          ...(templateFiles ? { templateFiles } : {}),
+          ...(opts.var.length ? { templateVariables: opts.var } : {}),
         });
       } catch (err) {
+        if (templateFiles && !/EADDRINUSE|listen/i.test((err as Error).message)) {
+          throw new CliError(`The template in ${opts.templateDir ?? ''} could not be seeded: ${(err as Error).message}`, EXIT.failure);
+        }
         if (opts.provisioner === 'terraform' || opts.kubeconfig !== undefined) {
           throw new CliError(`The Coder simulator with the terraform provisioner could not start: ${(err as Error).message}`, EXIT.failure);
         }
