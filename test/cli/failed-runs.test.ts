@@ -103,7 +103,7 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     try {
       const r = await runMain('fleet', 'start', '--org', 'coder', '--template', 'no-such-template', '--owner', 'nobody', '--any-approver');
       expect(r.exitCode).toBe(EXIT.usage);
-      expect(r.err).toMatch(/has no template 'no-such-template' in organization 'coder' \(--template\), no user 'nobody' \(--owner\); check the spelling.*then start again/);
+      expect(r.err).toMatch(/has no template 'no-such-template' in organization 'coder' \(--template, --org\), no user 'nobody' \(--owner\); check the spelling.*then start again/);
       await expect(cli.env.t.client.workflow.getHandle('wsmigrate-fleet/coder/no-such-template').describe()).rejects.toThrow(/not found/i);
     } finally {
       delete process.env.CODER_URL;
