@@ -41,7 +41,7 @@ describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
       const typo = `typo-${randomUUID().slice(0, 8)}`;
       const r = await schedule('create', typo, '--org', 'coder', '--template', 'no-such-template', '--owner', owner, 'nobody', '--exclude', `${owner}/no-such-ws`, '--cron', '0 2 * * 6', '--batch', '2', '--approval', 'none');
       expect(r.exitCode).toBe(2);
-      expect(r.err).toMatch(/has no template 'no-such-template' in organization 'coder' \(--template\), no user 'nobody' \(--owner\), no workspace '\S+\/no-such-ws' \(--exclude\); check the spelling/);
+      expect(r.err).toMatch(/has no template 'no-such-template' in organization 'coder' \(--template, --org\), no user 'nobody' \(--owner\), no workspace '\S+\/no-such-ws' \(--exclude\); check the spelling/);
       await expect(schedule('describe', typo)).rejects.toThrow(/no schedule/);
       // The names right: created, and nothing said about names.
       const ok = await schedule('create', typo, '--org', 'coder', '--template', env.sim.template.name, '--version', version, '--owner', owner, '--cron', '0 2 * * 6', '--batch', '2', '--approval', 'none', '--paused');
