@@ -11,6 +11,11 @@ export interface PollOptions<T> {
    */
   queued?: (latest: T) => boolean;
   maxQueuedMs?: number;
+  /**
+   * What the caller has just read itself (a build as Coder answered its creation): taken as the
+   * first reading, so the wait begins with a sleep instead of asking again for the same thing.
+   */
+  first?: T;
 }
 
 /** How long a wait lasted and how much of it the job spent queued (the part not counted). */
@@ -41,7 +46,7 @@ export async function pollUntil<T>(
   let lastRead: { at: number; queued: boolean } | undefined;
   for (let polls = 1; ; polls++) {
     options.signal?.throwIfAborted();
-    const latest = await read();
+    const latest = polls === 1 && options.first !== undefined ? options.first : await read();
     const at = clock.now();
     // The span since the last read counts as queued only when both ends saw the job queued.
     const queuedNow = options.queued?.(latest) ?? false;

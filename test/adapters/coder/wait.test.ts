@@ -31,6 +31,27 @@ describe('waiting for jobs', () => {
     expect(seen).toEqual(['pending', 'running', terminal]);
   });
 
+  it('given the build as its creation answered, the wait sleeps before it first asks, and asks nothing when that build has already ended', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('running') }, { status: 200, json: buildWithJob('succeeded') });
+    const seen: string[] = [];
+    const first = buildWithJob('pending') as unknown as WorkspaceBuild;
+    expect((await client.waitForBuild(buildId, { first, onPoll: (b: WorkspaceBuild) => seen.push(b.job.status) })).job.status).toBe('succeeded');
+    expect(seen).toEqual(['pending', 'running', 'succeeded']);
+    expect(coder.received).toHaveLength(2);
+    expect(clock.sleeps).toEqual([500, 750]);
+
+    coder.received.length = 0;
+    expect((await client.waitForBuild(buildId, { first: buildWithJob('failed') as unknown as WorkspaceBuild })).job.status).toBe('failed');
+    expect(coder.received).toHaveLength(0);
+  });
+
+  it("a reading of another build is not taken for this build's", async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('running') });
+    const other = { ...buildWithJob('succeeded'), id: 'another-build' } as unknown as WorkspaceBuild;
+    await expect(client.waitForBuild(buildId, { first: other, timeoutMs: 1000 })).rejects.toBeInstanceOf(CoderWaitTimeoutError);
+    expect(coder.received.length).toBeGreaterThan(0);
+  });
+
   it('keeps waiting through canceling, which is not finished yet', async () => {
     coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('canceling') }, { status: 200, json: buildWithJob('canceled') });
     expect((await client.waitForBuild(buildId)).job.status).toBe('canceled');
