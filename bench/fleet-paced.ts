@@ -199,7 +199,9 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     const t1 = Date.now();
     if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark fleet-end ${process.hrtime.bigint() / 1000n}\n`);
     const wallS = (t1 - t0) / 1000;
-    const cpu = processCpu(server.process.pid as number) - cpu0.server + (ownCpu() - cpu0.worker);
+    const cpuServer = processCpu(server.process.pid as number) - cpu0.server;
+    const cpuWorker = ownCpu() - cpu0.worker;
+    const cpu = cpuServer + cpuWorker;
 
     // The fleet's builds (ours, after the seeded ones) and the users' builds during the fleet.
     const ours: WorkspaceBuild[] = [];
@@ -250,7 +252,20 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     // The floor: the same number of workspaces, activity calls and child starts, nothing else.
     const b0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
     await client.workflow.execute('baselineFleet', { taskQueue: 'bench-baseline', workflowId: `baseline-${Date.now()}`, args: [result.summary.migrated, Math.min(C, 50), Math.round(perWsActivities), Math.round(perWsLocals)] });
-    const baselineCpu = processCpu(server.process.pid as number) - b0.server + (ownCpu() - b0.worker);
+    const bServer = processCpu(server.process.pid as number) - b0.server;
+    const bWorker = ownCpu() - b0.worker;
+    const baselineCpu = bServer + bWorker;
+    if (SHOW_HISTORY) {
+      // Where the CPU goes: the dev server and this process (worker), for the fleet and the floor, per workspace.
+      const idle0 = { server: processCpu(server.process.pid as number), worker: ownCpu(), at: Date.now() };
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const idleS = (Date.now() - idle0.at) / 1000;
+      const per = (x: number) => ((1000 * x) / Math.max(1, result.summary.migrated)).toFixed(1);
+      process.stdout.write(
+        `  ${name}: CPU ms per workspace: fleet server ${per(cpuServer)} + worker ${per(cpuWorker)} over ${wallS.toFixed(1)} s; ` +
+          `floor server ${per(bServer)} + worker ${per(bWorker)}; idle server ${((1000 * (processCpu(server.process.pid as number) - idle0.server)) / idleS).toFixed(1)} + worker ${((1000 * (ownCpu() - idle0.worker)) / idleS).toFixed(1)} ms per second\n`,
+      );
+    }
 
     return {
       name,

@@ -396,7 +396,12 @@ export class CoderClient {
       () => this.workspaceBuild(buildId),
       (build) => isTerminalJobStatus(build.job.status),
       // A build queued behind other jobs (users' own, on a deployment with few daemons) is not slow, only waiting its turn.
-      { ...pollOptions, queued: (build) => build.job.status === 'pending' && (build.job.queue_position ?? 0) > 0, maxQueuedMs: opts.maxQueuedMs ?? pollOptions.timeoutMs },
+      {
+        ...pollOptions,
+        queued: (build) => build.job.status === 'pending' && (build.job.queue_position ?? 0) > 0,
+        maxQueuedMs: opts.maxQueuedMs ?? pollOptions.timeoutMs,
+        statusOf: (build) => build.job.status,
+      },
       { sleep: this.#sleep, now: this.#now },
       (build, waitedMs, spent) =>
         new CoderWaitTimeoutError(

@@ -40,7 +40,15 @@ export function parseRetryAfterMs(header: string | null | undefined, nowMs: numb
   return Math.max(0, at - nowMs);
 }
 
-/** Interval between two polls of a running job: starts near 500 ms and grows to at most 5 s. */
-export function pollDelayMs(pollsSoFar: number): number {
-  return Math.min(5_000, Math.round(500 * 1.5 ** Math.max(0, pollsSoFar - 1)));
+/** The shortest and longest interval between two polls of a job. */
+export const POLL_DELAY_BOUNDS_MS = { min: 250, max: 5_000 } as const;
+
+/**
+ * Interval before the next poll of a job that has been in its current status for `inStatusMs`: a
+ * quarter of that, between 250 ms and 5 s. A job is seen ending within about a quarter of the time
+ * it ran (a short build soon after it ends, where a daemon's next job waits on it), and a build of
+ * many minutes costs a read every 5 s, as before. A new status (queued → running) starts it again.
+ */
+export function pollDelayMs(inStatusMs: number): number {
+  return Math.min(POLL_DELAY_BOUNDS_MS.max, Math.max(POLL_DELAY_BOUNDS_MS.min, Math.round(inStatusMs / 4)));
 }

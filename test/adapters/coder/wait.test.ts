@@ -38,7 +38,7 @@ describe('waiting for jobs', () => {
     expect((await client.waitForBuild(buildId, { first, onPoll: (b: WorkspaceBuild) => seen.push(b.job.status) })).job.status).toBe('succeeded');
     expect(seen).toEqual(['pending', 'running', 'succeeded']);
     expect(coder.received).toHaveLength(2);
-    expect(clock.sleeps).toEqual([500, 750]);
+    expect(clock.sleeps).toEqual([250, 250]);
 
     coder.received.length = 0;
     expect((await client.waitForBuild(buildId, { first: buildWithJob('failed') as unknown as WorkspaceBuild })).job.status).toBe('failed');
@@ -58,12 +58,21 @@ describe('waiting for jobs', () => {
     expect(coder.received).toHaveLength(2);
   });
 
-  it('polls from about 500 ms up to at most 5 s between reads', async () => {
-    coder.on('GET', `/workspacebuilds/${buildId}`, ...Array.from({ length: 12 }, () => ({ status: 200, json: buildWithJob('running') })), { status: 200, json: buildWithJob('succeeded') });
+  it('polls every 250 ms at first, then a quarter of the time the job has been in its status, up to 5 s', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, ...Array.from({ length: 30 }, () => ({ status: 200, json: buildWithJob('running') })), { status: 200, json: buildWithJob('succeeded') });
     await client.waitForBuild(buildId);
-    expect(clock.sleeps[0]).toBe(500);
+    expect(clock.sleeps.slice(0, 4)).toEqual([250, 250, 250, 250]);
     expect(Math.max(...clock.sleeps)).toBe(5000);
     expect(clock.sleeps).toEqual([...clock.sleeps].sort((a, b) => a - b));
+  });
+
+  it('a job that leaves the queue is polled quickly again: a short build after a long wait is seen ending soon after it ends', async () => {
+    const queued = { ...buildWithJob('pending'), job: { ...buildWithJob('pending').job, queue_position: 1, queue_size: 2 } };
+    coder.on('GET', `/workspacebuilds/${buildId}`, ...Array.from({ length: 12 }, () => ({ status: 200, json: queued })), { status: 200, json: buildWithJob('running') }, { status: 200, json: buildWithJob('running') }, { status: 200, json: buildWithJob('succeeded') });
+    await client.waitForBuild(buildId);
+    const afterQueue = clock.sleeps.slice(12);
+    expect(Math.max(...clock.sleeps.slice(0, 12))).toBeGreaterThan(250);
+    expect(afterQueue).toEqual([250, 250]);
   });
 
   it('times out with an error that names the build, the workspace and the last job status', async () => {
@@ -83,7 +92,7 @@ describe('waiting for jobs', () => {
     coder.on(
       'GET',
       `/workspacebuilds/${buildId}`,
-      ...Array.from({ length: 20 }, () => ({ status: 200, json: queued })),
+      ...Array.from({ length: 30 }, () => ({ status: 200, json: queued })),
       ...Array.from({ length: 4 }, () => ({ status: 200, json: buildWithJob('running') })),
       { status: 200, json: buildWithJob('succeeded') },
     );
