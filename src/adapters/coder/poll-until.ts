@@ -32,8 +32,8 @@ export interface PollClock {
 }
 
 /**
- * Reads `read()` until `isDone` holds, sleeping between reads a quarter of the time spent in the
- * current status (retry-delay.ts `pollDelayMs`). When the time is up it throws what `onTimeout`
+ * Reads `read()` until `isDone` holds, sleeping between reads half the time spent in the current
+ * status (retry-delay.ts `pollDelayMs`). When the time is up it throws what `onTimeout`
  * builds from the last value seen; an abort throws the signal's reason.
  */
 export async function pollUntil<T>(

@@ -46,11 +46,11 @@ describe('backoffDelayMs', () => {
 });
 
 describe('pollDelayMs', () => {
-  it('waits a quarter of the time spent in the status so far, at least 250 ms and at most 5 s', () => {
+  it('waits half the time spent in the status so far, at least 250 ms and at most 5 s', () => {
     expect(pollDelayMs(0)).toBe(250);
-    expect(pollDelayMs(1_000)).toBe(250);
-    expect(pollDelayMs(4_000)).toBe(1_000);
-    expect(pollDelayMs(20_000)).toBe(5_000);
+    expect(pollDelayMs(500)).toBe(250);
+    expect(pollDelayMs(4_000)).toBe(2_000);
+    expect(pollDelayMs(10_000)).toBe(5_000);
     expect(pollDelayMs(3_600_000)).toBe(5_000);
   });
 });
