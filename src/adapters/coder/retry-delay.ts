@@ -48,7 +48,8 @@ export const POLL_DELAY_BOUNDS_MS = { min: 250, max: 5_000 } as const;
  * of that, between 250 ms and 5 s. A job is seen ending within a third of the time it ran (a short
  * build soon after it ends, where the migration's next build waits on it, not up to 750 ms later),
  * a long queue costs as few reads as the old 1.5× backoff, and a build of many minutes a read every
- * 5 s. A new status (queued → running) starts it again.
+ * 5 s. A new status (queued → running) starts it again. (Coder's CLI reads the job every second
+ * and stops when the log stream closes: cli/cliui/provisionerjob.go `ProvisionerJob`.)
  */
 export function pollDelayMs(inStatusMs: number): number {
   return Math.min(POLL_DELAY_BOUNDS_MS.max, Math.max(POLL_DELAY_BOUNDS_MS.min, Math.round(inStatusMs / 2)));
