@@ -16,7 +16,7 @@
  * and child starts, measured in the same run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -51,6 +51,21 @@ const SHOW_HISTORY = process.argv.includes('--show-history');
 function processCpu(pid: number): number {
   const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] as string).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+/** CPU seconds of each of this process's threads, summed by thread name (the JS main thread, workflow threads, Temporal core's, libuv's…). */
+function threadCpu(): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '#');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byName;
 }
 const ownCpu = () => {
   const u = process.cpuUsage();
@@ -119,6 +134,45 @@ function describeHistory(events: HistoryEvent[]): string[] {
 }
 
 const ms = (t: string | null | undefined) => (t ? Date.parse(t) : NaN);
+
+/**
+ * Where the daemons stood idle during the fleet (daemon-seconds): before they first all ran at once
+ * (ramp-up), after the last build started (tail), and between, split by whether a job was queued
+ * meanwhile (a daemon never idles then) or none was (a freed daemon waiting for the next build).
+ */
+function idleDaemonsText(builds: WorkspaceBuild[], t0: number, t1: number): string {
+  const edges: { at: number; running: number; queued: number }[] = [];
+  for (const b of builds) {
+    const created = ms(b.job.created_at);
+    const started = ms(b.job.started_at);
+    const ended = Math.min(t1, ms(b.job.completed_at) || t1);
+    if (Number.isNaN(started)) continue;
+    edges.push({ at: Math.max(t0, created), running: 0, queued: 1 }, { at: Math.max(t0, started), running: 1, queued: -1 }, { at: ended, running: -1, queued: 0 });
+  }
+  edges.sort((a, b) => a.at - b.at);
+  const lastStart = Math.max(...builds.map((b) => ms(b.job.started_at)).filter((x) => !Number.isNaN(x)));
+  let running = 0;
+  let queued = 0;
+  let at = t0;
+  let allBusyYet = false;
+  const idle = { ramp: 0, tail: 0, withQueue: 0, noQueue: 0 };
+  for (const e of edges) {
+    const span = (Math.min(e.at, t1) - at) / 1000;
+    if (span > 0) {
+      const free = Math.max(0, DAEMONS - running) * span;
+      if (!allBusyYet) idle.ramp += free;
+      else if (at >= lastStart) idle.tail += free;
+      else if (queued > 0) idle.withQueue += free;
+      else idle.noQueue += free;
+    }
+    at = Math.max(at, e.at);
+    running += e.running;
+    queued += e.queued;
+    if (running >= DAEMONS) allBusyYet = true;
+  }
+  const f = (x: number) => x.toFixed(1);
+  return `idle daemon-seconds: ramp-up ${f(idle.ramp)}, tail ${f(idle.tail)}, between with a job queued ${f(idle.withQueue)}, with none queued ${f(idle.noQueue)} (of ${f((DAEMONS * (t1 - t0)) / 1000)})`;
+}
 const pct = (xs: number[], p: number) => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -173,6 +227,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
   try {
     const t = (await (await startTemplateMigration(client, { organization: 'coder', template: sim.template, approval: { policy: 'none' } }, { taskQueue })).result()) as TemplateMigrationResult;
     const cpu0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
+    const threads0 = threadCpu();
     // For a --cpu-prof run: the monotonic clock the profile's timestamps use (µs), to cut it to the fleet's window.
     if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark fleet-start ${process.hrtime.bigint() / 1000n}\n`);
     const t0 = Date.now();
@@ -199,7 +254,16 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     const t1 = Date.now();
     if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark fleet-end ${process.hrtime.bigint() / 1000n}\n`);
     const wallS = (t1 - t0) / 1000;
-    const cpu = processCpu(server.process.pid as number) - cpu0.server + (ownCpu() - cpu0.worker);
+    const cpuServer = processCpu(server.process.pid as number) - cpu0.server;
+    const cpuWorker = ownCpu() - cpu0.worker;
+    const cpu = cpuServer + cpuWorker;
+    const threads1 = threadCpu();
+    const threadsText = [...threads1]
+      .map(([k, v]) => [k, v - (threads0.get(k) ?? 0)] as const)
+      .filter(([, v]) => v > 0)
+      .sort((x, y) => y[1] - x[1])
+      .map(([k, v]) => `${k} ${(v * 1000).toFixed(0)}`)
+      .join(', ');
 
     // The fleet's builds (ours, after the seeded ones) and the users' builds during the fleet.
     const ours: WorkspaceBuild[] = [];
@@ -211,6 +275,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     const oursRun = ours.filter((b) => b.job.completed_at && b.job.started_at).reduce((a, b) => a + ms(b.job.completed_at) - ms(b.job.started_at), 0);
     const usersRun = users.filter((b) => b.job.completed_at && b.job.started_at).reduce((a, b) => a + Math.min(t1, ms(b.job.completed_at)) - ms(b.job.started_at), 0);
     const waits = users.map((b) => (ms(b.job.started_at) - ms(b.job.created_at)) / buildTime);
+    if (SHOW_HISTORY) process.stdout.write(`  ${name}: ${idleDaemonsText([...ours, ...users], t0, t1)}\n`);
 
     // History cost per migrated workspace: every child's history plus the fleet's own share.
     let events = 0;
@@ -250,7 +315,20 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     // The floor: the same number of workspaces, activity calls and child starts, nothing else.
     const b0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
     await client.workflow.execute('baselineFleet', { taskQueue: 'bench-baseline', workflowId: `baseline-${Date.now()}`, args: [result.summary.migrated, Math.min(C, 50), Math.round(perWsActivities), Math.round(perWsLocals)] });
-    const baselineCpu = processCpu(server.process.pid as number) - b0.server + (ownCpu() - b0.worker);
+    const bServer = processCpu(server.process.pid as number) - b0.server;
+    const bWorker = ownCpu() - b0.worker;
+    const baselineCpu = bServer + bWorker;
+    if (SHOW_HISTORY) {
+      // Where the CPU goes: the dev server and this process (worker), for the fleet and the floor, per workspace.
+      const idle0 = { server: processCpu(server.process.pid as number), worker: ownCpu(), at: Date.now() };
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const idleS = (Date.now() - idle0.at) / 1000;
+      const per = (x: number) => ((1000 * x) / Math.max(1, result.summary.migrated)).toFixed(1);
+      process.stdout.write(
+        `  ${name}: CPU ms per workspace: fleet server ${per(cpuServer)} + worker ${per(cpuWorker)} over ${wallS.toFixed(1)} s; ` +
+          `floor server ${per(bServer)} + worker ${per(bWorker)}; the worker's threads during the fleet (ms in all): ${threadsText}; idle server ${((1000 * (processCpu(server.process.pid as number) - idle0.server)) / idleS).toFixed(1)} + worker ${((1000 * (ownCpu() - idle0.worker)) / idleS).toFixed(1)} ms per second\n`,
+      );
+    }
 
     return {
       name,

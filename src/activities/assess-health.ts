@@ -4,6 +4,7 @@ import type { ActivityDeps } from './ports';
 import { readWorkspaceHealth } from '../adapters/coder/read-workspace-health';
 import { protectionOf } from './template-facts';
 import type { LoadTemplateSource } from './template-source';
+import type { StepReads } from './step-reads';
 
 export interface AssessHealthInput {
   workspaceId: string;
@@ -14,11 +15,15 @@ export interface AssessHealthInput {
 
 /** Classifies the workspace from its recent builds and states (reads only); no state bytes leave the activity. */
 export function makeAssessHealth(deps: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
-  return async function assessHealth(input: AssessHealthInput): Promise<WorkspaceHealth> {
+  /** `reads`: the workspace and states the preflight just read, with no write since (else read here). */
+  return async function assessHealth(input: AssessHealthInput, reads?: StepReads): Promise<WorkspaceHealth> {
     const step = 'health check';
     const source = await loadTemplateSource(input.targetVersionId, input.subject);
     const { annotatedAddresses } = protectionOf(source.terraform);
-    const ws = await coderStep(step, input.subject, () => deps.coder.workspace(input.workspaceId));
-    return coderStep(step, input.subject, () => readWorkspaceHealth(deps.coder, ws, { annotatedAddresses, v1VersionIds: [input.targetVersionId] }));
+    const known = reads?.workspace?.id === input.workspaceId ? reads.workspace : undefined;
+    const ws = known ?? (await coderStep(step, input.subject, () => deps.coder.workspace(input.workspaceId)));
+    return coderStep(step, input.subject, () =>
+      readWorkspaceHealth(deps.coder, ws, { annotatedAddresses, v1VersionIds: [input.targetVersionId], ...(known && reads?.states ? { statesRead: reads.states } : {}) }),
+    );
   };
 }

@@ -6,6 +6,7 @@ import { builtMeanwhile, refuseDowngrade } from './builds';
 import { FailureType, coderStep, conflict, jobOutcomeText } from './failures';
 import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
 import type { ActivityDeps } from './ports';
+import type { StepReads } from './step-reads';
 
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 
@@ -58,7 +59,8 @@ export interface BuiltWithState {
  */
 export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'coder' | 'blobs'>, req: StateBuildRequest): Promise<WorkspaceBuild> {
   const { step, subject } = req;
-  const latest = (await coderStep(step, subject, () => coder.workspace(req.workspaceId))).latest_build;
+  const ws = await coderStep(step, subject, () => coder.workspace(req.workspaceId));
+  const latest = ws.latest_build;
   const earlier = heartbeatedBuildId();
   let build: WorkspaceBuild | undefined = earlier === latest.id && latest.id !== req.read.id ? latest : undefined;
   if (!build && latest.id !== req.read.id) {
@@ -85,7 +87,8 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
     await refuseDowngrade(coder, step, subject, bytes ?? heldNow ?? Buffer.alloc(0), req.templateVersionId);
     try {
       build = await coderStep(step, subject, () =>
-        coder.createWorkspaceBuild(req.workspaceId, { transition: req.transition, template_version_id: req.templateVersionId, ...(bytes ? { state: bytes } : {}) }),
+        // The workspace read above, with only reads since: the client need not read it again to know which builds are newer.
+        coder.createWorkspaceBuild(req.workspaceId, { transition: req.transition, template_version_id: req.templateVersionId, ...(bytes ? { state: bytes } : {}) }, { before: ws }),
       );
     } catch (err) {
       // 409: a build became active between the read and the write; theirs stands, ours is not queued behind it.
@@ -99,7 +102,7 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
   }
   const created = build;
   const done = await coderStep(step, subject, () =>
-    coder.waitForBuild(created.id, { timeoutMs: req.timeoutMs, onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id, status: b.job.status }) }),
+    coder.waitForBuild(created.id, { timeoutMs: req.timeoutMs, first: created, onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id, status: b.job.status }) }),
   );
   if (done.job.status !== 'succeeded') {
     throw ApplicationFailure.create({
@@ -133,9 +136,11 @@ async function stateBytes(blobs: ActivityDeps['blobs'], req: StateBuildRequest):
  * stop on the new version for a workspace that stays stopped), onto the build that was backed up.
  */
 export function makeBuildWithState(deps: ActivityDeps) {
-  return async function buildWithState(input: BuildWithStateInput): Promise<BuiltWithState> {
+  /** `reads`: keeps the ended build for the part of a combined step that checks it. */
+  return async function buildWithState(input: BuildWithStateInput, reads?: StepReads): Promise<BuiltWithState> {
     const { purpose, ...req } = input;
     const build = await runStateBuildOnce(deps, { ...req, step: purpose === 'recover' ? 'recovery build' : 'migrated-state build' });
+    if (reads) reads.endedBuild = build;
     return { buildId: build.id, buildNumber: build.build_number };
   };
 }

@@ -7,6 +7,7 @@ import { parseStateV4, StateFormatError } from '../domain/state';
 import { FailureType, coderStep, jobOutcomeText, refuse } from './failures';
 import { cachedTemplateSourceLoader, type LoadTemplateSource } from './template-source';
 import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
+import type { StepReads } from './step-reads';
 
 export interface BuildRequest {
   workspaceId: string;
@@ -23,7 +24,7 @@ export interface BuildRequest {
  * Starts the build unless an earlier attempt already did, then waits for it. Safe to run twice:
  * a retried activity finds its own build by number, transition and version instead of making another.
  */
-export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<WorkspaceBuild> {
+export async function runBuildOnce(coder: CoderApi, req: BuildRequest, reads?: StepReads): Promise<WorkspaceBuild> {
   const step = `${req.transition} build`;
   const ws = await coderStep(step, req.subject, () => coder.workspace(req.workspaceId));
   const latest = ws.latest_build;
@@ -39,16 +40,23 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
     const state = await coderStep(step, req.subject, () => coder.getWorkspaceBuildState(latest.id));
     await refuseDowngrade(coder, step, req.subject, state, req.templateVersionId ?? latest.template_version_id);
     build = await coderStep(step, req.subject, () =>
-      coder.createWorkspaceBuild(req.workspaceId, {
-        transition: req.transition,
-        ...(req.templateVersionId ? { template_version_id: req.templateVersionId } : {}),
-      }),
+      coder.createWorkspaceBuild(
+        req.workspaceId,
+        {
+          transition: req.transition,
+          ...(req.templateVersionId ? { template_version_id: req.templateVersionId } : {}),
+        },
+        // Read above, only reads since: the client need not read the workspace again to know which builds are newer.
+        { before: ws },
+      ),
     );
     heartbeatIfInActivity({ buildId: build.id });
   }
   const done = await coderStep(step, req.subject, () =>
     coder.waitForBuild(build.id, {
       timeoutMs: req.timeoutMs,
+      // The build as Coder just answered it: the wait sleeps before its first read.
+      first: build,
       onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id, status: b.job.status }),
     }),
   );
@@ -61,6 +69,7 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest): Promise<
       details: [{ buildId: done.id, buildNumber: done.build_number }],
     });
   }
+  if (reads) reads.endedBuild = done;
   return done;
 }
 

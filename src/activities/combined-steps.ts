@@ -11,17 +11,19 @@ import type { RewriteStateInput, RewriteStateResult } from './rewrite-state';
 import type { TrackedBuild, VerificationResult } from '../contracts/migrate-workspace';
 import type { TrackBuildChangesInput } from './track-build-changes';
 import type { VerifyMigrationInput } from './verify-migration';
+import type { StepReads } from './step-reads';
 
+/** The parts; `reads` carries what one part read to the next (step-reads.ts), never across a write. */
 interface Steps {
-  stopWorkspace(input: StopWorkspaceInput): Promise<{ buildId: string; buildNumber: number }>;
+  stopWorkspace(input: StopWorkspaceInput, reads?: StepReads): Promise<{ buildId: string; buildNumber: number }>;
   backupState(input: BackupStateInput): Promise<StateBackup>;
-  buildWithState(input: BuildWithStateInput): Promise<BuiltWithState>;
-  preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight>;
-  assessHealth(input: AssessHealthInput): Promise<WorkspaceHealth>;
+  buildWithState(input: BuildWithStateInput, reads?: StepReads): Promise<BuiltWithState>;
+  preflightWorkspace(input: WorkspacePreflightInput, reads?: StepReads): Promise<WorkspacePreflight>;
+  assessHealth(input: AssessHealthInput, reads?: StepReads): Promise<WorkspaceHealth>;
   rewriteState(input: RewriteStateInput): Promise<RewriteStateResult>;
   verifyMigration(input: VerifyMigrationInput): Promise<VerificationResult>;
-  trackBuildChanges(input: TrackBuildChangesInput): Promise<TrackedBuild>;
-  postBuildCheck(input: PostBuildCheckInput): Promise<PostBuildCheckResult>;
+  trackBuildChanges(input: TrackBuildChangesInput, reads?: StepReads): Promise<TrackedBuild>;
+  postBuildCheck(input: PostBuildCheckInput, reads?: StepReads): Promise<PostBuildCheckResult>;
 }
 
 /**
@@ -34,8 +36,10 @@ interface Steps {
 export function makeCombinedSteps(steps: Steps) {
   return {
     async preflightAndAssess(input: WorkspacePreflightInput): Promise<{ preflight: WorkspacePreflight; health: WorkspaceHealth }> {
-      const preflight = await steps.preflightWorkspace(input);
-      const health = await steps.assessHealth({ workspaceId: preflight.workspaceId, subject: preflight.subject, targetVersionId: input.targetVersionId });
+      // Reads only, both: the health check starts from the workspace and latest state the preflight read.
+      const reads: StepReads = {};
+      const preflight = await steps.preflightWorkspace(input, reads);
+      const health = await steps.assessHealth({ workspaceId: preflight.workspaceId, subject: preflight.subject, targetVersionId: input.targetVersionId }, reads);
       return { preflight, health };
     },
 
@@ -47,9 +51,10 @@ export function makeCombinedSteps(steps: Steps) {
 
     /** The build watch's reading first: when it saw a protected resource destroyed, the workflow judges that alone (needs attention, no restore). */
     async trackAndCheckStart(input: TrackBuildChangesInput & PostBuildCheckInput): Promise<{ seen: TrackedBuild; check?: PostBuildCheckResult }> {
-      const seen = await steps.trackBuildChanges({ workflowId: input.workflowId, subject: input.subject, template: input.template, buildId: input.buildId });
+      const reads: StepReads = {};
+      const seen = await steps.trackBuildChanges({ workflowId: input.workflowId, subject: input.subject, template: input.template, buildId: input.buildId }, reads);
       if (seen.protectedDestroyed.length > 0) return { seen };
-      return { seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: input.buildId, backupRef: input.backupRef }) };
+      return { seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: input.buildId, backupRef: input.backupRef }, reads) };
     },
 
     /**
@@ -64,12 +69,14 @@ export function makeCombinedSteps(steps: Steps) {
     ): Promise<{ built: BuiltWithState; seen: TrackedBuild; check?: PostBuildCheckResult }> {
       const { workflowId, template, ...build } = input;
       // Someone may build right after ours: a retry that built before must not take theirs for a reason to start over.
-      const built = heartbeatedSucceededBuild() ?? (await steps.buildWithState(build));
+      // The build as its wait saw it end, then its logs, are read once for both checks; the state is read back fresh.
+      const reads: StepReads = {};
+      const built = heartbeatedSucceededBuild() ?? (await steps.buildWithState(build, reads));
       try {
         heartbeatIfInActivity({ ...built, succeeded: true });
-        const seen = await steps.trackBuildChanges({ workflowId, subject: input.subject, template, buildId: built.buildId });
+        const seen = await steps.trackBuildChanges({ workflowId, subject: input.subject, template, buildId: built.buildId }, reads);
         if (seen.protectedDestroyed.length > 0) return { built, seen };
-        return { built, seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: built.buildId, backupRef: input.backupRef }) };
+        return { built, seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: built.buildId, backupRef: input.backupRef }, reads) };
       } catch (err) {
         throw namingOwnBuild(err, built);
       }
@@ -84,9 +91,11 @@ export function makeCombinedSteps(steps: Steps) {
      * compensation knows it for ours and starts the workspace again.
      */
     async stopAndBackUp(input: StopWorkspaceInput & { workflowId: string; template: string }): Promise<{ stop: { buildId: string; buildNumber: number }; seen: TrackedBuild; backup: StateBackup }> {
-      const stop = await steps.stopWorkspace({ workspaceId: input.workspaceId, subject: input.subject, afterBuildNumber: input.afterBuildNumber, timeoutMs: input.timeoutMs });
+      // The stop as its wait saw it end is not read again; the backup reads the workspace and its state afresh.
+      const reads: StepReads = {};
+      const stop = await steps.stopWorkspace({ workspaceId: input.workspaceId, subject: input.subject, afterBuildNumber: input.afterBuildNumber, timeoutMs: input.timeoutMs }, reads);
       try {
-        const seen = await steps.trackBuildChanges({ workflowId: input.workflowId, subject: input.subject, template: input.template, buildId: stop.buildId });
+        const seen = await steps.trackBuildChanges({ workflowId: input.workflowId, subject: input.subject, template: input.template, buildId: stop.buildId }, reads);
         heartbeatIfInActivity({ buildId: stop.buildId });
         const backup = await steps.backupState({ workspaceId: input.workspaceId, subject: input.subject });
         return { stop, seen, backup };

@@ -5,6 +5,7 @@ import { findPersistentLosses, leftoverDeprecated } from '../domain/migration-ch
 import { parseStateV4 } from '../domain/state';
 import { FailureType, coderStep } from './failures';
 import type { ActivityDeps } from './ports';
+import type { StepReads } from './step-reads';
 
 export interface PostBuildCheckInput {
   subject: string;
@@ -22,13 +23,15 @@ const PERSISTENT_DESTROY_LINE = /kubernetes_persistent_volume(?:_claim)?(?:_v1)?
 
 /** After the start: every PVC/PV of the backup is still there with the same uid, and no deprecated type is left. */
 export function makePostBuildCheck({ coder, blobs }: ActivityDeps) {
-  return async function postBuildCheck(input: PostBuildCheckInput): Promise<PostBuildCheckResult> {
+  /** `reads`: the ended build's logs as the build watch read them just before (complete once the build ended). */
+  return async function postBuildCheck(input: PostBuildCheckInput, reads?: StepReads): Promise<PostBuildCheckResult> {
     const step = 'post-build check';
     const before = parseStateV4((await blobStep(step, input.subject, () => blobs.get(input.backupRef))).toString('utf8')).resources;
     const afterBytes = await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(input.buildId));
     const after = parseStateV4(afterBytes.toString('utf8')).resources;
     const losses = findPersistentLosses(before, after);
-    const logs = await coderStep(step, input.subject, () => coder.workspaceBuildLogs(input.buildId));
+    const logsRead = reads?.endedBuild?.id === input.buildId ? reads.endedBuildLogs : undefined;
+    const logs = logsRead ?? (await coderStep(step, input.subject, () => coder.workspaceBuildLogs(input.buildId)));
     const destroyLines = logs.filter((l) => PERSISTENT_DESTROY_LINE.test(l.output)).length;
     if (losses.length > 0) {
       throw ApplicationFailure.create({

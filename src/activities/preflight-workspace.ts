@@ -6,6 +6,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
+import type { BuildInfo, TemplateVersion } from '../adapters/coder';
+import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import { stateTypesStillDeclared } from '../domain/module-coverage';
 import { variableChanges } from '../domain/version-settings';
@@ -37,10 +39,16 @@ export interface WorkspacePreflight {
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 
 /** Every check that must pass before anything changes; reads only. */
-export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
+/** `reads` (optional) give Coder's build info and a target version as a worker keeps them (cached-reads.ts). */
+export function makePreflightWorkspace(
+  { coder }: ActivityDeps,
+  loadTemplateSource: LoadTemplateSource,
+  reads: { buildInfo: () => Promise<BuildInfo>; templateVersion: (id: string) => Promise<TemplateVersion> } = { buildInfo: () => coder.buildInfo(), templateVersion: (id) => coder.templateVersion(id) },
+) {
   // A version's stored variable values never change: read once per version per worker (a fleet has two or three).
   const variableCache = new Map<string, Promise<Awaited<ReturnType<typeof coder.templateVersionVariables>>>>();
-  return async function preflightWorkspace(input: WorkspacePreflightInput): Promise<WorkspacePreflight> {
+  /** `stepReads`: where a combined step keeps what this read (the workspace, its latest state) for the part after it. */
+  return async function preflightWorkspace(input: WorkspacePreflightInput, stepReads?: StepReads): Promise<WorkspacePreflight> {
     const subject = `${input.owner}/${input.workspace}`;
     const step = 'preflight';
     const variablesOf = (versionId: string) => {
@@ -53,7 +61,7 @@ export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSour
       }
       return hit;
     };
-    const info = await coderStep(step, subject, () => coder.buildInfo());
+    const info = await coderStep(step, subject, reads.buildInfo);
     const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStateInBuilds(version)) throw refuse(step, subject, describeVersionGate(version));
 
@@ -82,7 +90,7 @@ export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSour
     }
     if (latest.transition === 'delete') throw refuse(step, subject, 'the workspace is deleted or being deleted; nothing to migrate');
 
-    const target = await coderStep(step, subject, () => coder.templateVersion(input.targetVersionId));
+    const target = await coderStep(step, subject, () => reads.templateVersion(input.targetVersionId));
     if (target.template_id !== ws.template_id) {
       throw refuse(step, subject, `template version ${input.targetVersionId} belongs to another template; pass the version migrateTemplate created`);
     }
@@ -91,6 +99,10 @@ export function makePreflightWorkspace({ coder }: ActivityDeps, loadTemplateSour
     }
 
     const state = await coderStep(step, subject, () => coder.getWorkspaceBuildState(latest.id));
+    if (stepReads) {
+      stepReads.workspace = ws;
+      stepReads.states = new Map([[latest.id, state]]);
+    }
     const parsed = refuseOn(step, subject, [StateFormatError], () => parseStateV4(state.toString('utf8')), `the state of build #${latest.build_number} cannot be migrated: `);
     const summary = summarizeStateMigration(parsed.resources);
     // Refused before anything stops: migrating onto a version with the old types is downtime for a guard denial.

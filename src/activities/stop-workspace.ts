@@ -1,5 +1,6 @@
 import { runBuildOnce } from './builds';
 import type { ActivityDeps } from './ports';
+import type { StepReads } from './step-reads';
 
 export interface StopWorkspaceInput {
   workspaceId: string;
@@ -13,8 +14,9 @@ export interface StopWorkspaceInput {
  * state and version still match). Afterwards a user's "Update and Restart" runs no stop build.
  */
 export function makeStopWorkspace({ coder }: ActivityDeps) {
-  return async function stopWorkspace(input: StopWorkspaceInput): Promise<{ buildId: string; buildNumber: number }> {
-    const build = await runBuildOnce(coder, { ...input, transition: 'stop' });
+  /** `reads`: keeps the ended stop build for the part of a combined step that reads what it changed. */
+  return async function stopWorkspace(input: StopWorkspaceInput, reads?: StepReads): Promise<{ buildId: string; buildNumber: number }> {
+    const build = await runBuildOnce(coder, { ...input, transition: 'stop' }, reads);
     return { buildId: build.id, buildNumber: build.build_number };
   };
 }

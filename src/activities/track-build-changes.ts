@@ -3,6 +3,7 @@ import type { TrackedBuild } from '../contracts/migrate-workspace';
 import { protectionOf } from './template-facts';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
+import type { StepReads } from './step-reads';
 import type { LoadTemplateSource } from './template-source';
 
 export interface TrackBuildChangesInput {
@@ -20,10 +21,13 @@ const MAX_LISTED = 50;
  * protected resource gone fails the migration) is the workflow's job.
  */
 export function makeTrackBuildChanges({ coder, notifier, metrics }: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
-  return async function trackBuildChanges(input: TrackBuildChangesInput): Promise<TrackedBuild> {
+  /** `reads`: the build as its wait saw it end (not read again); its logs are kept there for the post-build check. */
+  return async function trackBuildChanges(input: TrackBuildChangesInput, reads?: StepReads): Promise<TrackedBuild> {
     const step = 'read build changes';
-    const build = await coderStep(step, input.subject, () => coder.workspaceBuild(input.buildId));
+    const ended = reads?.endedBuild?.id === input.buildId ? reads.endedBuild : undefined;
+    const build = ended ?? (await coderStep(step, input.subject, () => coder.workspaceBuild(input.buildId)));
     const logs = await coderStep(step, input.subject, () => coder.workspaceBuildLogs(input.buildId));
+    if (reads && ended) reads.endedBuildLogs = logs;
     const source = await loadTemplateSource(build.template_version_id, input.subject);
     const report = detectBuildChanges(
       logs.map((l) => l.output),

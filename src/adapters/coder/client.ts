@@ -71,6 +71,11 @@ export interface CreateWorkspaceBuildRequest {
 }
 
 export interface CreateWorkspaceBuildOptions {
+  /**
+   * The workspace as the caller read it just before, with nothing written since: the build number
+   * above which a build is ours when an answer is lost. Without it the client reads the workspace.
+   */
+  before?: Workspace;
   /** How long to wait for someone else's active build when Coder answers 409. */
   conflictWaitTimeoutMs?: number;
   onPoll?: (build: WorkspaceBuild) => void;
@@ -98,6 +103,8 @@ export interface WaitOptions<T> {
    * counted against `timeoutMs`, up to this much in all (default: `timeoutMs` again).
    */
   maxQueuedMs?: number;
+  /** The caller's own reading of the same object (a build as its creation answered): the wait sleeps before it reads. */
+  first?: T;
 }
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
@@ -339,7 +346,7 @@ export class CoderClient {
     if (req.rich_parameter_values !== undefined) body.rich_parameter_values = req.rich_parameter_values;
     if (req.reason !== undefined) body.reason = req.reason;
 
-    const before = await this.workspace(workspaceId);
+    const before = opts.before ?? (await this.workspace(workspaceId));
     const isOurs = (build: WorkspaceBuild) =>
       build.build_number > before.latest_build.build_number &&
       build.transition === req.transition &&
@@ -389,12 +396,17 @@ export class CoderClient {
 
   /** Polls the build until its job is succeeded, failed or canceled, and returns it; never judges the outcome. */
   waitForBuild(buildId: string, opts: WaitOptions<WorkspaceBuild> = {}): Promise<WorkspaceBuild> {
-    const pollOptions = this.#pollOptions(opts);
+    const pollOptions = this.#pollOptions({ ...opts, first: opts.first?.id === buildId ? opts.first : undefined });
     return pollUntil(
       () => this.workspaceBuild(buildId),
       (build) => isTerminalJobStatus(build.job.status),
       // A build queued behind other jobs (users' own, on a deployment with few daemons) is not slow, only waiting its turn.
-      { ...pollOptions, queued: (build) => build.job.status === 'pending' && (build.job.queue_position ?? 0) > 0, maxQueuedMs: opts.maxQueuedMs ?? pollOptions.timeoutMs },
+      {
+        ...pollOptions,
+        queued: (build) => build.job.status === 'pending' && (build.job.queue_position ?? 0) > 0,
+        maxQueuedMs: opts.maxQueuedMs ?? pollOptions.timeoutMs,
+        statusOf: (build) => build.job.status,
+      },
       { sleep: this.#sleep, now: this.#now },
       (build, waitedMs, spent) =>
         new CoderWaitTimeoutError(
@@ -739,7 +751,7 @@ export class CoderClient {
   }
 
   #pollOptions<T>(opts: WaitOptions<T>): PollOptions<T> {
-    return { timeoutMs: opts.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS, onPoll: opts.onPoll, signal: opts.signal };
+    return { timeoutMs: opts.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS, onPoll: opts.onPoll, signal: opts.signal, first: opts.first };
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

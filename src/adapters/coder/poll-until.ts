@@ -11,6 +11,13 @@ export interface PollOptions<T> {
    */
   queued?: (latest: T) => boolean;
   maxQueuedMs?: number;
+  /**
+   * What the caller has just read itself (a build as Coder answered its creation): taken as the
+   * first reading, so the wait begins with a sleep instead of asking again for the same thing.
+   */
+  first?: T;
+  /** The job's status in a reading: the interval between reads grows with the time spent in one status. */
+  statusOf?: (latest: T) => string;
 }
 
 /** How long a wait lasted and how much of it the job spent queued (the part not counted). */
@@ -25,8 +32,9 @@ export interface PollClock {
 }
 
 /**
- * Reads `read()` until `isDone` holds, sleeping a growing interval between reads. When the time is up
- * it throws what `onTimeout` builds from the last value seen; an abort throws the signal's reason.
+ * Reads `read()` until `isDone` holds, sleeping between reads half the time spent in the current
+ * status (retry-delay.ts `pollDelayMs`). When the time is up it throws what `onTimeout`
+ * builds from the last value seen; an abort throws the signal's reason.
  */
 export async function pollUntil<T>(
   read: () => Promise<T>,
@@ -39,20 +47,23 @@ export async function pollUntil<T>(
   const maxQueuedMs = options.queued ? Math.max(0, options.maxQueuedMs ?? options.timeoutMs) : 0;
   let queuedMs = 0;
   let lastRead: { at: number; queued: boolean } | undefined;
+  let status: { now: string; since: number } | undefined;
   for (let polls = 1; ; polls++) {
     options.signal?.throwIfAborted();
-    const latest = await read();
+    const latest = polls === 1 && options.first !== undefined ? options.first : await read();
     const at = clock.now();
     // The span since the last read counts as queued only when both ends saw the job queued.
     const queuedNow = options.queued?.(latest) ?? false;
     if (lastRead?.queued && queuedNow) queuedMs = Math.min(maxQueuedMs, queuedMs + (at - lastRead.at));
     lastRead = { at, queued: queuedNow };
+    const statusNow = options.statusOf?.(latest) ?? '';
+    if (status?.now !== statusNow) status = { now: statusNow, since: polls === 1 ? startedAt : at };
     options.onPoll?.(latest);
     if (isDone(latest)) return latest;
     const deadline = startedAt + options.timeoutMs + queuedMs;
     const remaining = deadline - at;
     if (remaining <= 0) throw onTimeout(latest, at - startedAt, { waitedMs: at - startedAt, queuedMs });
-    await abortable(clock.sleep(Math.min(pollDelayMs(polls), remaining)), options.signal);
+    await abortable(clock.sleep(Math.min(pollDelayMs(at - status.since), remaining)), options.signal);
   }
 }
 

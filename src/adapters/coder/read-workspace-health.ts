@@ -17,6 +17,8 @@ export interface HealthReadOptions {
   annotatedAddresses?: readonly string[];
   /** Template versions whose source uses the _v1 types. */
   v1VersionIds?: readonly string[];
+  /** States the caller read just before, by build id, with nothing written since: not read again. */
+  statesRead?: ReadonlyMap<string, Buffer>;
 }
 
 const ACTIVE = new Set(['pending', 'running', 'canceling']);
@@ -47,7 +49,7 @@ export async function readWorkspaceHealth(
   for (const b of listed) {
     const s = snapshot(b);
     try {
-      s.state = { text: (await coder.getWorkspaceBuildState(b.id)).toString('utf8') };
+      s.state = { text: (opts.statesRead?.get(b.id) ?? (await coder.getWorkspaceBuildState(b.id))).toString('utf8') };
     } catch (err) {
       s.state = { error: `the state of build #${b.build_number} could not be read: ${(err as Error).message}` };
     }

@@ -40,7 +40,17 @@ export function parseRetryAfterMs(header: string | null | undefined, nowMs: numb
   return Math.max(0, at - nowMs);
 }
 
-/** Interval between two polls of a running job: starts near 500 ms and grows to at most 5 s. */
-export function pollDelayMs(pollsSoFar: number): number {
-  return Math.min(5_000, Math.round(500 * 1.5 ** Math.max(0, pollsSoFar - 1)));
+/** The shortest and longest interval between two polls of a job. */
+export const POLL_DELAY_BOUNDS_MS = { min: 250, max: 5_000 } as const;
+
+/**
+ * Interval before the next poll of a job that has been in its current status for `inStatusMs`: half
+ * of that, between 250 ms and 5 s. A job is seen ending within a third of the time it ran (a short
+ * build soon after it ends, where the migration's next build waits on it, not up to 750 ms later),
+ * a long queue costs as few reads as the old 1.5× backoff, and a build of many minutes a read every
+ * 5 s. A new status (queued → running) starts it again. (Coder's CLI reads the job every second
+ * and stops when the log stream closes: cli/cliui/provisionerjob.go `ProvisionerJob`.)
+ */
+export function pollDelayMs(inStatusMs: number): number {
+  return Math.min(POLL_DELAY_BOUNDS_MS.max, Math.max(POLL_DELAY_BOUNDS_MS.min, Math.round(inStatusMs / 2)));
 }

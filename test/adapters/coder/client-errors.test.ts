@@ -1,5 +1,6 @@
 import { CoderClient } from '../../../src/adapters/coder/client';
 import { CoderApiError } from '../../../src/adapters/coder/errors';
+import type { Workspace } from '../../../src/adapters/coder/schemas';
 import { fixture } from './coder-fixtures';
 import { FakeCoder, fakeClock } from './fake-coder';
 
@@ -201,6 +202,16 @@ describe('CoderClient errors', () => {
     const build = await client.createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: 'v-new' });
     expect(build.id).toBe('created-build');
     expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(1);
+  });
+
+  it('given the workspace its caller just read, the build POST goes out without reading it again, and a lost answer is still found by its build number', async () => {
+    const ws = fixture('workspace');
+    const created = { ...ws.latest_build, id: 'created-build', build_number: ws.latest_build.build_number + 1, transition: 'start', template_version_id: 'v-new', status: 'pending', job: { ...ws.latest_build.job, status: 'pending' } };
+    coder.on('GET', `/workspaces/${ws.id}`, { status: 200, json: { ...ws, latest_build: created } });
+    coder.on('POST', `/workspaces/${ws.id}/builds`, { drop: true });
+    const build = await client.createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: 'v-new' }, { before: ws as unknown as Workspace });
+    expect(build.id).toBe('created-build');
+    expect(coder.received.map((r) => r.method)).toEqual(['POST', 'GET']);
   });
 
   it('a build POST that failed with 5xx before creating anything is sent again', async () => {

@@ -46,9 +46,11 @@ describe('backoffDelayMs', () => {
 });
 
 describe('pollDelayMs', () => {
-  it('starts at 500 ms and never exceeds 5 s', () => {
-    expect(pollDelayMs(1)).toBe(500);
-    expect(pollDelayMs(2)).toBeGreaterThan(500);
-    expect(pollDelayMs(100)).toBe(5000);
+  it('waits half the time spent in the status so far, at least 250 ms and at most 5 s', () => {
+    expect(pollDelayMs(0)).toBe(250);
+    expect(pollDelayMs(500)).toBe(250);
+    expect(pollDelayMs(4_000)).toBe(2_000);
+    expect(pollDelayMs(10_000)).toBe(5_000);
+    expect(pollDelayMs(3_600_000)).toBe(5_000);
   });
 });

@@ -31,18 +31,48 @@ describe('waiting for jobs', () => {
     expect(seen).toEqual(['pending', 'running', terminal]);
   });
 
+  it('given the build as its creation answered, the wait sleeps before it first asks, and asks nothing when that build has already ended', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('running') }, { status: 200, json: buildWithJob('succeeded') });
+    const seen: string[] = [];
+    const first = buildWithJob('pending') as unknown as WorkspaceBuild;
+    expect((await client.waitForBuild(buildId, { first, onPoll: (b: WorkspaceBuild) => seen.push(b.job.status) })).job.status).toBe('succeeded');
+    expect(seen).toEqual(['pending', 'running', 'succeeded']);
+    expect(coder.received).toHaveLength(2);
+    expect(clock.sleeps).toEqual([250, 250]);
+
+    coder.received.length = 0;
+    expect((await client.waitForBuild(buildId, { first: buildWithJob('failed') as unknown as WorkspaceBuild })).job.status).toBe('failed');
+    expect(coder.received).toHaveLength(0);
+  });
+
+  it("a reading of another build is not taken for this build's", async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('running') });
+    const other = { ...buildWithJob('succeeded'), id: 'another-build' } as unknown as WorkspaceBuild;
+    await expect(client.waitForBuild(buildId, { first: other, timeoutMs: 1000 })).rejects.toBeInstanceOf(CoderWaitTimeoutError);
+    expect(coder.received.length).toBeGreaterThan(0);
+  });
+
   it('keeps waiting through canceling, which is not finished yet', async () => {
     coder.on('GET', `/workspacebuilds/${buildId}`, { status: 200, json: buildWithJob('canceling') }, { status: 200, json: buildWithJob('canceled') });
     expect((await client.waitForBuild(buildId)).job.status).toBe('canceled');
     expect(coder.received).toHaveLength(2);
   });
 
-  it('polls from about 500 ms up to at most 5 s between reads', async () => {
-    coder.on('GET', `/workspacebuilds/${buildId}`, ...Array.from({ length: 12 }, () => ({ status: 200, json: buildWithJob('running') })), { status: 200, json: buildWithJob('succeeded') });
+  it('polls every 250 ms at first, then half the time the job has been in its status, up to 5 s', async () => {
+    coder.on('GET', `/workspacebuilds/${buildId}`, ...Array.from({ length: 30 }, () => ({ status: 200, json: buildWithJob('running') })), { status: 200, json: buildWithJob('succeeded') });
     await client.waitForBuild(buildId);
-    expect(clock.sleeps[0]).toBe(500);
+    expect(clock.sleeps.slice(0, 3)).toEqual([250, 250, 250]);
     expect(Math.max(...clock.sleeps)).toBe(5000);
     expect(clock.sleeps).toEqual([...clock.sleeps].sort((a, b) => a - b));
+  });
+
+  it('a job that leaves the queue is polled quickly again: a short build after a long wait is seen ending soon after it ends', async () => {
+    const queued = { ...buildWithJob('pending'), job: { ...buildWithJob('pending').job, queue_position: 1, queue_size: 2 } };
+    coder.on('GET', `/workspacebuilds/${buildId}`, ...Array.from({ length: 12 }, () => ({ status: 200, json: queued })), { status: 200, json: buildWithJob('running') }, { status: 200, json: buildWithJob('running') }, { status: 200, json: buildWithJob('succeeded') });
+    await client.waitForBuild(buildId);
+    const afterQueue = clock.sleeps.slice(12);
+    expect(Math.max(...clock.sleeps.slice(0, 12))).toBeGreaterThan(250);
+    expect(afterQueue).toEqual([250, 250]);
   });
 
   it('times out with an error that names the build, the workspace and the last job status', async () => {
@@ -62,7 +92,7 @@ describe('waiting for jobs', () => {
     coder.on(
       'GET',
       `/workspacebuilds/${buildId}`,
-      ...Array.from({ length: 20 }, () => ({ status: 200, json: queued })),
+      ...Array.from({ length: 30 }, () => ({ status: 200, json: queued })),
       ...Array.from({ length: 4 }, () => ({ status: 200, json: buildWithJob('running') })),
       { status: 200, json: buildWithJob('succeeded') },
     );

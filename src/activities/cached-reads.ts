@@ -1,0 +1,45 @@
+import type { BuildInfo, TemplateVersion } from '../adapters/coder';
+import type { CoderApi } from './ports';
+
+/** How long a worker keeps Coder's build info: the preflight of every workspace of a fleet asks for it. */
+export const BUILD_INFO_TTL_MS = 60_000;
+
+/**
+ * Coder's build info, read at most once per `ttlMs` per worker. Its version only gates what Coder
+ * can do (a state inside a build, in every 2.x release: domain/coder-version.ts); no safety step
+ * rests on it, and a Coder upgraded meanwhile is seen within the minute. A failed read is not kept.
+ */
+export function cachedBuildInfo(coder: Pick<CoderApi, 'buildInfo'>, ttlMs = BUILD_INFO_TTL_MS, now: () => number = Date.now): () => Promise<BuildInfo> {
+  let kept: { at: number; info: Promise<BuildInfo> } | undefined;
+  return () => {
+    if (kept && now() - kept.at < ttlMs) return kept.info;
+    const info = coder.buildInfo();
+    const entry = { at: now(), info };
+    kept = entry;
+    info.catch(() => {
+      if (kept === entry) kept = undefined;
+    });
+    return info;
+  };
+}
+
+/**
+ * A template version as read, kept per worker once its import succeeded and it belongs to a
+ * template: from then on neither changes (coderd/coderd.go: a version's routes rename it, cancel a
+ * running import, archive or unarchive it; none imports it again or moves it to another template),
+ * so the preflights of a fleet need not ask for the same target each time. A version still
+ * importing, failed, or without a template yet is never kept: the next preflight asks again.
+ */
+export function succeededVersionReader(coder: Pick<CoderApi, 'templateVersion'>, maxEntries = 16): (versionId: string) => Promise<TemplateVersion> {
+  const kept = new Map<string, TemplateVersion>();
+  return async (versionId) => {
+    const hit = kept.get(versionId);
+    if (hit) return hit;
+    const version = await coder.templateVersion(versionId);
+    if (version.job.status === 'succeeded' && version.template_id) {
+      kept.set(versionId, version);
+      while (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
+    }
+    return version;
+  };
+}

@@ -1,0 +1,33 @@
+import type { BuildInfo, TemplateVersion } from '../../src/adapters/coder';
+import { BUILD_INFO_TTL_MS, cachedBuildInfo, succeededVersionReader } from '../../src/activities/cached-reads';
+
+/** What a worker keeps of Coder between the preflights of a fleet, and what it asks for again. */
+describe('reads a worker keeps', () => {
+  it("Coder's build info is asked once a minute, not once per workspace; a failed read is asked again", async () => {
+    let now = 0;
+    let calls = 0;
+    const answers: (() => Promise<BuildInfo>)[] = [async () => Promise.reject(new Error('connection reset')), async () => ({ version: 'v2.31.7' }), async () => ({ version: 'v2.32.0' })];
+    const read = cachedBuildInfo({ buildInfo: () => answers[calls++]!() }, BUILD_INFO_TTL_MS, () => now);
+    await expect(read()).rejects.toThrow('connection reset');
+    expect((await read()).version).toBe('v2.31.7');
+    now += BUILD_INFO_TTL_MS - 1;
+    expect((await read()).version).toBe('v2.31.7');
+    expect(calls).toBe(2);
+    now += 1;
+    expect((await read()).version).toBe('v2.32.0');
+    expect(calls).toBe(3);
+  });
+
+  it('a target version is kept once its import succeeded in a template; one still importing, failed or without a template is asked for again', async () => {
+    const version = (status: string, templateId: string | null = 't1') => ({ id: 'v1', template_id: templateId, job: { status } }) as unknown as TemplateVersion;
+    const answers = [version('pending'), version('failed'), version('succeeded', null), version('succeeded'), version('failed')];
+    let calls = 0;
+    const read = succeededVersionReader({ templateVersion: async () => answers[calls++]! });
+    expect((await read('v1')).job.status).toBe('pending');
+    expect((await read('v1')).job.status).toBe('failed');
+    expect((await read('v1')).template_id).toBeNull();
+    expect((await read('v1')).job.status).toBe('succeeded');
+    expect((await read('v1')).job.status).toBe('succeeded');
+    expect(calls).toBe(4);
+  });
+});
