@@ -234,8 +234,6 @@ export function lexHcl(source: string, file: string, opts: LexOptions = {}): Tok
     if (c === '}') {
       if (frame.kind === 'interp') {
         stack.pop();
-        const outer = stack[stack.length - 1];
-        if (outer.kind === 'heredoc') outer.atLineStart = false;
         return emit('templateClose', pos + 1);
       }
       if (frame.kind === 'brace') stack.pop();
