@@ -163,12 +163,30 @@ describe('lexHcl token stream', () => {
       ['literal:"a\\\\"@1', 'interpOpen:"${"@1', 'ident:"b"@1', 'templateClose:"}"@1', 'literal:"\\nc"@1'],
       { mode: 'template' },
     ],
+    [
+      'a tab, a form feed or a vertical tab starts a blank run on its own; a brace in a string is text',
+      'a\tb\fc\vd "x{y}"',
+      ['ident:"a"@1', 'space:"\\t"@1', 'ident:"b"@1', 'space:"\\f"@1', 'ident:"c"@1', 'space:"\\u000b"@1', 'ident:"d"@1', 'space:" "@1', 'quoteOpen:"\\""@1', 'literal:"x{y}"@1', 'quoteClose:"\\""@1'],
+      {},
+    ],
+    [
+      'a lone CR inside a line comment does not end it',
+      '# a\rb\nc',
+      ['comment:"# a\\rb"@1', 'newline:"\\n"@1', 'ident:"c"@2'],
+      {},
+    ],
+    [
+      'a marker line with a leading CR closes the heredoc and keeps every byte of it',
+      '<<EOT\n\rEOT\n',
+      ['heredocOpen:"<<EOT\\n"@1', 'heredocClose:"\\rEOT"@2', 'newline:"\\n"@2'],
+      {},
+    ],
   ])('%s', (_title, source, expected, opts) => {
     expect(stream(source, opts)).toEqual(expected);
   });
 
   test('offsets of every token point at its text in the source, the last one ending where the source ends', () => {
-    for (const source of ['a = "${b}" # c\n<<EOT\nd\nEOT\n', 'x = y']) {
+    for (const source of ['a = "${b}" # c\n<<EOT\nd\nEOT\n', 'x = y', 'x # c']) {
       const tokens = lexHcl(source, 'main.tf');
       for (const t of tokens) expect(source.slice(t.start, t.end)).toBe(t.text);
       expect(tokens[tokens.length - 1].end).toBe(source.length);
@@ -195,6 +213,7 @@ describe('lexHcl refusals name the file, the line where the construct opened and
     ['a directive left open in a bare template', 'a\n%{ if x', 'main.tf:6: unterminated interpolation: `${` or `%{` has no closing `}`.', { mode: 'template', firstLine: 5 }],
     ['the last interpolation left open, not an earlier closed one', 'a = "${x}"\nb = "${y', 'main.tf:2: unterminated interpolation: `${` or `%{` has no closing `}`.', {}],
     ['an interpolation left open lines before the end', 'a = "${x +\n\ny', 'main.tf:1: unterminated interpolation: `${` or `%{` has no closing `}`.', {}],
+    ['a directive left open after a closed interpolation', 'a ${x}\n%{ if y\n\n', 'main.tf:2: unterminated interpolation: `${` or `%{` has no closing `}`.', { mode: 'template' }],
     ['a block comment without its end', 'a = 1\n/* x', 'main.tf:2: unterminated comment: `/*` has no closing `*/`.', {}],
   ])('%s', (_title, source, message, opts) => {
     let caught: unknown;
