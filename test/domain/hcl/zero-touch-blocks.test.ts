@@ -54,6 +54,7 @@ describe('zeroTouchTarget', () => {
     ['an expression joining strings becomes one interpolation, spaces kept', 'metadata {\n name = "a-${var.b}" != "" ? "x" : "y"\n}', 'kubernetes_role_v1', { nameExpr: '"a-${var.b}" != "" ? "x" : "y"', nameTemplate: '${"a-${var.b}" != "" ? "x" : "y"}', apiVersion: 'rbac.authorization.k8s.io/v1' }],
     ['a provider function and keywords are known at plan', 'metadata {\n name = provider::kubernetes::manifest_encode(true ? null : false)\n}', 'kubernetes_service_v1', { nameTemplate: '${provider::kubernetes::manifest_encode(true ? null : false)}' }],
     ['a name and a generate_name together: the name counts', 'metadata {\n generate_name = "x-"\n name = path.module\n}', 'kubernetes_job_v1', { nameExpr: 'path.module', apiVersion: 'batch/v1', kind: 'Job' }],
+    ['a single token that is no string becomes an interpolation', 'metadata {\n name = 42\n}', 'kubernetes_config_map_v1', { nameExpr: '42', nameTemplate: '${42}' }],
     ['a count with an operator', 'count = var.on ? 1 : 0\nmetadata {\n name = terraform.workspace\n}', 'kubernetes_cron_job_v1', { countExpr: 'var.on ? 1 : 0', to: 'kubernetes_cron_job_v1.home[0]' }],
   ])('%s', (_title, body, newType, expected) => {
     expect(target(body, newType)).toMatchObject(expected);
@@ -66,6 +67,7 @@ describe('zeroTouchTarget', () => {
     ['a metadata block without a name', 'metadata {\n namespace = "x"\n}', 'its metadata has no name', 'kubernetes_persistent_volume_claim_v1'],
     ['a generated name', 'metadata {\n generate_name = "coder-"\n}', 'its name comes from generate_name, which is chosen by the API server at apply', 'kubernetes_persistent_volume_claim_v1'],
     ['a name from another resource', 'metadata {\n name = "x-${random_id.home.hex}"\n}', AFTER_APPLY('metadata.name', 'random_id.home'), 'kubernetes_persistent_volume_claim_v1'],
+    ['a name from a resource whose name starts like coder\'s data sources', 'metadata {\n name = random_id.coder_home.hex\n}', AFTER_APPLY('metadata.name', 'random_id.coder_home'), 'kubernetes_persistent_volume_claim_v1'],
     ['a name from a function of another resource', 'metadata {\n name = lower(kubernetes_namespace.ns.metadata[0].name)\n}', AFTER_APPLY('metadata.name', 'kubernetes_namespace.ns'), 'kubernetes_persistent_volume_claim_v1'],
     ['a namespace from another resource', 'metadata {\n name = "n"\n namespace = kubernetes_namespace_v1.ns.id\n}', AFTER_APPLY('metadata.namespace', 'kubernetes_namespace_v1.ns'), 'kubernetes_persistent_volume_claim_v1'],
     ['a name from a data source other than coder\'s', 'metadata {\n name = data.http.me.body\n}', AFTER_APPLY('metadata.name', "data.http.me (a data source other than coder's is read at plan only when none of its inputs is computed)"), 'kubernetes_persistent_volume_claim_v1'],
@@ -178,6 +180,20 @@ describe('admitsTerraform17', () => {
     ['= 2.1.0', true],
     ['', true],
     ['>= latest', true],
+    ['< 1.7,', false],
+    ['x < 1.7', true],
+    ['< 10.0', true],
+    ['1.6', false],
+    ['= 1.6', false],
+    ['< 1.7, latest', true],
+    ['> 2.0.0', true],
+    ['!= 1.8.0, <= 1.8.0', true],
+    ['> 1.7.0, < 1.7.1', false],
+    ['>= 1.8, < 1.8', false],
+    ['<= 1.8, >= 1.8.1', false],
+    ['~> 1.8, < 1.8', false],
+    ['~> 1.8.0, < 1.8.1', true],
+    ['~> 1.8.0, >= 2.8.0', false],
   ])('%j is %s', (constraint, admits) => {
     expect(admitsTerraform17(constraint)).toBe(admits);
   });
