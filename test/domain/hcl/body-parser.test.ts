@@ -64,6 +64,22 @@ describe('parseBody', () => {
     expect(source.slice(306, 308)).toBe('""');
   });
 
+  test('a value ends at its newline outside strings, templates and brackets, or at the end of the file', () => {
+    expect(outline('a = "(" # c\nb = ")"\nc = "%{ if b }c%{ endif }"\nd = [\n"]",\n]\ne = 1')).toEqual([
+      'a = "(" # c',
+      'b = ")"',
+      'c = "%{ if b }c%{ endif }"',
+      'd = [\n"]",\n]',
+      'e = 1',
+    ]);
+  });
+
+  test('an empty quoted label is an empty literal at the closing quote', () => {
+    const tokens = lexHcl('dynamic "" {}', 'main.tf');
+    const [block] = parseBody(tokens, 'main.tf');
+    expect(block.kind === 'block' && block.labels[0]).toMatchObject({ value: '', token: { kind: 'literal', text: '', start: 9, end: 9 } });
+  });
+
   test('blocksOfType and attributeNamed look only at the items they are given', () => {
     const items = parseBody(lexHcl('data "a" "x" {\n  name = 1\n}\nresource "a" "y" {}\ndata "b" "z" {}\nname = 2\n', 'main.tf'), 'main.tf');
     expect(blocksOfType(items, 'data').map((b) => b.labels.map((l) => l.value))).toEqual([['a', 'x'], ['b', 'z']]);
@@ -79,6 +95,9 @@ describe('parseBody', () => {
     ['a label that is a template', 'resource "a${x}" "b" {}', 'main.tf:1: expected a plain quoted block label but found `a`.'],
     ['a name followed by neither `=` nor a body', 'locals\n{}', 'main.tf:1: expected `=` or a block body after `locals` but found `\n`.'],
     ['a name at the end of the file', 'terraform', 'main.tf:1: expected `=` or a block body after `terraform` but found the end of the file.'],
+    ['a line comment between a name and its body', 'locals # c\n{}', 'main.tf:1: expected `=` or a block body after `locals` but found `# c`.'],
+    ['an opening bracket where an item starts, inside a block', 'x {\n  [\n}', 'main.tf:2: expected an attribute or a block but found `[`.'],
+    ['a 24-character token, quoted whole', 'abcdefghijklmnopqrstuvwx.y', 'main.tf:1: expected `=` or a block body after `abcdefghijklmnopqrstuvwx` but found `.`.'],
     ['a long token, quoted short', 'a_very_long_attribute_name_here.x', 'main.tf:1: expected `=` or a block body after `a_very_long_attribute_na…` but found `.`.'],
   ])('refuses %s', (_title, source, message) => {
     expect(refusal(source)).toBe(message);
