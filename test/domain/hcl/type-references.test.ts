@@ -22,6 +22,9 @@ describe('findTypeReferences', () => {
     ['a `for` variable hides the type in the body, not in the collection', '[for kubernetes_pod in kubernetes_pod.all.items : kubernetes_pod.x.name]', ['managed kubernetes_pod reference @1:23'], {}],
     ['a `?:` inside the collection does not end it', '[for kubernetes_pod in c ? x : kubernetes_pod.b.items : kubernetes_pod.y.z]', ['managed kubernetes_pod reference @1:31'], {}],
     ['an object `for` with key and value names; the names hide only inside', '{for k, kubernetes_secret in x : k => kubernetes_secret.a.b} + kubernetes_secret.c.d', ['managed kubernetes_secret reference @1:63'], {}],
+    ['a `for` scope ends at its bracket, not before', '[for kubernetes_pod in xs : kubernetes_pod.a] + kubernetes_pod.b.c', ['managed kubernetes_pod reference @1:48'], {}],
+    ['a call or a template inside a `for` does not end its scope', '{for k, kubernetes_pod in f(x) : k => "${kubernetes_pod.a.b}" if kubernetes_pod.c.d}', [], {}],
+    ['a traversal between `?` and `:` in the collection', '[for kubernetes_pod in c ? x.y : kubernetes_pod.b.items : kubernetes_pod.z.w]', ['managed kubernetes_pod reference @1:33'], {}],
     ['parentheses do not start a `for`', '(for) + kubernetes_pod.a.b', ['managed kubernetes_pod reference @1:8'], {}],
     [
       'a `%{ for }` directive hides its names until `%{ endfor }`, also with a strip marker',
