@@ -19,7 +19,7 @@ function native(dialect: HclDialect, lines: string[]): string[] {
 }
 
 describe('typeOccurrencesInHcl', () => {
-  test('a configuration: labels where a type is declared, references, addresses, and what is skipped', () => {
+  test('a configuration: labels where a type is declared, references, addresses, and what is skipped (a quoted address outside depends_on is text)', () => {
     expect(
       native('config', [
         'resource "kubernetes_deployment" "main" {', // 1
@@ -49,6 +49,10 @@ describe('typeOccurrencesInHcl', () => {
         'module "x" { resource = kubernetes_pod.m.id }', // 25
         'resource "kubernetes_deployment_v1" "done" {}',
         'resource "kubernetes_deployment" {}',
+        'resource "kubernetes_secret" "copy" {',
+        '  data = kubernetes_secret.s.data', // 29
+        '  note = "kubernetes_service.legacy"',
+        '}',
       ]),
     ).toEqual([
       '1 label managed kubernetes_deployment',
@@ -65,6 +69,8 @@ describe('typeOccurrencesInHcl', () => {
       '24 address managed kubernetes_namespace',
       '25 reference managed kubernetes_pod',
       '27 label managed kubernetes_deployment',
+      '28 label managed kubernetes_secret',
+      '29 reference managed kubernetes_secret',
     ]);
   });
 
