@@ -93,11 +93,8 @@ export function lexHcl(source: string, file: string, opts: LexOptions = {}): Tok
     }
   }
 
+  // An open string or heredoc has failed in its own scanner; only an interpolation can still be open.
   const open = stack[stack.length - 1];
-  if (open.kind === 'quoted') fail(open.line, 'unterminated string: a quoted string has no closing `"` before the end of the file.');
-  if (open.kind === 'heredoc') {
-    fail(open.line, `unterminated heredoc: no line holding only \`${open.marker}\` closes \`<<${open.marker}\`.`);
-  }
   if (open.kind === 'interp') {
     const opener = [...tokens].reverse().find((t) => t.kind === 'interpOpen' || t.kind === 'directiveOpen');
     fail(opener?.line ?? line, 'unterminated interpolation: `${` or `%{` has no closing `}`.');
@@ -234,8 +231,6 @@ export function lexHcl(source: string, file: string, opts: LexOptions = {}): Tok
     if (c === '}') {
       if (frame.kind === 'interp') {
         stack.pop();
-        const outer = stack[stack.length - 1];
-        if (outer.kind === 'heredoc') outer.atLineStart = false;
         return emit('templateClose', pos + 1);
       }
       if (frame.kind === 'brace') stack.pop();

@@ -23,7 +23,6 @@ export interface ReferenceScanOptions {
 }
 
 interface Frame {
-  readonly closer: string;
   forState?: 'vars' | 'collection' | 'body';
   vars: string[];
   pendingQuestions: number;
@@ -60,7 +59,7 @@ export function findTypeReferences(tokens: readonly Token[], from: number, to: n
     const top = frames[frames.length - 1];
 
     if (t.kind === 'punct' && (t.text === '[' || t.text === '{' || t.text === '(')) {
-      const frame: Frame = { closer: t.text === '[' ? ']' : t.text === '{' ? '}' : ')', vars: [], pendingQuestions: 0 };
+      const frame: Frame = { vars: [], pendingQuestions: 0 };
       if (t.text !== '(' && at(k + 1)?.kind === 'ident' && at(k + 1)?.text === 'for' && isName(at(k + 2))) {
         frame.forState = 'vars';
         k++;
@@ -69,7 +68,7 @@ export function findTypeReferences(tokens: readonly Token[], from: number, to: n
       continue;
     }
     if (t.kind === 'interpOpen' || t.kind === 'directiveOpen') {
-      const frame: Frame = { closer: '}', vars: [], pendingQuestions: 0 };
+      const frame: Frame = { vars: [], pendingQuestions: 0 };
       const wordAt = isPunct(at(k + 1), '~') ? k + 2 : k + 1;
       const word = at(wordAt);
       if (t.kind === 'directiveOpen' && word?.kind === 'ident' && word.text === 'for') {

@@ -110,7 +110,7 @@ export function zeroTouchTarget(parsed: ParsedHcl, block: HclBlock, oldType: str
 }
 
 function expressionText(parsed: ParsedHcl, attr: HclAttribute): string {
-  const tokens = parsed.tokens.slice(attr.exprStart, attr.exprEnd).filter((t) => !isTrivia(t) || t.kind === 'space');
+  const tokens = parsed.tokens.slice(attr.exprStart, attr.exprEnd);
   const first = tokens.find((t) => !isTrivia(t));
   const last = [...tokens].reverse().find((t) => !isTrivia(t));
   return first && last ? parsed.source.slice(first.start, last.end) : '';

@@ -1,0 +1,81 @@
+import { detailsMarkdown, type FleetDetailsView } from '../../src/domain/fleet-details';
+import { emptyCounts } from '../../src/domain/fleet-progress';
+
+const base: FleetDetailsView = {
+  workflowId: 'wsmigrate-fleet/coder/k8s',
+  organization: 'coder',
+  template: 'k8s',
+  phase: 'running',
+  stage: 'workspaces',
+  dryRun: false,
+  counts: { ...emptyCounts(), migrated: 3, 'already-migrated': 1, restored: 2, 'needs-attention': 4, failed: 5, skipped: 6, pvcUidsKept: 7 },
+  remaining: 9,
+  running: [{}, {}],
+  failures: [],
+  childApprovals: [],
+  runs: 1,
+  concurrency: 2,
+  budget: { allowance: 3, failures: 2, accepted: 1 },
+  control: [],
+};
+
+const TABLE = [
+  '| migrated | already | restored | needs attention | failed | skipped | running | to go (with running) | PVC uids kept |',
+  '|---|---|---|---|---|---|---|---|---|',
+  '| 3 | 1 | 2 | 4 | 5 | 6 | 2 | 9 | 7 |',
+];
+
+describe('detailsMarkdown (the fleet as the Web UI shows it)', () => {
+  test('a running fleet: heading, counts, target, budget left and run', () => {
+    expect(detailsMarkdown(base)).toBe(['### Fleet coder/k8s · running (workspaces)', '', ...TABLE, '', 'target version: `(template first)` · concurrency 2 · budget 1/3 · run 1'].join('\n'));
+  });
+
+  test('a fleet at its gate, with children at theirs, failures, pacing and a note', () => {
+    const failures = Array.from({ length: 12 }, (_, i) => ({ subject: `u${i}/dev`, outcome: 'failed', reason: i === 11 ? `a \`quoted\` ${'x'.repeat(300)}` : `reason ${i}` }));
+    const text = detailsMarkdown({
+      ...base,
+      dryRun: true,
+      targetVersionId: 'v-2',
+      etaMs: 90_000,
+      runs: 2,
+      pendingApproval: { gateId: 'fleet-budget', planHash: 'ab12', summary: '5 failures, over the budget of 3', requestedAt: 'now', escalated: false },
+      childApprovals: Array.from({ length: 11 }, (_, i) => ({ workflowId: `wsmigrate/coder/u${i}/dev`, gateId: 'apply' })),
+      failures,
+      pacing: { mode: 'off', share: 1, width: 2 },
+      note: 'paused by alice',
+    });
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('### Fleet coder/k8s · running (workspaces) · dry run');
+    expect(lines[6]).toBe('target version: `v-2` · concurrency 2 · budget 1/3 · ETA 1m30s · run 2');
+    expect(lines.slice(7, 13)).toEqual([
+      '',
+      '**Waiting for approval: `fleet-budget`** — 5 failures, over the budget of 3',
+      '',
+      '`wsmigrate approve wsmigrate-fleet/coder/k8s --approver <you> --gate fleet-budget --plan ab12`',
+      '',
+      'signal `approval`: `{"gateId":"fleet-budget","planHash":"ab12","approver":"<you>","decision":"approve"}`',
+    ]);
+    expect(lines[14]).toBe(`Migrations waiting for approval: ${Array.from({ length: 10 }, (_, i) => `\`wsmigrate/coder/u${i}/dev\` (apply)`).join(', ')}`);
+    expect(lines.slice(15, 18)).toEqual(['', '**Failures**', '']);
+    expect(lines.slice(18, 27)).toEqual(Array.from({ length: 9 }, (_, i) => `- \`u${i + 2}/dev\` failed: \`reason ${i + 2}\``));
+    expect(lines[27]).toBe(`- \`u11/dev\` failed: \`\` ${`a \`quoted\` ${'x'.repeat(300)}`.slice(0, 200)} \`\``);
+    expect(lines.slice(28)).toEqual(['', 'pacing off: up to the concurrency, whatever Coder can run', '', 'paused by alice']);
+  });
+
+  test.each<[string, Partial<FleetDetailsView>, string]>([
+    ['cancelled, by whom and why', { phase: 'cancelled', control: [{ action: 'pause', by: 'bob' }, { action: 'cancel', by: 'alice', reason: 'wrong template' }] }, '### Fleet coder/k8s · CANCELLED by alice (wrong template)'],
+    ['cancelling, without a reason', { phase: 'cancelling', control: [{ action: 'cancel', by: 'alice' }] }, '### Fleet coder/k8s · cancelling (workspaces) by alice'],
+    ['a cancel asked of a fleet that then failed is not shown', { phase: 'failed', stage: 'template', control: [{ action: 'cancel', by: 'alice' }] }, '### Fleet coder/k8s · FAILED (during template)'],
+  ])('the heading when %s', (_title, view, heading) => {
+    expect(detailsMarkdown({ ...base, ...view }).split('\n')[0]).toBe(heading);
+  });
+
+  test('a failed fleet names its failure in a code span before the table', () => {
+    expect(detailsMarkdown({ ...base, phase: 'failed' }, 'Coder said `403`').split('\n').slice(0, 4)).toEqual([
+      '### Fleet coder/k8s · FAILED (during workspaces)',
+      '',
+      '**Failed:** `` Coder said `403` ``',
+      '',
+    ]);
+  });
+});
