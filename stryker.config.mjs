@@ -14,6 +14,10 @@ export default {
     enableFindRelatedTests: true,
     config: {
       testMatch: ['<rootDir>/test/domain/**/*.test.ts', '<rootDir>/test/activities/**/*.test.ts'],
+      // jest.config's roots hold only test/: findRelatedTests then follows a test's own imports but not
+      // those of the src files under them, so a module reached through another (the HCL parser under
+      // the template rewrite) had its mutants run against a handful of tests, or none.
+      roots: ['<rootDir>/src', '<rootDir>/test'],
     },
   },
   coverageAnalysis: 'perTest',
