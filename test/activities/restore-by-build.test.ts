@@ -39,7 +39,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 14, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 15, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -175,6 +175,22 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     expect(sent).toEqual([{ transition: 'start', template_version_id: original }]);
     expect(now).toMatchObject({ build_number: stop.buildNumber + 1, transition: 'start', job: { status: 'succeeded' } });
     expect(pvc(ws(4).id)).toBe(uid);
+  });
+
+  it('without a backup, never builds the prior version on the migrated state our build left: refused before anything is sent, the PVC kept', async () => {
+    const { input, built } = await migrated(14);
+    const uid = pvc(ws(14).id);
+    const { backup: _b, ...noBackup } = input;
+    await expect(acts().restoreByBuild({ ...noBackup, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+      type: FailureType.refused,
+      nonRetryable: true,
+      message: expect.stringMatching(
+        new RegExp(`^restore build refused for ${input.subject}: template version ${original} is older than this workspace's migrated state \\(kubernetes_persistent_volume_claim_v1\\.home is migrated`),
+      ),
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(14).id)).id).toBe(built.buildId);
+    expect(pvc(ws(14).id)).toBe(uid);
   });
 
   it('waits for our migrated build while it runs, then restores on top of it', async () => {
