@@ -39,7 +39,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 15, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 16, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -271,6 +271,21 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
       leftAsIs: `build #${theirs.build_number} (stop) by ${by} came after the backup and no migrated state reached Coder: left as it is`,
     });
     expect(sent).toEqual([]);
+  });
+
+  it("Option A, failed before the state build: the owner's Update after our stop (the backed-up build) is left as it is, as our stop wrote no migrated state", async () => {
+    const read = await latest(ws(15).id);
+    const stop = await acts().stopWorkspace({ workspaceId: ws(15).id, subject: subjectOf(15), afterBuildNumber: read.build_number, timeoutMs: 30_000 });
+    const { input } = await backedUp(15);
+    const theirs = await startBuild(sim, ws(15).id, { transition: 'start', template_version_id: v1 });
+    sent.length = 0;
+    const { ownStateBuild: _never, ...noStateBuild } = input;
+    await expect(acts().restoreByBuild({ ...noStateBuild, ownBuildIds: [stop.buildId] })).resolves.toMatchObject({
+      changed: false,
+      leftAsIs: expect.stringMatching(new RegExp(`^build #${theirs.build_number} \\(start\\) .*no migrated state reached Coder: left as it is$`)),
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(15).id)).id).toBe(theirs.id);
   });
 
   it('a provisioner that fails every restore build: three builds, then a final failure naming the last one; the PVC is untouched', async () => {
