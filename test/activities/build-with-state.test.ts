@@ -39,7 +39,9 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const coder = (token = sim.token) => new CoderClient({ url: sim.url, token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  // Polls a build every 10 ms at most (the client's own pace starts at 500 ms): the simulator's builds take 30 ms.
+  const quickPoll = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 10)));
+  const coder = (token = sim.token) => new CoderClient({ url: sim.url, token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
   const acts = (token?: string) => createActivities({ coder: coder(token), blobs, notifier: { notify: async () => undefined } });
   const latest = async (id: string) => (await coder().workspace(id)).latest_build;
   const pvc = (id: string) => sim.cluster.pvc('coder', homePvcName(id))?.uid;

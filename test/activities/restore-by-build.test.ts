@@ -54,7 +54,9 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     sent.length = 0;
   });
 
-  const client = () => new CoderClient({ url: sim.url, token: sim.token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  // Polls a build every 10 ms at most (the client's own pace starts at 500 ms): each case waits on the simulator's builds, which take 5 ms.
+  const quickPoll = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 10)));
+  const client = () => new CoderClient({ url: sim.url, token: sim.token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
   const acts = (coder: CoderClient = client()) => createActivities({ coder, blobs, notifier: { notify: async () => undefined } });
   const latest = async (id: string) => (await client().workspace(id)).latest_build;
   const pvc = (id: string) => sim.cluster.pvc('coder', homePvcName(id))?.uid;
