@@ -29,8 +29,10 @@ function fakeSteps(seen: Partial<TrackedBuild>, check?: () => Promise<unknown>, 
 describe('combined workspace steps', () => {
   it('runs each pair in order, feeding the first result to the second', async () => {
     const { calls, combined } = fakeSteps({});
-    await combined.preflightAndAssess({ owner: 'alice', workspace: 'dev', template: 't', targetVersionId: 'v', strategy: 'rename' });
-    await combined.rewriteAndVerify({ subject: 'alice/dev', backupRef: 'blob:backup', strategy: 'rename', targetVersionId: 'v' });
+    const assessed = await combined.preflightAndAssess({ owner: 'alice', workspace: 'dev', template: 't', targetVersionId: 'v', strategy: 'rename' });
+    const verified = await combined.rewriteAndVerify({ subject: 'alice/dev', backupRef: 'blob:backup', strategy: 'rename', targetVersionId: 'v' });
+    expect(assessed).toEqual({ preflight: { workspaceId: 'w1', subject: 'alice/dev' }, health: { health: 'unmigrated' } });
+    expect(verified).toEqual({ rewrite: { migrated: { ref: 'blob:migrated' } }, verdict: { verdict: 'allow' } });
     const read = await combined.trackAndCheckStart({ workflowId: 'wf', subject: 'alice/dev', template: 't', buildId: 'b2', backupRef: 'blob:backup' });
     expect(calls).toEqual(['preflight', 'health w1 alice/dev v', 'rewrite', 'verify alice/dev blob:migrated v', 'track wf alice/dev t b2', 'check alice/dev b2 blob:backup']);
     expect(read.check).toEqual({ persistentChecked: 1 });

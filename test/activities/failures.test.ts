@@ -53,6 +53,10 @@ describe('step failures: final or retried, named by step and workspace', () => {
     })();
     expect(refused).toMatchObject({ type: FailureType.refused, nonRetryable: true, message: 'preflight refused for alice/dev: Coder says version "x" is not semver; upgrade Coder' });
     expect(refuseOn('preflight', 'alice/dev', [RangeError], () => 7)).toBe(7);
+    // Any of the listed types, and no prefix or suffix unless given.
+    expect(() => refuseOn('preflight', 'alice/dev', [RangeError, SyntaxError], () => {
+      throw new SyntaxError('state is not JSON');
+    })).toThrow(expect.objectContaining({ type: FailureType.refused, message: 'preflight refused for alice/dev: state is not JSON' }));
     expect(() => refuseOn('preflight', 'alice/dev', [RangeError], () => {
       throw new TypeError('bug');
     })).toThrow(TypeError);
@@ -74,7 +78,10 @@ describe('step failures: final or retried, named by step and workspace', () => {
     const refs = [{ backend: 'slack', channel: 'C1', ts: '1.2' }];
     const ok = createActivities({ coder: coder(), blobs, notifier: { notify: async () => ({ messageRefs: refs }) } });
     expect(await ok.notify(n)).toEqual({ delivered: true, messageRefs: refs });
-    const plain = createActivities({ coder: coder(), blobs, notifier: { notify: async () => ({ messageRefs: [] }) } });
-    expect(await plain.notify(n)).toEqual({ delivered: true });
+    // A backend that answers nothing, or no refs, delivered all the same.
+    for (const answer of [{ messageRefs: [] }, {}, undefined]) {
+      const plain = createActivities({ coder: coder(), blobs, notifier: { notify: async () => answer } });
+      expect(await plain.notify(n)).toEqual({ delivered: true });
+    }
   });
 });
