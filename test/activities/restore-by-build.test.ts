@@ -237,7 +237,8 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
       expect(theirs.status).toBe(201);
       const initiator = (await latest(ws(7).id)).initiator_name;
       expect(initiator).toBeTruthy();
-      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+      // A short wait: the step must not wait at all, and a step that waited would fail on it, not hang.
+      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId], timeoutMs: 1_000 })).rejects.toMatchObject({
         type: FailureType.busy,
         nonRetryable: false,
         message: `restore build: ${input.subject}: build #${theirs.body.build_number} by ${initiator} is pending; waiting for it`,
@@ -293,7 +294,8 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   it('a provisioner that fails every restore build: three builds, then a final failure naming the last one; the PVC is untouched', async () => {
     const { input, backup, built } = await migrated(10);
     const uid = pvc(ws(10).id);
-    sim.setFaults({ failBuilds: { workspaceId: ws(10).id, transition: 'start', message: 'node pool exhausted' } });
+    // Four failures in store, one more than the restore tries: a restore that tried on would succeed on the fifth and fail this test at once, not hang.
+    sim.setFaults({ failBuilds: { workspaceId: ws(10).id, transition: 'start', times: 4, message: 'node pool exhausted' } });
     try {
       await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
         type: FailureType.buildFailed,
