@@ -318,7 +318,11 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
     let first: Promise<unknown> | undefined;
     try {
       first = acts().buildWithState(req);
-      while (posts.length === 0) await new Promise((r) => setTimeout(r, 5));
+      let ended = false;
+      const settle = () => (ended = true);
+      first.then(settle, settle);
+      // Until its build is posted, or it ended without one (then the assertions below fail at once).
+      while (!ended && posts.length === 0) await new Promise((r) => setTimeout(r, 5));
       const ours = (await coder().workspace(ws(1).id)).latest_build;
       let retryWaits = false;
       const retryFetch: typeof fetch = async (input, init) => {
@@ -328,8 +332,9 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
       };
       const retryCoder = new CoderClient({ url: sim.url, token: sim.token, fetchImpl: retryFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
       const retry = createActivities({ coder: retryCoder, blobs, notifier: { notify: async () => undefined } }).buildWithState(req);
-      // Released once the retry waits on that build: it took it for its own while the job was still pending.
-      while (!retryWaits) await new Promise((r) => setTimeout(r, 5));
+      // Released once the retry waits on that build: it took it for its own while the job was still pending (or it ended).
+      retry.then(settle, settle);
+      while (!ended && !retryWaits) await new Promise((r) => setTimeout(r, 5));
       offline(false);
       const [a, b] = await Promise.all([first, retry]);
       expect(b).toEqual(a);

@@ -63,9 +63,17 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const ws = (i: number) => sim.workspaces()[i];
   const subjectOf = (i: number) => `${ws(i).owner}/${ws(i).name}`;
   const offline = (yes = true) => sim.setDaemonOffline('sim-provisioner-1', yes);
-  /** Resolves once the simulator has answered a GET of this build: the activity is waiting on it. */
-  async function polled(buildId: string): Promise<void> {
-    while (!sim.requestLog().some((r) => r.method === 'GET' && r.path.endsWith(`/workspacebuilds/${buildId}`))) await new Promise((r) => setTimeout(r, 5));
+  /**
+   * Resolves once the simulator has answered a GET of this build (the activity is waiting on it), or
+   * as soon as the activity has ended without waiting: then the test's next assertion fails at once.
+   */
+  async function polled(buildId: string, activity: Promise<unknown>): Promise<void> {
+    let ended = false;
+    activity.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    while (!ended && !sim.requestLog().some((r) => r.method === 'GET' && r.path.endsWith(`/workspacebuilds/${buildId}`))) await new Promise((r) => setTimeout(r, 5));
   }
 
   /** The backup of workspace i's latest build, and the migrated twin of its bytes, as the workflow holds them. */
@@ -202,7 +210,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
       const ours = await client().createWorkspaceBuild(ws(5).id, { transition: 'start', template_version_id: v1, state: await blobs.get(m.ref) });
       sent.length = 0;
       const restoring = acts().restoreByBuild({ ...input, ownBuildIds: [ours.id] });
-      await polled(ours.id);
+      await polled(ours.id, restoring);
       expect(sent).toEqual([]);
       offline(false);
       await expect(restoring).resolves.toMatchObject({ changed: true });
@@ -220,7 +228,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
       const earlier = await client().createWorkspaceBuild(ws(6).id, { transition: 'start', template_version_id: original, state: await blobs.get(backup.blob.ref) });
       sent.length = 0;
       const restoring = acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] });
-      await polled(earlier.id);
+      await polled(earlier.id, restoring);
       offline(false);
       await expect(restoring).resolves.toEqual({ changed: true, buildId: earlier.id });
       expect(sent).toEqual([]);
