@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createActivities } from '../../src/activities';
 import type { StateBackup } from '../../src/activities/backup-state';
 import type { RestoreByBuildInput } from '../../src/activities/restore-by-build';
-import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
+import { BlobStoreUnavailableError, createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
@@ -39,7 +39,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 16, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 17, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -331,11 +331,26 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     expect((await latest(ws(11).id)).id).toBe(built.buildId);
   });
 
+  it('a blob store that fails once is handed to Temporal to retry (retryable, nothing sent), not retried inside the step as a failed build is', async () => {
+    const { input, built } = await migrated(16);
+    let failures = 1;
+    const flaky: BlobStore = {
+      ...blobs,
+      get: (ref) => (failures-- > 0 ? Promise.reject(new BlobStoreUnavailableError('s3://b/p did not answer (ECONNRESET)', 's3://b/p', 'sha256/00')) : blobs.get(ref)),
+    };
+    await expect(createActivities({ coder: client(), blobs: flaky, notifier: { notify: async () => undefined } }).restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+      type: FailureType.blobUnavailable,
+      nonRetryable: false,
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(16).id)).id).toBe(built.buildId);
+  });
+
   for (const [i, held, problem] of [
-    [12, '', 'it holds no state at all'],
+    [12, ' \n', 'it holds no state at all'],
     [13, '{"version": 4, "resources": [', 'its state is unreadable ('],
   ] as const) {
-    it(`a restore build whose state Coder gives back as ${held === '' ? 'nothing' : 'broken JSON'} is not called restored: a conflict saying so and how to put it back`, async () => {
+    it(`a restore build whose state Coder gives back as ${held.trim() === '' ? 'nothing but blanks' : 'broken JSON'} is not called restored: a conflict saying so and how to put it back`, async () => {
       const { input, backup, built } = await migrated(i);
       const real = client();
       // Coder answering the read-back of the restore build's state with these bytes (the only state read of a restore with a backup).
