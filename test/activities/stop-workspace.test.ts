@@ -18,7 +18,7 @@ describe("option A's stop and someone else's stop", () => {
   let sim: CoderSimulator;
   let dir: string;
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 7, buildLatencyMs: 5 });
+    sim = await startSimulator({ workspaces: 8, buildLatencyMs: 5 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-stop-'));
   });
   afterAll(async () => {
@@ -81,6 +81,15 @@ describe("option A's stop and someone else's stop", () => {
       const r = await acts().startPinned({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, templateVersionId: pinned, afterBuildNumber: before.build_number, timeoutMs: 30_000 });
       expect(r).toEqual({ buildId: expect.any(String), buildNumber: before.build_number + 1 });
       expect((await admin().workspace(ws.id)).latest_build).toMatchObject({ id: r.buildId, transition: 'start', template_version_id: pinned, job: { status: 'succeeded' } });
+    });
+
+    it('its own start on the pinned version right after the read (an attempt that died before its heartbeat) is taken as ours, not run twice', async () => {
+      const ws = sim.workspaces()[7];
+      const read = (await admin().workspace(ws.id)).latest_build.build_number;
+      const ours = await admin().createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: pinned });
+      const r = await acts().startPinned({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, templateVersionId: pinned, afterBuildNumber: read, timeoutMs: 30_000 });
+      expect(r).toEqual({ buildId: ours.id, buildNumber: read + 1 });
+      expect((await admin().workspace(ws.id)).latest_build.build_number).toBe(read + 1);
     });
 
     it('a start by this same token right after the read but on another version is not its own: refused, nothing built', async () => {
