@@ -1,3 +1,4 @@
+import { blobStep, currentWorkflowRun } from './blob-step';
 import { builtMeanwhile } from './builds';
 import { coderStep } from './failures';
 import type { ActivityDeps } from './ports';
@@ -18,7 +19,11 @@ export interface RecoveryBackups {
   good: StateBackup;
 }
 
-/** Saves both the current (damaged) state and the good build's state in the blob store. Content-addressed: a retry writes nothing new. */
+/**
+ * Saves both the current (damaged) state and the good build's state in the blob store. Content-addressed: a retry writes nothing new.
+ * Each record names the workspace and the recovery's run, as backupState's do: retention keeps a
+ * running recovery's blobs and each workspace's newest backup by those two fields.
+ */
 export function makeBackupForRecovery({ coder, blobs }: ActivityDeps) {
   return async function backupForRecovery(input: BackupForRecoveryInput): Promise<RecoveryBackups> {
     const step = 'back up for recovery';
@@ -30,7 +35,10 @@ export function makeBackupForRecovery({ coder, blobs }: ActivityDeps) {
     const save = async (buildId: string, what: string): Promise<StateBackup> => {
       const build = await coderStep(step, input.subject, () => coder.workspaceBuild(buildId));
       const bytes = await coderStep(step, input.subject, () => coder.getWorkspaceBuildState(buildId));
-      const blob = await blobs.put(bytes, { kind: 'state-backup', label: `${input.subject} build #${build.build_number} (${what})` });
+      // Nothing has been written to Coder yet: a store that stays down ends the recovery having changed nothing.
+      const blob = await blobStep(step, input.subject, () =>
+        blobs.put(bytes, { kind: 'state-backup', label: `${input.subject} build #${build.build_number} (${what})`, workspace: input.subject, ...currentWorkflowRun() }),
+      );
       return { buildId, buildNumber: build.build_number, blob };
     };
     return { current: await save(latest.id, 'damaged, before recovery'), good: await save(input.goodBuildId, 'last good state') };

@@ -81,9 +81,8 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         });
         return await restored(deps, input, build);
       } catch (err) {
+        // Our failed restore build is now the latest; it has the restore's shape (isRestore), so the next try goes on top of it.
         if (!(err instanceof ApplicationFailure && err.type === FailureType.buildFailed) || attempt >= RESTORE_BUILD_TRIES) throw err;
-        // Our failed restore build is now the latest: the next try goes on top of it.
-        own.add(((err.details?.[0] as { buildId?: string } | undefined)?.buildId) ?? '');
       }
     }
   };

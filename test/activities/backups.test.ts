@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../src/activities';
 import type { StateBackup } from '../../src/activities/backup-state';
-import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
+import type { RecoveryBackups } from '../../src/activities/backup-for-recovery';
+import { BlobStoreUnavailableError, createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
+import { planPrune } from '../../src/domain/backup-retention';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
@@ -133,6 +135,52 @@ describe('backupState and backupForRecovery: the exact bytes of the build read, 
       expect(r.current.blob.sha256).not.toBe(r.good.blob.sha256);
       expect(await recordOf(r.current.blob.ref)).toEqual([expect.objectContaining({ kind: 'state-backup', label: `${subject(2)} build #${damaged.build_number} (damaged, before recovery)` })]);
       expect(await recordOf(r.good.blob.ref)).toEqual([expect.objectContaining({ kind: 'state-backup', label: `${subject(2)} build #${good.build_number} (last good state)` })]);
+    });
+
+    it('names the workspace and the recovery\'s run in each record, so prune keeps both blobs while the recovery runs and the good one after', async () => {
+      const good = await latest(0);
+      const damaged = await startBuild(sim, ws(0).id, { transition: 'stop' });
+      expect((await putState(sim, damaged.id, migrateStateByHand((await stateOfBuild(damaged.id)).toString('utf8')))).status).toBe(204);
+      const workflowId = `wsmigrate/${sim.template.name}/${subject(0)}`;
+      const env = new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'recovery-run-1' } });
+      const r = (await env.run(acts().backupForRecovery, { workspaceId: ws(0).id, subject: subject(0), latestBuildId: damaged.id, goodBuildId: good.id })) as RecoveryBackups;
+      for (const b of [r.current, r.good]) {
+        expect(await recordOf(b.blob.ref)).toContainEqual(expect.objectContaining({ kind: 'state-backup', workspace: subject(0), workflowId, runId: 'recovery-run-1' }));
+      }
+      // Retention reads those records: every blob is past a 1-minute cut-off a day from now.
+      const decide = async (running: { workflowId: string; workspace?: string }[]) => {
+        const plan = planPrune(await blobs.list(), running, new Date(Date.now() + 86_400_000), 60_000);
+        return (ref: string) => plan.find((d) => d.ref === ref);
+      };
+      const whileRunning = await decide([{ workflowId }]);
+      expect(whileRunning(r.current.blob.ref)).toMatchObject({ action: 'keep', reason: `its migration ${workflowId} has not ended` });
+      expect(whileRunning(r.good.blob.ref)).toMatchObject({ action: 'keep', reason: `its migration ${workflowId} has not ended` });
+      const afterwards = await decide([]);
+      expect(afterwards(r.good.blob.ref)).toMatchObject({ action: 'keep', reason: `the newest backup of ${subject(0)}` });
+    });
+
+    it('a blob store that is down is retried, then given up on the last attempt, naming the step and workspace; Coder is left as it was', async () => {
+      const before = await latest(1);
+      const down: BlobStore = { ...blobs, put: () => Promise.reject(new BlobStoreUnavailableError('s3://bucket/wsmigrate did not answer (ECONNREFUSED)', 's3://bucket/wsmigrate', 'sha256/00')) };
+      const a = createActivities({ coder: coder(), blobs: down, notifier: { notify: async () => undefined } });
+      const input = { workspaceId: ws(1).id, subject: subject(1), latestBuildId: before.id, goodBuildId: before.id };
+      const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+      const failureAt = (attempt: number) =>
+        new MockActivityEnvironment({ attempt }, { logger: quiet }).run(a.backupForRecovery, input).then(
+          () => undefined,
+          (e: unknown) => e as { type: string; nonRetryable: boolean; message: string; details?: unknown[] },
+        );
+      const first = await failureAt(1);
+      expect(first).toMatchObject({ type: FailureType.blobUnavailable, nonRetryable: false, message: `back up for recovery failed for ${subject(1)}: s3://bucket/wsmigrate did not answer (ECONNREFUSED)` });
+      expect(first?.details).toEqual([{ store: 's3://bucket/wsmigrate', key: 'sha256/00' }]);
+      const last = await failureAt(3);
+      expect(last).toMatchObject({ type: FailureType.blobUnavailable, nonRetryable: true, message: expect.stringMatching(/did not answer \(ECONNREFUSED\) \(gave up after 3 attempts\)$/) });
+      const full: BlobStore = { ...blobs, put: () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) };
+      await expect(createActivities({ coder: coder(), blobs: full, notifier: { notify: async () => undefined } }).backupForRecovery(input)).rejects.toMatchObject({
+        type: FailureType.blobUnavailable,
+        message: expect.stringMatching(new RegExp(`^back up for recovery failed for ${subject(1)}: the blob store's disk is full \\(ENOSPC\\); nothing was stored`)),
+      });
+      expect((await latest(1)).id).toBe(before.id);
     });
 
     it('refuses when someone built after the health check, naming their build, and stores nothing', async () => {

@@ -6,6 +6,7 @@ import { createActivities } from '../../src/activities';
 import type { StateBackup } from '../../src/activities/backup-state';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
+import { FailureType } from '../../src/domain/failure-types';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
 
@@ -39,7 +40,9 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const coder = (token = sim.token) => new CoderClient({ url: sim.url, token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  // Polls a build every 10 ms at most (the client's own pace starts at 500 ms): the simulator's builds take 30 ms.
+  const quickPoll = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 10)));
+  const coder = (token = sim.token) => new CoderClient({ url: sim.url, token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
   const acts = (token?: string) => createActivities({ coder: coder(token), blobs, notifier: { notify: async () => undefined } });
   const latest = async (id: string) => (await coder().workspace(id)).latest_build;
   const pvc = (id: string) => sim.cluster.pvc('coder', homePvcName(id))?.uid;
@@ -231,6 +234,157 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
         // Nothing physical changed: the volume is the one from before.
         expect(pvc(ws.id)).toBe(uid);
       });
+    }
+  });
+});
+
+/**
+ * The checks before the one write, each on a build the simulator holds pending (its only
+ * provisioner offline): a read build still running, a retry that finds its own running build by
+ * its state, someone else's running build of the same shape, a blob that does not hold its hash,
+ * a backup that cannot be read, and a build the provisioner fails. Nothing is sent on a refusal.
+ */
+describe('buildWithState: what it checks before it sends, and what it says', () => {
+  let sim: CoderSimulator;
+  let dir: string;
+  let blobs: BlobStore;
+  let v1: string;
+  const posts: string[] = [];
+  const countingFetch: typeof fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (init?.method === 'POST' && /\/workspaces\/[^/]+\/builds$/.test(url)) posts.push(url);
+    return fetch(input, init);
+  };
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 6, buildLatencyMs: 5, provisioners: 1 });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-bws-checks-'));
+    blobs = createFileBlobStore({ dir });
+    v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
+  });
+  afterAll(async () => {
+    sim.setDaemonOffline('sim-provisioner-1', false);
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    posts.length = 0;
+  });
+  const quickPoll = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 10)));
+  const coder = () => new CoderClient({ url: sim.url, token: sim.token, fetchImpl: countingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
+  const acts = (b: BlobStore = blobs) => createActivities({ coder: coder(), blobs: b, notifier: { notify: async () => undefined } });
+  const offline = (yes = true) => sim.setDaemonOffline('sim-provisioner-1', yes);
+  const ws = (i: number) => sim.workspaces()[i];
+
+  async function input(i: number, purpose: 'migrate' | 'recover' = 'migrate') {
+    const w = ws(i);
+    const backup = await acts().backupState({ workspaceId: w.id, subject: `${w.owner}/${w.name}` });
+    const migrated = await blobs.put(Buffer.from(migrateStateByHand((await blobs.get(backup.blob.ref)).toString('utf8'))), { kind: 'migrated-state', label: 'test' });
+    posts.length = 0;
+    return {
+      backup,
+      req: {
+        purpose,
+        workspaceId: w.id,
+        subject: `${w.owner}/${w.name}`,
+        transition: 'start' as const,
+        templateVersionId: v1,
+        state: { ref: migrated.ref, sha256: migrated.sha256 },
+        read: { id: backup.buildId, buildNumber: backup.buildNumber },
+        backupRef: backup.blob.ref,
+        timeoutMs: 30_000,
+      },
+    };
+  }
+
+  it('a read build still running is waited for (busy, retryable), nothing sent', async () => {
+    offline();
+    try {
+      const queued = await coder().createWorkspaceBuild(ws(0).id, { transition: 'stop' });
+      posts.length = 0;
+      const latest = (await coder().workspace(ws(0).id)).latest_build;
+      await expect(
+        acts().buildWithState({ purpose: 'migrate', workspaceId: ws(0).id, subject: 'a/b', transition: 'start', templateVersionId: v1, read: { id: queued.id, buildNumber: latest.build_number }, timeoutMs: 1_000 }),
+      ).rejects.toMatchObject({ type: FailureType.busy, nonRetryable: false, message: `migrated-state build: a/b: build #${latest.build_number} is still pending; waiting for it` });
+      expect(posts).toEqual([]);
+    } finally {
+      offline(false);
+    }
+    await coder().waitForBuild((await coder().workspace(ws(0).id)).latest_build.id);
+  });
+
+  it('a retry while its own build runs finds it by the state Coder holds for it and waits for it; someone else\'s running build of the same shape is not ours', async () => {
+    const { req } = await input(1);
+    offline();
+    let first: Promise<unknown> | undefined;
+    try {
+      first = acts().buildWithState(req);
+      let ended = false;
+      const settle = () => (ended = true);
+      first.then(settle, settle);
+      // Until its build is posted, or it ended without one (then the assertions below fail at once).
+      while (!ended && posts.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const ours = (await coder().workspace(ws(1).id)).latest_build;
+      let retryWaits = false;
+      const retryFetch: typeof fetch = async (input, init) => {
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        if (url.endsWith(`/workspacebuilds/${ours.id}`)) retryWaits = true;
+        return countingFetch(input, init);
+      };
+      const retryCoder = new CoderClient({ url: sim.url, token: sim.token, fetchImpl: retryFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
+      const retry = createActivities({ coder: retryCoder, blobs, notifier: { notify: async () => undefined } }).buildWithState(req);
+      // Released once the retry waits on that build: it took it for its own while the job was still pending (or it ended).
+      retry.then(settle, settle);
+      while (!ended && !retryWaits) await new Promise((r) => setTimeout(r, 5));
+      offline(false);
+      const [a, b] = await Promise.all([first, retry]);
+      expect(b).toEqual(a);
+      expect(posts).toHaveLength(1);
+    } finally {
+      offline(false);
+      await first?.catch(() => undefined);
+    }
+
+    const other = await input(2, 'recover');
+    offline();
+    try {
+      // Someone hands Coder another state in a build of our shape (a start on v1) right after the read.
+      const theirs = await coder().createWorkspaceBuild(ws(2).id, { transition: 'start', template_version_id: v1, state: await blobs.get(other.backup.blob.ref) });
+      posts.length = 0;
+      await expect(acts().buildWithState({ ...other.req, timeoutMs: 1_000 })).rejects.toMatchObject({
+        type: FailureType.builtMeanwhile,
+        message: expect.stringMatching(new RegExp(`^recovery build: ${other.req.subject}: build #${theirs.build_number} \\(start, pending\\) was started by .* after build #${other.req.read.buildNumber}, the one this step read; nothing was written over it$`)),
+      });
+      expect(posts).toEqual([]);
+    } finally {
+      offline(false);
+    }
+  });
+
+  it('a migrated blob that does not hold its hash, or a backup that cannot be read, stops it before anything is sent', async () => {
+    const { req, backup } = await input(3);
+    await expect(acts().buildWithState({ ...req, state: { ref: req.state.ref, sha256: 'f'.repeat(64) } })).rejects.toMatchObject({
+      type: FailureType.conflict,
+      message: `migrated-state build: ${req.subject}: the blob ${req.state.ref} does not hold sha256 ffffffffffff…; nothing was written to Coder`,
+    });
+    const noBackup: BlobStore = { ...blobs, get: (ref) => (ref === backup.blob.ref ? blobs.get(`sha256:${'0'.repeat(64)}`) : blobs.get(ref)) };
+    await expect(acts(noBackup).buildWithState(req)).rejects.toMatchObject({
+      type: FailureType.blobUnavailable,
+      message: expect.stringMatching(new RegExp(`^migrated-state build failed for ${req.subject}: .*\\. Nothing was written to Coder: build #${req.read.buildNumber} is unchanged; run the migration again to take a fresh backup$`)),
+    });
+    expect(posts).toEqual([]);
+    expect((await coder().workspace(ws(3).id)).latest_build.id).toBe(req.read.id);
+  });
+
+  it('a migrated-state build the provisioner fails is final, naming the build, the transition and the version', async () => {
+    const { req } = await input(4);
+    sim.setFaults({ failBuilds: { workspaceId: ws(4).id, transition: 'start', times: 1, message: 'quota exceeded' } });
+    try {
+      const err = (await acts().buildWithState(req).catch((e: unknown) => e)) as { type: string; nonRetryable: boolean; message: string; details: unknown[] };
+      const failed = (await coder().workspace(ws(4).id)).latest_build;
+      expect(err).toMatchObject({ type: FailureType.buildFailed, nonRetryable: true, details: [{ buildId: failed.id, buildNumber: req.read.buildNumber + 1 }] });
+      expect(err.message).toMatch(new RegExp(`^migrated-state build #${req.read.buildNumber + 1} of ${req.subject} \\(start on version ${v1}\\) ended failed: .*quota exceeded`));
+    } finally {
+      sim.setFaults(undefined);
     }
   });
 });

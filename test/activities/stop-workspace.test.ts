@@ -5,7 +5,9 @@ import { createActivities } from '../../src/activities';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { sha256Hex } from '../../src/adapters/hash';
 import { CoderClient } from '../../src/adapters/coder';
-import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { FailureType } from '../../src/domain/failure-types';
+import { K8S_TEMPLATE_MAIN_TF, startSimulator, type CoderSimulator } from '../../src/sim';
+import { pushTemplateVersion } from '../sim/helpers';
 
 /**
  * Option A's stop takes a newer build for its own only when it made it: the first half of an owner's
@@ -16,7 +18,7 @@ describe("option A's stop and someone else's stop", () => {
   let sim: CoderSimulator;
   let dir: string;
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 4, buildLatencyMs: 5 });
+    sim = await startSimulator({ workspaces: 8, buildLatencyMs: 5 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-stop-'));
   });
   afterAll(async () => {
@@ -46,6 +48,65 @@ describe("option A's stop and someone else's stop", () => {
     const done = await acts().stopWorkspace({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, afterBuildNumber: read, timeoutMs: 30_000 });
     expect(done).toEqual({ buildId: ours.id, buildNumber: read + 1 });
     expect((await admin().workspace(ws.id)).latest_build.build_number).toBe(read + 1);
+  });
+
+  it('a stop the provisioner fails is final, naming the build (so the compensation counts it as ours) and what the provisioner said', async () => {
+    const ws = sim.workspaces()[4];
+    const read = (await admin().workspace(ws.id)).latest_build.build_number;
+    sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'stop', times: 1, message: 'node pool exhausted' } });
+    try {
+      const err = (await acts()
+        .stopWorkspace({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, afterBuildNumber: read, timeoutMs: 30_000 })
+        .catch((e: unknown) => e)) as { type: string; nonRetryable: boolean; message: string; details: unknown[] };
+      const failed = (await admin().workspace(ws.id)).latest_build;
+      expect(failed).toMatchObject({ build_number: read + 1, transition: 'stop', job: { status: 'failed' } });
+      expect(err).toMatchObject({ type: FailureType.buildFailed, nonRetryable: true, details: [{ buildId: failed.id, buildNumber: read + 1 }] });
+      expect(err.message).toMatch(new RegExp(`^stop build #${read + 1} of ${ws.owner}/${ws.name} ended failed: .*node pool exhausted`));
+    } finally {
+      sim.setFaults(undefined);
+    }
+  });
+
+  describe('startPinned: a start on the version it names, never the previous build\'s', () => {
+    let pinned: string;
+    beforeAll(async () => {
+      // The same source as a new version: pinning shows, and nothing is migrated by it.
+      pinned = (await pushTemplateVersion(sim, K8S_TEMPLATE_MAIN_TF)).id;
+    });
+
+    it('builds a start on the pinned version, after the build it read', async () => {
+      const ws = sim.workspaces()[5];
+      const before = (await admin().workspace(ws.id)).latest_build;
+      expect(before.template_version_id).not.toBe(pinned);
+      const r = await acts().startPinned({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, templateVersionId: pinned, afterBuildNumber: before.build_number, timeoutMs: 30_000 });
+      expect(r).toEqual({ buildId: expect.any(String), buildNumber: before.build_number + 1 });
+      expect((await admin().workspace(ws.id)).latest_build).toMatchObject({ id: r.buildId, transition: 'start', template_version_id: pinned, job: { status: 'succeeded' } });
+    });
+
+    it('its own start on the pinned version right after the read (an attempt that died before its heartbeat) is taken as ours, not run twice', async () => {
+      const ws = sim.workspaces()[7];
+      const read = (await admin().workspace(ws.id)).latest_build.build_number;
+      const ours = await admin().createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: pinned });
+      const r = await acts().startPinned({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, templateVersionId: pinned, afterBuildNumber: read, timeoutMs: 30_000 });
+      expect(r).toEqual({ buildId: ours.id, buildNumber: read + 1 });
+      expect((await admin().workspace(ws.id)).latest_build.build_number).toBe(read + 1);
+    });
+
+    it('a start by this same token right after the read but on another version is not its own: refused, nothing built', async () => {
+      const ws = sim.workspaces()[6];
+      const read = (await admin().workspace(ws.id)).latest_build.build_number;
+      const other = await admin().waitForBuild((await admin().createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: sim.template.originalVersionId })).id);
+      await expect(acts().startPinned({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, templateVersionId: pinned, afterBuildNumber: read, timeoutMs: 30_000 })).rejects.toMatchObject({
+        type: FailureType.builtMeanwhile,
+        message: expect.stringContaining(`start build: ${ws.owner}/${ws.name}: build #${other.build_number} (start, succeeded) was started by`),
+      });
+      // A stop by this token is not taken for its start either.
+      const stop = await admin().waitForBuild((await admin().createWorkspaceBuild(ws.id, { transition: 'stop' })).id);
+      await expect(acts().startPinned({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, templateVersionId: pinned, afterBuildNumber: stop.build_number - 1, timeoutMs: 30_000 })).rejects.toMatchObject({
+        type: FailureType.builtMeanwhile,
+      });
+      expect((await admin().workspace(ws.id)).latest_build.id).toBe(stop.id);
+    });
   });
 
   describe('stopAndBackUp: the stop and the backup as one activity', () => {

@@ -1,0 +1,376 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createActivities } from '../../src/activities';
+import type { StateBackup } from '../../src/activities/backup-state';
+import type { RestoreByBuildInput } from '../../src/activities/restore-by-build';
+import { BlobStoreUnavailableError, createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
+import { CoderClient } from '../../src/adapters/coder';
+import { FailureType } from '../../src/domain/failure-types';
+import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { api, fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
+
+/** What the client sent to POST …/builds, decoded. */
+interface SentBuild {
+  transition: string;
+  template_version_id?: string;
+  state?: string;
+}
+
+/**
+ * restoreByBuild, the way back after a failed migration (coderd/workspacebuilds.go
+ * `postWorkspaceBuilds`: the build carries the backed-up state and the prior version in one
+ * request). Each case is one thing the workflow can leave behind when it fails: nothing written,
+ * our stop, our migrated build still running or with a lost id, an earlier attempt's restore,
+ * someone else's build, a backup that cannot be read, a provisioner that keeps failing, and a
+ * Coder that keeps other bytes than the restore build wrote.
+ */
+describe('restoreByBuild: puts the backed-up state back by one build on the prior version, only over builds of this migration', () => {
+  let sim: CoderSimulator;
+  let dir: string;
+  let blobs: BlobStore;
+  let v1: string;
+  let original: string;
+  const sent: SentBuild[] = [];
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (init?.method === 'POST' && /\/workspaces\/[^/]+\/builds$/.test(url) && typeof init.body === 'string') sent.push(JSON.parse(init.body) as SentBuild);
+    return fetch(input, init);
+  };
+
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 17, buildLatencyMs: 5, provisioners: 1 });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
+    blobs = createFileBlobStore({ dir });
+    v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
+    original = sim.template.originalVersionId;
+  });
+  afterAll(async () => {
+    sim.setDaemonOffline('sim-provisioner-1', false);
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    sent.length = 0;
+  });
+
+  // Polls a build every 10 ms at most (the client's own pace starts at 500 ms): each case waits on the simulator's builds, which take 5 ms.
+  const quickPoll = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 10)));
+  const client = () => new CoderClient({ url: sim.url, token: sim.token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
+  const acts = (coder: CoderClient = client()) => createActivities({ coder, blobs, notifier: { notify: async () => undefined } });
+  const latest = async (id: string) => (await client().workspace(id)).latest_build;
+  const pvc = (id: string) => sim.cluster.pvc('coder', homePvcName(id))?.uid;
+  const ws = (i: number) => sim.workspaces()[i];
+  const subjectOf = (i: number) => `${ws(i).owner}/${ws(i).name}`;
+  const offline = (yes = true) => sim.setDaemonOffline('sim-provisioner-1', yes);
+  /**
+   * Resolves once the simulator has answered a GET of this build (the activity is waiting on it), or
+   * as soon as the activity has ended without waiting: then the test's next assertion fails at once.
+   */
+  async function polled(buildId: string, activity: Promise<unknown>): Promise<void> {
+    let ended = false;
+    activity.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    while (!ended && !sim.requestLog().some((r) => r.method === 'GET' && r.path.endsWith(`/workspacebuilds/${buildId}`))) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  /** The backup of workspace i's latest build, and the migrated twin of its bytes, as the workflow holds them. */
+  async function backedUp(i: number): Promise<{ backup: StateBackup; migrated: { ref: string; sha256: string }; input: RestoreByBuildInput }> {
+    const backup = await acts().backupState({ workspaceId: ws(i).id, subject: subjectOf(i) });
+    const migrated = await blobs.put(Buffer.from(migrateStateByHand((await blobs.get(backup.blob.ref)).toString('utf8'))), { kind: 'migrated-state', label: 'test' });
+    const input: RestoreByBuildInput = {
+      workspaceId: ws(i).id,
+      subject: subjectOf(i),
+      prior: { transition: 'start', templateVersionId: original },
+      readBuild: { id: backup.buildId, buildNumber: backup.buildNumber },
+      backup,
+      ownBuildIds: [],
+      ownStateBuild: { transition: 'start', templateVersionId: v1 },
+      timeoutMs: 30_000,
+    };
+    return { backup, migrated, input };
+  }
+
+  /** The migration's own write, done: a start on v1 carrying the migrated state. */
+  async function migrated(i: number) {
+    const b = await backedUp(i);
+    const built = await acts().buildWithState({
+      purpose: 'migrate',
+      workspaceId: ws(i).id,
+      subject: subjectOf(i),
+      transition: 'start',
+      templateVersionId: v1,
+      state: b.migrated,
+      read: b.input.readBuild,
+      timeoutMs: 30_000,
+    });
+    sent.length = 0;
+    return { ...b, built };
+  }
+
+  /** Every build restoreByBuild sent is the prior transition on the prior version carrying exactly the backup's bytes. */
+  async function expectRestoreBuilds(backup: StateBackup, count: number) {
+    expect(sent).toHaveLength(count);
+    const bytes = await blobs.get(backup.blob.ref);
+    for (const s of sent) {
+      expect(s).toMatchObject({ transition: 'start', template_version_id: original });
+      expect(Buffer.from(s.state ?? '', 'base64').equals(bytes)).toBe(true);
+    }
+  }
+
+  it('when nothing of this migration reached Coder, changes nothing and builds nothing', async () => {
+    const { input } = await backedUp(0);
+    const before = await latest(ws(0).id);
+    await expect(acts().restoreByBuild(input)).resolves.toEqual({ changed: false });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(0).id)).id).toBe(before.id);
+    // The same without a backup (the run failed before it): the build preflight read is the baseline.
+    const { backup: _ignored, ...noBackup } = input;
+    await expect(acts().restoreByBuild(noBackup)).resolves.toEqual({ changed: false });
+    expect(sent).toEqual([]);
+  });
+
+  it('after our migrated build, builds once on the prior version with the backed-up bytes; its state is checked and the PVC is the one from before', async () => {
+    const { input, backup, built } = await migrated(1);
+    const uid = pvc(ws(1).id);
+    const r = await acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] });
+    const now = await latest(ws(1).id);
+    expect(r).toEqual({ changed: true, buildId: now.id });
+    expect(now).toMatchObject({ build_number: built.buildNumber + 1, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+    await expectRestoreBuilds(backup, 1);
+    expect(sim.stateOf(ws(1).id)).not.toContain('_v1');
+    expect(pvc(ws(1).id)).toBe(uid);
+    // The next attempt of the activity finds that restore build and checks it again: nothing more is built.
+    await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).resolves.toEqual({ changed: true, buildId: now.id });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('knows our migrated build by its shape when its id was lost (the attempt died after the POST), and restores over it', async () => {
+    const { input, backup, built } = await migrated(2);
+    const r = await acts().restoreByBuild({ ...input, ownBuildIds: [] });
+    expect(r).toMatchObject({ changed: true });
+    await expectRestoreBuilds(backup, 1);
+    expect(await latest(ws(2).id)).toMatchObject({ build_number: built.buildNumber + 1, template_version_id: original });
+  });
+
+  it("Option A: after our own stop (the backed-up build), starts the workspace again on the prior version with the stopped state", async () => {
+    const read = await latest(ws(3).id);
+    const stop = await acts().stopWorkspace({ workspaceId: ws(3).id, subject: subjectOf(3), afterBuildNumber: read.build_number, timeoutMs: 30_000 });
+    const { input, backup } = await backedUp(3);
+    expect(backup.buildId).toBe(stop.buildId);
+    sent.length = 0;
+    const r = await acts().restoreByBuild({ ...input, ownBuildIds: [stop.buildId] });
+    expect(r).toMatchObject({ changed: true });
+    await expectRestoreBuilds(backup, 1);
+    expect(await latest(ws(3).id)).toMatchObject({ build_number: stop.buildNumber + 1, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+  });
+
+  it('Option A without a backup (the run failed between the stop and the backup): starts it again on the prior version on the state it has', async () => {
+    const read = await latest(ws(4).id);
+    const uid = pvc(ws(4).id);
+    const stop = await acts().stopWorkspace({ workspaceId: ws(4).id, subject: subjectOf(4), afterBuildNumber: read.build_number, timeoutMs: 30_000 });
+    sent.length = 0;
+    const r = await acts().restoreByBuild({
+      workspaceId: ws(4).id,
+      subject: subjectOf(4),
+      prior: { transition: 'start', templateVersionId: original },
+      readBuild: { id: read.id, buildNumber: read.build_number },
+      ownBuildIds: [stop.buildId],
+      timeoutMs: 30_000,
+    });
+    const now = await latest(ws(4).id);
+    expect(r).toEqual({ changed: true, buildId: now.id });
+    expect(sent).toEqual([{ transition: 'start', template_version_id: original }]);
+    expect(now).toMatchObject({ build_number: stop.buildNumber + 1, transition: 'start', job: { status: 'succeeded' } });
+    expect(pvc(ws(4).id)).toBe(uid);
+  });
+
+  it('without a backup, never builds the prior version on the migrated state our build left: refused before anything is sent, the PVC kept', async () => {
+    const { input, built } = await migrated(14);
+    const uid = pvc(ws(14).id);
+    const { backup: _b, ...noBackup } = input;
+    await expect(acts().restoreByBuild({ ...noBackup, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+      type: FailureType.refused,
+      nonRetryable: true,
+      message: expect.stringMatching(
+        new RegExp(`^restore build refused for ${input.subject}: template version ${original} is older than this workspace's migrated state \\(kubernetes_persistent_volume_claim_v1\\.home is migrated`),
+      ),
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(14).id)).id).toBe(built.buildId);
+    expect(pvc(ws(14).id)).toBe(uid);
+  });
+
+  it('waits for our migrated build while it runs, then restores on top of it', async () => {
+    const { input, backup, migrated: m } = await backedUp(5);
+    offline();
+    try {
+      const ours = await client().createWorkspaceBuild(ws(5).id, { transition: 'start', template_version_id: v1, state: await blobs.get(m.ref) });
+      sent.length = 0;
+      const restoring = acts().restoreByBuild({ ...input, ownBuildIds: [ours.id] });
+      await polled(ours.id, restoring);
+      expect(sent).toEqual([]);
+      offline(false);
+      await expect(restoring).resolves.toMatchObject({ changed: true });
+      await expectRestoreBuilds(backup, 1);
+      expect(await latest(ws(5).id)).toMatchObject({ build_number: ours.build_number + 1, template_version_id: original, job: { status: 'succeeded' } });
+    } finally {
+      offline(false);
+    }
+  });
+
+  it('waits for an earlier attempt\'s restore build that still runs, and takes it as the restore: no second build', async () => {
+    const { input, backup, built } = await migrated(6);
+    offline();
+    try {
+      const earlier = await client().createWorkspaceBuild(ws(6).id, { transition: 'start', template_version_id: original, state: await blobs.get(backup.blob.ref) });
+      sent.length = 0;
+      const restoring = acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] });
+      await polled(earlier.id, restoring);
+      offline(false);
+      await expect(restoring).resolves.toEqual({ changed: true, buildId: earlier.id });
+      expect(sent).toEqual([]);
+    } finally {
+      offline(false);
+    }
+  });
+
+  it("someone else's build still running is waited for as busy (retryable), naming it; nothing is sent", async () => {
+    const { input, built } = await migrated(7);
+    offline();
+    try {
+      const theirs = await api<{ id: string; build_number: number }>(sim, 'POST', `/workspaces/${ws(7).id}/builds`, { json: { transition: 'stop' } });
+      expect(theirs.status).toBe(201);
+      const initiator = (await latest(ws(7).id)).initiator_name;
+      expect(initiator).toBeTruthy();
+      // A short wait: the step must not wait at all, and a step that waited would fail on it, not hang.
+      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId], timeoutMs: 1_000 })).rejects.toMatchObject({
+        type: FailureType.busy,
+        nonRetryable: false,
+        message: `restore build: ${input.subject}: build #${theirs.body.build_number} by ${initiator} is pending; waiting for it`,
+      });
+      expect(sent).toEqual([]);
+    } finally {
+      offline(false);
+    }
+  });
+
+  it('a build someone made on top of our build known by its shape is a conflict; without a backup the message offers no restore', async () => {
+    const { input, built } = await migrated(8);
+    const theirs = await startBuild(sim, ws(8).id, { transition: 'stop' });
+    const by = (await latest(ws(8).id)).initiator_name;
+    expect(by).toBeTruthy();
+    const { backup: _b, ...noBackup } = input;
+    await expect(acts().restoreByBuild({ ...noBackup, ownBuildIds: [] })).rejects.toMatchObject({
+      type: FailureType.conflict,
+      nonRetryable: true,
+      message: `restore build: ${input.subject}: build #${theirs.build_number} (stop) by ${by} was made on top of this migration's build #${built.buildNumber}; not restoring over it.`,
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(8).id)).id).toBe(theirs.id);
+  });
+
+  it('someone else\'s build after the backup, with nothing of ours before it, is left as it is, named', async () => {
+    const { input } = await backedUp(9);
+    const theirs = await startBuild(sim, ws(9).id, { transition: 'stop' });
+    const by = (await latest(ws(9).id)).initiator_name;
+    expect(by).toBeTruthy();
+    await expect(acts().restoreByBuild(input)).resolves.toEqual({
+      changed: false,
+      leftAsIs: `build #${theirs.build_number} (stop) by ${by} came after the backup and no migrated state reached Coder: left as it is`,
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it("Option A, failed before the state build: the owner's Update after our stop (the backed-up build) is left as it is, as our stop wrote no migrated state", async () => {
+    const read = await latest(ws(15).id);
+    const stop = await acts().stopWorkspace({ workspaceId: ws(15).id, subject: subjectOf(15), afterBuildNumber: read.build_number, timeoutMs: 30_000 });
+    const { input } = await backedUp(15);
+    const theirs = await startBuild(sim, ws(15).id, { transition: 'start', template_version_id: v1 });
+    sent.length = 0;
+    const { ownStateBuild: _never, ...noStateBuild } = input;
+    await expect(acts().restoreByBuild({ ...noStateBuild, ownBuildIds: [stop.buildId] })).resolves.toMatchObject({
+      changed: false,
+      leftAsIs: expect.stringMatching(new RegExp(`^build #${theirs.build_number} \\(start\\) .*no migrated state reached Coder: left as it is$`)),
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(15).id)).id).toBe(theirs.id);
+  });
+
+  it('a provisioner that fails every restore build: three builds, then a final failure naming the last one; the PVC is untouched', async () => {
+    const { input, backup, built } = await migrated(10);
+    const uid = pvc(ws(10).id);
+    // Four failures in store, one more than the restore tries: a restore that tried on would succeed on the fifth and fail this test at once, not hang.
+    sim.setFaults({ failBuilds: { workspaceId: ws(10).id, transition: 'start', times: 4, message: 'node pool exhausted' } });
+    try {
+      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+        type: FailureType.buildFailed,
+        nonRetryable: true,
+        message: expect.stringMatching(new RegExp(`^restore build #${built.buildNumber + 3} of ${input.subject} \\(start on version ${original}\\) ended failed: .*node pool exhausted`)),
+      });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    await expectRestoreBuilds(backup, 3);
+    expect(pvc(ws(10).id)).toBe(uid);
+  });
+
+  it('a backup that cannot be read: nothing is built, and the message says where Coder still holds the old state and how to restore by hand', async () => {
+    const { input, backup, built } = await migrated(11);
+    await blobs.remove(backup.blob.sha256);
+    await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+      type: FailureType.blobUnavailable,
+      message: expect.stringContaining(
+        `. Nothing was written to Coder. Coder keeps its own copy of the state from before the migration on build #${backup.buildNumber} (coder state pull ${input.subject} --build ${backup.buildNumber}). ` +
+          `Make the backup readable (or find it), then restore it by hand: wsmigrate state restore ${input.subject} --backup ${backup.blob.ref} --yes`,
+      ),
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(11).id)).id).toBe(built.buildId);
+  });
+
+  it('a blob store that fails once is handed to Temporal to retry (retryable, nothing sent), not retried inside the step as a failed build is', async () => {
+    const { input, built } = await migrated(16);
+    let failures = 1;
+    const flaky: BlobStore = {
+      ...blobs,
+      get: (ref) => (failures-- > 0 ? Promise.reject(new BlobStoreUnavailableError('s3://b/p did not answer (ECONNRESET)', 's3://b/p', 'sha256/00')) : blobs.get(ref)),
+    };
+    await expect(createActivities({ coder: client(), blobs: flaky, notifier: { notify: async () => undefined } }).restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+      type: FailureType.blobUnavailable,
+      nonRetryable: false,
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(16).id)).id).toBe(built.buildId);
+  });
+
+  for (const [i, held, problem] of [
+    [12, ' \n', 'it holds no state at all'],
+    [13, '{"version": 4, "resources": [', 'its state is unreadable ('],
+  ] as const) {
+    it(`a restore build whose state Coder gives back as ${held.trim() === '' ? 'nothing but blanks' : 'broken JSON'} is not called restored: a conflict saying so and how to put it back`, async () => {
+      const { input, backup, built } = await migrated(i);
+      const real = client();
+      // Coder answering the read-back of the restore build's state with these bytes (the only state read of a restore with a backup).
+      const lying = new Proxy(real, {
+        get(target, prop) {
+          if (prop === 'getWorkspaceBuildState') return async () => Buffer.from(held);
+          const v = Reflect.get(target, prop, target) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      await expect(acts(lying).restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+        type: FailureType.conflict,
+        nonRetryable: true,
+        message: expect.stringContaining(
+          `restore build: ${input.subject}: restore build #${built.buildNumber + 1} succeeded, but the state Coder holds for it is not the backup's: ${problem}`,
+        ),
+      });
+      const err = await acts(lying).restoreByBuild({ ...input, ownBuildIds: [built.buildId] }).catch((e: Error) => e);
+      expect((err as Error).message).toMatch(new RegExp(`Do not start or update the workspace until its state is put back; once it is idle: wsmigrate state restore ${input.subject} --backup ${backup.blob.ref.replace(/[.]/g, '\\.')} --yes$`));
+      await expectRestoreBuilds(backup, 1);
+    });
+  }
+});
