@@ -1,4 +1,4 @@
-import type { BuildInfo, TemplateVersion } from '../adapters/coder';
+import type { BuildInfo, TemplateVersion, TemplateVersionVariable } from '../adapters/coder';
 import type { CoderApi } from './ports';
 
 /** How long a worker keeps Coder's build info: the preflight of every workspace of a fleet asks for it. */
@@ -41,5 +41,22 @@ export function succeededVersionReader(coder: Pick<CoderApi, 'templateVersion'>,
       while (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
     }
     return version;
+  };
+}
+
+/**
+ * A template version's stored variable values, kept per worker once read: Coder stores them when
+ * the import ends and never changes them (coderd/provisionerdserver UpdateJob; before that the
+ * route answers 412, which is not kept). A fleet's preflights compare the same two or three versions.
+ */
+export function versionVariablesReader(coder: Pick<CoderApi, 'templateVersionVariables'>, maxEntries = 16): (versionId: string) => Promise<TemplateVersionVariable[]> {
+  const kept = new Map<string, TemplateVersionVariable[]>();
+  return async (versionId) => {
+    const hit = kept.get(versionId);
+    if (hit) return hit;
+    const variables = await coder.templateVersionVariables(versionId);
+    kept.set(versionId, variables);
+    while (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
+    return variables;
   };
 }

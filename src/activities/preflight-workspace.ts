@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
-import type { BuildInfo, TemplateVersion } from '../adapters/coder';
+import type { BuildInfo, TemplateVersion, TemplateVersionVariable } from '../adapters/coder';
 import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import { stateTypesStillDeclared } from '../domain/module-coverage';
@@ -43,24 +43,17 @@ const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 export function makePreflightWorkspace(
   { coder }: ActivityDeps,
   loadTemplateSource: LoadTemplateSource,
-  reads: { buildInfo: () => Promise<BuildInfo>; templateVersion: (id: string) => Promise<TemplateVersion> } = { buildInfo: () => coder.buildInfo(), templateVersion: (id) => coder.templateVersion(id) },
+  reads: {
+    buildInfo: () => Promise<BuildInfo>;
+    templateVersion: (id: string) => Promise<TemplateVersion>;
+    templateVersionVariables: (id: string) => Promise<TemplateVersionVariable[]>;
+  } = { buildInfo: () => coder.buildInfo(), templateVersion: (id) => coder.templateVersion(id), templateVersionVariables: (id) => coder.templateVersionVariables(id) },
 ) {
-  // A version's stored variable values never change: read once per version per worker (a fleet has two or three).
-  const variableCache = new Map<string, Promise<Awaited<ReturnType<typeof coder.templateVersionVariables>>>>();
   /** `stepReads`: where a combined step keeps what this read (the workspace, its latest state) for the part after it. */
   return async function preflightWorkspace(input: WorkspacePreflightInput, stepReads?: StepReads): Promise<WorkspacePreflight> {
     const subject = `${input.owner}/${input.workspace}`;
     const step = 'preflight';
-    const variablesOf = (versionId: string) => {
-      let hit = variableCache.get(versionId);
-      if (!hit) {
-        hit = coderStep(step, subject, () => coder.templateVersionVariables(versionId));
-        variableCache.set(versionId, hit);
-        hit.catch(() => variableCache.delete(versionId));
-        if (variableCache.size > 16) variableCache.delete(variableCache.keys().next().value as string);
-      }
-      return hit;
-    };
+    const variablesOf = (versionId: string) => coderStep(step, subject, () => reads.templateVersionVariables(versionId));
     const info = await coderStep(step, subject, reads.buildInfo);
     const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStateInBuilds(version)) throw refuse(step, subject, describeVersionGate(version));

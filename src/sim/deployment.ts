@@ -20,7 +20,7 @@ import type { SimRandom } from './random';
 import { unpackTar } from './tar-archive';
 import type { SimProvisioner } from './provisioner';
 import { DEFAULT_JOB_TAGS, type ProvisionerDaemonPool } from './provisioner-daemons';
-import { storedVariables, typedVariableValue } from './template-variables';
+import { importVariables, missingVariablesMessage } from './template-variables';
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
@@ -318,11 +318,10 @@ export class SimDeployment {
     try {
       const files = await unpackTar(file.bytes);
       const config = await parseTemplateConfig(files);
-      version.variables = storedVariables(config.variableSpecs, given);
+      const { variables, missing } = importVariables(config, given);
       // Stored even when the import fails, as coderd does (the UI shows the schema).
-      const missing = version.variables.filter((v) => v.required && v.value === '').map((v) => v.name);
-      if (missing.length > 0) throw new Error(`required template variables need values: ${missing.join(', ')}`);
-      for (const v of version.variables) config.variables[v.name] = typedVariableValue(v.type, v.value);
+      version.variables = variables;
+      if (missing.length > 0) throw new Error(missingVariablesMessage(missing));
       version.config = config;
       this.log(version.job, [stageLine('Detecting persistent resources'), tfLine('Detecting persistent resources', 'Terraform 1.11.4')]);
       this.finishJob(version.job);

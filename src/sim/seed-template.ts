@@ -2,7 +2,7 @@ import type { SimDeployment } from './deployment';
 import type { TemplateRecord, User, WorkspaceRecord } from './model';
 import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
-import { storedVariables, typedVariableValue } from './template-variables';
+import { importVariables, missingVariablesMessage } from './template-variables';
 import { seededTemplateMeta } from './template-meta';
 
 export interface SeedTemplateSpec {
@@ -30,10 +30,8 @@ export async function seedTemplate(d: SimDeployment, admin: User, spec: SeedTemp
   };
   d.templates.set(template.id, template);
   const config = await parseTemplateConfig(spec.files);
-  const variables = storedVariables(config.variableSpecs, spec.variables ?? []);
-  const missing = variables.filter((v) => v.required && v.value === '').map((v) => v.name);
-  if (missing.length > 0) throw new Error(`required template variables need values: ${missing.join(', ')} (give each with --var NAME=VALUE)`);
-  for (const v of variables) config.variables[v.name] = typedVariableValue(v.type, v.value);
+  const { variables, missing } = importVariables(config, spec.variables ?? []);
+  if (missing.length > 0) throw new Error(`${missingVariablesMessage(missing)} (give each with --var NAME=VALUE)`);
   d.versions.set(template.activeVersionId, {
     id: template.activeVersionId,
     templateId: template.id,

@@ -1,5 +1,5 @@
 import type { TemplateVersionVariableRecord } from './model';
-import type { TemplateVariableSpec } from './template-config';
+import type { TemplateConfig, TemplateVariableSpec } from './template-config';
 
 /** How Coder stores a default: as text (provisioner/terraform/parse.go), a complex one as JSON. */
 function defaultText(value: unknown): string {
@@ -28,6 +28,21 @@ export function storedVariables(specs: readonly TemplateVariableSpec[], given: r
       sensitive: spec.sensitive,
     };
   });
+}
+
+/**
+ * An import's variables: stored per version (storedVariables), and the config's values set to them
+ * for its builds. `missing` names the required ones left without a value (the import then fails
+ * with Coder's words, `missingVariablesMessage`).
+ */
+export function importVariables(config: TemplateConfig, given: readonly { name: string; value: string }[]): { variables: TemplateVersionVariableRecord[]; missing: string[] } {
+  const variables = storedVariables(config.variableSpecs, given);
+  for (const v of variables) config.variables[v.name] = typedVariableValue(v.type, v.value);
+  return { variables, missing: variables.filter((v) => v.required && v.value === '').map((v) => v.name) };
+}
+
+export function missingVariablesMessage(missing: readonly string[]): string {
+  return `required template variables need values: ${missing.join(', ')}`;
 }
 
 /** A stored value as Terraform reads it from `-var name=value`: by the variable's type. */

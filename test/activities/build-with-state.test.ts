@@ -7,27 +7,17 @@ import type { StateBackup } from '../../src/activities/backup-state';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
+import { recordingCoder } from './fixtures/recorded-builds';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
 
-/** What the client sent to POST …/builds, decoded: the proof that the state travelled inside the build. */
-interface SentBuild {
-  transition: string;
-  template_version_id?: string;
-  state?: string;
-}
 
 describe('buildWithState and restoreByBuild: one build carries the state, only onto the build that was read', () => {
   let sim: CoderSimulator;
   let dir: string;
   let blobs: BlobStore;
   let v1: string;
-  const sent: SentBuild[] = [];
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (init?.method === 'POST' && /\/workspaces\/[^/]+\/builds$/.test(url) && typeof init.body === 'string') sent.push(JSON.parse(init.body) as SentBuild);
-    return fetch(input, init);
-  };
+  const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
     sim = await startSimulator({ workspaces: 9, buildLatencyMs: 30 });
@@ -41,8 +31,7 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
   });
 
   // Polls a build every 10 ms at most (the client's own pace starts at 500 ms): the simulator's builds take 30 ms.
-  const quickPoll = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 10)));
-  const coder = (token = sim.token) => new CoderClient({ url: sim.url, token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
+  const coder = (token = sim.token) => recordingClient(sim, token);
   const acts = (token?: string) => createActivities({ coder: coder(token), blobs, notifier: { notify: async () => undefined } });
   const latest = async (id: string) => (await coder().workspace(id)).latest_build;
   const pvc = (id: string) => sim.cluster.pvc('coder', homePvcName(id))?.uid;

@@ -1,5 +1,5 @@
 import type { BuildInfo, TemplateVersion } from '../../src/adapters/coder';
-import { BUILD_INFO_TTL_MS, cachedBuildInfo, succeededVersionReader } from '../../src/activities/cached-reads';
+import { BUILD_INFO_TTL_MS, cachedBuildInfo, succeededVersionReader, versionVariablesReader } from '../../src/activities/cached-reads';
 
 /** What a worker keeps of Coder between the preflights of a fleet, and what it asks for again. */
 describe('reads a worker keeps', () => {
@@ -29,5 +29,25 @@ describe('reads a worker keeps', () => {
     expect((await read('v1')).job.status).toBe('succeeded');
     expect((await read('v1')).job.status).toBe('succeeded');
     expect(calls).toBe(4);
+  });
+
+  it("a version's stored variables are asked once per version; a refused read (412 while importing) is asked again", async () => {
+    const calls: string[] = [];
+    let refuse = true;
+    const read = versionVariablesReader({
+      templateVersionVariables: async (id) => {
+        calls.push(id);
+        if (refuse) {
+          refuse = false;
+          throw new Error("412 Job hasn't completed!");
+        }
+        return [{ name: 'namespace', type: 'string', value: `ns-${id}`, default_value: 'coder', required: false, sensitive: false }];
+      },
+    });
+    await expect(read('v1')).rejects.toThrow('412');
+    expect((await read('v1'))[0]?.value).toBe('ns-v1');
+    expect((await read('v1'))[0]?.value).toBe('ns-v1');
+    expect((await read('v2'))[0]?.value).toBe('ns-v2');
+    expect(calls).toEqual(['v1', 'v1', 'v2']);
   });
 });

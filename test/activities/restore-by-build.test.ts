@@ -7,15 +7,10 @@ import type { RestoreByBuildInput } from '../../src/activities/restore-by-build'
 import { BlobStoreUnavailableError, createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
+import { recordingCoder } from './fixtures/recorded-builds';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
 
-/** What the client sent to POST …/builds, decoded. */
-interface SentBuild {
-  transition: string;
-  template_version_id?: string;
-  state?: string;
-}
 
 /**
  * restoreByBuild, the way back after a failed migration (coderd/workspacebuilds.go
@@ -31,12 +26,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   let blobs: BlobStore;
   let v1: string;
   let original: string;
-  const sent: SentBuild[] = [];
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (init?.method === 'POST' && /\/workspaces\/[^/]+\/builds$/.test(url) && typeof init.body === 'string') sent.push(JSON.parse(init.body) as SentBuild);
-    return fetch(input, init);
-  };
+  const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
     sim = await startSimulator({ workspaces: 17, buildLatencyMs: 5, provisioners: 1 });
@@ -55,8 +45,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   });
 
   // Polls a build every 10 ms at most (the client's own pace starts at 500 ms): each case waits on the simulator's builds, which take 5 ms.
-  const quickPoll = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 10)));
-  const client = () => new CoderClient({ url: sim.url, token: sim.token, fetchImpl: recordingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
+  const client = () => recordingClient(sim);
   const acts = (coder: CoderClient = client()) => createActivities({ coder, blobs, notifier: { notify: async () => undefined } });
   const latest = async (id: string) => (await client().workspace(id)).latest_build;
   const pvc = (id: string) => sim.cluster.pvc('coder', homePvcName(id))?.uid;
