@@ -27,6 +27,13 @@ export function readTemplateDir(dir: string): { name: string; content: string }[
   return files.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** `--param NAME=VALUE`, as `coder create --parameter` takes it; repeatable. */
+export function workspaceParameter(raw: string, previous: { name: string; value: string }[] = []): { name: string; value: string }[] {
+  const at = raw.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError(`--param must be NAME=VALUE (as 'coder create --parameter'), got "${raw}".`);
+  return [...previous, { name: raw.slice(0, at), value: raw.slice(at + 1) }];
+}
+
 /** `--var NAME=VALUE`, as `coder templates push --var` takes it; repeatable. */
 export function templateVariable(raw: string, previous: { name: string; value: string }[] = []): { name: string; value: string }[] {
   const at = raw.indexOf('=');

@@ -15,12 +15,14 @@ import {
   type TemplateVersionRecord,
   type User,
   type WorkspaceRecord,
+  type BuildParameterValue,
 } from './model';
 import type { SimRandom } from './random';
 import { unpackTar } from './tar-archive';
 import type { SimProvisioner } from './provisioner';
 import { DEFAULT_JOB_TAGS, type ProvisionerDaemonPool } from './provisioner-daemons';
 import { importVariables, missingVariablesMessage } from './template-variables';
+import { resolveBuildParameters, templateVersionParameters } from './template-parameters';
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
@@ -42,6 +44,8 @@ export interface CreateBuildRequest {
   orphan?: boolean;
   reason?: string;
   logLevel?: 'debug';
+  /** `rich_parameter_values`: given values win over the previous build's (wsbuilder RichParameterValues). */
+  richParameterValues?: readonly BuildParameterValue[];
 }
 
 export interface CreateVersionRequest {
@@ -322,6 +326,7 @@ export class SimDeployment {
       // Stored even when the import fails, as coderd does (the UI shows the schema).
       version.variables = variables;
       if (missing.length > 0) throw new Error(missingVariablesMessage(missing));
+      version.parameters = templateVersionParameters(config);
       version.config = config;
       this.log(version.job, [stageLine('Detecting persistent resources'), tfLine('Detecting persistent resources', 'Terraform 1.11.4')]);
       this.finishJob(version.job);
@@ -456,6 +461,8 @@ export class SimDeployment {
     if (previous && ACTIVE_JOB_STATUSES.has(previous.job.status)) {
       throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);
     }
+    // wsbuilder getParameters, after checkRunningBuild and before the job is inserted: a bad value is a 400 and nothing is built.
+    const parameters = resolveBuildParameters(version.parameters ?? [], req.richParameterValues ?? [], previous?.parameters ?? []);
     // wsbuilder.getState: orphan → empty, explicit → exactly those bytes, else the previous build's state.
     const state = req.orphan ? Buffer.alloc(0) : customState ? Buffer.from(customState) : Buffer.from(previous?.state ?? Buffer.alloc(0));
     const build: BuildRecord = {
@@ -467,6 +474,7 @@ export class SimDeployment {
       initiatorId: actor.id,
       reason: req.reason ?? 'initiator',
       state,
+      parameters,
       job: this.newJob('workspace_build', version.job.fileId, actor.id, version.job.tags),
       resources: [],
       createdAt: this.now(),
@@ -484,7 +492,7 @@ export class SimDeployment {
    * start, on the given version or the template's active one. Creation, unlike a build, refuses an
    * archived version. Members create only their own; Owners and Organization Admins anyone's.
    */
-  createWorkspace(actor: User, owner: User, req: { name: string; templateId?: string; templateVersionId?: string }): { ws: WorkspaceRecord; build: BuildRecord } {
+  createWorkspace(actor: User, owner: User, req: { name: string; templateId?: string; templateVersionId?: string; richParameterValues?: readonly BuildParameterValue[] }): { ws: WorkspaceRecord; build: BuildRecord } {
     if (!this.can(actor, 'create', { type: 'workspace', ownerId: owner.id, orgId: this.org.id })) {
       throw new ApiError(403, 'Forbidden.', `Creating a workspace for ${owner.username} needs \`create\` on their workspaces: theirs, an Organization Admin's or an Owner's.`);
     }
@@ -506,7 +514,7 @@ export class SimDeployment {
     const ws: WorkspaceRecord = { id: this.newId(), name: req.name, ownerId: owner.id, organizationId: this.org.id, templateId: template.id, createdAt: now, updatedAt: now, lastUsedAt: now, deleted: false, buildIds: [] };
     this.workspaces.set(ws.id, ws);
     try {
-      return { ws, build: this.createBuild(actor, ws, { transition: 'start', templateVersionId: chosen.id }, true) };
+      return { ws, build: this.createBuild(actor, ws, { transition: 'start', templateVersionId: chosen.id, ...(req.richParameterValues ? { richParameterValues: req.richParameterValues } : {}) }, true) };
     } catch (err) {
       this.workspaces.delete(ws.id);
       throw err;
@@ -527,7 +535,7 @@ export class SimDeployment {
   }
 
   /** Seeds a build that already happened (no waiting), for the deployment's initial history. */
-  async seedBuild(ws: WorkspaceRecord, versionId: string, transition: Transition, initiator: User, pvcData: string): Promise<BuildRecord> {
+  async seedBuild(ws: WorkspaceRecord, versionId: string, transition: Transition, initiator: User, pvcData: string, richParameterValues: readonly BuildParameterValue[] = []): Promise<BuildRecord> {
     const previousId = ws.buildIds[ws.buildIds.length - 1];
     const previous = previousId ? this.builds.get(previousId) : undefined;
     const version = this.versions.get(versionId);
@@ -541,6 +549,7 @@ export class SimDeployment {
       initiatorId: initiator.id,
       reason: 'initiator',
       state: previous ? Buffer.from(previous.state) : Buffer.alloc(0),
+      parameters: resolveBuildParameters(version.parameters ?? [], richParameterValues, previous?.parameters ?? []),
       job: this.newJob('workspace_build', version.job.fileId, initiator.id),
       resources: [],
       createdAt: this.now(),
@@ -554,7 +563,7 @@ export class SimDeployment {
     return build;
   }
 
-  private workspaceContext(ws: WorkspaceRecord, version: TemplateVersionRecord, transition: Transition): WorkspaceContext {
+  private workspaceContext(ws: WorkspaceRecord, version: TemplateVersionRecord, build: BuildRecord): WorkspaceContext {
     const owner = this.userById(ws.ownerId);
     const template = this.templates.get(ws.templateId);
     return {
@@ -567,7 +576,8 @@ export class SimDeployment {
       templateName: template?.name ?? '',
       templateVersionName: version.name,
       accessUrl: this.accessUrl,
-      transition,
+      transition: build.transition,
+      parameters: Object.fromEntries(build.parameters.map((p) => [p.name, p.value])),
     };
   }
 
@@ -643,7 +653,7 @@ export class SimDeployment {
       this.completeBuild(build, ws);
       return;
     }
-    const ctx = this.workspaceContext(ws, version, build.transition);
+    const ctx = this.workspaceContext(ws, version, build);
     const file = this.files.get(version.job.fileId);
     try {
       const result = await this.provisioner.provision({

@@ -65,6 +65,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       templateName: opts.templateName ?? 'k8s-dev',
       ...(opts.templateFiles ? { templateFiles: opts.templateFiles } : {}),
       ...(opts.templateVariables ? { templateVariables: opts.templateVariables } : {}),
+      ...(opts.workspaceParameters ? { workspaceParameters: opts.workspaceParameters } : {}),
       workspacesRunning: opts.workspacesRunning ?? true,
       buildLatencyMs: opts.buildLatencyMs ?? 30,
       ...(real ? { provisioner: real } : {}),

@@ -83,6 +83,29 @@ export interface TemplateVersionRecord {
    * this version plan with these values, never with a later push's.
    */
   variables?: TemplateVersionVariableRecord[];
+  /** The version's `data "coder_parameter"` blocks as the import stored them (template_version_parameters). */
+  parameters?: TemplateVersionParameterRecord[];
+}
+
+export interface TemplateVersionParameterRecord {
+  name: string;
+  displayName: string;
+  description: string;
+  type: string;
+  mutable: boolean;
+  ephemeral: boolean;
+  defaultValue: string;
+  required: boolean;
+  options: { name: string; value: string }[];
+  validationMin?: number;
+  validationMax?: number;
+  validationRegex?: string;
+}
+
+/** One value of a build (workspace_build_parameters; codersdk.WorkspaceBuildParameter). */
+export interface BuildParameterValue {
+  name: string;
+  value: string;
 }
 
 export interface TemplateVersionVariableRecord {
@@ -144,6 +167,8 @@ export interface BuildRecord {
   reason: string;
   /** Provisioner state: inherited from the previous build, replaced when the job completes. */
   state: Buffer;
+  /** What wsbuilder resolved for this build (template-parameters.ts resolveBuildParameters); the next build starts from these. */
+  parameters: BuildParameterValue[];
   job: ProvisionerJob;
   resources: BuildResource[];
   /** Autostop time: set when a start completes on a workspace with a ttl (provisionerdserver CompleteJob). */

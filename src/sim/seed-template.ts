@@ -1,8 +1,10 @@
+import { ApiError } from './api-error';
 import type { SimDeployment } from './deployment';
-import type { TemplateRecord, User, WorkspaceRecord } from './model';
+import type { BuildParameterValue, TemplateRecord, User, WorkspaceRecord } from './model';
 import { packTar } from './tar-archive';
 import { parseTemplateConfig } from './template-config';
 import { importVariables, missingVariablesMessage } from './template-variables';
+import { templateVersionParameters } from './template-parameters';
 import { seededTemplateMeta } from './template-meta';
 
 export interface SeedTemplateSpec {
@@ -45,12 +47,13 @@ export async function seedTemplate(d: SimDeployment, admin: User, spec: SeedTemp
     archived: false,
     config,
     variables,
+    parameters: templateVersionParameters(config),
   });
   return template;
 }
 
 /** A workspace of the template, started once on its active version; its home PVC holds `home of <owner>`. */
-export async function seedWorkspace(d: SimDeployment, template: TemplateRecord, owner: User, name: string, createdAt: string): Promise<WorkspaceRecord> {
+export async function seedWorkspace(d: SimDeployment, template: TemplateRecord, owner: User, name: string, createdAt: string, parameters: readonly BuildParameterValue[] = []): Promise<WorkspaceRecord> {
   const ws: WorkspaceRecord = {
     id: d.newId(),
     name,
@@ -64,7 +67,14 @@ export async function seedWorkspace(d: SimDeployment, template: TemplateRecord, 
     buildIds: [],
   };
   d.workspaces.set(ws.id, ws);
-  await d.seedBuild(ws, template.activeVersionId, 'start', owner, homeDataOf(owner));
+  try {
+    await d.seedBuild(ws, template.activeVersionId, 'start', owner, homeDataOf(owner), parameters);
+  } catch (err) {
+    d.workspaces.delete(ws.id);
+    // Coder's 400 for a parameter: its detail says which and why.
+    if (err instanceof ApiError) throw new Error(`${err.message}: ${(err.detail ?? '').replace(/^parameter validation failed\n/, '')} (give it with --param NAME=VALUE)`);
+    throw err;
+  }
   return ws;
 }
 

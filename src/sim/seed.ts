@@ -15,6 +15,7 @@ export interface SeedOptions {
   provisioner?: SimProvisioner;
   templateFiles?: { name: string; content: string }[];
   templateVariables?: { name: string; value: string }[];
+  workspaceParameters?: { name: string; value: string }[];
 }
 
 export interface SeededDeployment {
@@ -55,7 +56,7 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
   const versionId = template.activeVersionId;
   for (let i = 0; i < opts.workspaces; i++) {
     const owner = members[i % members.length] as User;
-    const ws = await seedWorkspace(d, template, owner, `${WORKSPACE_STEMS[i % WORKSPACE_STEMS.length]}-${i + 1}`, created);
+    const ws = await seedWorkspace(d, template, owner, `${WORKSPACE_STEMS[i % WORKSPACE_STEMS.length]}-${i + 1}`, created, opts.workspaceParameters ?? []);
     if (!opts.workspacesRunning) await d.seedBuild(ws, versionId, 'stop', owner, homeDataOf(owner));
   }
   return { deployment: d, admin, member: members[0] as User, template, originalVersionId: versionId };

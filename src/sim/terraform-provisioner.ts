@@ -49,6 +49,7 @@ export function coderProvisionerEnv(ctx: WorkspaceContext, buildId: string): Rec
     CODER_WORKSPACE_TEMPLATE_NAME: ctx.templateName,
     CODER_WORKSPACE_TEMPLATE_VERSION: ctx.templateVersionName,
     CODER_WORKSPACE_BUILD_ID: buildId,
+    ...Object.fromEntries(Object.entries(ctx.parameters).map(([name, value]) => [`CODER_PARAMETER_${createHash('sha256').update(name).digest('hex')}`, value])),
   };
 }
 

@@ -37,6 +37,8 @@ export interface SimulatorOptions {
    */
   templateFiles?: { name: string; content: string }[];
   templateVariables?: { name: string; value: string }[];
+  /** The values every seeded workspace was created with for the template's coder_parameters (the rest: defaults). */
+  workspaceParameters?: { name: string; value: string }[];
   templateName?: string;
   faults?: FaultConfig;
   /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { evaluateValue, type Resolver } from './expression';
 import type { TemplateConfig } from './template-config';
+import { parameterText } from './template-parameters';
 import type { StateResource } from './terraform-state';
 
 export type Transition = 'start' | 'stop' | 'delete';
@@ -17,6 +18,8 @@ export interface WorkspaceContext {
   templateVersionName: string;
   accessUrl: string;
   transition: Transition;
+  /** The build's parameter values by parameter name (wsbuilder: given, else the previous build's, else the default). */
+  parameters: Readonly<Record<string, string>>;
 }
 
 export function startCountOf(transition: Transition): number {
@@ -70,13 +73,14 @@ export function coderWorkspaceOwnerAttributes(ctx: WorkspaceContext): Record<str
 }
 
 /**
- * data "coder_parameter": a build's value is the one the workspace was given, else the default;
- * the simulator's builds take the default. The provider hands every value over as a string.
+ * data "coder_parameter": the value is the build's (Coder passes it as CODER_PARAMETER_<sha256 of the
+ * name>, coder provider parameter.go), else the default. The provider hands every value over as a string.
  */
-function coderParameterAttributes(body: Record<string, unknown>, resolve: Resolver): Record<string, unknown> {
-  const defaultValue = evaluateValue(body.default, resolve);
-  const value = defaultValue === undefined || defaultValue === null ? '' : typeof defaultValue === 'string' ? defaultValue : typeof defaultValue === 'object' ? JSON.stringify(defaultValue) : String(defaultValue);
-  return { ...body, value, default: value };
+function coderParameterAttributes(body: Record<string, unknown>, resolve: Resolver, values: Readonly<Record<string, string>>): Record<string, unknown> {
+  const defaultValue = parameterText(evaluateValue(body.default, resolve));
+  const name = parameterText(evaluateValue(body.name, resolve));
+  const value = Object.hasOwn(values, name) ? (values[name] as string) : defaultValue;
+  return { ...body, value, default: defaultValue };
 }
 
 function walk(value: unknown, path: readonly string[]): unknown {
@@ -102,7 +106,7 @@ export function buildResolver(ctx: WorkspaceContext, config: TemplateConfig, res
     if (root === 'var' && second !== undefined) return walk(config.variables[second], path.slice(2));
     if (root === 'data' && second === 'coder_parameter' && third !== undefined) {
       const block = config.dataSources.find((d) => d.type === 'coder_parameter' && d.name === third);
-      return block ? walk(coderParameterAttributes(block.body ?? {}, resolve), rest) : undefined;
+      return block ? walk(coderParameterAttributes(block.body ?? {}, resolve, ctx.parameters), rest) : undefined;
     }
     if (root === 'local' && second !== undefined) {
       return second in config.locals ? walk(evaluateValue(config.locals[second], resolve), path.slice(2)) : undefined;

@@ -19,6 +19,7 @@ const ctx = (transition: Transition): WorkspaceContext => ({
   templateVersionName: 'v',
   accessUrl: 'http://127.0.0.1:3000',
   transition,
+  parameters: {},
 });
 
 function entry(type: string, name: string, attributes: Record<string, unknown>, indexKey?: number): StateResource {

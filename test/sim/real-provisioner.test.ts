@@ -202,6 +202,52 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
     }
   });
 
+  it("a build's parameter values reach the coder provider (CODER_PARAMETER_<sha256>): given once, carried by the next builds, on both provisioners", async () => {
+    const withSizeMap = K8S_TEMPLATE_MAIN_TF.replace(
+      'resource "kubernetes_deployment" "main" {',
+      `data "coder_parameter" "size" {
+  name    = "workspace size"
+  default = "small"
+  mutable = true
+}
+resource "kubernetes_config_map" "size" {
+  metadata {
+    name      = "coder-\${data.coder_workspace.me.id}-size"
+    namespace = var.namespace
+  }
+  data = {
+    size = data.coder_parameter.size.value
+  }
+}
+resource "kubernetes_deployment" "main" {`,
+    );
+    const sizeInState = (sim: CoderSimulator): unknown => {
+      const doc = JSON.parse(sim.stateOf(workspaceOf(sim).id)) as { resources: { type: string; instances: { attributes: { data?: Record<string, string> } }[] }[] };
+      return doc.resources.find((r) => r.type === 'kubernetes_config_map')?.instances[0]?.attributes.data?.size;
+    };
+    const seen: Record<string, unknown[]> = {};
+    for (const kind of ['structural', 'terraform'] as const) {
+      const sim = await simOf(kind);
+      try {
+        const version = await pushTemplateVersion(sim, withSizeMap);
+        const given = await build(sim, 'start with size large', { transition: 'start', template_version_id: version.id, rich_parameter_values: [{ name: 'workspace size', value: 'large' }] });
+        expect(given.build.job.status).toBe('succeeded');
+        const first = sizeInState(sim);
+        await build(sim, 'stop', { transition: 'stop' });
+        const carried = await build(sim, 'start with no values', { transition: 'start' });
+        expect(carried.build.job.status).toBe('succeeded');
+        seen[kind] = [first, sizeInState(sim)];
+        if (kind === 'terraform') {
+          const map = await kube.client.get('ConfigMap', 'coder', `coder-${workspaceOf(sim).id}-size`);
+          expect(map).toBeDefined();
+        }
+      } finally {
+        await sim.close();
+      }
+    }
+    expect(seen).toEqual({ structural: ['large', 'large'], terraform: ['large', 'large'] });
+  });
+
   it('Option A done with a plain start (KB hazard 1): the OLD version runs on the migrated state and the PVC is lost', async () => {
     const sim = await simOf('terraform');
     try {

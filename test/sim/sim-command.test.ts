@@ -163,6 +163,40 @@ describe('wsmigrate sim', () => {
     }
   });
 
+  test("--param creates the seeded workspaces with a coder_parameter's value; a required one without it says which and how", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wsmigrate-tpl-'));
+    try {
+      const source = readFileSync(join(__dirname, '..', 'fixtures', 'sim', 'template-v1', 'main.tf'), 'utf8')
+        .replace('kubernetes_persistent_volume_claim_v1', 'kubernetes_persistent_volume_claim')
+        .replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"')
+        .concat('\ndata "coder_parameter" "size" {\n  name = "home_disk_size"\n  type = "number"\n}\n');
+      expect(source).toContain('data.coder_parameter.size.value');
+      writeFileSync(join(dir, 'main.tf'), source);
+      await expect(program(collector()).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--template-dir', dir], { from: 'user' })).rejects.toThrow(
+        'could not be seeded: Unable to validate parameter "home_disk_size": Parameter "home_disk_size" is required but not provided (give it with --param NAME=VALUE)',
+      );
+      const io = collector();
+      const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--seed', '6', '--template-dir', dir, '--param', 'home_disk_size=25'], { from: 'user' });
+      await until(() => io.lines.some((l) => l.startsWith('export ')));
+      try {
+        const [, url, token] = /^export CODER_URL=(\S+) CODER_SESSION_TOKEN=(\S+)$/.exec(io.lines.find((l) => l.startsWith('export ')) as string) as RegExpExecArray;
+        const headers = { 'Coder-Session-Token': token as string };
+        const list = (await (await fetch(`${url}/api/v2/workspaces`, { headers })).json()) as { workspaces: { latest_build: { id: string } }[] };
+        const buildId = list.workspaces[0]!.latest_build.id;
+        expect(await (await fetch(`${url}/api/v2/workspacebuilds/${buildId}/parameters`, { headers })).json()).toEqual([{ name: 'home_disk_size', value: '25' }]);
+        expect(await (await fetch(`${url}/api/v2/workspacebuilds/${buildId}/state`, { headers })).text()).toMatch(/"storage": ?"25Gi"/);
+      } finally {
+        process.emit('SIGTERM');
+        await run;
+      }
+      const bad = collector();
+      await expect(program(bad).parseAsync(['sim', '--param', 'home_disk_size'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+      expect(bad.errors.join('')).toContain(`--param must be NAME=VALUE (as 'coder create --parameter'), got "home_disk_size"`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('an unknown --licence is a usage error naming the choices', async () => {
     const io = collector();
     await expect(program(io).parseAsync(['sim', '--licence', 'gold'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);

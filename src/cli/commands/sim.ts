@@ -1,4 +1,4 @@
-import { readTemplateDir, templateVariable } from '../template-dir';
+import { readTemplateDir, templateVariable, workspaceParameter } from '../template-dir';
 import { InvalidArgumentError, type Command } from 'commander';
 import { LICENCES, type Licence } from '../../sim/licence';
 import { CliError, EXIT, type CliIo } from '../io';
@@ -46,6 +46,7 @@ interface SimOptions {
   userBuildsMs?: number;
   templateDir?: string;
   var: { name: string; value: string }[];
+  param: { name: string; value: string }[];
 }
 
 /** "500ms", "30s", "1m": what `--lifecycle-interval` takes, in milliseconds. */
@@ -135,6 +136,7 @@ export function registerSimCommands(program: Command, io: CliIo): void {
     )
     .option('--template-dir <dir>', "seed the template from this directory (e.g. a real one from 'coder templates pull k8s-dev ./k8s-dev') instead of the built-in Kubernetes template")
     .option('--var <NAME=VALUE>', "a value for one of the template's variables, as 'coder templates push --var' gives it (repeatable)", templateVariable, [])
+    .option('--param <NAME=VALUE>', "a value for one of the template's coder_parameters in every seeded workspace, as 'coder create --parameter' gives it (repeatable; the rest take their defaults)", workspaceParameter, [])
     .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
     .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
     .addHelpText(
@@ -144,6 +146,7 @@ Example:
   $ wsmigrate sim --workspaces 200 --port 3000 --version v2.31.7 --seed 7
   $ wsmigrate sim --workspaces 3 --provisioner terraform     # real Terraform against a local API server
   $ wsmigrate sim --template-dir ./k8s-dev --var namespace=coder-workspaces   # your own template (coder templates pull)
+  $ wsmigrate sim --template-dir ./k8s-dev --param home_disk_size=20          # its workspaces created with that parameter value
   Then paste the printed "export CODER_URL=… CODER_SESSION_TOKEN=…" line into another shell.
   The admin token is an Owner's; "role tokens" are a Template Admin's (reads every workspace, may not
   start or stop them) and an Organization Admin's. More: POST /api/v2/sim/tokens {"role": "member"}.
@@ -174,6 +177,7 @@ Exit codes:
           moreTemplates: opts.moreTemplate,
           ...(templateFiles ? { templateFiles } : {}),
           ...(opts.var.length ? { templateVariables: opts.var } : {}),
+          ...(opts.param.length ? { workspaceParameters: opts.param } : {}),
         });
       } catch (err) {
         if (templateFiles && !/EADDRINUSE|listen/i.test((err as Error).message)) {

@@ -1,6 +1,7 @@
 import { ApiError, notFound } from '../api-error';
 import { buildJson, logJson } from '../api-shapes';
 import { supportsStatePut } from '../state-put-support';
+import { parseRichParameterValues } from '../template-parameters';
 import type { Transition } from '../workspace-context';
 import { noContent, ok, optionalString, page, paging, readJson, uuidParam, type Route } from './route';
 
@@ -57,6 +58,7 @@ export const buildRoutes: Route[] = [
         throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'log_level', detail: 'Validation failed for tag "oneof"' }]);
       }
       const state = decodeBytesField(body.state, 'state');
+      const richParameterValues = parseRichParameterValues(body.rich_parameter_values);
       const build = d.createBuild(ctx.actor, ws, {
         transition: transition as Transition,
         ...(versionId !== undefined ? { templateVersionId: versionId.toLowerCase() } : {}),
@@ -64,6 +66,7 @@ export const buildRoutes: Route[] = [
         orphan: body.orphan === true,
         ...(logLevel !== undefined ? { logLevel: 'debug' as const } : {}),
         ...(typeof body.reason === 'string' ? { reason: body.reason } : {}),
+        ...(richParameterValues ? { richParameterValues } : {}),
       });
       return ok(buildJson(d, build), 201);
     },
@@ -97,6 +100,15 @@ export const buildRoutes: Route[] = [
     handle(ctx) {
       const build = ctx.deployment.readableBuild(ctx.actor, uuidParam(ctx, 'workspacebuild', 'workspace build'));
       return ok(buildJson(ctx.deployment, build));
+    },
+  },
+  {
+    // coderd/workspacebuilds.go workspaceBuildParameters: the values the build resolved.
+    method: 'GET',
+    path: '/workspacebuilds/{workspacebuild}/parameters',
+    handle(ctx) {
+      const build = ctx.deployment.readableBuild(ctx.actor, uuidParam(ctx, 'workspacebuild', 'workspace build'));
+      return ok(build.parameters.map((p) => ({ name: p.name, value: p.value })));
     },
   },
   {

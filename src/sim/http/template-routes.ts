@@ -1,6 +1,7 @@
 import { ApiError, notFound } from '../api-error';
 import { templateJson, templateVersionJson } from '../api-shapes';
 import type { TemplateRecord, TemplateVersionRecord } from '../model';
+import { templateVersionParametersJson } from '../template-parameters';
 import { templateVersionVariablesJson } from '../template-variables';
 import { ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
 
@@ -107,6 +108,16 @@ export const templateRoutes: Route[] = [
       const version = versionById(ctx);
       if (version.job.status === 'pending' || version.job.status === 'running') throw new ApiError(412, "Job hasn't completed!");
       return ok(templateVersionVariablesJson(version.variables ?? []));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/templateversions/{templateversion}/rich-parameters',
+    handle(ctx) {
+      // coderd/templateversions.go templateVersionRichParameters: 403 until the import job completed (412 in older releases).
+      const version = versionById(ctx);
+      if (version.job.completedAt === undefined) throw new ApiError(403, "Job hasn't completed!");
+      return ok(templateVersionParametersJson(version.parameters ?? []));
     },
   },
   {

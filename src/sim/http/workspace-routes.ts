@@ -2,6 +2,7 @@ import { ApiError, notFound } from '../api-error';
 import { workspaceJson, workspaceStatus } from '../api-shapes';
 import type { SimDeployment } from '../deployment';
 import type { User, WorkspaceRecord } from '../model';
+import { parseRichParameterValues } from '../template-parameters';
 import { parseWorkspaceQuery, type WorkspaceQuery } from '../workspace-query';
 import { noContent, ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
 
@@ -90,8 +91,10 @@ function createWorkspaceRoute(path: string): Route {
       if ((templateId === undefined) === (templateVersionId === undefined)) {
         throw new ApiError(400, 'Exactly one of "template_id" or "template_version_id" must be given.');
       }
+      const richParameterValues = parseRichParameterValues(body.rich_parameter_values);
       const { ws } = d.createWorkspace(ctx.actor, owner, {
         name,
+        ...(richParameterValues ? { richParameterValues } : {}),
         ...(templateId !== undefined ? { templateId: templateId.toLowerCase() } : {}),
         ...(templateVersionId !== undefined ? { templateVersionId: templateVersionId.toLowerCase() } : {}),
       });
