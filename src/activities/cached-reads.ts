@@ -1,4 +1,4 @@
-import type { BuildInfo, TemplateVersion, TemplateVersionVariable } from '../adapters/coder';
+import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVersionVariable } from '../adapters/coder';
 import type { CoderApi } from './ports';
 
 /** How long a worker keeps Coder's build info: the preflight of every workspace of a fleet asks for it. */
@@ -50,13 +50,25 @@ export function succeededVersionReader(coder: Pick<CoderApi, 'templateVersion'>,
  * route answers 412, which is not kept). A fleet's preflights compare the same two or three versions.
  */
 export function versionVariablesReader(coder: Pick<CoderApi, 'templateVersionVariables'>, maxEntries = 16): (versionId: string) => Promise<TemplateVersionVariable[]> {
-  const kept = new Map<string, TemplateVersionVariable[]>();
+  return keptPerVersion((id) => coder.templateVersionVariables(id), maxEntries);
+}
+
+/**
+ * A template version's coder_parameters, kept per worker once read: stored when the import ends
+ * and never changed (before that the route answers 403, which is not kept).
+ */
+export function versionParametersReader(coder: Pick<CoderApi, 'templateVersionRichParameters'>, maxEntries = 16): (versionId: string) => Promise<TemplateVersionParameter[]> {
+  return keptPerVersion((id) => coder.templateVersionRichParameters(id), maxEntries);
+}
+
+/** The answer for each version, kept once read (a failed read is not), the oldest dropped past `maxEntries`. */
+function keptPerVersion<T>(read: (versionId: string) => Promise<T>, maxEntries: number): (versionId: string) => Promise<T> {
+  const kept = new Map<string, T>();
   return async (versionId) => {
-    const hit = kept.get(versionId);
-    if (hit) return hit;
-    const variables = await coder.templateVersionVariables(versionId);
-    kept.set(versionId, variables);
+    if (kept.has(versionId)) return kept.get(versionId) as T;
+    const answer = await read(versionId);
+    kept.set(versionId, answer);
     while (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
-    return variables;
+    return answer;
   };
 }

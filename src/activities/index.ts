@@ -27,7 +27,7 @@ import { makePushTemplateVersion } from './push-template-version';
 import { makeRewriteTemplateSource } from './rewrite-template-source';
 import { makeVerifyMigration } from './verify-migration';
 import { cachedTemplateSourceLoader } from './template-source';
-import { cachedBuildInfo, succeededVersionReader, versionVariablesReader } from './cached-reads';
+import { cachedBuildInfo, succeededVersionReader, versionParametersReader, versionVariablesReader } from './cached-reads';
 
 export type { ActivityDeps, CoderApi, Importer, MessageRef, MigrationMetrics, Notification, Notifier, NotifyOutcome } from './ports';
 
@@ -35,7 +35,7 @@ export type { ActivityDeps, CoderApi, Importer, MessageRef, MigrationMetrics, No
 export function createActivities(deps: ActivityDeps) {
   const templateSources = cachedTemplateSourceLoader(deps.coder);
   const activities = {
-    preflightWorkspace: makePreflightWorkspace(deps, templateSources, { buildInfo: cachedBuildInfo(deps.coder), templateVersion: succeededVersionReader(deps.coder), templateVersionVariables: versionVariablesReader(deps.coder) }),
+    preflightWorkspace: makePreflightWorkspace(deps, templateSources, { buildInfo: cachedBuildInfo(deps.coder), templateVersion: succeededVersionReader(deps.coder), templateVersionVariables: versionVariablesReader(deps.coder), templateVersionParameters: versionParametersReader(deps.coder) }),
     stopWorkspace: makeStopWorkspace(deps),
     backupState: makeBackupState(deps),
     rewriteState: makeRewriteState(deps, templateSources),

@@ -26,6 +26,8 @@ export type CoderApi = Pick<
   | 'templateVersion'
   | 'templateVersions'
   | 'templateVersionVariables'
+  | 'templateVersionRichParameters'
+  | 'workspaceBuildParameters'
   | 'downloadFile'
   | 'uploadFile'
   | 'createTemplateVersion'

@@ -6,10 +6,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
-import type { BuildInfo, TemplateVersion, TemplateVersionVariable } from '../adapters/coder';
+import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVersionVariable } from '../adapters/coder';
 import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import { stateTypesStillDeclared } from '../domain/module-coverage';
+import { parameterRefusals, sameParameterRules } from '../domain/build-parameters';
 import { variableChanges } from '../domain/version-settings';
 
 export interface WorkspacePreflightInput {
@@ -47,13 +48,20 @@ export function makePreflightWorkspace(
     buildInfo: () => Promise<BuildInfo>;
     templateVersion: (id: string) => Promise<TemplateVersion>;
     templateVersionVariables: (id: string) => Promise<TemplateVersionVariable[]>;
-  } = { buildInfo: () => coder.buildInfo(), templateVersion: (id) => coder.templateVersion(id), templateVersionVariables: (id) => coder.templateVersionVariables(id) },
+    templateVersionParameters: (id: string) => Promise<TemplateVersionParameter[]>;
+  } = {
+    buildInfo: () => coder.buildInfo(),
+    templateVersion: (id) => coder.templateVersion(id),
+    templateVersionVariables: (id) => coder.templateVersionVariables(id),
+    templateVersionParameters: (id) => coder.templateVersionRichParameters(id),
+  },
 ) {
   /** `stepReads`: where a combined step keeps what this read (the workspace, its latest state) for the part after it. */
   return async function preflightWorkspace(input: WorkspacePreflightInput, stepReads?: StepReads): Promise<WorkspacePreflight> {
     const subject = `${input.owner}/${input.workspace}`;
     const step = 'preflight';
     const variablesOf = (versionId: string) => coderStep(step, subject, () => reads.templateVersionVariables(versionId));
+    const parametersOf = (versionId: string) => coderStep(step, subject, () => reads.templateVersionParameters(versionId));
     const info = await coderStep(step, subject, reads.buildInfo);
     const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStateInBuilds(version)) throw refuse(step, subject, describeVersionGate(version));
@@ -114,6 +122,20 @@ export function makePreflightWorkspace(
             `${changed.slice(0, 5).map((c) => `${c.name}: '${c.from}' → '${c.to}'`).join(', ')}), so the migration's build would plan with them: a changed namespace or claim name replaces the home volume. ` +
             `Pass the version 'wsmigrate migrate template' pushed (it carries the values), or push the target with the same values ('coder templates push --var NAME=VALUE')`,
         );
+      }
+      // Coder would refuse the migration's build (400) only after the stop: say so before anything stops.
+      const [ran, next] = await Promise.all([parametersOf(latest.template_version_id), parametersOf(input.targetVersionId)]);
+      if (!sameParameterRules(ran, next)) {
+        const refusals = parameterRefusals(next, await coderStep(step, subject, () => coder.workspaceBuildParameters(latest.id)));
+        if (refusals.length > 0) {
+          throw refuse(
+            step,
+            subject,
+            `Coder would refuse a build of template version ${target.name} with the parameter values of build #${latest.build_number} (${refusals.slice(0, 5).join('; ')}). ` +
+              // Not 'coder update --parameter': on a migrated version with the old state, that build replaces the home volume.
+              `The migration gives no values of its own. Pass the version 'wsmigrate migrate template' pushed (its parameters are the old version's), or push a target whose new parameters have defaults the workspace's values satisfy`,
+          );
+        }
       }
     }
     if (summary.needsImport.length > 0 && input.strategy === 'rename') {

@@ -15,8 +15,10 @@ import {
   TemplatesSchema,
   TemplateSchema,
   TemplateVersionSchema,
+  TemplateVersionParameterSchema,
   TemplateVersionVariableSchema,
   UploadResponseSchema,
+  WorkspaceBuildParameterSchema,
   WorkspaceBuildSchema,
   WorkspaceBuildsSchema,
   WorkspaceSchema,
@@ -28,10 +30,12 @@ import {
   type ProvisionerDaemon,
   type Template,
   type TemplateVersion,
+  type TemplateVersionParameter,
   type TemplateVersionVariable,
   type UploadResponse,
   type Workspace,
   type WorkspaceBuild,
+  type WorkspaceBuildParameter,
   type WorkspaceTransition,
 } from './schemas';
 import type { AuthCheck } from '../../domain/token-permissions';
@@ -519,7 +523,6 @@ export class CoderClient {
     );
   }
 
-  /** Every version of a template (archived ones too), so a retried push can find the version it made. */
   /** The values a version's import stored for its variables (sensitive ones redacted by Coder). */
   templateVersionVariables(versionId: string): Promise<TemplateVersionVariable[]> {
     return this.#http.json(
@@ -530,6 +533,32 @@ export class CoderClient {
         endpoint: { does: `read the variables of template version ${versionId}`, needs: NEEDS.templateAdmin },
       },
       z.array(TemplateVersionVariableSchema),
+    );
+  }
+
+  /** A version's coder_parameters as its import stored them (what a build of it validates against). */
+  templateVersionRichParameters(versionId: string): Promise<TemplateVersionParameter[]> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/templateversions/${seg(versionId)}/rich-parameters`,
+        expect: [200],
+        endpoint: { does: `read the parameters of template version ${versionId}`, needs: NEEDS.templateRead },
+      },
+      z.array(TemplateVersionParameterSchema),
+    );
+  }
+
+  /** The parameter values a build ran with; the next build starts from them (coderd wsbuilder). */
+  workspaceBuildParameters(buildId: string): Promise<WorkspaceBuildParameter[]> {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `/workspacebuilds/${seg(buildId)}/parameters`,
+        expect: [200],
+        endpoint: { does: `read the parameters of workspace build ${buildId}`, needs: NEEDS.workspaceRead },
+      },
+      z.array(WorkspaceBuildParameterSchema),
     );
   }
 

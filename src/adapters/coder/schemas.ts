@@ -84,6 +84,23 @@ export const TemplateVersionVariableSchema = z.looseObject({
 });
 export type TemplateVersionVariable = z.infer<typeof TemplateVersionVariableSchema>;
 
+/** `GET /templateversions/{id}/rich-parameters` (codersdk.TemplateVersionParameter): the fields a build's validation reads. */
+export const TemplateVersionParameterSchema = z.looseObject({
+  name: z.string().min(1),
+  type: z.string(),
+  default_value: z.string(),
+  required: z.boolean(),
+  ephemeral: z.boolean().optional(),
+  options: z.array(z.looseObject({ value: z.string() })).nullish(),
+  validation_min: z.number().nullish(),
+  validation_max: z.number().nullish(),
+});
+export type TemplateVersionParameter = z.infer<typeof TemplateVersionParameterSchema>;
+
+/** `GET /workspacebuilds/{id}/parameters` (codersdk.WorkspaceBuildParameter). */
+export const WorkspaceBuildParameterSchema = z.looseObject({ name: z.string(), value: z.string() });
+export type WorkspaceBuildParameter = z.infer<typeof WorkspaceBuildParameterSchema>;
+
 export const WorkspaceResourceSchema = z.looseObject({
   id,
   type: z.string(),
