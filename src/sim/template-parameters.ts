@@ -113,10 +113,12 @@ export function resolveBuildParameters(
       throw invalid(p.name, `Parameter "${p.name}" is not mutable, so it can't be updated after creating a workspace.`);
     }
     if (p.required && !given && !last) throw invalid(p.name, `Parameter "${p.name}" is required but not provided`);
-    const value = given?.value ?? (p.ephemeral ? undefined : last?.value) ?? p.defaultValue;
-    const problem = validateValue(p, value);
-    if (problem) throw invalid(p.name, problem);
-    return { name: p.name, value };
+    const resolved = given?.value ?? (p.ephemeral ? undefined : last?.value) ?? p.defaultValue;
+    // codersdk validateBuildParameter: an empty value of an optional parameter is checked as its default.
+    if (p.required && resolved === '') throw invalid(p.name, `can't validate build parameter "${p.displayName || p.name}": parameter value is required`);
+    const problem = validateValue(p, resolved === '' ? p.defaultValue : resolved);
+    if (problem) throw invalid(p.name, `can't validate build parameter "${p.displayName || p.name}": ${problem}`);
+    return { name: p.name, value: resolved };
   });
 }
 
