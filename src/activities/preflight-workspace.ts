@@ -75,14 +75,24 @@ export function makePreflightWorkspace(
         nonRetryable: true,
       });
     }
+    const latest = ws.latest_build;
+    const priorTransition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'start' : 'stop';
+    // coderd/rbac: a dormant workspace may be stopped but started by nobody, so the migration's start would be refused after its stop.
+    if (ws.dormant_at && priorTransition === 'start') {
+      throw refuse(
+        step,
+        subject,
+        `the workspace is running but dormant (since ${ws.dormant_at}): Coder lets nobody start a dormant workspace, so the migration could not start it again. ` +
+          `Make it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws.id}/dormant {"dormant": false}), or stop it and migrate it stopped`,
+      );
+    }
     await refuseUnlessTokenMayMigrate(coder, subject, {
       organizationId: ws.organization_id,
       organization: ws.organization_name ?? ws.organization_id,
       templateId: ws.template_id,
       template: input.template,
-      workspace: { id: ws.id, ownerId: ws.owner_id },
+      workspace: { id: ws.id, ownerId: ws.owner_id, dormant: Boolean(ws.dormant_at) },
     });
-    const latest = ws.latest_build;
     if (ACTIVE_JOB.has(latest.job.status)) {
       throw ApplicationFailure.create({
         message: `preflight: ${subject} has build #${latest.build_number} (${latest.transition}) ${latest.job.status}; waiting for it to finish`,
@@ -146,7 +156,6 @@ export function makePreflightWorkspace(
           'so a state rename would corrupt it; run with strategy "import" (needs cluster access) or migrate these by hand',
       );
     }
-    const priorTransition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'start' : 'stop';
     return {
       workspaceId: ws.id,
       subject,

@@ -21,8 +21,12 @@ export interface AuthCheck {
 export interface PermissionScope {
   organizationId: string;
   templateId: string;
-  /** One workspace (its id and owner), or every workspace of the organization when absent. */
-  workspace?: { id: string; ownerId: string };
+  /**
+   * One workspace (its id and owner), or every workspace of the organization when absent. A dormant
+   * one may be started by nobody (coderd/rbac: workspace_dormant), and Coder's check of it by id says
+   * so; its migration only stops it (it is migrated stopped), so `start` is not asked for it.
+   */
+  workspace?: { id: string; ownerId: string; dormant?: boolean };
 }
 
 interface NeededPermission {
@@ -49,13 +53,18 @@ export const NEEDED_PERMISSIONS: Readonly<Record<string, NeededPermission>> = {
   'workspace.stop': { what: "stop the template's workspaces", check: (s) => ({ object: workspaceObject(s), action: 'stop' }) },
 };
 
+/** The permissions a migration in this scope needs, by name. */
+function neededFor(scope: Pick<PermissionScope, 'workspace'>): [string, NeededPermission][] {
+  return Object.entries(NEEDED_PERMISSIONS).filter(([name]) => !(name === 'workspace.start' && scope.workspace?.dormant === true));
+}
+
 export function permissionChecks(scope: PermissionScope): Record<string, AuthCheck> {
-  return Object.fromEntries(Object.entries(NEEDED_PERMISSIONS).map(([name, p]) => [name, p.check(scope)]));
+  return Object.fromEntries(neededFor(scope).map(([name, p]) => [name, p.check(scope)]));
 }
 
 /** The refusal for what Coder said no to, naming each missing permission and the roles that hold them all; undefined when nothing is missing. */
-export function describeMissingPermissions(answer: Readonly<Record<string, boolean>>, scope: { template: string; organization: string }): string | undefined {
-  const missing = Object.entries(NEEDED_PERMISSIONS).filter(([name]) => answer[name] !== true);
+export function describeMissingPermissions(answer: Readonly<Record<string, boolean>>, scope: Pick<PermissionScope, 'workspace'> & { template: string; organization: string }): string | undefined {
+  const missing = neededFor(scope).filter(([name]) => answer[name] !== true);
   if (missing.length === 0) return undefined;
   const templateAdminLike = missing.every(([name]) => name === 'workspace.start' || name === 'workspace.stop');
   return (

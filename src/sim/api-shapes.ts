@@ -176,7 +176,7 @@ export function workspaceJson(d: SimDeployment, ws: WorkspaceRecord): Json {
     ttl_ms: ws.ttlMs ?? null,
     last_used_at: ws.lastUsedAt,
     deleting_at: null,
-    dormant_at: null,
+    dormant_at: ws.dormantAt ?? null,
     health: { healthy: failingAgents.length === 0, failing_agents: failingAgents },
     automatic_updates: ws.automaticUpdates ?? 'never',
     allow_renames: false,

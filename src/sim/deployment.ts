@@ -155,8 +155,9 @@ export class SimDeployment {
     return authorize({ id: actor.id, roles: actor.roles, orgIds: [this.org.id] }, action, object);
   }
 
+  /** coderd/database/modelmethods.go Workspace.RBACObject: a dormant workspace is a workspace_dormant. */
   workspaceObject(ws: WorkspaceRecord): RbacObject {
-    return { type: 'workspace', id: ws.id, ownerId: ws.ownerId, orgId: ws.organizationId };
+    return { type: ws.dormantAt !== undefined ? 'workspace_dormant' : 'workspace', id: ws.id, ownerId: ws.ownerId, orgId: ws.organizationId };
   }
 
   /** A template, or (no template) templates of the organization in general, as for a version with no template. */

@@ -27,7 +27,8 @@ type Due = { transition: 'start' | 'stop'; reason: 'autostart' | 'autostop' } | 
 /**
  * getNextTransition in coderd/autobuild/lifecycle_executor.go, for the transitions the simulator
  * models: autostop (a start past its deadline), autostart (a stop whose schedule has come round since
- * it was built), and the failed-build cleanup (failure_ttl). Dormancy and auto-delete are not modelled.
+ * it was built), and the failed-build cleanup (failure_ttl). Making a workspace dormant on its own
+ * (time_til_dormant) and auto-delete are not modelled; a dormant one (PUT …/dormant) is never autostarted.
  */
 function dueTransition(d: SimDeployment, ws: WorkspaceRecord, tick: Date, force: boolean): Due {
   const latest = d.latestBuild(ws);
@@ -37,8 +38,8 @@ function dueTransition(d: SimDeployment, ws: WorkspaceRecord, tick: Date, force:
   if (!failed && latest.transition === 'start' && latest.deadline !== undefined && (force || tick.getTime() >= Date.parse(latest.deadline))) {
     return { transition: 'stop', reason: 'autostop' };
   }
-  // isEligibleForAutostart: the next scheduled time after the stop build was created has passed.
-  if (!failed && latest.transition === 'stop' && template?.meta.allowUserAutostart && ws.autostartSchedule) {
+  // isEligibleForAutostart: the next scheduled time after the stop build was created has passed; never a dormant workspace.
+  if (!failed && latest.transition === 'stop' && ws.dormantAt === undefined && template?.meta.allowUserAutostart && ws.autostartSchedule) {
     if (force) return { transition: 'start', reason: 'autostart' };
     const next = nextScheduled(parseWeeklySchedule(ws.autostartSchedule), new Date(latest.createdAt));
     if (next && tick.getTime() >= next.getTime()) return { transition: 'start', reason: 'autostart' };

@@ -145,6 +145,8 @@ export interface WorkspaceRecord {
   ttlMs?: number;
   /** PUT /workspaces/{id}/autoupdates: 'always' makes autostart build the active version. */
   automaticUpdates?: 'always' | 'never';
+  /** PUT /workspaces/{id}/dormant: from then on nobody may start it (rbac workspace_dormant) until made active. */
+  dormantAt?: string;
   buildIds: string[];
 }
 

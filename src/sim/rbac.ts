@@ -30,6 +30,12 @@ export interface Subject {
 
 const ALL_WORKSPACE_ACTIONS: readonly Action[] = ['create', 'read', 'update', 'delete', 'start', 'stop', 'ssh', 'application_connect'];
 const ALL_TEMPLATE_ACTIONS: readonly Action[] = ['create', 'read', 'update', 'delete', 'use', 'view_insights'];
+/**
+ * A dormant workspace (type workspace_dormant): the owner, organization admin and member roles hold
+ * read, create, update, delete and stop on it, never start ("so dormant workspaces can be stopped, but
+ * not started", coderd/rbac/policy); nobody may start one until it is made active again.
+ */
+const DORMANT_WORKSPACE_ACTIONS: readonly Action[] = ['create', 'read', 'update', 'delete', 'stop'];
 
 /** templateAdminRole.Site: templates fully; files create/read; workspaces read only; never start or stop. */
 const TEMPLATE_ADMIN_SITE: Readonly<Record<string, readonly Action[]>> = {
@@ -59,6 +65,7 @@ const ORG_ADMIN_EXCEPT = new Set(['assign_role', 'user_secret', 'deployment_conf
 function ownerAllows(action: Action, object: RbacObject): boolean {
   // ownerRole: everything; workspaces with every action (NoOwnerWorkspaceExec off, the default).
   if (object.type === 'workspace') return ALL_WORKSPACE_ACTIONS.includes(action);
+  if (object.type === 'workspace_dormant') return DORMANT_WORKSPACE_ACTIONS.includes(action);
   return true;
 }
 
@@ -66,6 +73,7 @@ function orgAdminAllows(subject: Subject, action: Action, object: RbacObject): b
   if (object.type === 'user' && action === 'read') return true;
   if (object.orgId === undefined || !subject.orgIds.includes(object.orgId)) return false;
   if (object.type === 'workspace') return ALL_WORKSPACE_ACTIONS.includes(action) && action !== 'ssh' && action !== 'application_connect';
+  if (object.type === 'workspace_dormant') return DORMANT_WORKSPACE_ACTIONS.includes(action);
   return !ORG_ADMIN_EXCEPT.has(object.type);
 }
 
@@ -74,6 +82,7 @@ function memberAllows(subject: Subject, action: Action, object: RbacObject): boo
   const ownsIt = object.ownerId !== undefined && object.ownerId === subject.id;
   const inOrg = object.orgId === undefined || subject.orgIds.includes(object.orgId);
   if (object.type === 'workspace') return ownsIt && inOrg && ALL_WORKSPACE_ACTIONS.includes(action);
+  if (object.type === 'workspace_dormant') return ownsIt && inOrg && DORMANT_WORKSPACE_ACTIONS.includes(action);
   if (object.type === 'user') return ownsIt && action === 'read';
   // Templates have no owner: members reach them through the Everyone group's ACL (read, use).
   if (object.type === 'template') return object.orgId !== undefined && subject.orgIds.includes(object.orgId) && (action === 'read' || action === 'use');

@@ -12,6 +12,18 @@ describe('what the token must be allowed to do, and the refusal when it is not',
     expect(one['workspace.stop']).toEqual({ object: { resource_type: 'workspace', organization_id: 'org-1', resource_id: 'ws-1', owner_id: 'u-1' }, action: 'stop' });
   });
 
+  it("a dormant workspace is not asked for start (nobody may start one; it is migrated stopped), and Coder's no to start is then no refusal", () => {
+    const dormant = { organizationId: 'org-1', templateId: 'tpl-1', workspace: { id: 'ws-1', ownerId: 'u-1', dormant: true } };
+    const checks = permissionChecks(dormant);
+    expect(Object.keys(checks).sort()).toEqual(Object.keys(NEEDED_PERMISSIONS).filter((n) => n !== 'workspace.start').sort());
+    expect(describeMissingPermissions({ ...all(true), 'workspace.start': false }, { ...scope, workspace: dormant.workspace })).toBeUndefined();
+    expect(describeMissingPermissions({ ...all(true), 'workspace.stop': false }, { ...scope, workspace: dormant.workspace })).toContain("stop the template's workspaces");
+    // Active again: start is asked, and a no is a refusal.
+    const active = { ...dormant.workspace, dormant: false };
+    expect(Object.keys(permissionChecks({ ...dormant, workspace: active }))).toContain('workspace.start');
+    expect(describeMissingPermissions({ ...all(true), 'workspace.start': false }, { ...scope, workspace: active })).toContain("start the template's workspaces");
+  });
+
   it('says nothing when Coder allows everything', () => {
     expect(describeMissingPermissions(all(true), scope)).toBeUndefined();
   });

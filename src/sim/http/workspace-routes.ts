@@ -29,7 +29,7 @@ function matches(d: SimDeployment, actor: User, ws: WorkspaceRecord, q: Workspac
   if (q.status !== undefined && workspaceStatus(d.latestBuild(ws)) !== q.status) return false;
   if (q.id !== undefined && ws.id !== q.id) return false;
   if (q.organization !== undefined && d.org.name !== q.organization && d.org.id !== q.organization) return false;
-  if (q.dormant === true) return false;
+  if (q.dormant !== undefined && (ws.dormantAt !== undefined) !== q.dormant) return false;
   if (q.outdated !== undefined && template && (d.latestBuild(ws).templateVersionId !== template.activeVersionId) !== q.outdated) return false;
   return true;
 }
@@ -108,6 +108,23 @@ export const workspaceRoutes: Route[] = [
   createWorkspaceRoute('/organizations/{organization}/members/{user}/workspaces'),
   favoriteRoute('PUT'),
   favoriteRoute('DELETE'),
+  {
+    // coderd/workspaces.go putWorkspaceDormant: `update` on the workspace; the state it already has is a 304.
+    method: 'PUT',
+    path: '/workspaces/{workspace}/dormant',
+    async handle(ctx) {
+      const d = ctx.deployment;
+      const ws = d.readableWorkspace(ctx.actor, uuidParam(ctx, 'workspace', 'workspace'));
+      const body = await readJson(ctx);
+      if (typeof body.dormant !== 'boolean') throw new ApiError(400, 'Request body must be valid JSON.', '"dormant" must be true or false');
+      if (!d.can(ctx.actor, 'update', d.workspaceObject(ws))) throw new ApiError(403, 'Forbidden.');
+      if ((ws.dormantAt !== undefined) === body.dormant) return { status: 304, bytes: Buffer.alloc(0), contentType: 'application/json' };
+      if (body.dormant) ws.dormantAt = new Date().toISOString();
+      else delete ws.dormantAt;
+      ws.updatedAt = new Date().toISOString();
+      return ok(workspaceJson(d, ws));
+    },
+  },
   {
     method: 'GET',
     path: '/workspaces',

@@ -1,0 +1,51 @@
+import { startWorkspaceMigration } from '../../src/client/migrations';
+import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
+import { api, startBuild } from '../sim/helpers';
+import { failureOf } from '../harness/wait';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
+
+/**
+ * Dormant workspaces: Coder lets anyone with the right stop one and nobody start one
+ * (coderd/rbac/roles.go, workspace_dormant). A stopped one is migrated by a stop build carrying the
+ * state; a running one could not be started again after the migration's stop, so it is refused first.
+ */
+describe('dormant workspaces', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2 }));
+  });
+  afterAll(async () => env?.close());
+
+  const input = (i: number) => ({
+    owner: env.sim.workspaces()[i]!.owner,
+    workspace: env.sim.workspaces()[i]!.name,
+    template: env.sim.template.name,
+    targetVersionId,
+    approval: { policy: 'none' as const },
+  });
+
+  it('a stopped dormant workspace is migrated stopped and stays dormant; a running one is refused before anything stops, saying how to go on', async () => {
+    const [stopped, running] = env.sim.workspaces();
+    await startBuild(env.sim, stopped!.id, { transition: 'stop' });
+    for (const ws of [stopped!, running!]) expect((await api(env.sim, 'PUT', `/workspaces/${ws.id}/dormant`, { json: { dormant: true } })).status).toBe(200);
+    const uid = env.sim.cluster.pvc('coder', `coder-${stopped!.id}-home`)?.uid;
+
+    const result = (await (await startWorkspaceMigration(env.t.client, input(0), { taskQueue: env.taskQueue })).result()) as WorkspaceMigrationResult;
+    expect(result.outcome).toBe('migrated');
+    const after = await env.coder.workspace(stopped!.id);
+    expect(after.latest_build).toMatchObject({ transition: 'stop', template_version_id: targetVersionId });
+    expect(after.dormant_at).toEqual(expect.any(String));
+    expect(env.sim.cluster.pvc('coder', `coder-${stopped!.id}-home`)?.uid).toBe(uid);
+    expect(env.sim.stateOf(stopped!.id)).toContain('kubernetes_persistent_volume_claim_v1');
+
+    const before = (await env.coder.workspace(running!.id)).latest_build.build_number;
+    const refused = await failureOf((await startWorkspaceMigration(env.t.client, input(1), { taskQueue: env.taskQueue })).result());
+    expect(refused).toContain('the workspace is running but dormant');
+    expect(refused).toContain(`PUT /api/v2/workspaces/${running!.id}/dormant {"dormant": false}`);
+    const latest = (await env.coder.workspace(running!.id)).latest_build;
+    expect(latest.build_number).toBe(before);
+    expect(latest.transition).toBe('start');
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+});
