@@ -146,8 +146,10 @@ const TEMPLATE_META_FIELDS = [
 
 const NEEDS = {
   workspaceRead: 'read access to the workspace (its owner, a template admin or an owner)',
-  workspaceUpdate: '`update` on the workspace',
   workspaceDelete: '`delete` on the workspace',
+  // coderd/wsbuilder/wsbuilder.go authorize: the transition's own action (policy.ActionWorkspaceStart/Stop).
+  workspaceStart: '`start` on the workspace',
+  workspaceStop: '`stop` on the workspace',
   templateRead: 'read access to the template',
   templateAdmin: 'template admin rights (`update` on the template)',
   organizationRead: 'membership of the organization',
@@ -358,11 +360,11 @@ export class CoderClient {
     let answerLost = false;
     const endpoint: Endpoint = {
       does: `queue a ${req.transition} build of workspace ${before.owner_name}/${before.name}`,
-      needs: req.transition === 'delete' ? NEEDS.workspaceDelete : NEEDS.workspaceUpdate,
+      needs: req.transition === 'delete' ? NEEDS.workspaceDelete : req.transition === 'start' ? NEEDS.workspaceStart : NEEDS.workspaceStop,
       hints: {
         403: req.state
-          ? 'A build that carries a state needs `update` on the template ("Only template managers may provide custom state", coderd/wsbuilder/wsbuilder.go) and `start`/`stop` on the workspace: use an Owner or Organization Admin token.'
-          : 'Coder also refuses a start on an old template version when the template requires the active version.',
+          ? 'A build that carries a state needs `update` on the template ("Only template managers may provide custom state", coderd/wsbuilder/wsbuilder.go) and `start`/`stop` on the workspace: use an Owner or Organization Admin token. A dormant workspace may be started by nobody: make it active first.'
+          : 'Coder also refuses a start on an old template version when the template requires the active version, and any start of a dormant workspace (make it active first).',
         406: 'The template version is still importing: wait for it (waitForTemplateVersion) before building with it.',
       },
     };

@@ -40,12 +40,16 @@ describe('CoderClient errors', () => {
   it('403: final, names the missing permission and repeats what Coder said', async () => {
     const ws = fixture('workspace');
     coder.on('GET', `/workspaces/${ws.id}`, { status: 200, json: ws });
-    coder.on('POST', `/workspaces/${ws.id}/builds`, { status: 403, json: { message: 'You do not have permission to update this workspace.' } });
+    coder.on('POST', `/workspaces/${ws.id}/builds`, { status: 403, json: { message: 'You do not have permission to stop this workspace.' } });
     const error = await failure(client.createWorkspaceBuild(ws.id, { transition: 'stop' }));
-    expect(error).toMatchObject({ kind: 'forbidden', status: 403, retryable: false, coderMessage: 'You do not have permission to update this workspace.' });
-    expect(error.message).toContain('`update` on the workspace');
+    expect(error).toMatchObject({ kind: 'forbidden', status: 403, retryable: false, coderMessage: 'You do not have permission to stop this workspace.' });
+    // wsbuilder authorizes the transition's own action.
+    expect(error.message).toContain('`stop` on the workspace');
+    const start = await failure(client.createWorkspaceBuild(ws.id, { transition: 'start' }));
+    expect(start.message).toContain('`start` on the workspace');
+    expect(start.message).toContain('any start of a dormant workspace');
     expect(error.message).toContain('alice/dev');
-    expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(1);
+    expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(2);
   });
 
   it('403 on promote: says template admin and that only successful versions can be promoted', async () => {
