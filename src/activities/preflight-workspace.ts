@@ -35,6 +35,8 @@ export interface WorkspacePreflight {
   needsImport: string[];
   alreadyMigrated: boolean;
   onTargetVersion: boolean;
+  /** Set when the workspace is dormant: Coder starts it for nobody until it is made active. */
+  dormantSince?: string;
 }
 
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
@@ -169,6 +171,7 @@ export function makePreflightWorkspace(
       needsImport: summary.needsImport,
       alreadyMigrated: summary.migrated,
       onTargetVersion: latest.template_version_id === input.targetVersionId,
+      ...(ws.dormant_at ? { dormantSince: ws.dormant_at } : {}),
     };
   };
 }

@@ -56,7 +56,10 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
   }
   if (pf.prior.transition !== 'start') {
     upsertMemo({ outcome: 'waiting-for-build' });
-    return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: [] };
+    const dormant = pf.dormantSince
+      ? [`${subject} is dormant (since ${pf.dormantSince}): Coder starts it for nobody until it is made active, so it will not migrate itself until its owner or an admin makes it active (its next start then migrates it)`]
+      : [];
+    return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: dormant };
   }
   if (input.dryRun) {
     return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: ['dry run: the pinned start was not run'] };

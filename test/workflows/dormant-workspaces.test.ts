@@ -1,5 +1,6 @@
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
+import type { ZeroTouchWorkspaceResult } from '../../src/contracts/zero-touch-workspace';
 import { api, startBuild } from '../sim/helpers';
 import { failureOf } from '../harness/wait';
 import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -13,7 +14,7 @@ describe('dormant workspaces', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2 }));
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }));
   });
   afterAll(async () => env?.close());
 
@@ -47,5 +48,15 @@ describe('dormant workspaces', () => {
     expect(latest.build_number).toBe(before);
     expect(latest.transition).toBe('start');
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it('zero-touch: a stopped dormant workspace waits for a build that will not come until it is made active, and says so', async () => {
+    const ws = env.sim.workspaces()[2]!;
+    await startBuild(env.sim, ws.id, { transition: 'stop' });
+    await api(env.sim, 'PUT', `/workspaces/${ws.id}/dormant`, { json: { dormant: true } });
+    const handle = await env.t.client.workflow.start('zeroTouchWorkspace', { taskQueue: env.taskQueue, workflowId: `dormant-zero-touch/${ws.id}`, args: [input(2)] });
+    const result = (await handle.result()) as ZeroTouchWorkspaceResult;
+    expect(result.outcome).toBe('waiting-for-build');
+    expect(result.warnings).toEqual([expect.stringMatching(new RegExp(`^${ws.owner}/${ws.name} is dormant \\(since .+\\): Coder starts it for nobody until it is made active`))]);
   });
 });
