@@ -179,7 +179,7 @@ export function workspaceJson(d: SimDeployment, ws: WorkspaceRecord): Json {
     dormant_at: ws.dormantAt ?? null,
     health: { healthy: failingAgents.length === 0, failing_agents: failingAgents },
     automatic_updates: ws.automaticUpdates ?? 'never',
-    allow_renames: false,
+    allow_renames: d.allowWorkspaceRenames,
     favorite: Boolean(ws.favorite),
     next_start_at: null,
     is_prebuild: false,

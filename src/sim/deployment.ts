@@ -87,6 +87,8 @@ export class SimDeployment {
   accessUrl = 'http://127.0.0.1';
   /** Which access-control store runs (see licence.ts); switchable at runtime, as a licence expires. */
   licence: Licence = 'premium';
+  /** CODER_ALLOW_WORKSPACE_RENAMES: off by default, as in Coder. */
+  allowWorkspaceRenames = false;
   private nextLogId = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly buildWaiters = new Map<string, (() => void)[]>();

@@ -76,6 +76,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   }
   const d = seeded.deployment;
   d.licence = opts.licence ?? (opts.premium === false ? 'agpl' : 'premium');
+  d.allowWorkspaceRenames = opts.allowWorkspaceRenames ?? false;
   if (opts.provisioners !== undefined) {
     const specs = typeof opts.provisioners === 'number' ? Array.from({ length: opts.provisioners }, () => ({})) : opts.provisioners;
     if (specs.length < 1 || !Number.isInteger(specs.length)) {

@@ -59,6 +59,8 @@ export interface SimulatorOptions {
   licence?: Licence;
   /** Older spelling: false is licence 'agpl'. Ignored when licence is given. */
   premium?: boolean;
+  /** CODER_ALLOW_WORKSPACE_RENAMES (default false, as Coder's): PATCH /workspaces/{id} may rename a workspace. */
+  allowWorkspaceRenames?: boolean;
   /**
    * Provisioner daemons: how many (named sim-provisioner-1, …) or one spec each (name, tags). Jobs then
    * wait in one FIFO queue and `GET /organizations/{org}/provisionerdaemons` lists them. Default:

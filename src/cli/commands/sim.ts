@@ -47,6 +47,7 @@ interface SimOptions {
   templateDir?: string;
   var: { name: string; value: string }[];
   param: { name: string; value: string }[];
+  allowWorkspaceRenames?: boolean;
 }
 
 /** "500ms", "30s", "1m": what `--lifecycle-interval` takes, in milliseconds. */
@@ -137,6 +138,7 @@ export function registerSimCommands(program: Command, io: CliIo): void {
     .option('--template-dir <dir>', "seed the template from this directory (e.g. a real one from 'coder templates pull k8s-dev ./k8s-dev') instead of the built-in Kubernetes template")
     .option('--var <NAME=VALUE>', "a value for one of the template's variables, as 'coder templates push --var' gives it (repeatable)", templateVariable, [])
     .option('--param <NAME=VALUE>', "a value for one of the template's coder_parameters in every seeded workspace, as 'coder create --parameter' gives it (repeatable; the rest take their defaults)", workspaceParameter, [])
+    .option('--allow-workspace-renames', 'let PATCH /api/v2/workspaces/{id} rename a workspace, as CODER_ALLOW_WORKSPACE_RENAMES=true does (off by default, as in Coder)')
     .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
     .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
     .addHelpText(
@@ -178,6 +180,7 @@ Exit codes:
           ...(templateFiles ? { templateFiles } : {}),
           ...(opts.var.length ? { templateVariables: opts.var } : {}),
           ...(opts.param.length ? { workspaceParameters: opts.param } : {}),
+          ...(opts.allowWorkspaceRenames ? { allowWorkspaceRenames: true } : {}),
         });
       } catch (err) {
         if (templateFiles && !/EADDRINUSE|listen/i.test((err as Error).message)) {

@@ -109,6 +109,29 @@ export const workspaceRoutes: Route[] = [
   favoriteRoute('PUT'),
   favoriteRoute('DELETE'),
   {
+    // coderd/workspaces.go patchWorkspace: `update` on the workspace (404 without it); no name or the same is a 204;
+    // a rename only with CODER_ALLOW_WORKSPACE_RENAMES; a name in use by the owner is a 409.
+    method: 'PATCH',
+    path: '/workspaces/{workspace}',
+    async handle(ctx) {
+      const d = ctx.deployment;
+      const ws = d.readableWorkspace(ctx.actor, uuidParam(ctx, 'workspace', 'workspace'));
+      if (!d.can(ctx.actor, 'update', d.workspaceObject(ws))) throw notFound();
+      const name = optionalString(await readJson(ctx), 'name');
+      if (name === undefined || name === '' || name === ws.name) return noContent();
+      if (!d.allowWorkspaceRenames) throw new ApiError(400, 'Workspace renames are not allowed.');
+      if (!/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,30})$/.test(name)) {
+        throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'name', detail: 'Validation failed for tag "workspace_name": 1-32 letters, digits or "-", not starting with "-".' }]);
+      }
+      if (ws.deleted) throw new ApiError(405, `Workspace "${ws.name}" is deleted and cannot be updated.`);
+      const taken = [...d.workspaces.values()].some((w) => w !== ws && !w.deleted && w.ownerId === ws.ownerId && w.name.toLowerCase() === name.toLowerCase());
+      if (taken) throw new ApiError(409, `Workspace "${name}" already exists.`, undefined, [{ field: 'name', detail: 'This value is already in use and should be unique.' }]);
+      ws.name = name;
+      ws.updatedAt = new Date().toISOString();
+      return noContent();
+    },
+  },
+  {
     // coderd/workspaces.go putWorkspaceDormant: `update` on the workspace; the state it already has is a 304.
     method: 'PUT',
     path: '/workspaces/{workspace}/dormant',
