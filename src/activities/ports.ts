@@ -3,6 +3,7 @@ import type { BlobStore } from '../ports/blob-store';
 import type { Importer } from '../ports/importer';
 import type { MigrationMetrics } from '../ports/metrics';
 import type { Notifier } from '../ports/notifier';
+import type { TemplateVariableValues } from '../ports/template-variables';
 
 /** The Coder calls the runbook makes; the real client or one pointed at the simulator. */
 export type CoderApi = Pick<
@@ -47,9 +48,12 @@ export interface ActivityDeps {
   notifier: Notifier;
   importer?: Importer;
   metrics?: MigrationMetrics;
+  /** Values for templates' sensitive variables, which Coder redacts (WSMIGRATE_TEMPLATE_VARIABLES). */
+  templateVariables?: TemplateVariableValues;
 }
 
 // The ports activities are given, under the names activities have always imported them by.
 export type { Importer } from '../ports/importer';
+export type { TemplateVariableValues } from '../ports/template-variables';
 export type { MigrationMetrics, ObservedChangeKind } from '../ports/metrics';
 export type { MessageRef, Notification, NotificationKind, Notifier, NotifyOutcome } from '../ports/notifier';

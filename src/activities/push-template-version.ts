@@ -1,7 +1,8 @@
 import { blobStep } from './blob-step';
 import { heartbeatIfInActivity } from './heartbeat';
 import { coderStep, refuse } from './failures';
-import type { ActivityDeps } from './ports';
+import { TemplateVariablesError } from '../ports/template-variables';
+import type { ActivityDeps, TemplateVariableValues } from './ports';
 import { settingsToCarry } from '../domain/version-settings';
 
 /**
@@ -10,7 +11,7 @@ import { settingsToCarry } from '../domain/version-settings';
  * variable values and provisioner tags of the version its source came from (see
  * domain/version-settings): Coder gives a bare push the defaults.
  */
-export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
+export function makePushTemplateVersion({ coder, blobs, templateVariables }: ActivityDeps) {
   return async function pushTemplateVersion(input: {
     subject: string;
     organizationId: string;
@@ -19,6 +20,9 @@ export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
     versionName: string;
     /** The version whose source was rewritten: its variable values and tags are carried over. */
     sourceVersionId: string;
+    /** Names of the organization and template, to find the values given for sensitive variables. */
+    organization?: string;
+    template?: string;
   }): Promise<{ versionId: string; versionName: string }> {
     const step = 'push template version';
     const existing = (await coderStep(step, input.subject, () => coder.templateVersions(input.templateId))).find(
@@ -30,7 +34,8 @@ export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
         coderStep(step, input.subject, () => coder.templateVersion(input.sourceVersionId)),
         coderStep(step, input.subject, () => coder.templateVersionVariables(input.sourceVersionId)),
       ]);
-      const settings = settingsToCarry({ versionName: source.name, variables, tags: source.job.tags ?? {} });
+      const given = await sensitiveValuesFor(templateVariables, step, input, variables);
+      const settings = settingsToCarry({ versionName: source.name, variables, tags: source.job.tags ?? {}, ...given });
       if (!settings.ok) throw refuse(step, input.subject, settings.reason);
       const tar = await blobStep(step, input.subject, () => blobs.get(input.sourceRef));
       const file = await coderStep(step, input.subject, () => coder.uploadFile(tar));
@@ -54,4 +59,23 @@ export function makePushTemplateVersion({ coder, blobs }: ActivityDeps) {
     }
     return { versionId, versionName: input.versionName };
   };
+}
+
+/** The values the worker was given for this template's sensitive variables, read only when it has one. */
+export async function sensitiveValuesFor(
+  source: TemplateVariableValues | undefined,
+  step: string,
+  input: { subject: string; organization?: string | undefined; template?: string | undefined },
+  variables: readonly { sensitive: boolean }[],
+): Promise<{ sensitiveValues?: Readonly<Record<string, string>>; sensitiveValuesHint?: string }> {
+  if (!source || !input.organization || !input.template || !variables.some((v) => v.sensitive)) return {};
+  const { organization, template } = input;
+  let values: Readonly<Record<string, string>> | undefined;
+  try {
+    values = await source.valuesFor(organization, template);
+  } catch (err) {
+    if (err instanceof TemplateVariablesError) throw refuse(step, input.subject, err.message);
+    throw err;
+  }
+  return { ...(values ? { sensitiveValues: values } : {}), sensitiveValuesHint: source.whereFor(organization, template) };
 }

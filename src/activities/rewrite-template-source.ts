@@ -2,10 +2,12 @@ import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewrite
 import { TemplateArchiveError, writeTar } from '../adapters/template-tar';
 import { sha256Hex } from '../adapters/hash';
 import { blobStep, currentWorkflowRun } from './blob-step';
-import { refuse, refuseOn } from './failures';
+import { coderStep, refuse, refuseOn } from './failures';
 import type { TemplateRewriteResult } from '../contracts/migrate-template';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
+import { sensitiveValuesFor } from './push-template-version';
+import { settingsToCarry } from '../domain/version-settings';
 
 /** Pulls the active version's source, rewrites it (with guard blocks) and stores the new archive. */
 export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource: LoadTemplateSource) {
@@ -16,6 +18,8 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
     /** Absent in activities scheduled before the option existed: refuse, the safe reading. */
     allowRemoteModules?: boolean;
     zeroTouch?: boolean;
+    /** Set when the rewritten source is to be pushed: a push its sensitive variables would refuse is refused now, before any gate. */
+    pushTo?: { organization: string; template: string };
   }): Promise<TemplateRewriteResult> {
     let source;
     try {
@@ -50,7 +54,17 @@ export function makeRewriteTemplateSource(deps: ActivityDeps, loadTemplateSource
       ...(report.zeroTouch ? { zeroTouch: report.zeroTouch.map(({ from, to }) => ({ from, to })) } : {}),
     };
     if (report.unchanged) return { source: null, versionName: '', unchanged: true, ...common };
+    if (input.pushTo) await refuseUncarriedVariables(deps, input.subject, input.versionId, input.pushTo);
     const blob = await blobStep('rewrite template', input.subject, () => deps.blobs.put(tar, { kind: 'template-source', label: input.subject, ...currentWorkflowRun() }));
     return { source: blob, versionName: `wsmigrate-${sha256Hex(tar).slice(0, 12)}`, unchanged: false, ...common };
   };
+}
+
+/** What pushTemplateVersion will refuse after the push gate (a sensitive variable without a given value), refused before it. */
+async function refuseUncarriedVariables(deps: ActivityDeps, subject: string, versionId: string, pushTo: { organization: string; template: string }): Promise<void> {
+  const step = 'rewrite template';
+  const variables = await coderStep(step, subject, () => deps.coder.templateVersionVariables(versionId));
+  const given = await sensitiveValuesFor(deps.templateVariables, step, { subject, ...pushTo }, variables);
+  const settings = settingsToCarry({ versionName: versionId, variables, tags: {}, ...given });
+  if (!settings.ok) throw refuse(step, subject, settings.reason);
 }

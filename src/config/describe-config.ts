@@ -38,6 +38,7 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
     ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', `${cfg.workerActivitySlots}${isDefault('WSMIGRATE_WORKER_ACTIVITY_SLOTS')}`],
     ['WSMIGRATE_KUBECONFIG', cfg.kubeconfig ?? '(not set: no import strategy; DIFFERENT pairs are refused)'],
+    ['WSMIGRATE_TEMPLATE_VARIABLES', cfg.templateVariablesFile ?? "(not set: a template with a sensitive variable is refused before its push)"],
     ['WSMIGRATE_APPROVER', cfg.approver ?? '(not set)'],
     ['SLACK_SIGNING_SECRET', cfg.slackSigningSecret ? `${cfg.slackSigningSecret} (set)` : '(not set)'],
     ['SLACK_BOT_TOKEN', cfg.slackBotToken ? `${cfg.slackBotToken} (set)` : '(not set)'],

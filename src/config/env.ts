@@ -62,6 +62,8 @@ export interface WsmigrateConfig {
   readonly temporalApiKey?: Secret;
   /** Absolute; set when the worker may run `terraform import` (the import strategy) against this cluster. */
   readonly kubeconfig?: string;
+  /** Absolute; a JSON file of values for templates' sensitive variables, which Coder redacts (read by the worker at each push). */
+  readonly templateVariablesFile?: string;
   /** Names of the variables that were unset and took their default. */
   readonly defaulted: readonly string[];
 }
@@ -162,6 +164,7 @@ const VARIABLES = {
   TEMPORAL_TLS_SERVER_NAME: optional(parse.text),
   TEMPORAL_API_KEY: optional(parse.text, true),
   WSMIGRATE_KUBECONFIG: optional(parse.text),
+  WSMIGRATE_TEMPLATE_VARIABLES: optional(parse.text),
 };
 
 type EnvName = keyof typeof VARIABLES;
@@ -255,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     temporalTls: tls.value,
     temporalApiKey: v.TEMPORAL_API_KEY ? Secret.of(v.TEMPORAL_API_KEY) : undefined,
     ...(v.WSMIGRATE_KUBECONFIG ? { kubeconfig: isAbsolute(v.WSMIGRATE_KUBECONFIG) ? v.WSMIGRATE_KUBECONFIG : resolve(cwd, v.WSMIGRATE_KUBECONFIG) } : {}),
+    ...(v.WSMIGRATE_TEMPLATE_VARIABLES ? { templateVariablesFile: isAbsolute(v.WSMIGRATE_TEMPLATE_VARIABLES) ? v.WSMIGRATE_TEMPLATE_VARIABLES : resolve(cwd, v.WSMIGRATE_TEMPLATE_VARIABLES) } : {}),
     defaulted: defaulted.filter((k) => k in DEFAULTS),
   };
 }

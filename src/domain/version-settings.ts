@@ -11,6 +11,13 @@ export interface ActiveVersionFacts {
   variables: readonly { name: string; value: string; sensitive: boolean }[];
   /** The active version's job tags (Coder's `scope`/`owner` among them). */
   tags: Readonly<Record<string, string>>;
+  /**
+   * Values the operator gave the worker for this template's sensitive variables
+   * (WSMIGRATE_TEMPLATE_VARIABLES); Coder hands those back as '*redacted*'. Used for sensitive ones only.
+   */
+  sensitiveValues?: Readonly<Record<string, string>>;
+  /** Where such values are given, for the refusal (e.g. the file and its key). */
+  sensitiveValuesHint?: string;
 }
 
 export type VersionSettings =
@@ -18,20 +25,22 @@ export type VersionSettings =
   | { ok: false; reason: string };
 
 export function settingsToCarry(active: ActiveVersionFacts): VersionSettings {
-  const sensitive = active.variables.filter((v) => v.sensitive).map((v) => v.name);
-  if (sensitive.length > 0) {
+  const given = active.sensitiveValues ?? {};
+  const missing = active.variables.filter((v) => v.sensitive && !Object.hasOwn(given, v.name)).map((v) => v.name);
+  if (missing.length > 0) {
     return {
       ok: false,
       reason:
-        `template variable(s) ${sensitive.join(', ')} of the active version ${active.versionName} are sensitive: Coder hands back '*redacted*' ` +
-        `instead of the value it was pushed with, so a version pushed by wsmigrate would build with the default instead ` +
-        `(a changed namespace or claim name replaces every home volume). Nothing was pushed. Push the migrated source yourself ` +
-        `with those values ('wsmigrate template rewrite DIR --write', then 'coder templates push --var NAME=VALUE'), then run with --version <its id>`,
+        `template variable(s) ${missing.join(', ')} of the active version ${active.versionName} are sensitive: Coder hands back '*redacted*' ` +
+        `instead of the value it was pushed with, so a version pushed without them would build with the default instead ` +
+        `(a changed namespace or claim name replaces every home volume). Nothing was pushed. ` +
+        `Give the worker their values (${active.sensitiveValuesHint ?? 'WSMIGRATE_TEMPLATE_VARIABLES: a JSON file {"<organization>/<template>": {"NAME": "VALUE"}}'}) and run again, ` +
+        `or push the migrated source yourself ('wsmigrate template rewrite DIR --write', then 'coder templates push --var NAME=VALUE') and run with --version <its id>`,
     };
   }
   return {
     ok: true,
-    userVariableValues: active.variables.map((v) => ({ name: v.name, value: v.value })),
+    userVariableValues: active.variables.map((v) => ({ name: v.name, value: v.sensitive ? (given[v.name] as string) : v.value })),
     provisionerTags: { ...active.tags },
   };
 }

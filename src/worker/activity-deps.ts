@@ -6,6 +6,7 @@ import { providerMirrorDir } from '../adapters/kube/tools';
 import { openBlobStore } from '../adapters/open-blob-store';
 import { notifierFromConfig } from '../adapters/notify/from-config';
 import { createKubeImporter } from '../adapters/terraform/kube-importer';
+import { templateVariablesFile } from '../adapters/template-variables-file';
 import { blobStoreSettings, requireCoder, type WsmigrateConfig } from '../config/env';
 
 /** The production adapters for the activities, from configuration. Tests build their own with the simulator. */
@@ -24,7 +25,16 @@ export function activityDepsFromConfig(
     notifier: overrides.notifier ?? notifierFromConfig(cfg).notifier,
     ...(overrides.importer ? { importer: overrides.importer } : cfg.kubeconfig ? { importer: importerFromConfig(cfg.kubeconfig) } : {}),
     ...(overrides.metrics ? { metrics: overrides.metrics } : {}),
+    ...(overrides.templateVariables ? { templateVariables: overrides.templateVariables } : cfg.templateVariablesFile ? { templateVariables: templateVariablesFromConfig(cfg.templateVariablesFile) } : {}),
   };
+}
+
+/** Checked at start, read again at each push (values added meanwhile are seen without a restart). */
+function templateVariablesFromConfig(file: string) {
+  if (!existsSync(file)) {
+    throw new Error(`WSMIGRATE_TEMPLATE_VARIABLES points at ${file}, which does not exist; set it to a JSON file {"<organization>/<template>": {"NAME": "VALUE"}}, or unset it.`);
+  }
+  return templateVariablesFile(file);
 }
 
 /** `terraform import` against the configured cluster; providers from the project's mirror when it is built, else Terraform's own config. */

@@ -45,7 +45,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   enter('preflight');
   const pf = await acts.preflightTemplate.executeWithOptions({ summary: `preflight ${subject}: Coder version, active version` }, [{ organization: input.organization, template: input.template }]);
   enter('rewriting');
-  const rewrite = await acts.rewriteTemplateSource.executeWithOptions({ summary: input.zeroTouch ? 'rewrite the active version to a zero-touch _v1 version (removed{} + conditional import{})' : 'rewrite the active version to _v1 types with removed{} guards' }, [{ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }]);
+  const rewrite = await acts.rewriteTemplateSource.executeWithOptions({ summary: input.zeroTouch ? 'rewrite the active version to a zero-touch _v1 version (removed{} + conditional import{})' : 'rewrite the active version to _v1 types with removed{} guards' }, [{ subject, versionId: pf.activeVersionId, renameDifferent: input.renameDifferent, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}), ...(input.dryRun ? {} : { pushTo: { organization: input.organization, template: input.template } }) }]);
   const { source, ...report } = rewrite;
   status.report = report;
   const base = { previousActiveVersionId: pf.activeVersionId, report };
@@ -67,7 +67,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
     throw ApplicationFailure.create({ message: `push of ${subject} ${pushGate}; nothing changed`, type: FailureType.rejected, nonRetryable: true });
   }
   enter('pushing');
-  const pushed = await slow.pushTemplateVersion.executeWithOptions({ summary: `push version ${rewrite.versionName} and wait for Coder's import` }, [{ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName, sourceVersionId: pf.activeVersionId }]);
+  const pushed = await slow.pushTemplateVersion.executeWithOptions({ summary: `push version ${rewrite.versionName} and wait for Coder's import` }, [{ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName, sourceVersionId: pf.activeVersionId, organization: input.organization, template: input.template }]);
   status.newVersionId = pushed.versionId;
   if (input.stopBeforePromote) {
     enter('done');

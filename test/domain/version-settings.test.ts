@@ -37,6 +37,38 @@ describe('settingsToCarry: what a pushed version takes over from the active one'
     expect(settings.reason).not.toContain('image');
   });
 
+  test("a sensitive variable's value given to the worker is carried; the others still from Coder; a given value for a non-sensitive one is not used", () => {
+    const settings = settingsToCarry({
+      versionName: 'v3',
+      variables: [
+        { name: 'namespace', value: '*redacted*', sensitive: true },
+        { name: 'image', value: 'base', sensitive: false },
+      ],
+      tags: {},
+      sensitiveValues: { namespace: 'team-s', image: 'other' },
+    });
+    expect(settings).toEqual({ ok: true, userVariableValues: [{ name: 'namespace', value: 'team-s' }, { name: 'image', value: 'base' }], provisionerTags: {} });
+  });
+
+  test('only the sensitive variables without a given value are named, with where to give them; no given value is echoed', () => {
+    const settings = settingsToCarry({
+      versionName: 'v3',
+      variables: [
+        { name: 'token', value: '*redacted*', sensitive: true },
+        { name: 'namespace', value: '*redacted*', sensitive: true },
+      ],
+      tags: {},
+      sensitiveValues: { namespace: 'team-s-secret' },
+      sensitiveValuesHint: 'key "coder/k8s-dev" of /etc/wsmigrate/variables.json',
+    });
+    expect(settings.ok).toBe(false);
+    if (settings.ok) return;
+    expect(settings.reason).toContain('template variable(s) token of the active version v3 are sensitive');
+    expect(settings.reason).toContain('Give the worker their values (key "coder/k8s-dev" of /etc/wsmigrate/variables.json) and run again');
+    expect(settings.reason).not.toContain('team-s-secret');
+    expect(settings.reason).toMatch(/variable\(s\) token of /);
+  });
+
   test('a version without variables carries none', () => {
     expect(settingsToCarry({ versionName: 'v1', variables: [], tags: { scope: 'organization', owner: '' } })).toEqual({ ok: true, userVariableValues: [], provisionerTags: { scope: 'organization', owner: '' } });
   });
