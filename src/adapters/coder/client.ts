@@ -547,7 +547,8 @@ export class CoderClient {
         expect: [200],
         endpoint: { does: `read the parameters of template version ${versionId}`, needs: NEEDS.templateRead },
       },
-      z.array(TemplateVersionParameterSchema),
+      // Go encodes a nil slice as null.
+      z.array(TemplateVersionParameterSchema).nullable().transform((list) => list ?? []),
     );
   }
 
@@ -560,7 +561,7 @@ export class CoderClient {
         expect: [200],
         endpoint: { does: `read the parameters of workspace build ${buildId}`, needs: NEEDS.workspaceRead },
       },
-      z.array(WorkspaceBuildParameterSchema),
+      z.array(WorkspaceBuildParameterSchema).nullable().transform((list) => list ?? []),
     );
   }
 

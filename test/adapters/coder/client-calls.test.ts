@@ -26,6 +26,17 @@ describe('CoderClient calls', () => {
     expect(request?.query.toString()).toBe('');
   });
 
+  it("reads a version's parameters and a build's values; Go's null for none reads as an empty list", async () => {
+    coder.on('GET', '/templateversions/v1/rich-parameters', { status: 200, json: [{ name: 'size', type: 'number', default_value: '10', required: false, ephemeral: false, mutable: true, options: [], validation_max: 50 }] });
+    coder.on('GET', '/templateversions/v2/rich-parameters', { status: 200, json: null });
+    coder.on('GET', '/workspacebuilds/b1/parameters', { status: 200, json: [{ name: 'size', value: '20' }] });
+    coder.on('GET', '/workspacebuilds/b2/parameters', { status: 200, json: null });
+    expect(await client.templateVersionRichParameters('v1')).toEqual([expect.objectContaining({ name: 'size', default_value: '10', validation_max: 50 })]);
+    expect(await client.templateVersionRichParameters('v2')).toEqual([]);
+    expect(await client.workspaceBuildParameters('b1')).toEqual([{ name: 'size', value: '20' }]);
+    expect(await client.workspaceBuildParameters('b2')).toEqual([]);
+  });
+
   it('tolerates a deployment URL with a trailing slash or /api/v2', async () => {
     coder.on('GET', '/buildinfo', { status: 200, json: fixture('buildinfo') });
     for (const url of [`${coder.url}/`, `${coder.url}/api/v2`, `${coder.url}/api/v2/`]) {
