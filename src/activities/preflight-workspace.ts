@@ -11,6 +11,8 @@ import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import { stateTypesStillDeclared } from '../domain/module-coverage';
 import { parameterRefusals, sameParameterRules } from '../domain/build-parameters';
+import { parseRootConfig, persistentIdentityChanges } from '../domain/claim-identity';
+import { sensitiveValuesFor } from './push-template-version';
 import { variableChanges } from '../domain/version-settings';
 
 export interface WorkspacePreflightInput {
@@ -44,7 +46,7 @@ const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 /** Every check that must pass before anything changes; reads only. */
 /** `reads` (optional) give Coder's build info and a target version as a worker keeps them (cached-reads.ts). */
 export function makePreflightWorkspace(
-  { coder }: ActivityDeps,
+  { coder, templateVariables }: ActivityDeps,
   loadTemplateSource: LoadTemplateSource,
   reads: {
     buildInfo: () => Promise<BuildInfo>;
@@ -135,6 +137,17 @@ export function makePreflightWorkspace(
             `Pass the version 'wsmigrate migrate template' pushed (it carries the values), or push the target with the same values ('coder templates push --var NAME=VALUE')`,
         );
       }
+      await refuseIdentityChanges({
+        step,
+        subject,
+        target: target.name,
+        buildNumber: latest.build_number,
+        resources: parsed.resources,
+        files: (await loadTemplateSource(input.targetVersionId, subject)).terraform,
+        variables: wanted,
+        given: await sensitiveValuesFor(templateVariables, step, { subject, organization: ws.organization_name ?? undefined, template: input.template }, wanted),
+        workspace: { id: ws.id, name: ws.name, ownerName: ws.owner_name, ownerId: ws.owner_id },
+      });
       // Coder would refuse the migration's build (400) only after the stop: say so before anything stops.
       const [ran, next] = await Promise.all([parametersOf(latest.template_version_id), parametersOf(input.targetVersionId)]);
       if (!sameParameterRules(ran, next)) {
@@ -174,4 +187,45 @@ export function makePreflightWorkspace(
       ...(ws.dormant_at ? { dormantSince: ws.dormant_at } : {}),
     };
   };
+}
+
+/**
+ * A persistent object whose name or namespace the target version computes otherwise than the state
+ * holds is replaced by the migration's build. The values come from the target version (Coder's stored
+ * variables; a sensitive one from the worker's WSMIGRATE_TEMPLATE_VARIABLES, else unknown) and the
+ * workspace; whatever cannot be known before the plan is not compared.
+ */
+async function refuseIdentityChanges(a: {
+  step: string;
+  subject: string;
+  target: string;
+  buildNumber: number;
+  resources: Parameters<typeof persistentIdentityChanges>[0];
+  files: readonly { path: string; content: string }[];
+  variables: readonly { name: string; value: string; sensitive: boolean }[];
+  given: { sensitiveValues?: Readonly<Record<string, string>> };
+  workspace: { id: string; name: string; ownerName: string; ownerId: string };
+}): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseRootConfig(a.files);
+  } catch {
+    return; // the rewrite and the guard read the source too: a file this cannot parse is theirs to refuse
+  }
+  const variables = Object.fromEntries(a.variables.map((v) => [v.name, v.sensitive ? a.given.sensitiveValues?.[v.name] : v.value]));
+  const changes = persistentIdentityChanges(a.resources, parsed, { variables, workspace: a.workspace });
+  if (changes.length === 0) return;
+  const secret = new Set(a.variables.filter((v) => v.sensitive).map((v) => a.given.sensitiveValues?.[v.name]).filter((v): v is string => v !== undefined));
+  // A field computed from a sensitive variable: neither its new value nor the one in the state (likely the secret itself) is repeated.
+  const fromSecret = (text: string) => [...secret].some((s) => s !== '' && text.includes(s));
+  const describe = (c: (typeof changes)[number]) =>
+    fromSecret(c.to)
+      ? `give ${c.address} another ${c.field} (computed from a sensitive variable) than build #${a.buildNumber} has`
+      : `give ${c.address} the ${c.field} '${c.to}' where build #${a.buildNumber} has '${c.from}'`;
+  throw refuse(
+    a.step,
+    a.subject,
+    `template version ${a.target} would ${changes.slice(0, 5).map(describe).join('; ')}: the migration's build would replace it and its data with it. ` +
+      `Check the version's variable values (a sensitive one from WSMIGRATE_TEMPLATE_VARIABLES must be the one the template was pushed with) and the workspace's name, then run again`,
+  );
 }

@@ -54,7 +54,7 @@ describe('a template with a sensitive variable', () => {
 
     const file = join(dir, 'variables.json');
     writeFileSync(file, JSON.stringify({ [`coder/${env.sim.template.name}`]: { namespace: 'team-s' } }));
-    await env.startWorker({ templateVariables: templateVariablesFile(file) });
+    const good = await env.startWorker({ templateVariables: templateVariablesFile(file) });
     const handle = await start();
     const template = (await handle.result()) as TemplateMigrationResult;
     expect(template.outcome).toBe('promoted');
@@ -67,5 +67,24 @@ describe('a template with a sensitive variable', () => {
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
     const history = JSON.stringify((await handle.fetchHistory()).events);
     expect(history).not.toContain('team-s');
+    await good.stop();
+  });
+
+  it("a worker given another value than the template was pushed with refuses each workspace before anything stops: its claims' namespace would change", async () => {
+    const ws = env.sim.workspaces()[1]!;
+    const uid = env.sim.cluster.pvc('team-s', `coder-${ws.id}-home`)?.uid;
+    const typo = join(dir, 'typo.json');
+    writeFileSync(typo, JSON.stringify({ [`coder/${env.sim.template.name}`]: { namespace: 'team-typo' } }));
+    await env.startWorker({ templateVariables: templateVariablesFile(typo) });
+    const before = (await env.coder.workspace(ws.id)).latest_build.build_number;
+    const refused = await failureOf(
+      (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: (await env.coder.templateByName('coder', env.sim.template.name)).active_version_id, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),
+    );
+    expect(refused).toContain('would give kubernetes_persistent_volume_claim_v1.home another namespace (computed from a sensitive variable) than build #');
+    expect(refused).toContain("the migration's build would replace it and its data with it");
+    expect(refused).not.toContain('team-typo');
+    expect(refused).not.toContain('team-s');
+    expect((await env.coder.workspace(ws.id)).latest_build.build_number).toBe(before);
+    expect(env.sim.cluster.pvc('team-s', `coder-${ws.id}-home`)?.uid).toBe(uid);
   });
 });
