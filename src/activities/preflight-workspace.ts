@@ -11,7 +11,7 @@ import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import { stateTypesStillDeclared } from '../domain/module-coverage';
 import { parameterRefusals, sameParameterRules } from '../domain/build-parameters';
-import { parseRootConfig, persistentIdentityChanges } from '../domain/claim-identity';
+import { describeIdentityChanges, parseRootConfig, persistentIdentityChanges } from '../domain/claim-identity';
 import { sensitiveValuesFor } from './push-template-version';
 import { variableChanges } from '../domain/version-settings';
 
@@ -215,17 +215,11 @@ async function refuseIdentityChanges(a: {
   const variables = Object.fromEntries(a.variables.map((v) => [v.name, v.sensitive ? a.given.sensitiveValues?.[v.name] : v.value]));
   const changes = persistentIdentityChanges(a.resources, parsed, { variables, workspace: a.workspace });
   if (changes.length === 0) return;
-  const secret = new Set(a.variables.filter((v) => v.sensitive).map((v) => a.given.sensitiveValues?.[v.name]).filter((v): v is string => v !== undefined));
-  // A field computed from a sensitive variable: neither its new value nor the one in the state (likely the secret itself) is repeated.
-  const fromSecret = (text: string) => [...secret].some((s) => s !== '' && text.includes(s));
-  const describe = (c: (typeof changes)[number]) =>
-    fromSecret(c.to)
-      ? `give ${c.address} another ${c.field} (computed from a sensitive variable) than build #${a.buildNumber} has`
-      : `give ${c.address} the ${c.field} '${c.to}' where build #${a.buildNumber} has '${c.from}'`;
+  const secrets = a.variables.filter((v) => v.sensitive).map((v) => a.given.sensitiveValues?.[v.name]).filter((v): v is string => v !== undefined);
   throw refuse(
     a.step,
     a.subject,
-    `template version ${a.target} would ${changes.slice(0, 5).map(describe).join('; ')}: the migration's build would replace it and its data with it. ` +
+    `template version ${a.target} would ${describeIdentityChanges(changes, secrets, `build #${a.buildNumber}`)}: the migration's build would replace it and its data with it. ` +
       `Check the version's variable values (a sensitive one from WSMIGRATE_TEMPLATE_VARIABLES must be the one the template was pushed with) and the workspace's name, then run again`,
   );
 }

@@ -212,3 +212,19 @@ export function persistentIdentityChanges(resources: readonly StateResourceView[
   }
   return changes;
 }
+
+/**
+ * The changes in words, for a refusal: a field computed from a secret shows neither its new value
+ * nor the state's (likely the secret itself).
+ */
+export function describeIdentityChanges(changes: readonly IdentityChange[], secrets: readonly string[], buildLabel: string): string {
+  const fromSecret = (text: string) => secrets.some((s) => s !== '' && text.includes(s));
+  return changes
+    .slice(0, 5)
+    .map((c) =>
+      fromSecret(c.to) || fromSecret(c.from)
+        ? `give ${c.address} another ${c.field} (computed from a sensitive variable) than ${buildLabel} has`
+        : `give ${c.address} the ${c.field} '${c.to}' where ${buildLabel} has '${c.from}'`,
+    )
+    .join('; ');
+}

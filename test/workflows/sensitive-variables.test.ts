@@ -52,6 +52,19 @@ describe('a template with a sensitive variable', () => {
     expect(await versions()).toBe(before);
     await bare.stop();
 
+    // A wrong value is caught before the push too, on a workspace built on the active version.
+    const wrong = join(dir, 'wrong.json');
+    writeFileSync(wrong, JSON.stringify({ [`coder/${env.sim.template.name}`]: { namespace: 'team-wrong' } }));
+    const mistaken = await env.startWorker({ templateVariables: templateVariablesFile(wrong) });
+    const caught = await failureOf((await start()).result());
+    expect(caught).toContain('rewrite template refused for template coder/');
+    expect(caught).toContain('would give kubernetes_persistent_volume_claim_v1.home another namespace (computed from a sensitive variable) than');
+    expect(caught).toContain('Nothing was pushed');
+    expect(caught).not.toContain('team-wrong');
+    expect(caught).not.toContain('team-s');
+    expect(await versions()).toBe(before);
+    await mistaken.stop();
+
     const file = join(dir, 'variables.json');
     writeFileSync(file, JSON.stringify({ [`coder/${env.sim.template.name}`]: { namespace: 'team-s' } }));
     const good = await env.startWorker({ templateVariables: templateVariablesFile(file) });
