@@ -199,6 +199,14 @@ export function planBuild(input: PlanInput): Plan {
       const current = identityFromAttributes(stateResource.type, instance.attributes);
       const configured = identityFromConfig(configResource.type, configResource.body, resolve);
       const generated = configured ? undefined : generatedNameFromConfig(configResource.type, configResource.body, resolve);
+      // Terraform always knows whether a name changed: a name the simulator cannot evaluate must not read as "kept".
+      if (current && !configured && !generated) {
+        const metadata = ((configResource.body.metadata as unknown[] | undefined)?.[0] ?? {}) as Record<string, unknown>;
+        const { unresolved } = evaluateStrict([metadata.name, metadata.namespace], resolve);
+        throw new PlanError(
+          `${configResource.file}: ${wanted}: its metadata name or namespace ${unresolved.length ? `uses ${unresolved.map((e) => `\${${e}}`).join(', ')}, which the simulator cannot evaluate` : 'is an expression the simulator cannot evaluate'}, so it cannot tell whether the object would be replaced.`,
+        );
+      }
       // A generated name stays while the prefix and namespace do; either changed forces a new object.
       const generatedMoved = current !== undefined && generated !== undefined && (generated.namespace !== current.namespace || generated.prefix !== generateNameInState(instance.attributes));
       if (current && !input.objectExists(current)) {

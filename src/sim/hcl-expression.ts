@@ -7,7 +7,29 @@
 export const UNRESOLVED: unique symbol = Symbol('unresolved');
 export type Resolve = (path: readonly string[]) => unknown;
 
-type Token = { kind: 'num'; value: number } | { kind: 'str'; value: string } | { kind: 'id'; value: string } | { kind: 'op'; value: string };
+type Token =
+  | { kind: 'num'; value: number }
+  | { kind: 'str'; value: string }
+  | { kind: 'id'; value: string }
+  | { kind: 'op'; value: string }
+  /** A quoted template with interpolations: literal text and the source of each `${…}`. */
+  | { kind: 'tmpl'; value: string; parts: ({ text: string } | { expr: string })[] };
+
+/** The end (index after the closing brace) of the `${…}` opened at `open`, skipping nested braces and strings; -1 when unclosed. */
+function interpolationEnd(src: string, open: number): number {
+  let depth = 0;
+  for (let j = open + 2; j < src.length; j++) {
+    const c = src[j];
+    if (c === '"') {
+      for (j++; j < src.length && src[j] !== '"'; j++) if (src[j] === '\\') j++;
+    } else if (c === '{') depth++;
+    else if (c === '}') {
+      if (depth === 0) return j + 1;
+      depth--;
+    }
+  }
+  return -1;
+}
 
 const OPS = ['&&', '||', '==', '!=', '<=', '>=', '<', '>', '+', '-', '*', '/', '%', '!', '?', ':', '(', ')', '[', ']', ',', '.'];
 
@@ -35,16 +57,27 @@ function tokenize(src: string): Token[] | undefined {
     if (c === '"') {
       let j = i + 1;
       let value = '';
+      const parts: ({ text: string } | { expr: string })[] = [];
       while (j < src.length && src[j] !== '"') {
         if (src[j] === '\\') {
           const n = src[j + 1];
           value += n === 'n' ? '\n' : n === 't' ? '\t' : (n ?? '');
           j += 2;
-        } else if (src.startsWith('${', j)) return undefined;
+        } else if (src.startsWith('$${', j)) {
+          value += '${';
+          j += 3;
+        } else if (src.startsWith('${', j)) {
+          const end = interpolationEnd(src, j);
+          if (end < 0) return undefined;
+          parts.push({ text: value }, { expr: src.slice(j + 2, end - 1) });
+          value = '';
+          j = end;
+        } else if (src.startsWith('%{', j)) return undefined;
         else value += src[j++];
       }
       if (j >= src.length) return undefined;
-      out.push({ kind: 'str', value });
+      if (parts.length > 0) out.push({ kind: 'tmpl', value, parts: [...parts, { text: value }] });
+      else out.push({ kind: 'str', value });
       i = j + 1;
       continue;
     }
@@ -151,6 +184,18 @@ class Parser {
     const t = this.tokens[this.at++];
     if (!t) throw new SyntaxError('unexpected end');
     if (t.kind === 'num' || t.kind === 'str') return t.value;
+    if (t.kind === 'tmpl') {
+      let out = '';
+      for (const part of t.parts) {
+        if ('text' in part) out += part.text;
+        else {
+          const v = evaluateHclExpression(part.expr, this.resolve);
+          if (v === UNRESOLVED || v === null || (typeof v === 'object' && v !== null)) return UNRESOLVED;
+          out += String(v);
+        }
+      }
+      return out;
+    }
     if (t.kind === 'op' && t.value === '(') {
       const v = this.expression();
       this.take(')');

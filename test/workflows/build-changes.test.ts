@@ -52,7 +52,9 @@ describe('replacement tracking in builds wsmigrate triggers', () => {
   });
 
   it('a build that destroys a protected volume fails the workflow as needs-attention, never a success', async () => {
-    const renamed = migratedSource.replace('name      = "coder-${data.coder_workspace.me.id}-home"', 'name      = "coder-${data.coder_workspace.me.id}-home2"');
+    // A name the preflight cannot compute before the plan (a function it does not read), so only the build shows the replacement;
+    // a plain new name is refused before anything stops (test/activities/claim-identity.test.ts).
+    const renamed = migratedSource.replace('name      = "coder-${data.coder_workspace.me.id}-home"', 'name      = format("coder-%s-home2", data.coder_workspace.me.id)');
     expect(renamed).not.toBe(migratedSource);
     const v = await pushTemplateVersion(env.sim, renamed);
     const handle = await migrate(1, v.id);
