@@ -251,3 +251,44 @@ describe('spans and values where patterns meet, exactly', () => {
     expect(parseJsonOutline(text, [['a', ANY_INDEX]], []).value).toEqual({ a: [1, 'x'] });
   });
 });
+
+describe('scalars, checked byte by byte', () => {
+  it.each([
+    ['{"a": "\\u12G4"}', 'line 1, column 8: a \\u escape needs four hex digits'],
+    ['{"a": "\\u12"}', 'line 1, column 8: a \\u escape needs four hex digits'],
+    ['{"a": -}', 'line 1, column 8: a number needs digits'],
+    ['{"a": -a}', 'line 1, column 8: a number needs digits'],
+    ['{"a": 1e}', 'line 1, column 9: a number needs digits in its exponent'],
+    ['{"a": 1E+}', 'line 1, column 10: a number needs digits in its exponent'],
+    ['{"a": 0.}', 'line 1, column 8: a number needs digits after the decimal point'],
+    ['{"a": "\u001f"}', 'line 1, column 8: a control character must be escaped inside a string'],
+  ])('refuses %j: %s', (text, message) => {
+    expect(() => scanJsonSpans(text, [['a']])).toThrow(message);
+    expect(() => parseJsonWithSpans(text, [['a']])).toThrow(message);
+    expect(() => parseJsonOutline(text, [['a']], [])).toThrow(message);
+  });
+
+  it.each([
+    ['{"a": "\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9"}', '"\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9"'],
+    ['{"a": "\u007f "}', '"\u007f "'],
+    ['{"a": "\\u00E9\\uFFFF"}', '"\\u00E9\\uFFFF"'],
+    ['{"a": 1.5E+3}', '1.5E+3'],
+    ['{"a": 2e-3}', '2e-3'],
+    ['{"a": -10}', '-10'],
+    ['{"a": [-0, 12.50, 1e5]}', '[-0, 12.50, 1e5]'],
+  ])('accepts %j, its span %s', (text, token) => {
+    for (const spans of [scanJsonSpans(text, [['a']]), parseJsonWithSpans(text, [['a']]).spans, parseJsonOutline(text, [['a']], []).spans]) {
+      expect(spans.map((s) => text.slice(s.start, s.end))).toEqual([token]);
+    }
+  });
+
+  it('matches a pattern against a key as JSON.parse decodes it, escapes and all', () => {
+    const text = '{"\\u0061": 1, "b\\"": 2, "plain": 3}';
+    const patterns: JsonPathPattern[] = [['a'], ['b"'], ['plain']];
+    const expected = [[['a'], '1'], [['b"'], '2'], [['plain'], '3']];
+    for (const spans of [scanJsonSpans(text, patterns), parseJsonWithSpans(text, patterns).spans, parseJsonOutline(text, patterns, []).spans]) {
+      expect(spans.map((s) => [s.path, text.slice(s.start, s.end)])).toEqual(expected);
+    }
+    expect(parseJsonOutline(text, patterns, []).value).toEqual({ a: 1, 'b"': 2, plain: 3 });
+  });
+});
