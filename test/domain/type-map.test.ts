@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { areTwins, lookupDeprecated, lookupReplacement, NEVER_TOUCH, TYPE_MAP } from '../../src/domain/type-map';
+import { areTwins, isPersistentType, lookupDeprecated, lookupReplacement, NEVER_TOUCH, TYPE_MAP } from '../../src/domain/type-map';
 
 /** RFC 4180 enough for this file: commas, double-quoted fields, "" inside quotes. */
 function parseCsv(text: string): string[][] {
@@ -75,5 +75,39 @@ describe('TYPE_MAP', () => {
     expect(lookupDeprecated('data', 'kubernetes_deployment')).toBeUndefined();
     expect(lookupDeprecated('data', 'kubernetes_ingress')?.compat).toBe('DIFFERENT');
     expect(lookupReplacement('data', 'kubernetes_secret_v1')?.deprecated).toBe('kubernetes_secret');
+  });
+});
+
+describe('twins and persistent kinds', () => {
+  it.each<[string, 'managed' | 'data', string, string, boolean]>([
+    ['deprecated then versioned', 'managed', 'kubernetes_persistent_volume_claim', 'kubernetes_persistent_volume_claim_v1', true],
+    ['versioned then deprecated', 'managed', 'kubernetes_persistent_volume_claim_v1', 'kubernetes_persistent_volume_claim', true],
+    ['data twins', 'data', 'kubernetes_secret_v1', 'kubernetes_secret', true],
+    ['a type with itself', 'managed', 'kubernetes_secret', 'kubernetes_secret', false],
+    ['a versioned type with itself', 'managed', 'kubernetes_secret_v1', 'kubernetes_secret_v1', false],
+    ['two kinds', 'managed', 'kubernetes_secret', 'kubernetes_config_map_v1', false],
+    ['a twin of another kind in reverse', 'managed', 'kubernetes_secret_v1', 'kubernetes_config_map', false],
+    ['managed twins asked as data', 'data', 'kubernetes_deployment', 'kubernetes_deployment_v1', false],
+    ['an unknown type', 'managed', 'kubernetes_env', 'kubernetes_env_v1', false],
+  ])('%s: areTwins(%s, %s, %s) is %s', (_, mode, a, b, expected) => {
+    expect(areTwins(mode, a, b)).toBe(expected);
+  });
+
+  it('counts PVCs and PVs, under either name, and nothing else as persistent', () => {
+    const persistent = TYPE_MAP.flatMap((m) => [m.deprecated, m.replacement]).filter(isPersistentType);
+    expect([...new Set(persistent)].sort()).toEqual([
+      'kubernetes_persistent_volume',
+      'kubernetes_persistent_volume_claim',
+      'kubernetes_persistent_volume_claim_v1',
+      'kubernetes_persistent_volume_v1',
+    ]);
+    expect(isPersistentType('kubernetes_persistent_volume_claim_v2')).toBe(false);
+  });
+
+  it('keeps the note of an irregular or DIFFERENT mapping, and gives none to a plain one', () => {
+    expect(lookupDeprecated('managed', 'kubernetes_cron_job')).toEqual({ mode: 'managed', deprecated: 'kubernetes_cron_job', replacement: 'kubernetes_cron_job_v1', compat: 'DIFFERENT', note: 'batch/v1beta1 vs batch/v1; schema_version 1 vs 0' });
+    expect(lookupDeprecated('data', 'kubernetes_ingress')?.note).toBe('v1beta1 schema; attribute paths differ');
+    expect(lookupReplacement('managed', 'kubernetes_secret_v1')).toEqual({ mode: 'managed', deprecated: 'kubernetes_secret', replacement: 'kubernetes_secret_v1', compat: 'SAME' });
+    expect(lookupReplacement('data', 'kubernetes_deployment_v1')).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { areTwins, lookupDeprecated, lookupReplacement, type ResourceMode } from '../type-map';
+import { lookupDeprecated, lookupReplacement, type ResourceMode } from '../type-map';
 import { AddressError, formatConfigAddress, parseModulePath } from './address';
 import type { PlannedChange } from './planned-change';
 
@@ -94,8 +94,9 @@ export function classifyChanges(changes: readonly PlannedChange[]): ClassifiedCh
   const used = new Set<number>();
   changes.forEach((c, i) => {
     if (!isPlainDelete(c)) return;
+    // twinType answers only from the type map, so a twin it names is always one (areTwins).
     const twin = twinType(c.mode, c.type);
-    if (twin === undefined || !areTwins(c.mode, c.type, twin)) return;
+    if (twin === undefined) return;
     const candidates = creates.get(instanceKey(c.module, c.mode, twin, c.name, c.index)) ?? [];
     const match = candidates.find((j) => !used.has(j));
     if (match === undefined) return;

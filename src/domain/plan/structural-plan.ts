@@ -167,9 +167,10 @@ function planBlock(resource: TemplateResource, stateResource: StateResourceView 
       out.push(change(target(key), ['no-op'], { ...previousAt(key), ...assumed }));
       continue;
     }
-    // Terraform moves `T.n` to `T.n[0]` (and back) by itself when count is added or removed.
+    // Terraform moves `T.n` to `T.n[0]` (and back) by itself when count is added or removed. The
+    // implied key is never wanted itself: `wanted` is either the key-less instance alone or keys.
     const implied = key === 0 ? undefined : key === undefined ? 0 : null;
-    if (implied !== null && stateKeys.has(keyId(implied)) && !wanted.some((w) => keyId(w) === keyId(implied))) {
+    if (implied !== null && stateKeys.has(keyId(implied))) {
       matched.add(keyId(implied));
       const from = `${previous ?? formatConfigAddress({ modules: [], ...resource })}${formatKeySuffix(implied)}`;
       out.push(change(target(key), ['no-op'], { previousAddress: from, ...assumed }));

@@ -147,7 +147,8 @@ function toView(resource: StateV4['resources'][number]): StateResourceView {
 /** `resources[2].type: expected string` for each issue, at most five; zod never echoes values here. */
 function describeIssues(error: z.ZodError): string {
   const parts = error.issues.slice(0, 5).map((issue) => {
-    const path = issue.path.length === 0 ? '(top level)' : formatPath(issue.path);
+    // Never an empty path: validateState has made sure the document is an object first.
+    const path = formatPath(issue.path);
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
     return `${path}: ${missing ? 'missing' : issue.message}`;
   });

@@ -168,3 +168,29 @@ describe('classifyChanges edge cases', () => {
     expect(input).toEqual(copy);
   });
 });
+
+describe('classifyChanges, exact results', () => {
+  it('gives a key-free config address even for a module path it cannot read, and keeps what was assumed', () => {
+    expect(
+      classifyChanges([
+        { address: 'x', module: 'module.a["k"].module.b[0', mode: 'data', type: 't', name: 'n', actions: ['read'], assumed: 'guess' },
+        { address: 'y', module: 'module.a[1].module.b[', mode: 'managed', type: 't', name: 'n', actions: ['delete'] },
+      ]),
+    ).toEqual([
+      { kind: 'read', address: 'x', type: 't', mode: 'data', configAddress: 'module.a.module.b[0.data.t.n', assumed: 'guess' },
+      { kind: 'delete', address: 'y', type: 't', mode: 'managed', configAddress: 'module.a.module.b[.t.n' },
+    ]);
+  });
+
+  it('pairs a delete only with a create of the twin: a delete beside a kept twin stays a delete', () => {
+    expect(
+      classifyChanges([
+        { address: 'kubernetes_secret.s', mode: 'managed', type: 'kubernetes_secret', name: 's', actions: ['delete'] },
+        { address: 'kubernetes_secret_v1.s', mode: 'managed', type: 'kubernetes_secret_v1', name: 's', actions: ['no-op'] },
+      ]).map((c) => [c.address, c.kind]),
+    ).toEqual([
+      ['kubernetes_secret.s', 'delete'],
+      ['kubernetes_secret_v1.s', 'no-op'],
+    ]);
+  });
+});

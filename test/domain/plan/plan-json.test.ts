@@ -127,3 +127,118 @@ describe('refusing what is not a readable plan', () => {
     expect(fromFixture('show/empty.json')).toEqual([]);
   });
 });
+
+describe('plan reading, exact results and messages', () => {
+  const refusal = (read: () => unknown): string => {
+    try {
+      read();
+    } catch (e) {
+      if (e instanceof PlanInputError) return e.message;
+      throw e;
+    }
+    throw new Error('expected a PlanInputError');
+  };
+  const tail = "Re-create the JSON with a Terraform 1.x binary.";
+
+  it.each<[string, unknown, string]>([
+    ['an object without format_version', { version: 4 }, `s: not a plan: no "format_version". Produce it with 'terraform show -json PLANFILE' (or 'terraform plan -json').`],
+    ['a state by its lineage', { lineage: 'x' }, "s: this is a Terraform state, not a plan. Run 'terraform plan -out=PLANFILE' then 'terraform show -json PLANFILE'."],
+    ['a state by version and resources', { version: 4, resources: [] }, "s: this is a Terraform state, not a plan. Run 'terraform plan -out=PLANFILE' then 'terraform show -json PLANFILE'."],
+    ['format 1.2.3', { format_version: '1.2.3' }, `s: plan format_version "1.2.3" is not 1.x; wsmigrate reads the 1.x plan format of Terraform 1.x. ${tail}`],
+    ['format 11.2', { format_version: '11.2' }, `s: plan format_version "11.2" is not 1.x; wsmigrate reads the 1.x plan format of Terraform 1.x. ${tail}`],
+    ['format v1.2', { format_version: 'v1.2' }, `s: plan format_version "v1.2" is not 1.x; wsmigrate reads the 1.x plan format of Terraform 1.x. ${tail}`],
+    ['a numeric format_version', { format_version: 1 }, 's: not a readable plan: format_version: Invalid input: expected string, received number'],
+    [
+      'six issues: five named, each with the address of its change when it has one',
+      { format_version: '1.2', resource_changes: [{ address: 'a.b' }, 3, {}] },
+      's: not a readable plan: resource_changes[0].mode (a.b): Invalid option: expected one of "managed"|"data"; resource_changes[0].type (a.b): Invalid input: expected string, received undefined; ' +
+        'resource_changes[0].name (a.b): Invalid input: expected string, received undefined; resource_changes[0].change (a.b): Invalid input: expected object, received undefined; ' +
+        'resource_changes[1]: Invalid input: expected object, received number',
+    ],
+    ['a JSON array', [], "s: not a plan: expected a JSON object from 'terraform show -json PLANFILE'"],
+    ['null', null, "s: not a plan: expected a JSON object from 'terraform show -json PLANFILE'"],
+  ])('show JSON: %s', (_, json, message) => {
+    expect(refusal(() => plannedChangesFromShowJson(json, 's'))).toBe(message);
+  });
+
+  it('accepts format 1.0 and 1.12', () => {
+    expect(plannedChangesFromShowJson({ format_version: '1.0' }, 's')).toEqual([]);
+    expect(plannedChangesFromShowJson({ format_version: '1.12', resource_changes: [] }, 's')).toEqual([]);
+  });
+
+  it('leaves out the optional fields Terraform wrote empty, null or not at all', () => {
+    const change = { address: 'module.m[0].t.n["k"]', module_address: 'module.m[0]', previous_address: '', mode: 'managed', type: 't', name: 'n', index: null, deposed: '', action_reason: '', change: { actions: ['update'], replace_paths: [] } };
+    expect(plannedChangesFromShowJson({ format_version: '1.2', resource_changes: [change] }, 's')).toEqual([
+      { address: 'module.m[0].t.n["k"]', module: 'module.m[0]', mode: 'managed', type: 't', name: 'n', actions: ['update'], replacePaths: [] },
+    ]);
+    const bare = { address: 't.n', mode: 'managed', type: 't', name: 'n', change: { actions: ['create'] } };
+    expect(Object.keys(plannedChangesFromShowJson({ format_version: '1.2', resource_changes: [bare] }, 's')[0])).toEqual(['address', 'mode', 'type', 'name', 'actions']);
+    const full = { ...bare, previous_address: 't.o', module_address: '', index: 0, deposed: 'd1', action_reason: 'r', change: { actions: ['delete'], replace_paths: [['x']] } };
+    expect(plannedChangesFromShowJson({ format_version: '1.2', resource_changes: [full] }, 's')).toEqual([
+      { address: 't.n', previousAddress: 't.o', mode: 'managed', type: 't', name: 'n', index: 0, deposed: 'd1', actions: ['delete'], reason: 'r', replacePaths: [['x']] },
+    ]);
+  });
+
+  const line = (resource: object, action: string, more: object = {}) => JSON.stringify({ type: 'planned_change', change: { resource, action, ...more } });
+  const res = (addr: string, more: object = {}) => ({ addr, resource_type: 't', resource_name: 'n', ...more });
+
+  it.each([
+    ['noop', ['no-op']],
+    ['create', ['create']],
+    ['read', ['read']],
+    ['update', ['update']],
+    ['replace', ['delete', 'create']],
+    ['delete', ['delete']],
+    ['move', ['no-op']],
+    ['import', ['no-op']],
+    ['remove', ['forget']],
+  ])('the streamed action %s is %j', (action, actions) => {
+    expect(plannedChangesFromStream(`{"type":"version"}\n${line(res('t.n'), action)}`, 's')).toEqual([{ address: 't.n', mode: 'managed', type: 't', name: 'n', actions }]);
+  });
+
+  it('streamed lines: the mode from the address, CRLF line ends, a previous address only when it differs, null and empty fields left out', () => {
+    const text = [
+      '{"type":"version","@message":"Terraform 1.11.4"}',
+      line(res('module.m.data.t.n[0]', { module: 'module.m', resource_key: 0 }), 'move', { previous_resource: res('module.m.data.t.n[0]') }),
+      line(res('t.n', { resource_key: null, module: '' }), 'update', { reason: '' }),
+      line(res('t.n["k"]', { resource_key: 'k' }), 'delete', { previous_resource: res('t.o["k"]'), reason: 'delete_because_each_key' }),
+    ].join('\r\n');
+    expect(plannedChangesFromStream(text, 's')).toEqual([
+      { address: 'module.m.data.t.n[0]', module: 'module.m', mode: 'data', type: 't', name: 'n', index: 0, actions: ['no-op'] },
+      { address: 't.n', mode: 'managed', type: 't', name: 'n', actions: ['update'] },
+      { address: 't.n["k"]', previousAddress: 't.o["k"]', mode: 'managed', type: 't', name: 'n', index: 'k', actions: ['delete'], reason: 'delete_because_each_key' },
+    ]);
+  });
+
+  it.each([
+    ['a bad address, with its line', `{"type":"version"}\n${line(res('t..n'), 'noop')}`, 's:2: "t..n" is not a resource address: expected a name at ".n"'],
+    [
+      'an unreadable line, with its line and at most five issues',
+      '{"type":"version"}\n{"type":"planned_change","change":{"resource":{"addr":1},"action":"zap"}}',
+      's:2: unreadable planned_change: change.resource.addr: Invalid input: expected string, received number; change.resource.resource_type: Invalid input: expected string, received undefined; ' +
+        'change.resource.resource_name: Invalid input: expected string, received undefined; change.action: Invalid option: expected one of "noop"|"create"|"read"|"update"|"replace"|"delete"|"move"|"import"|"remove"',
+    ],
+    ['lines that are not UI lines', '   {"type": 3}\n[1]\n{bad\n{"@message": "m"}', "s: not a plan: neither a 'terraform show -json PLANFILE' document nor 'terraform plan -json' lines"],
+  ])('stream: %s', (_, text, message) => {
+    expect(refusal(() => plannedChangesFromStream(text, 's'))).toBe(message);
+  });
+
+  it('skips non-JSON lines and other message types around the planned changes, counting lines from 1', () => {
+    const text = `warning: something leaked\n  {"type":"version"}  \n{not json\n${line(res('t.n'), 'create')}\n{"type":"change_summary"}\n${line(res('t.x'), 'noop')}`;
+    expect(plannedChangesFromStream(text, 's').map((c) => c.address)).toEqual(['t.n', 't.x']);
+    expect(refusal(() => plannedChangesFromStream(`{"type":"version"}\n\n${line(res('t..x'), 'noop')}`, 's'))).toMatch(/^s:3: /);
+  });
+
+  it.each([
+    ['a show document', '{"format_version":"1.0"}', []],
+    ['one UI line as a whole document', '{"type":"version","@message":"m"}', []],
+    ['a UI line without @message is no stream line', '{"type":"version"}', 'not a plan: no "format_version"'],
+    ['text with a JSON line after others', 'x\n  {"type":"planned_change"}', 's:2: unreadable planned_change: change: Invalid input: expected object, received undefined'],
+    ['text with no line opening a brace', 'nope\n[1]', "s: not JSON: expected 'terraform show -json PLANFILE' or 'terraform plan -json' output"],
+    ['only whitespace', ' \t\r\n', 's: empty file: expected a plan in JSON'],
+  ])('text: %s', (_, text, expected) => {
+    if (Array.isArray(expected)) return expect(plannedChangesFromText(text, 's')).toEqual(expected);
+    const message = refusal(() => plannedChangesFromText(text, 's'));
+    return expected.startsWith('s') ? expect(message).toBe(expected) : expect(message).toContain(expected);
+  });
+});

@@ -233,3 +233,30 @@ describe('stateResourceViews', () => {
     ).toThrow(/^(?!.*hunter2).*resources\[0\]\.instances\[0\]\.index_key/);
   });
 });
+
+describe('stateResourceViews, exact results', () => {
+  it('names the whole document when it is no object, word for word', () => {
+    let error: unknown;
+    try {
+      stateResourceViews(5, 'ws');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StateInputError);
+    expect((error as Error).name).toBe('StateInputError');
+    expect((error as Error).message).toBe("ws: not a Terraform v4 state: Invalid input: expected object, received number. Pass the file from 'coder state pull' or 'terraform state pull'.");
+  });
+
+  it('keeps a module, an instance key and a deposed key only where the state has them', () => {
+    const views = stateResourceViews(
+      { version: 4, resources: [{ module: 'module.m', mode: 'managed', type: 't', name: 'n', instances: [{ index_key: 0, deposed: 'd' }, {}] }, { module: '', mode: 'data', type: 'd', name: 'n', instances: [] }] },
+      'ws',
+    );
+    expect(views).toEqual([
+      { module: 'module.m', mode: 'managed', type: 't', name: 'n', instances: [{ index_key: 0, deposed: 'd' }, {}] },
+      { mode: 'data', type: 'd', name: 'n', instances: [] },
+    ]);
+    expect(views.map((v) => Object.keys(v))).toEqual([['module', 'mode', 'type', 'name', 'instances'], ['mode', 'type', 'name', 'instances']]);
+    expect(Object.keys(views[0].instances[1])).toEqual([]);
+  });
+});

@@ -61,3 +61,33 @@ describe('dependency and check addresses', () => {
     expect(parseResourceInstanceAddress('kubernetes_pod.p["open]')).toBeUndefined();
   });
 });
+
+describe('parsed addresses, field by field', () => {
+  it.each([
+    ['kubernetes_secret.s', false, { modules: [], mode: 'managed', type: 'kubernetes_secret', name: 's', typeStart: 0, typeEnd: 17 }],
+    ['data.kubernetes_secret.s', false, { modules: [], mode: 'data', type: 'kubernetes_secret', name: 's', typeStart: 5, typeEnd: 22 }],
+    ['module.a.module.b_2.data.t.n', false, { modules: [{ name: 'a' }, { name: 'b_2' }], mode: 'data', type: 't', name: 'n', typeStart: 25, typeEnd: 26 }],
+    ['module.a[0].module.b["x.y"].t.n[10]', true, { modules: [{ name: 'a', key: 0 }, { name: 'b', key: 'x.y' }], mode: 'managed', type: 't', name: 'n', key: 10, typeStart: 28, typeEnd: 29 }],
+    ['t-1.n-2["a\\\\"]', true, { modules: [], mode: 'managed', type: 't-1', name: 'n-2', key: 'a\\', typeStart: 0, typeEnd: 3 }],
+    ['t.n[0]', true, { modules: [], mode: 'managed', type: 't', name: 'n', key: 0, typeStart: 0, typeEnd: 1 }],
+    ['t.n', true, { modules: [], mode: 'managed', type: 't', name: 'n', typeStart: 0, typeEnd: 1 }],
+  ] as const)('%s (keys allowed: %s)', (text, keys, expected) => {
+    const parsed = keys ? parseResourceInstanceAddress(text) : parseConfigResourceAddress(text);
+    expect(parsed).toEqual(expected);
+    expect(parsed && text.slice(parsed.typeStart, parsed.typeEnd)).toBe(expected.type);
+  });
+
+  it.each([
+    'module.', 'module.a', 'module.a.', 'module.a[0]t.n', 'module.1a.t.n', 'data.t', 'data.', '.t.n', 't..n', 't.n.', 't.n[', 't.n[]', 't.n[1a]', 't.n[-1]', 't.n[0]x',
+    't.n["a"', 't.n["a"]x', 't.n["a\\"]', 't.n["\\q"]', 't.n[0][1]', 't.n ', ' t.n', 'module.a["k"]]t.n', 'module.a["k"].t',
+  ])('refuses %j as an instance address', (text) => {
+    expect([text, parseResourceInstanceAddress(text)]).toEqual([text, undefined]);
+  });
+
+  it('keeps the bytes of a key whose escapes hide a quote and a bracket', () => {
+    const text = 'module.m["a\\"]"].t.n';
+    const parsed = parseResourceInstanceAddress(text);
+    expect(parsed).toMatchObject({ modules: [{ name: 'm', key: 'a"]' }], type: 't', typeStart: 17, typeEnd: 18 });
+    expect(parsed && withType(text, parsed, 'kubernetes_secret_v1')).toBe('module.m["a\\"]"].kubernetes_secret_v1.n');
+  });
+});

@@ -190,3 +190,105 @@ describe('parseJsonOutline', () => {
     expect(item).toEqual(JSON.parse('{"__proto__": {"polluted": 1}, "t": 1}'));
   });
 });
+
+describe('spans and values where patterns meet, exactly', () => {
+  it('records each kind of value with its exact offsets; a span over a value hides the patterns inside it', () => {
+    const text = ' {"o": {"k": [1]}, "a": [1, {}], "l": true, "n": null, "f": false, "m": -0.5, "s": "x"}';
+    const spans = scanJsonSpans(text, [['o'], ['a'], ['l'], ['n'], ['f'], ['m'], ['s'], ['o', 'k', ANY_INDEX]]);
+    expect(spans.map((s) => [s.path, text.slice(s.start, s.end), s.kind, s.start, s.end])).toEqual([
+      [['o'], '{"k": [1]}', 'object', 7, 17],
+      [['a'], '[1, {}]', 'array', 24, 31],
+      [['l'], 'true', 'literal', 38, 42],
+      [['n'], 'null', 'literal', 49, 53],
+      [['f'], 'false', 'literal', 60, 65],
+      [['m'], '-0.5', 'number', 72, 76],
+      [['s'], '"x"', 'string', 83, 86],
+    ]);
+    expect(parseJsonWithSpans(text, [['o'], ['a'], ['l'], ['n'], ['f'], ['m'], ['s'], ['o', 'k', ANY_INDEX]]).spans).toEqual(spans);
+    expect(parseJsonOutline(text, [['o'], ['a'], ['l'], ['n'], ['f'], ['m'], ['s'], ['o', 'k', ANY_INDEX]], []).spans).toEqual(spans);
+  });
+
+  it.each<[string, string, JsonPathPattern[], JsonPathPattern[], unknown]>([
+    ['a span and a stand-in on one value: the span wins, the value is kept whole', '{"a": {"x": 1}}', [['a']], [['a']], { value: { a: { x: 1 } }, spans: [{ path: ['a'], start: 6, end: 14, kind: 'object' }] }],
+    ['a span inside a stand-in: the stand-in is walked, nothing in it emptied', '{"a": {"b": 1, "c": [1]}}', [['a', 'b']], [['a']], { value: { a: { b: 1, c: [1] } }, spans: [{ path: ['a', 'b'], start: 12, end: 13, kind: 'number' }] }],
+    ['a stand-in inside a span: the span is read whole, nothing in it emptied', '{"a": {"b": {"k": 1}, "c": [1]}}', [['a']], [['a', 'b']], { value: { a: { b: { k: 1 }, c: [1] } }, spans: [{ path: ['a'], start: 6, end: 31, kind: 'object' }] }],
+    ['on the way to a stand-in only, a repeated key is no error: the last one wins', '{"w": {"y": 1, "y": 2, "x": "s"}}', [], [['w', 'x']], { value: { w: { y: 2, x: '' } }, spans: [] }],
+    ['no pattern at all: repeated keys as JSON.parse takes them', '{"a":1,"a":2}', [], [], { value: { a: 2 }, spans: [] }],
+    [
+      'scalars on the way to a pattern, decoded as JSON.parse does',
+      '{"a": "s\\n", "b": 1, "c": -1.5e3, "d": true, "e": false, "f": null, "g": "\\u0041"}',
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((k): JsonPathPattern => [k, 't']),
+      [],
+      { value: { a: 's\n', b: 1, c: -1500, d: true, e: false, f: null, g: 'A' }, spans: [] },
+    ],
+  ])('%s', (_, text, patterns, standIns, expected) => {
+    expect(parseJsonOutline(text, patterns, standIns)).toEqual(expected);
+  });
+
+  it('refuses a repeated key on the way to a span, word for word and at the repeat, in every reader', () => {
+    const text = '{"a": [{"t": 1, "t": 2}]}';
+    const message = 'line 1, column 17: the key "t" appears twice in one object';
+    for (const read of [() => scanJsonSpans(text, [['a', ANY_INDEX, 't']]), () => parseJsonWithSpans(text, [['a', ANY_INDEX, 't']]), () => parseJsonOutline(text, [['a', ANY_INDEX, 't']], [])]) {
+      expect(read).toThrow(new JsonSyntaxError('the key "t" appears twice in one object', 16, 1, 17, false));
+      expect(read).toThrow(message);
+    }
+    expect(() => parseJsonOutline('{"w": {"y": 1, "y": 2, "x": "s"}}', [['w', 'x']], [])).toThrow('line 1, column 16: the key "y" appears twice in one object');
+    expect(scanJsonSpans('{"a":1,"a":2}', [])).toEqual([]);
+    expect(parseJsonWithSpans('{"a":1,"a":2}', [])).toEqual({ value: { a: 2 }, spans: [] });
+  });
+
+  it('says where a key lacks its colon, and when values nest deeper than the stack', () => {
+    expect(() => scanJsonSpans('{"a" 1}', [])).toThrow(new JsonSyntaxError("expected ':' after an object key", 5, 1, 6));
+    expect(() => scanJsonSpans('{"a" 1}', [])).toThrow("line 1, column 6: expected ':' after an object key");
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    expect(() => scanJsonSpans(deep, [])).toThrow(/^line 1, column \d+: values are nested too deeply$/);
+    expect(parseJsonWithSpans(deep, [['a']]).spans).toEqual([]);
+  });
+
+  it('reads whitespace of every kind between tokens', () => {
+    const text = '\t{\r\n "a"\t:\n[ 1 ,\t"x"\r\n] } \n';
+    expect(scanJsonSpans(text, [['a', ANY_INDEX]]).map((s) => text.slice(s.start, s.end))).toEqual(['1', '"x"']);
+    expect(parseJsonOutline(text, [['a', ANY_INDEX]], []).value).toEqual({ a: [1, 'x'] });
+  });
+});
+
+describe('scalars, checked byte by byte', () => {
+  it.each([
+    ['{"a": "\\u12G4"}', 'line 1, column 8: a \\u escape needs four hex digits'],
+    ['{"a": "\\u12"}', 'line 1, column 8: a \\u escape needs four hex digits'],
+    ['{"a": -}', 'line 1, column 8: a number needs digits'],
+    ['{"a": -a}', 'line 1, column 8: a number needs digits'],
+    ['{"a": 1e}', 'line 1, column 9: a number needs digits in its exponent'],
+    ['{"a": 1E+}', 'line 1, column 10: a number needs digits in its exponent'],
+    ['{"a": 0.}', 'line 1, column 8: a number needs digits after the decimal point'],
+    ['{"a": "\u001f"}', 'line 1, column 8: a control character must be escaped inside a string'],
+  ])('refuses %j: %s', (text, message) => {
+    expect(() => scanJsonSpans(text, [['a']])).toThrow(message);
+    expect(() => parseJsonWithSpans(text, [['a']])).toThrow(message);
+    expect(() => parseJsonOutline(text, [['a']], [])).toThrow(message);
+  });
+
+  it.each([
+    ['{"a": "\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9"}', '"\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9"'],
+    ['{"a": "\u007f "}', '"\u007f "'],
+    ['{"a": "\\u00E9\\uFFFF"}', '"\\u00E9\\uFFFF"'],
+    ['{"a": 1.5E+3}', '1.5E+3'],
+    ['{"a": 2e-3}', '2e-3'],
+    ['{"a": -10}', '-10'],
+    ['{"a": [-0, 12.50, 1e5]}', '[-0, 12.50, 1e5]'],
+  ])('accepts %j, its span %s', (text, token) => {
+    for (const spans of [scanJsonSpans(text, [['a']]), parseJsonWithSpans(text, [['a']]).spans, parseJsonOutline(text, [['a']], []).spans]) {
+      expect(spans.map((s) => text.slice(s.start, s.end))).toEqual([token]);
+    }
+  });
+
+  it('matches a pattern against a key as JSON.parse decodes it, escapes and all', () => {
+    const text = '{"\\u0061": 1, "b\\"": 2, "plain": 3}';
+    const patterns: JsonPathPattern[] = [['a'], ['b"'], ['plain']];
+    const expected = [[['a'], '1'], [['b"'], '2'], [['plain'], '3']];
+    for (const spans of [scanJsonSpans(text, patterns), parseJsonWithSpans(text, patterns).spans, parseJsonOutline(text, patterns, []).spans]) {
+      expect(spans.map((s) => [s.path, text.slice(s.start, s.end)])).toEqual(expected);
+    }
+    expect(parseJsonOutline(text, patterns, []).value).toEqual({ a: 1, 'b"': 2, plain: 3 });
+  });
+});

@@ -112,3 +112,69 @@ describe('readStateOutlineV4', () => {
     }
   });
 });
+
+describe('parseStateV4 refusals, word for word', () => {
+  const shape = 'The state does not have the shape of a Terraform v4 state: ';
+  const state = (fields: string) => `{"version": 4, "serial": 1, "lineage": "x", ${fields}}`;
+  const resource = (fields: string) => `{"mode": "managed", "type": "kubernetes_secret", "name": "s", "instances": [], ${fields}}`;
+
+  it.each([
+    ['a string version', '{"version": "4"}', 'The state has format version "4"; wsmigrate needs a format version 4 state, which Terraform 0.12 and later write. Let a Terraform 0.12+ run write this state once (for example a refresh-only apply), then try again.'],
+    ['a null version', '{"version": null}', 'The state has format version null; wsmigrate needs'],
+    ['a fractional serial', state('"resources": [], "serial": 1.5'), 'serial: expected a whole number.'],
+    ['a negative serial', state('"resources": [], "serial": -1'), 'serial: Too small: expected number to be >=0.'],
+    ['a mistyped field', state('"resources": [{"mode": "managed", "type": 7, "name": "n", "instances": []}]'), 'resources[0].type: Invalid input: expected string, received number.'],
+    ['a missing field, deep', state('"resources": [{"mode": "managed", "type": "t", "name": "n"}]'), 'resources[0].instances: missing.'],
+    [
+      'six issues: five named, the rest counted',
+      '{"version": 4, "serial": "1", "lineage": 2, "resources": {}, "outputs": [], "check_results": 3, "terraform_version": 1}',
+      'terraform_version: Invalid input: expected string, received number; serial: Invalid input: expected number, received string; lineage: Invalid input: expected string, received number; outputs: expected a JSON object; resources: Invalid input: expected array, received object (and 1 more).',
+    ],
+    ['an instance key of another kind', state(`"resources": [${resource('"instances": [{"index_key": true}]')}]`), 'resources[0].instances[0].index_key: Invalid input.'],
+    ['attributes that are not an object', state(`"resources": [${resource('"instances": [{"attributes": []}]')}]`), 'resources[0].instances[0].attributes: expected a JSON object.'],
+    [
+      'a whitespace lineage',
+      '{"version": 4, "serial": 1, "lineage": " \\t", "resources": []}',
+      "The state has an empty lineage; Terraform gives every state one, and wsmigrate uses it to tell one workspace's state from another's. Pull the state again from Coder (coder state pull) instead of using an edited copy.",
+    ],
+    [
+      'a resource listed twice (the first one named, the module and mode in the address)',
+      state(`"resources": [${resource('"module": "module.m[0]", "mode": "data"')}, ${resource('"module": "module.m[0]"')}, ${resource('"module": "module.m[0]", "mode": "data"')}]`),
+      'The state lists module.m[0].data.kubernetes_secret.s twice (resources[0] and resources[2]); Terraform never writes that, so the file was edited or merged by hand. Pull the state again from Coder (coder state pull) and try again.',
+    ],
+    ['the same type and name at the root and in a module is no repeat', state(`"resources": [${resource('"module": "module.m"')}, ${resource('"module": ""')}]`), undefined],
+  ])('%s', (_, text, expected) => {
+    let message: string | undefined;
+    try {
+      parseStateV4(text);
+    } catch (e) {
+      if (!(e instanceof StateFormatError)) throw e;
+      message = e.message;
+    }
+    if (expected === undefined) return expect(message).toBeUndefined();
+    const whole = expected.startsWith('The state') ? expected : shape + expected;
+    return expected.endsWith('.') ? expect(message).toBe(whole) : expect(message?.startsWith(whole)).toBe(true);
+  });
+
+  it('reads the terraform_version when there is one, and leaves it out when not', () => {
+    expect(parseStateV4(state('"resources": [], "terraform_version": "1.9.8"')).terraformVersion).toBe('1.9.8');
+    expect(Object.hasOwn(parseStateV4(state('"resources": []')), 'terraformVersion')).toBe(false);
+  });
+
+  it('gives each view only the fields the instance has (null attributes are none)', () => {
+    const { resources } = parseStateV4(
+      state(`"resources": [${resource('"module": "module.m", "instances": [{"index_key": "k", "deposed": "d1", "attributes": {"id": "x"}}, {"attributes": null}, {}]')}]`),
+    );
+    expect(resources).toEqual([
+      { module: 'module.m', mode: 'managed', type: 'kubernetes_secret', name: 's', instances: [{ index_key: 'k', deposed: 'd1', attributes: { id: 'x' } }, {}, {}] },
+    ]);
+    expect(resources[0].instances.map((i) => Object.keys(i))).toEqual([['index_key', 'deposed', 'attributes'], [], []]);
+    expect(Object.keys(parseStateV4(state(`"resources": [${resource('"instances": []')}]`)).resources[0])).toEqual(['mode', 'type', 'name', 'instances']);
+  });
+
+  it('refuses a state that is not an object, word for word', () => {
+    for (const text of ['[4]', 'null', '4']) {
+      expect([text, formatError(text).message]).toEqual([text, 'The state is not a JSON object; a Terraform state file is an object with "version": 4.']);
+    }
+  });
+});
