@@ -1,11 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createActivities } from '../../src/activities';
+import { makeCheckProtectedKept } from '../../src/activities/check-protected-kept';
+import { makePostBuildCheck } from '../../src/activities/post-build-check';
+import { makeVerifyMigration } from '../../src/activities/verify-migration';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild } from '../sim/helpers';
+
+/** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
+const STEPS = { checkProtectedKept: makeCheckProtectedKept, postBuildCheck: makePostBuildCheck, verifyMigration: makeVerifyMigration };
 
 /**
  * The checks that stand between a migration and a lost volume, each met with the plan or the build
@@ -48,7 +54,7 @@ describe('the safety checks of the activities, met with plans and builds that lo
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const acts = () => createActivities({ coder, blobs, notifier: { notify: async () => undefined } });
+  const acts = () => stepsOf({ coder, blobs, notifier: { notify: async () => undefined } }, STEPS);
 
   async function stateOf(wsIndex: number): Promise<string> {
     return (await api(sim, 'GET', `/workspacebuilds/${await latestBuildId(sim, sim.workspaces()[wsIndex].id)}/state`)).text;
@@ -175,7 +181,7 @@ describe('the safety checks of the activities, met with plans and builds that lo
           return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         },
       }) as CoderClient;
-      const check = await createActivities({ coder: noisy, blobs, notifier: { notify: async () => undefined } }).postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef });
+      const check = await stepsOf({ coder: noisy, blobs, notifier: { notify: async () => undefined } }, STEPS).postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef });
       expect(check.warnings).toEqual(['the build log mentions destroying a persistent volume 2 time(s); uids are unchanged']);
       expect(check.persistentChecked).toBe(1);
     });

@@ -1,4 +1,6 @@
-import { createActivities, type MigrationMetrics, type Notification } from '../../src/activities';
+import type { MigrationMetrics, Notification } from '../../src/activities/ports';
+import { makeTrackBuildChanges } from '../../src/activities/track-build-changes';
+import { stepsOf } from './fixtures/steps';
 import { CoderClient } from '../../src/adapters/coder';
 import { V1, V1_PROTECTED_DEPLOYMENT, useSimWithVersions } from './fixtures/sim-with-versions';
 import { api, homePvcName, latestBuildId, migrateStateByHand, putState, startBuild } from '../sim/helpers';
@@ -23,7 +25,8 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
       damagedWorkspaceFound: (reason) => damaged.push(reason),
       activeVersionLockRead: () => undefined,
     };
-    const acts = createActivities({
+    const acts = stepsOf(
+      {
       coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }),
       blobs: env.blobs,
       metrics,
@@ -34,7 +37,9 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
           return undefined;
         },
       },
-    });
+      },
+      { trackBuildChanges: makeTrackBuildChanges },
+    );
     return { acts, notifications, seen, damaged };
   }
   const ws = (i: number) => env.sim.workspaces()[i];
