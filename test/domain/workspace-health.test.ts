@@ -64,6 +64,10 @@ describe('protectedIdentities', () => {
     expect(ids).toEqual([{ key: `${PVC1}.home`, address: `${PVC}.home`, id: 'coder/home', uid: 'u' }]);
   });
 
+  it('reads an entry Terraform wrote without attributes as a protected object with no id or uid (not a crash of the health check)', () => {
+    expect(protectedIdentities([{ mode: 'managed', type: PVC, name: 'home', instances: [{}] }])).toEqual([{ key: `${PVC1}.home`, address: `${PVC}.home`, id: undefined, uid: undefined }]);
+  });
+
   it('includes annotated resources (either type name, module keys ignored) and PVs', () => {
     const parsed = JSON.parse(
       state([
