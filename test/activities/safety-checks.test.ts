@@ -104,6 +104,22 @@ describe('the safety checks of the activities, met with plans and builds that lo
       expect(v.reasons).toEqual([]);
     });
 
+    it('lists at most 20 reasons, and every leftover deprecated instance, when many are left after the rewrite', async () => {
+      const state = JSON.parse(await stateOf(0)) as { resources: { mode: string; type: string; name: string; instances: unknown[] }[] };
+      for (let i = 0; i < 25; i++) state.resources.push({ mode: 'managed', type: 'kubernetes_config_map', name: `left${i}`, instances: [{ attributes: { id: `coder/left${i}` } }] });
+      const v = await acts().verifyMigration({ subject: 'alice/dev', migratedRef: await stored(JSON.stringify(state)), targetVersionId: versions.v1 });
+      expect(v.verdict).toBe('deny');
+      expect(v.leftovers).toHaveLength(25 + 2);
+      expect(v.reasons).toHaveLength(20);
+      expect(v.reasons[0]).toMatch(/still has a deprecated type after the rewrite$/);
+    });
+
+    it('names its step and the workspace when the migrated state cannot be read', async () => {
+      await expect(acts().verifyMigration({ subject: 'alice/dev', migratedRef: 'blob:sha256:' + '0'.repeat(64), targetVersionId: versions.v1 })).rejects.toMatchObject({
+        message: expect.stringMatching(/^verify migration failed for alice\/dev: /),
+      });
+    });
+
     it('denies a target version that drops the PVC, naming it', async () => {
       const ref = await stored(migrateStateByHand(await stateOf(0)));
       const v = await acts().verifyMigration({ subject: 'alice/dev', migratedRef: ref, targetVersionId: versions.noPvc });
