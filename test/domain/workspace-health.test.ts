@@ -225,8 +225,16 @@ describe('assessWorkspaceHealth', () => {
 
   it('busy while a build is pending, running or canceling', () => {
     for (const s of ['pending', 'running', 'canceling'] as JobStatus[]) {
-      const h = assessWorkspaceHealth({ builds: history(['start', 'succeeded', [home()]], ['stop', s, undefined]) });
-      expect(h).toMatchObject({ health: 'busy', reason: `build #2 (stop) is ${s}` });
+      const builds = history(['start', 'succeeded', [home()]], ['stop', s, undefined]);
+      const b = builds[0];
+      // The whole answer: the build it waits for is what the CLI and the workflow name.
+      expect(assessWorkspaceHealth({ builds })).toEqual({
+        health: 'busy',
+        reason: `build #2 (stop) is ${s}`,
+        latest: { id: b.id, number: 2, transition: 'stop', jobStatus: s, templateVersionId: b.templateVersionId },
+        losses: [],
+        deprecatedLeft: 0,
+      });
     }
   });
 
@@ -236,7 +244,7 @@ describe('assessWorkspaceHealth', () => {
     garbage[0].state = { text: '{"version": 3}' };
     expect(assessWorkspaceHealth({ builds: garbage }).reason).toMatch(/build #1 is not a Terraform state: .*format version 3/);
     expect(assessWorkspaceHealth({ builds: history(['start', 'succeeded', undefined]) }).reason).toMatch(/was not read/);
-    expect(assessWorkspaceHealth({ builds: [] })).toMatchObject({ health: 'unreadable', reason: 'the workspace has no builds' });
+    expect(assessWorkspaceHealth({ builds: [] })).toEqual({ health: 'unreadable', reason: 'the workspace has no builds', losses: [], deprecatedLeft: 0 });
   });
 
   it('an unreadable older state is skipped, not fatal', () => {
