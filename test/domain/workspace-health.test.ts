@@ -77,7 +77,8 @@ describe('protectedIdentities', () => {
         { type: 'kubernetes_service', name: 'web', uid: 'w1' },
       ]),
     ).resources;
-    const keys = protectedIdentities(parsed, ['kubernetes_secret_v1.creds', 'module.app.kubernetes_config_map.cfg']).map((p) => p.key);
+    // An annotation that names no resource address (no `type.name`) protects nothing, and breaks nothing.
+    const keys = protectedIdentities(parsed, ['kubernetes_secret_v1.creds', 'not-an-address', 'module.app.kubernetes_config_map.cfg']).map((p) => p.key);
     expect(keys).toEqual(['kubernetes_secret_v1.creds', 'module.app[0].kubernetes_config_map_v1.cfg', 'kubernetes_persistent_volume_v1.pv']);
   });
 });
@@ -126,6 +127,11 @@ describe('assessWorkspaceHealth', () => {
     expect(h.health).toBe('damaged');
     expect(h.losses[0]).toMatchObject({ kind: 'destroyed', build: { number: 2 } });
     expect(h.recoverFrom).toBeUndefined();
+  });
+
+  it('damaged, forgotten, when the log of the build that lost the entry was not read: no delete is taken for granted', () => {
+    const builds = history(['stop', 'succeeded', [home(PVC1)]], ['stop', 'succeeded', []]);
+    expect(assessWorkspaceHealth({ builds, destroyedByBuild: new Map([[1, [`${PVC1}.home`]]]) }).losses[0]).toMatchObject({ kind: 'forgotten', build: { number: 2 } });
   });
 
   it('damaged, destroyed: a later state holds the object with a new uid (the KB option A with a plain start)', () => {
