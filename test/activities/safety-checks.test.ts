@@ -204,6 +204,19 @@ describe('the safety checks of the activities, met with plans and builds that lo
       expect(check.persistentChecked).toBe(1);
     });
 
+    it('names every persistent object a start lost, one after another', async () => {
+      const { backupRef, build } = await migrateAndStart(1, versions.v1);
+      // The backup held two volumes more than the build's state does now.
+      const backup = JSON.parse((await blobs.get(backupRef)).toString('utf8')) as { resources: unknown[] };
+      for (const name of ['data', 'cache']) {
+        backup.resources.push({ mode: 'managed', type: 'kubernetes_persistent_volume_claim_v1', name, instances: [{ attributes: { id: `coder/${name}`, metadata: [{ uid: `${name}-uid` }] } }] });
+      }
+      await expect(acts().postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef: await stored(JSON.stringify(backup)) })).rejects.toMatchObject({
+        type: 'WsmigrateDataLoss',
+        message: expect.stringContaining(`in build ${build.id}: kubernetes_persistent_volume_claim_v1.data missing; kubernetes_persistent_volume_claim_v1.cache missing. Restore`),
+      });
+    });
+
     it('refuses a start that destroyed the PVC, naming it and telling what to do', async () => {
       const { backupRef, build } = await migrateAndStart(2, versions.noPvc);
       expect(build.job.status).toBe('succeeded');
