@@ -34,6 +34,8 @@ describe('assessHealth: unmigrated, migrated or damaged, judged against the targ
     const start = await migrateAndStart(1, env.versions.v1);
     const h = await assess(1, env.versions.v1);
     expect(h).toMatchObject({ health: 'migrated', deprecatedLeft: 0, losses: [], latest: { id: start.id, number: start.build_number, templateVersionId: env.versions.v1 } });
+    // Inside a combined step whose reads hold nothing yet, the check reads for itself: the same answer.
+    await expect(acts().assessHealth({ workspaceId: ws(1).id, subject: `${ws(1).owner}/${ws(1).name}`, targetVersionId: env.versions.v1 }, {})).resolves.toEqual(h);
     expect((await assess(1, env.versions.protectedDeployment)).health).not.toBe('migrated');
   });
 

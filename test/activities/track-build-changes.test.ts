@@ -74,6 +74,12 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
     expect(r.seen).toHaveLength(tracked.changeCount);
     expect(r.damaged).toEqual(['protected-destroyed']);
     expect(r.notifications).toHaveLength(1);
+    // A worker without metrics, inside a combined step whose reads hold no ended build: the same answer.
+    const plain = stepsOf(
+      { coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }), blobs: env.blobs, notifier: { notify: async () => undefined } },
+      { trackBuildChanges: makeTrackBuildChanges },
+    );
+    await expect(plain.trackBuildChanges({ workflowId: 'migrate-0', subject: subject(0), template: env.sim.template.name, buildId: build.id }, {})).resolves.toEqual(tracked);
     expect(r.notifications[0]).toMatchObject({ kind: 'replacements-detected', workflowId: 'migrate-0', subject: `PROTECTED RESOURCE DESTROYED in start build #${build.build_number} of ${subject(0)}` });
     expect(r.notifications[0].text).toContain('type-rename-delete kubernetes_persistent_volume_claim.home -> kubernetes_persistent_volume_claim_v1.home (PROTECTED)');
     expect(r.notifications[0].text).not.toContain('more');
