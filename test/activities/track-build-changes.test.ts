@@ -149,6 +149,10 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
     ]);
   });
 
+  it('names its step and the workspace when Coder has no such build', async () => {
+    await expect(track(recorder(), 1, '00000000-0000-4000-8000-00000000dead')).rejects.toMatchObject({ message: expect.stringMatching(new RegExp(`^read build changes failed for ${subject(1)}: `)) });
+  });
+
   it('a build that changed nothing tells nobody', async () => {
     await migrateState(4);
     const build = await startBuild(env.sim, ws(4).id, { transition: 'start', template_version_id: env.versions.v1 });
