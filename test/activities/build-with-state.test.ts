@@ -120,7 +120,12 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
     changed.serial += 7;
     await coder().putWorkspaceBuildState(backup.buildId, Buffer.from(JSON.stringify(changed)));
     sent.length = 0;
-    await expect(acts().buildWithState(input)).rejects.toMatchObject({ type: 'WsmigrateBuiltMeanwhile', message: expect.stringMatching(/changed since it was read/) });
+    await expect(acts().buildWithState(input)).rejects.toMatchObject({
+      type: 'WsmigrateBuiltMeanwhile',
+      message: expect.stringMatching(/the state of build #\d+ changed since it was read \(sha256 [0-9a-f]{12}…\); nothing was written over it$/),
+      // Final: another try would find the same other state; the workflow restores instead.
+      nonRetryable: true,
+    });
     expect(sent).toEqual([]);
     expect((await latest(ws.id)).id).toBe(backup.buildId);
   });
