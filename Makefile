@@ -66,6 +66,7 @@ record-histories: deps
 # the workflow files' safety branches against the dev-server workflow tests. Reports: reports/mutation/.
 mutate: $(NPM_STAMP) tools
 	npx stryker run stryker.config.mjs
+	npx stryker run stryker.activities.config.mjs
 	node -r @swc-node/register scripts/with-dev-server.ts npx stryker run stryker.workflows.config.mjs
 
 clean:

@@ -1,4 +1,5 @@
-import { createActivities } from '../../src/activities';
+import { makeAssessHealth } from '../../src/activities/assess-health';
+import { stepsOf } from './fixtures/steps';
 import { CoderClient } from '../../src/adapters/coder';
 import { V1, V1_PROTECTED_DEPLOYMENT, useSimWithVersions } from './fixtures/sim-with-versions';
 import { api, latestBuildId, migrateStateByHand, putState, startBuild } from '../sim/helpers';
@@ -11,7 +12,8 @@ import { api, latestBuildId, migrateStateByHand, putState, startBuild } from '..
 describe('assessHealth: unmigrated, migrated or damaged, judged against the target version', () => {
   const env = useSimWithVersions({ workspaces: 4, sources: { v1: V1, protectedDeployment: V1_PROTECTED_DEPLOYMENT } });
 
-  const acts = () => createActivities({ coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }), blobs: env.blobs, notifier: { notify: async () => undefined } });
+  const acts = () =>
+    stepsOf({ coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }), blobs: env.blobs, notifier: { notify: async () => undefined } }, { assessHealth: makeAssessHealth });
   const ws = (i: number) => env.sim.workspaces()[i];
   const assess = (i: number, targetVersionId: string) => acts().assessHealth({ workspaceId: ws(i).id, subject: `${ws(i).owner}/${ws(i).name}`, targetVersionId });
 
@@ -32,6 +34,8 @@ describe('assessHealth: unmigrated, migrated or damaged, judged against the targ
     const start = await migrateAndStart(1, env.versions.v1);
     const h = await assess(1, env.versions.v1);
     expect(h).toMatchObject({ health: 'migrated', deprecatedLeft: 0, losses: [], latest: { id: start.id, number: start.build_number, templateVersionId: env.versions.v1 } });
+    // Inside a combined step whose reads hold nothing yet, the check reads for itself: the same answer.
+    await expect(acts().assessHealth({ workspaceId: ws(1).id, subject: `${ws(1).owner}/${ws(1).name}`, targetVersionId: env.versions.v1 }, {})).resolves.toEqual(h);
     expect((await assess(1, env.versions.protectedDeployment)).health).not.toBe('migrated');
   });
 

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../../src/activities';
-import type { StateBackup } from '../../src/activities/backup-state';
-import type { RecoveryBackups } from '../../src/activities/backup-for-recovery';
+import { makeBackupState, type StateBackup } from '../../src/activities/backup-state';
+import { makeBackupForRecovery, type RecoveryBackups } from '../../src/activities/backup-for-recovery';
+import { stepsOf } from './fixtures/steps';
 import { BlobStoreUnavailableError, createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { planPrune } from '../../src/domain/backup-retention';
 import { CoderClient } from '../../src/adapters/coder';
@@ -33,7 +33,7 @@ describe('backupState and backupForRecovery: the exact bytes of the build read, 
   });
 
   const coder = () => new CoderClient({ url: sim.url, token: sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-  const acts = () => createActivities({ coder: coder(), blobs, notifier: { notify: async () => undefined } });
+  const acts = () => stepsOf({ coder: coder(), blobs, notifier: { notify: async () => undefined } }, { backupState: makeBackupState, backupForRecovery: makeBackupForRecovery });
   const ws = (i: number) => sim.workspaces()[i];
   const subject = (i: number) => `${ws(i).owner}/${ws(i).name}`;
   const latest = async (i: number) => (await coder().workspace(ws(i).id)).latest_build;
@@ -84,7 +84,7 @@ describe('backupState and backupForRecovery: the exact bytes of the build read, 
     const slow = await startSimulator({ workspaces: 1, buildLatencyMs: 1500 });
     try {
       const c = new CoderClient({ url: slow.url, token: slow.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-      const a = createActivities({ coder: c, blobs, notifier: { notify: async () => undefined } });
+      const a = stepsOf({ coder: c, blobs, notifier: { notify: async () => undefined } }, { backupState: makeBackupState, backupForRecovery: makeBackupForRecovery });
       const w = slow.workspaces()[0];
       const queued = await api<{ id: string; build_number: number }>(slow, 'POST', `/workspaces/${w.id}/builds`, { json: { transition: 'stop' } });
       const statusIs = async (status: string) => {
@@ -114,7 +114,7 @@ describe('backupState and backupForRecovery: the exact bytes of the build read, 
       sim.setFaults(undefined);
     }
     const full: BlobStore = { ...blobs, put: () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) };
-    const a = createActivities({ coder: coder(), blobs: full, notifier: { notify: async () => undefined } });
+    const a = stepsOf({ coder: coder(), blobs: full, notifier: { notify: async () => undefined } }, { backupState: makeBackupState, backupForRecovery: makeBackupForRecovery });
     await expect(a.backupState({ workspaceId: ws(0).id, subject: subject(0) })).rejects.toMatchObject({
       type: FailureType.blobUnavailable,
       message: expect.stringMatching(new RegExp(`^back up state failed for ${subject(0)}: the blob store's disk is full \\(ENOSPC\\); nothing was stored`)),
@@ -162,7 +162,7 @@ describe('backupState and backupForRecovery: the exact bytes of the build read, 
     it('a blob store that is down is retried, then given up on the last attempt, naming the step and workspace; Coder is left as it was', async () => {
       const before = await latest(1);
       const down: BlobStore = { ...blobs, put: () => Promise.reject(new BlobStoreUnavailableError('s3://bucket/wsmigrate did not answer (ECONNREFUSED)', 's3://bucket/wsmigrate', 'sha256/00')) };
-      const a = createActivities({ coder: coder(), blobs: down, notifier: { notify: async () => undefined } });
+      const a = stepsOf({ coder: coder(), blobs: down, notifier: { notify: async () => undefined } }, { backupState: makeBackupState, backupForRecovery: makeBackupForRecovery });
       const input = { workspaceId: ws(1).id, subject: subject(1), latestBuildId: before.id, goodBuildId: before.id };
       const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
       const failureAt = (attempt: number) =>
@@ -176,7 +176,7 @@ describe('backupState and backupForRecovery: the exact bytes of the build read, 
       const last = await failureAt(3);
       expect(last).toMatchObject({ type: FailureType.blobUnavailable, nonRetryable: true, message: expect.stringMatching(/did not answer \(ECONNREFUSED\) \(gave up after 3 attempts\)$/) });
       const full: BlobStore = { ...blobs, put: () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) };
-      await expect(createActivities({ coder: coder(), blobs: full, notifier: { notify: async () => undefined } }).backupForRecovery(input)).rejects.toMatchObject({
+      await expect(stepsOf({ coder: coder(), blobs: full, notifier: { notify: async () => undefined } }, { backupState: makeBackupState, backupForRecovery: makeBackupForRecovery }).backupForRecovery(input)).rejects.toMatchObject({
         type: FailureType.blobUnavailable,
         message: expect.stringMatching(new RegExp(`^back up for recovery failed for ${subject(1)}: the blob store's disk is full \\(ENOSPC\\); nothing was stored`)),
       });

@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../../src/activities';
+import { makeBackupState } from '../../src/activities/backup-state';
+import { makeBuildWithState } from '../../src/activities/build-with-state';
+import { makeRestoreByBuild } from '../../src/activities/restore-by-build';
+import { stepsOf } from './fixtures/steps';
 import type { StateBackup } from '../../src/activities/backup-state';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
@@ -10,6 +13,9 @@ import { FailureType } from '../../src/domain/failure-types';
 import { recordingCoder } from './fixtures/recorded-builds';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
+
+/** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
+const STEPS = { backupState: makeBackupState, buildWithState: makeBuildWithState, restoreByBuild: makeRestoreByBuild };
 
 
 describe('buildWithState and restoreByBuild: one build carries the state, only onto the build that was read', () => {
@@ -32,7 +38,7 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
 
   // Polls a build every 10 ms at most (the client's own pace starts at 500 ms): the simulator's builds take 30 ms.
   const coder = (token = sim.token) => recordingClient(sim, token);
-  const acts = (token?: string) => createActivities({ coder: coder(token), blobs, notifier: { notify: async () => undefined } });
+  const acts = (token?: string) => stepsOf({ coder: coder(token), blobs, notifier: { notify: async () => undefined } }, STEPS);
   const latest = async (id: string) => (await coder().workspace(id)).latest_build;
   const pvc = (id: string) => sim.cluster.pvc('coder', homePvcName(id))?.uid;
 
@@ -114,7 +120,12 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
     changed.serial += 7;
     await coder().putWorkspaceBuildState(backup.buildId, Buffer.from(JSON.stringify(changed)));
     sent.length = 0;
-    await expect(acts().buildWithState(input)).rejects.toMatchObject({ type: 'WsmigrateBuiltMeanwhile', message: expect.stringMatching(/changed since it was read/) });
+    await expect(acts().buildWithState(input)).rejects.toMatchObject({
+      type: 'WsmigrateBuiltMeanwhile',
+      message: expect.stringMatching(/the state of build #\d+ changed since it was read \(sha256 [0-9a-f]{12}…\); nothing was written over it$/),
+      // Final: another try would find the same other state; the workflow restores instead.
+      nonRetryable: true,
+    });
     expect(sent).toEqual([]);
     expect((await latest(ws.id)).id).toBe(backup.buildId);
   });
@@ -260,7 +271,7 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
   });
   const quickPoll = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 10)));
   const coder = () => new CoderClient({ url: sim.url, token: sim.token, fetchImpl: countingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
-  const acts = (b: BlobStore = blobs) => createActivities({ coder: coder(), blobs: b, notifier: { notify: async () => undefined } });
+  const acts = (b: BlobStore = blobs) => stepsOf({ coder: coder(), blobs: b, notifier: { notify: async () => undefined } }, STEPS);
   const offline = (yes = true) => sim.setDaemonOffline('sim-provisioner-1', yes);
   const ws = (i: number) => sim.workspaces()[i];
 
@@ -320,7 +331,7 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
         return countingFetch(input, init);
       };
       const retryCoder = new CoderClient({ url: sim.url, token: sim.token, fetchImpl: retryFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
-      const retry = createActivities({ coder: retryCoder, blobs, notifier: { notify: async () => undefined } }).buildWithState(req);
+      const retry = stepsOf({ coder: retryCoder, blobs, notifier: { notify: async () => undefined } }, STEPS).buildWithState(req);
       // Released once the retry waits on that build: it took it for its own while the job was still pending (or it ended).
       retry.then(settle, settle);
       while (!ended && !retryWaits) await new Promise((r) => setTimeout(r, 5));

@@ -1,8 +1,21 @@
-import { createActivities } from '../../src/activities';
+import { makeAssessHealth } from '../../src/activities/assess-health';
+import { makeBackupState } from '../../src/activities/backup-state';
+import { makeBuildWithState } from '../../src/activities/build-with-state';
+import { makePostBuildCheck } from '../../src/activities/post-build-check';
+import { makeRewriteState } from '../../src/activities/rewrite-state';
+import { makeStopWorkspace } from '../../src/activities/stop-workspace';
+import { makeTrackBuildChanges } from '../../src/activities/track-build-changes';
+import { makeVerifyMigration } from '../../src/activities/verify-migration';
+import { makeWiredPreflight } from './fixtures/preflight-step';
+import { stepsOf } from './fixtures/steps';
+import { withCombined } from './fixtures/combined';
 import { CoderClient } from '../../src/adapters/coder';
 import { sha256Hex } from '../../src/adapters/hash';
 import { V1, useSimWithVersions } from './fixtures/sim-with-versions';
 import { api, latestBuildId, migrateStateByHand, putState, startBuild } from '../sim/helpers';
+
+/** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
+const STEPS = { preflightWorkspace: makeWiredPreflight, assessHealth: makeAssessHealth, rewriteState: makeRewriteState, verifyMigration: makeVerifyMigration, stopWorkspace: makeStopWorkspace, backupState: makeBackupState, buildWithState: makeBuildWithState, trackBuildChanges: makeTrackBuildChanges, postBuildCheck: makePostBuildCheck };
 
 /**
  * The combined steps ask Coder once for what two of their parts need, where nothing is written
@@ -12,7 +25,7 @@ import { api, latestBuildId, migrateStateByHand, putState, startBuild } from '..
 describe('combined steps: one read where nothing is written between, a fresh read after each write', () => {
   const env = useSimWithVersions({ workspaces: 3, sources: { v1: V1 } });
   const coder = () => new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-  const acts = () => createActivities({ coder: coder(), blobs: env.blobs, notifier: { notify: async () => undefined } });
+  const acts = () => withCombined(stepsOf({ coder: coder(), blobs: env.blobs, notifier: { notify: async () => undefined } }, STEPS));
   const ws = (i: number) => env.sim.workspaces()[i];
   const subject = (i: number) => `${ws(i).owner}/${ws(i).name}`;
   /** The simulator's log of requests made while `fn` ran. */

@@ -1,11 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createActivities } from '../../src/activities';
+import { makeBuildWithState } from '../../src/activities/build-with-state';
+import { makeStartPinned } from '../../src/activities/start-pinned';
+import { makeStopWorkspace } from '../../src/activities/stop-workspace';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState } from '../sim/helpers';
+
+/** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
+const STEPS = { buildWithState: makeBuildWithState, startPinned: makeStartPinned, stopWorkspace: makeStopWorkspace };
 
 describe('the plan guard refuses a downgrade on every build wsmigrate starts', () => {
   let sim: CoderSimulator;
@@ -19,7 +25,7 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const acts = () => createActivities({ coder: new CoderClient({ url: sim.url, token: sim.token }), blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } });
+  const acts = () => stepsOf({ coder: new CoderClient({ url: sim.url, token: sim.token }), blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } }, STEPS);
 
   it('a start or stop of a migrated workspace on the pre-migration version is refused before any build; the _v1 version still builds', async () => {
     const ws = sim.workspaces()[0];

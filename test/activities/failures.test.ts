@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { coderStep, jobOutcomeText, refuseOn } from '../../src/activities/failures';
-import { createActivities } from '../../src/activities';
+import { makeNotify } from '../../src/activities/notify';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
@@ -70,17 +71,17 @@ describe('step failures: final or retried, named by step and workspace', () => {
 
   it('a notification that fails is reported undelivered with a short reason, never thrown; a delivered one hands back its message refs', async () => {
     const blobs = createFileBlobStore({ dir: '/nonexistent-never-written' });
-    const failing = createActivities({ coder: coder(), blobs, notifier: { notify: () => Promise.reject(new Error(`Slack answered 500: ${'x'.repeat(300)}`)) } });
+    const failing = stepsOf({ coder: coder(), blobs, notifier: { notify: () => Promise.reject(new Error(`Slack answered 500: ${'x'.repeat(300)}`)) } }, { notify: makeNotify });
     const n = { kind: 'migration-failed' as const, workflowId: 'wf', subject: 'alice/dev', text: 'failed' };
     const r = await failing.notify(n);
     expect(r.delivered).toBe(false);
     expect(r.error).toBe(`Slack answered 500: ${'x'.repeat(300)}`.slice(0, 200));
     const refs = [{ backend: 'slack', channel: 'C1', ts: '1.2' }];
-    const ok = createActivities({ coder: coder(), blobs, notifier: { notify: async () => ({ messageRefs: refs }) } });
+    const ok = stepsOf({ coder: coder(), blobs, notifier: { notify: async () => ({ messageRefs: refs }) } }, { notify: makeNotify });
     expect(await ok.notify(n)).toEqual({ delivered: true, messageRefs: refs });
     // A backend that answers nothing, or no refs, delivered all the same.
     for (const answer of [{ messageRefs: [] }, {}, undefined]) {
-      const plain = createActivities({ coder: coder(), blobs, notifier: { notify: async () => answer } });
+      const plain = stepsOf({ coder: coder(), blobs, notifier: { notify: async () => answer } }, { notify: makeNotify });
       expect(await plain.notify(n)).toEqual({ delivered: true });
     }
   });

@@ -1,4 +1,7 @@
-import { createActivities } from '../../src/activities';
+import { makeCheckFleetNames } from '../../src/activities/check-fleet-names';
+import { makeListOrganizationTemplates } from '../../src/activities/list-organization-templates';
+import { makePromoteTemplateVersion } from '../../src/activities/promote-template-version';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
@@ -17,7 +20,10 @@ describe('fleet names, organization templates and promote', () => {
   });
   afterAll(() => sim.close());
   const acts = () =>
-    createActivities({ coder: new CoderClient({ url: sim.url, token: sim.token, retry: { baseDelayMs: 1, maxDelayMs: 2 } }), blobs: createFileBlobStore({ dir: '/nonexistent-never-written' }), notifier: { notify: async () => undefined } });
+    stepsOf(
+      { coder: new CoderClient({ url: sim.url, token: sim.token, retry: { baseDelayMs: 1, maxDelayMs: 2 } }), blobs: createFileBlobStore({ dir: '/nonexistent-never-written' }), notifier: { notify: async () => undefined } },
+      { checkFleetNames: makeCheckFleetNames, listOrganizationTemplates: makeListOrganizationTemplates, promoteTemplateVersion: makePromoteTemplateVersion },
+    );
 
   it('names Coder knows pass; an unknown owner or excluded workspace is refused, each named with its flag and what to do', async () => {
     const ws = sim.workspaces()[0];

@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../../src/activities';
+import { makePushTemplateVersion } from '../../src/activities/push-template-version';
+import { makeRewriteTemplateSource } from '../../src/activities/rewrite-template-source';
+import { makeStartPinned } from '../../src/activities/start-pinned';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
@@ -22,11 +25,14 @@ describe('long-waiting activities heartbeat', () => {
   });
 
   const acts = () =>
-    createActivities({
-      coder: new CoderClient({ url: sim.url, token: sim.token }),
-      blobs: createFileBlobStore({ dir }),
-      notifier: { notify: async () => undefined },
-    });
+    stepsOf(
+      {
+        coder: new CoderClient({ url: sim.url, token: sim.token }),
+        blobs: createFileBlobStore({ dir }),
+        notifier: { notify: async () => undefined },
+      },
+      { rewriteTemplateSource: makeRewriteTemplateSource, pushTemplateVersion: makePushTemplateVersion, startPinned: makeStartPinned },
+    );
 
   it('pushTemplateVersion heartbeats while Coder imports the new version', async () => {
     const a = acts();

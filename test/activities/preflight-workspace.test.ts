@@ -2,13 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { createActivities } from '../../src/activities';
+import { makeWiredPreflight } from './fixtures/preflight-step';
+import { stepsOf } from './fixtures/steps';
 import type { WorkspacePreflightInput } from '../../src/activities/preflight-workspace';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild } from '../sim/helpers';
+
+/** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
+const STEPS = { preflightWorkspace: makeWiredPreflight };
 
 /**
  * preflightWorkspace: every check before anything changes, met with a Coder and a workspace that
@@ -45,7 +49,7 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
   });
 
   const coder = (s: CoderSimulator = sim, token = s.token) => new CoderClient({ url: s.url, token, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-  const acts = (s?: CoderSimulator, token?: string) => createActivities({ coder: coder(s, token), blobs, notifier: { notify: async () => undefined } });
+  const acts = (s?: CoderSimulator, token?: string) => stepsOf({ coder: coder(s, token), blobs, notifier: { notify: async () => undefined } }, STEPS);
   const ws = (i: number) => sim.workspaces()[i];
   const inputFor = (i: number, over: Partial<WorkspacePreflightInput> = {}, s: CoderSimulator = sim): WorkspacePreflightInput => ({
     owner: s.workspaces()[i].owner,

@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../../src/activities';
+import { makePromoteTemplateVersion } from '../../src/activities/promote-template-version';
+import { makePushTemplateVersion } from '../../src/activities/push-template-version';
+import { makeRewriteTemplateSource } from '../../src/activities/rewrite-template-source';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
@@ -27,7 +30,11 @@ describe('pushTemplateVersion carries the source version\'s variable values and 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const acts = () => createActivities({ coder, blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } });
+  const acts = () =>
+    stepsOf(
+      { coder, blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } },
+      { rewriteTemplateSource: makeRewriteTemplateSource, pushTemplateVersion: makePushTemplateVersion, promoteTemplateVersion: makePromoteTemplateVersion },
+    );
 
   /** Pushes and promotes a version as an admin would with `coder templates push --var … --provisioner-tag …`. */
   async function pushActive(source: string, extra: { user_variable_values?: { name: string; value: string }[]; provisioner_tags?: Record<string, string> }): Promise<string> {

@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createActivities } from '../../src/activities';
+import { makeBackupState } from '../../src/activities/backup-state';
+import { makeBuildWithState } from '../../src/activities/build-with-state';
+import { makeRestoreByBuild } from '../../src/activities/restore-by-build';
+import { makeStopWorkspace } from '../../src/activities/stop-workspace';
+import { stepsOf } from './fixtures/steps';
 import type { StateBackup } from '../../src/activities/backup-state';
 import type { RestoreByBuildInput } from '../../src/activities/restore-by-build';
 import { BlobStoreUnavailableError, createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
@@ -10,6 +14,9 @@ import { FailureType } from '../../src/domain/failure-types';
 import { recordingCoder } from './fixtures/recorded-builds';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
+
+/** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
+const STEPS = { backupState: makeBackupState, buildWithState: makeBuildWithState, restoreByBuild: makeRestoreByBuild, stopWorkspace: makeStopWorkspace };
 
 
 /**
@@ -46,7 +53,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
 
   // Polls a build every 10 ms at most (the client's own pace starts at 500 ms): each case waits on the simulator's builds, which take 5 ms.
   const client = () => recordingClient(sim);
-  const acts = (coder: CoderClient = client()) => createActivities({ coder, blobs, notifier: { notify: async () => undefined } });
+  const acts = (coder: CoderClient = client()) => stepsOf({ coder, blobs, notifier: { notify: async () => undefined } }, STEPS);
   const latest = async (id: string) => (await client().workspace(id)).latest_build;
   const pvc = (id: string) => sim.cluster.pvc('coder', homePvcName(id))?.uid;
   const ws = (i: number) => sim.workspaces()[i];
@@ -327,7 +334,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
       ...blobs,
       get: (ref) => (failures-- > 0 ? Promise.reject(new BlobStoreUnavailableError('s3://b/p did not answer (ECONNRESET)', 's3://b/p', 'sha256/00')) : blobs.get(ref)),
     };
-    await expect(createActivities({ coder: client(), blobs: flaky, notifier: { notify: async () => undefined } }).restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+    await expect(stepsOf({ coder: client(), blobs: flaky, notifier: { notify: async () => undefined } }, STEPS).restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
       type: FailureType.blobUnavailable,
       nonRetryable: false,
     });

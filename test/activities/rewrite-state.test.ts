@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities, type Importer } from '../../src/activities';
-import type { RewriteStateResult } from '../../src/activities/rewrite-state';
+import type { Importer } from '../../src/activities/ports';
+import { makeRewriteState, type RewriteStateResult } from '../../src/activities/rewrite-state';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
@@ -83,7 +84,7 @@ describe('rewriteState: renames the backup offline, or refuses and stores nothin
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const acts = (importer?: Importer) => createActivities({ coder, blobs, notifier: { notify: async () => undefined }, ...(importer ? { importer } : {}) });
+  const acts = (importer?: Importer) => stepsOf({ coder, blobs, notifier: { notify: async () => undefined }, ...(importer ? { importer } : {}) }, { rewriteState: makeRewriteState });
   async function backup(text: string): Promise<string> {
     return (await blobs.put(Buffer.from(text), { kind: 'state-backup', label: 'test', workspace: 'alice/dev' })).ref;
   }

@@ -1,11 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createActivities } from '../../src/activities';
+import { makeCheckProtectedKept } from '../../src/activities/check-protected-kept';
+import { makePostBuildCheck } from '../../src/activities/post-build-check';
+import { makeVerifyMigration } from '../../src/activities/verify-migration';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild } from '../sim/helpers';
+
+/** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
+const STEPS = { checkProtectedKept: makeCheckProtectedKept, postBuildCheck: makePostBuildCheck, verifyMigration: makeVerifyMigration };
 
 /**
  * The checks that stand between a migration and a lost volume, each met with the plan or the build
@@ -48,7 +54,7 @@ describe('the safety checks of the activities, met with plans and builds that lo
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const acts = () => createActivities({ coder, blobs, notifier: { notify: async () => undefined } });
+  const acts = () => stepsOf({ coder, blobs, notifier: { notify: async () => undefined } }, STEPS);
 
   async function stateOf(wsIndex: number): Promise<string> {
     return (await api(sim, 'GET', `/workspacebuilds/${await latestBuildId(sim, sim.workspaces()[wsIndex].id)}/state`)).text;
@@ -96,6 +102,22 @@ describe('the safety checks of the activities, met with plans and builds that lo
       expect(v.verdict).toBe('allow');
       expect(v.plannedChanges.delete).toBe(1);
       expect(v.reasons).toEqual([]);
+    });
+
+    it('lists at most 20 reasons, and every leftover deprecated instance, when many are left after the rewrite', async () => {
+      const state = JSON.parse(await stateOf(0)) as { resources: { mode: string; type: string; name: string; instances: unknown[] }[] };
+      for (let i = 0; i < 25; i++) state.resources.push({ mode: 'managed', type: 'kubernetes_config_map', name: `left${i}`, instances: [{ attributes: { id: `coder/left${i}` } }] });
+      const v = await acts().verifyMigration({ subject: 'alice/dev', migratedRef: await stored(JSON.stringify(state)), targetVersionId: versions.v1 });
+      expect(v.verdict).toBe('deny');
+      expect(v.leftovers).toHaveLength(25 + 2);
+      expect(v.reasons).toHaveLength(20);
+      expect(v.reasons[0]).toMatch(/still has a deprecated type after the rewrite$/);
+    });
+
+    it('names its step and the workspace when the migrated state cannot be read', async () => {
+      await expect(acts().verifyMigration({ subject: 'alice/dev', migratedRef: 'blob:sha256:' + '0'.repeat(64), targetVersionId: versions.v1 })).rejects.toMatchObject({
+        message: expect.stringMatching(/^verify migration failed for alice\/dev: /),
+      });
     });
 
     it('denies a target version that drops the PVC, naming it', async () => {
@@ -157,6 +179,8 @@ describe('the safety checks of the activities, met with plans and builds that lo
       const check = await acts().postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef });
       expect(check).toEqual({ stateSha256: expect.stringMatching(/^[0-9a-f]{64}$/), persistentChecked: 1, warnings: [] });
       expect(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
+      // Inside a combined step whose build watch kept no ended build, the check reads the logs itself: the same answer.
+      await expect(acts().postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef }, {})).resolves.toEqual(check);
     });
 
     it('passes a start whose log mentions destroying a volume while every uid holds, with a warning counting the lines', async () => {
@@ -175,9 +199,22 @@ describe('the safety checks of the activities, met with plans and builds that lo
           return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         },
       }) as CoderClient;
-      const check = await createActivities({ coder: noisy, blobs, notifier: { notify: async () => undefined } }).postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef });
+      const check = await stepsOf({ coder: noisy, blobs, notifier: { notify: async () => undefined } }, STEPS).postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef });
       expect(check.warnings).toEqual(['the build log mentions destroying a persistent volume 2 time(s); uids are unchanged']);
       expect(check.persistentChecked).toBe(1);
+    });
+
+    it('names every persistent object a start lost, one after another', async () => {
+      const { backupRef, build } = await migrateAndStart(1, versions.v1);
+      // The backup held two volumes more than the build's state does now.
+      const backup = JSON.parse((await blobs.get(backupRef)).toString('utf8')) as { resources: unknown[] };
+      for (const name of ['data', 'cache']) {
+        backup.resources.push({ mode: 'managed', type: 'kubernetes_persistent_volume_claim_v1', name, instances: [{ attributes: { id: `coder/${name}`, metadata: [{ uid: `${name}-uid` }] } }] });
+      }
+      await expect(acts().postBuildCheck({ subject: 'bob/dev', buildId: build.id, backupRef: await stored(JSON.stringify(backup)) })).rejects.toMatchObject({
+        type: 'WsmigrateDataLoss',
+        message: expect.stringContaining(`in build ${build.id}: kubernetes_persistent_volume_claim_v1.data missing; kubernetes_persistent_volume_claim_v1.cache missing. Restore`),
+      });
     });
 
     it('refuses a start that destroyed the PVC, naming it and telling what to do', async () => {
@@ -272,12 +309,15 @@ describe('the safety checks of the activities, met with plans and builds that lo
       await expect(acts().checkProtectedKept({ subject: 'alice/dev', buildId: build.id, referenceRef: await stored(good), targetVersionId: versions.v1 })).rejects.toMatchObject({
         type: 'WsmigrateDataLoss',
         message: expect.stringContaining(`kubernetes_persistent_volume_claim_v1.home has uid ${now}, not ${uid}`),
+        nonRetryable: true,
       });
       // Against a reference that is the old state itself, nothing is lost, but the state is not migrated.
       const oldState = (await api(sim, 'GET', `/workspacebuilds/${build.id}/state`)).text;
       await expect(acts().checkProtectedKept({ subject: 'alice/dev', buildId: build.id, referenceRef: await stored(oldState), targetVersionId: versions.v1 })).rejects.toMatchObject({
         type: 'WsmigrateStateConflict',
         message: 'protected-object check: alice/dev: kubernetes_persistent_volume_claim.home, kubernetes_deployment.main[0] still deprecated after the start',
+        // Final: the start already ran on this state; trying the check again reads the same state.
+        nonRetryable: true,
       });
     });
   });

@@ -1,13 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createActivities } from '../../src/activities';
+import { makeBackupState } from '../../src/activities/backup-state';
+import { makeStartPinned } from '../../src/activities/start-pinned';
+import { makeStopWorkspace } from '../../src/activities/stop-workspace';
+import { makeTrackBuildChanges } from '../../src/activities/track-build-changes';
+import { stepsOf } from './fixtures/steps';
+import { withCombined } from './fixtures/combined';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { sha256Hex } from '../../src/adapters/hash';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
 import { K8S_TEMPLATE_MAIN_TF, startSimulator, type CoderSimulator } from '../../src/sim';
 import { pushTemplateVersion } from '../sim/helpers';
+
+/** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
+const STEPS = { stopWorkspace: makeStopWorkspace, startPinned: makeStartPinned, backupState: makeBackupState, trackBuildChanges: makeTrackBuildChanges };
 
 /**
  * Option A's stop takes a newer build for its own only when it made it: the first half of an owner's
@@ -27,7 +35,7 @@ describe("option A's stop and someone else's stop", () => {
   });
 
   const admin = () => new CoderClient({ url: sim.url, token: sim.token });
-  const acts = () => createActivities({ coder: admin(), blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } });
+  const acts = () => withCombined(stepsOf({ coder: admin(), blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } }, STEPS));
 
   it("an owner's stop after the preflight is theirs: the step refuses it (someone built meanwhile) and builds nothing", async () => {
     const ws = sim.workspaces()[0];
@@ -131,7 +139,7 @@ describe("option A's stop and someone else's stop", () => {
       const read = (await admin().workspace(ws.id)).latest_build.build_number;
       const real = createFileBlobStore({ dir });
       const failingPut: BlobStore = { ...real, put: async () => Promise.reject(new Error('blob store: disk full')) };
-      const a = createActivities({ coder: admin(), blobs: failingPut, notifier: { notify: async () => undefined } });
+      const a = withCombined(stepsOf({ coder: admin(), blobs: failingPut, notifier: { notify: async () => undefined } }, STEPS));
       const err = (await a.stopAndBackUp(input(ws, read)).catch((e: unknown) => e)) as { message: string; nonRetryable: boolean; details: unknown[] };
       const latest = (await admin().workspace(ws.id)).latest_build;
       expect(latest).toMatchObject({ build_number: read + 1, transition: 'stop' });

@@ -1,4 +1,6 @@
-import { createActivities, type MigrationMetrics, type Notification } from '../../src/activities';
+import type { MigrationMetrics, Notification } from '../../src/activities/ports';
+import { makeTrackBuildChanges } from '../../src/activities/track-build-changes';
+import { stepsOf } from './fixtures/steps';
 import { CoderClient } from '../../src/adapters/coder';
 import { V1, V1_PROTECTED_DEPLOYMENT, useSimWithVersions } from './fixtures/sim-with-versions';
 import { api, homePvcName, latestBuildId, migrateStateByHand, putState, startBuild } from '../sim/helpers';
@@ -23,7 +25,8 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
       damagedWorkspaceFound: (reason) => damaged.push(reason),
       activeVersionLockRead: () => undefined,
     };
-    const acts = createActivities({
+    const acts = stepsOf(
+      {
       coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }),
       blobs: env.blobs,
       metrics,
@@ -34,7 +37,9 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
           return undefined;
         },
       },
-    });
+      },
+      { trackBuildChanges: makeTrackBuildChanges },
+    );
     return { acts, notifications, seen, damaged };
   }
   const ws = (i: number) => env.sim.workspaces()[i];
@@ -69,6 +74,12 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
     expect(r.seen).toHaveLength(tracked.changeCount);
     expect(r.damaged).toEqual(['protected-destroyed']);
     expect(r.notifications).toHaveLength(1);
+    // A worker without metrics, inside a combined step whose reads hold no ended build: the same answer.
+    const plain = stepsOf(
+      { coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }), blobs: env.blobs, notifier: { notify: async () => undefined } },
+      { trackBuildChanges: makeTrackBuildChanges },
+    );
+    await expect(plain.trackBuildChanges({ workflowId: 'migrate-0', subject: subject(0), template: env.sim.template.name, buildId: build.id }, {})).resolves.toEqual(tracked);
     expect(r.notifications[0]).toMatchObject({ kind: 'replacements-detected', workflowId: 'migrate-0', subject: `PROTECTED RESOURCE DESTROYED in start build #${build.build_number} of ${subject(0)}` });
     expect(r.notifications[0].text).toContain('type-rename-delete kubernetes_persistent_volume_claim.home -> kubernetes_persistent_volume_claim_v1.home (PROTECTED)');
     expect(r.notifications[0].text).not.toContain('more');
@@ -136,6 +147,10 @@ describe('trackBuildChanges: what a build destroyed, from its log, and who is to
     expect(r.notifications.map((n) => [n.subject, n.text])).toEqual([
       [`Resource replacements in start build #${build.build_number} of ${subject(5)}`, 'type-rename-delete kubernetes_deployment.main[0] -> kubernetes_deployment_v1.main[0]'],
     ]);
+  });
+
+  it('names its step and the workspace when Coder has no such build', async () => {
+    await expect(track(recorder(), 1, '00000000-0000-4000-8000-00000000dead')).rejects.toMatchObject({ message: expect.stringMatching(new RegExp(`^read build changes failed for ${subject(1)}: `)) });
   });
 
   it('a build that changed nothing tells nobody', async () => {

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createActivities } from '../../src/activities';
+import { makeWiredPreflight } from './fixtures/preflight-step';
+import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
@@ -34,7 +35,7 @@ describe('preflightWorkspace: a target version whose variable values differ from
     return version.id;
   }
   const preflight = (targetVersionId: string) =>
-    createActivities({ coder, blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } }).preflightWorkspace({
+    stepsOf({ coder, blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined } }, { preflightWorkspace: makeWiredPreflight }).preflightWorkspace({
       owner: sim.workspaces()[0]!.owner,
       workspace: sim.workspaces()[0]!.name,
       template: sim.template.name,

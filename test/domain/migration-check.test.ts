@@ -1,4 +1,4 @@
-import { findPersistentLosses, leftoverDeprecated, restoreDifferences, summarizeStateMigration } from '../../src/domain/migration-check';
+import { findPersistentLosses, leftoverDeprecated, persistentIdentities, restoreDifferences, summarizeStateMigration } from '../../src/domain/migration-check';
 import type { StateResourceView } from '../../src/domain/state';
 
 const pvc = (type: string, uid: string, id = 'coder/ws-home'): StateResourceView => ({
@@ -68,6 +68,27 @@ describe('findPersistentLosses', () => {
     const asObject = bare('coder/ws-home', { metadata: { uid: 'u1' } });
     expect(findPersistentLosses([asObject], [bare('coder/ws-home', { metadata: { uid: 'u2' } })])[0]).toMatchObject({ problem: 'replaced', before: { uid: 'u1' }, after: { uid: 'u2' } });
     expect(findPersistentLosses([bare('coder/ws-home', { metadata: [null] })], [bare('coder/ws-home', { metadata: 'x' })])).toEqual([]);
+  });
+  it('never takes one persistent object for another: a PVC and a PV of the same name, or two PVCs, each answer for themselves', () => {
+    const pv = (type: string, uid: string): StateResourceView => ({ ...pvc(type, uid, 'ws-home-pv'), name: 'home' });
+    // The PV keeps its uid; the PVC of the same name is gone, not "replaced" by the PV.
+    expect(findPersistentLosses([pvc('kubernetes_persistent_volume_claim', 'u1'), pv('kubernetes_persistent_volume', 'p1')], [pv('kubernetes_persistent_volume_v1', 'p1')])).toEqual([
+      { address: 'kubernetes_persistent_volume_claim.home', problem: 'missing', before: { id: 'coder/ws-home', uid: 'u1' } },
+    ]);
+    const data = { ...pvc('kubernetes_persistent_volume_claim', 'd1', 'coder/ws-data'), name: 'data' };
+    expect(findPersistentLosses([pvc('kubernetes_persistent_volume_claim', 'u1'), data], [pvc('kubernetes_persistent_volume_claim_v1', 'u1')])).toEqual([
+      { address: 'kubernetes_persistent_volume_claim.data', problem: 'missing', before: { id: 'coder/ws-data', uid: 'd1' } },
+    ]);
+  });
+  it('reads an entry Terraform wrote without attributes as an object with no id or uid, and finds it gone when the build drops it', () => {
+    const empty = (type: string): StateResourceView => ({ mode: 'managed', type, name: 'home', instances: [{}] });
+    expect(persistentIdentities([empty('kubernetes_persistent_volume_claim')])).toEqual([
+      { key: 'kubernetes_persistent_volume_claim_v1.home', address: 'kubernetes_persistent_volume_claim.home', id: undefined, uid: undefined },
+    ]);
+    expect(findPersistentLosses([empty('kubernetes_persistent_volume_claim')], [empty('kubernetes_persistent_volume_claim_v1')])).toEqual([]);
+    expect(findPersistentLosses([empty('kubernetes_persistent_volume_claim')], [])).toEqual([
+      { address: 'kubernetes_persistent_volume_claim.home', problem: 'missing', before: { id: undefined, uid: undefined } },
+    ]);
   });
   it('ignores data sources and deposed instances: neither is an object the build keeps', () => {
     const data: StateResourceView = { ...pvc('kubernetes_persistent_volume_claim', 'u1'), mode: 'data' };

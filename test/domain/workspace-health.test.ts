@@ -64,6 +64,10 @@ describe('protectedIdentities', () => {
     expect(ids).toEqual([{ key: `${PVC1}.home`, address: `${PVC}.home`, id: 'coder/home', uid: 'u' }]);
   });
 
+  it('reads an entry Terraform wrote without attributes as a protected object with no id or uid (not a crash of the health check)', () => {
+    expect(protectedIdentities([{ mode: 'managed', type: PVC, name: 'home', instances: [{}] }])).toEqual([{ key: `${PVC1}.home`, address: `${PVC}.home`, id: undefined, uid: undefined }]);
+  });
+
   it('includes annotated resources (either type name, module keys ignored) and PVs', () => {
     const parsed = JSON.parse(
       state([
@@ -73,7 +77,8 @@ describe('protectedIdentities', () => {
         { type: 'kubernetes_service', name: 'web', uid: 'w1' },
       ]),
     ).resources;
-    const keys = protectedIdentities(parsed, ['kubernetes_secret_v1.creds', 'module.app.kubernetes_config_map.cfg']).map((p) => p.key);
+    // An annotation that names no resource address (no `type.name`) protects nothing, and breaks nothing.
+    const keys = protectedIdentities(parsed, ['kubernetes_secret_v1.creds', 'not-an-address', 'module.app.kubernetes_config_map.cfg']).map((p) => p.key);
     expect(keys).toEqual(['kubernetes_secret_v1.creds', 'module.app[0].kubernetes_config_map_v1.cfg', 'kubernetes_persistent_volume_v1.pv']);
   });
 });
@@ -122,6 +127,11 @@ describe('assessWorkspaceHealth', () => {
     expect(h.health).toBe('damaged');
     expect(h.losses[0]).toMatchObject({ kind: 'destroyed', build: { number: 2 } });
     expect(h.recoverFrom).toBeUndefined();
+  });
+
+  it('damaged, forgotten, when the log of the build that lost the entry was not read: no delete is taken for granted', () => {
+    const builds = history(['stop', 'succeeded', [home(PVC1)]], ['stop', 'succeeded', []]);
+    expect(assessWorkspaceHealth({ builds, destroyedByBuild: new Map([[1, [`${PVC1}.home`]]]) }).losses[0]).toMatchObject({ kind: 'forgotten', build: { number: 2 } });
   });
 
   it('damaged, destroyed: a later state holds the object with a new uid (the KB option A with a plain start)', () => {
@@ -221,8 +231,16 @@ describe('assessWorkspaceHealth', () => {
 
   it('busy while a build is pending, running or canceling', () => {
     for (const s of ['pending', 'running', 'canceling'] as JobStatus[]) {
-      const h = assessWorkspaceHealth({ builds: history(['start', 'succeeded', [home()]], ['stop', s, undefined]) });
-      expect(h).toMatchObject({ health: 'busy', reason: `build #2 (stop) is ${s}` });
+      const builds = history(['start', 'succeeded', [home()]], ['stop', s, undefined]);
+      const b = builds[0];
+      // The whole answer: the build it waits for is what the CLI and the workflow name.
+      expect(assessWorkspaceHealth({ builds })).toEqual({
+        health: 'busy',
+        reason: `build #2 (stop) is ${s}`,
+        latest: { id: b.id, number: 2, transition: 'stop', jobStatus: s, templateVersionId: b.templateVersionId },
+        losses: [],
+        deprecatedLeft: 0,
+      });
     }
   });
 
@@ -232,7 +250,7 @@ describe('assessWorkspaceHealth', () => {
     garbage[0].state = { text: '{"version": 3}' };
     expect(assessWorkspaceHealth({ builds: garbage }).reason).toMatch(/build #1 is not a Terraform state: .*format version 3/);
     expect(assessWorkspaceHealth({ builds: history(['start', 'succeeded', undefined]) }).reason).toMatch(/was not read/);
-    expect(assessWorkspaceHealth({ builds: [] })).toMatchObject({ health: 'unreadable', reason: 'the workspace has no builds' });
+    expect(assessWorkspaceHealth({ builds: [] })).toEqual({ health: 'unreadable', reason: 'the workspace has no builds', losses: [], deprecatedLeft: 0 });
   });
 
   it('an unreadable older state is skipped, not fatal', () => {
