@@ -1,10 +1,8 @@
 import { versionParametersReader } from '../../src/activities/cached-reads';
-import { makePreflightWorkspace } from '../../src/activities/preflight-workspace';
-import { cachedTemplateSourceLoader } from '../../src/activities/template-source';
-import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
-import { K8S_TEMPLATE_MAIN_TF, packTar, startSimulator, type CoderSimulator } from '../../src/sim';
+import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim';
+import { useHandPushedVersions } from './fixtures/hand-pushed';
 
 const SIZE = `
 data "coder_parameter" "size" {
@@ -23,35 +21,16 @@ const migrated = (extra = '') => rewriteTemplate([{ path: 'main.tf', content: OL
  * was stopped and backed up. Refused in preflight instead, before anything stops.
  */
 describe('preflightWorkspace: a target version whose parameters would refuse the workspace\'s values', () => {
-  let sim: CoderSimulator;
-  let coder: CoderClient;
-  beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 1, seed: 98, buildLatencyMs: 5, templateFiles: [{ name: 'main.tf', content: OLD }], workspaceParameters: [{ name: 'home_disk_size', value: '20' }] });
-    coder = new CoderClient({ url: sim.url, token: sim.token });
-  });
-  afterAll(async () => sim.close());
-
-  async function push(source: string): Promise<string> {
-    const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: source }]));
-    const version = await coder.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash });
-    expect((await coder.waitForTemplateVersion(version.id)).job.status).toBe('succeeded');
-    return version.id;
-  }
-  const preflight = (targetVersionId: string) =>
-    makePreflightWorkspace({ coder, blobs: undefined as never, notifier: { notify: async () => undefined } }, cachedTemplateSourceLoader(coder))({
-      owner: sim.workspaces()[0]!.owner,
-      workspace: sim.workspaces()[0]!.name,
-      template: sim.template.name,
-      targetVersionId,
-      strategy: 'rename',
-    });
+  const world = useHandPushedVersions({ seed: 98, templateFiles: [{ name: 'main.tf', content: OLD }], workspaceParameters: [{ name: 'home_disk_size', value: '20' }] });
+  const push = (source: string) => world.push(source);
+  const preflight = (id: string) => world.preflight(id);
   const refusal = (targetVersionId: string) =>
     preflight(targetVersionId).then(
       () => undefined,
       (e: unknown) => e as { type?: string; nonRetryable?: boolean; message: string },
     );
-  const buildParameterReads = () => sim.requestLog().filter((r) => /\/workspacebuilds\/[^/]+\/parameters$/.test(r.path)).length;
-  const buildNumber = async () => (await coder.workspace(sim.workspaces()[0]!.id)).latest_build.build_number;
+  const buildParameterReads = () => world.sim.requestLog().filter((r) => /\/workspacebuilds\/[^/]+\/parameters$/.test(r.path)).length;
+  const buildNumber = async () => (await world.coder.workspace(world.sim.workspaces()[0]!.id)).latest_build.build_number;
 
   test('a new required parameter is refused, naming it, saying why and what to do; nothing is built', async () => {
     const target = await push(migrated('data "coder_parameter" "quota" {\n  name = "quota"\n  type = "number"\n}\n'));
