@@ -208,7 +208,7 @@ async function refuseIdentityChanges(a: {
 }): Promise<void> {
   let parsed;
   try {
-    parsed = parseRootConfig(a.files);
+    parsed = parsedConfigOf(a.files);
   } catch {
     return; // the rewrite and the guard read the source too: a file this cannot parse is theirs to refuse
   }
@@ -222,4 +222,14 @@ async function refuseIdentityChanges(a: {
     `template version ${a.target} would ${describeIdentityChanges(changes, secrets, `build #${a.buildNumber}`)}: the migration's build would replace it and its data with it. ` +
       `Check the version's variable values (a sensitive one from WSMIGRATE_TEMPLATE_VARIABLES must be the one the template was pushed with) and the workspace's name, then run again`,
   );
+}
+
+/** The loader keeps each version's files (one array per version), so a fleet's preflights parse each version once. */
+const parsedConfigs = new WeakMap<readonly { path: string; content: string }[], ReturnType<typeof parseRootConfig>>();
+function parsedConfigOf(files: readonly { path: string; content: string }[]): ReturnType<typeof parseRootConfig> {
+  const kept = parsedConfigs.get(files);
+  if (kept) return kept;
+  const parsed = parseRootConfig(files);
+  parsedConfigs.set(files, parsed);
+  return parsed;
 }

@@ -3,7 +3,10 @@ import { evaluateValue, type Resolver } from './expression';
 import type { BuildParameterValue, TemplateVersionParameterRecord } from './model';
 import type { TemplateConfig } from './template-config';
 
-/** A parameter's value as the coder provider hands it over: text, a list or an object as JSON. */
+/**
+ * A value as Coder stores it as text: a parameter's as the coder provider hands it over, a variable's
+ * default as provisioner/terraform/parse.go keeps it (a list or an object as JSON).
+ */
 export function parameterText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;

@@ -1,13 +1,6 @@
 import type { TemplateVersionVariableRecord } from './model';
+import { parameterText } from './template-parameters';
 import type { TemplateConfig, TemplateVariableSpec } from './template-config';
-
-/** How Coder stores a default: as text (provisioner/terraform/parse.go), a complex one as JSON. */
-function defaultText(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
 
 /**
  * What a template version import stores per variable (coderd/provisionerdserver UpdateJob): the
@@ -17,7 +10,7 @@ function defaultText(value: unknown): string {
 export function storedVariables(specs: readonly TemplateVariableSpec[], given: readonly { name: string; value: string }[]): TemplateVersionVariableRecord[] {
   return specs.map((spec) => {
     const user = given.find((g) => g.name === spec.name);
-    const defaultValue = defaultText(spec.defaultValue);
+    const defaultValue = parameterText(spec.defaultValue);
     return {
       name: spec.name,
       description: spec.description,
