@@ -2,7 +2,14 @@
 // (`make mutate` runs this file, then stryker.activities.config.mjs). Their tests need no Temporal
 // server: the activities run on the in-process Coder simulator, so the jest global setup (which
 // starts a dev server) is skipped.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 process.env.WSMIGRATE_UNIT_ONLY ??= '1';
+// The domain tests that ask the real Terraform (state list, plan, fmt) keep its answer per input
+// here (test/harness/terraform-memo.ts): a mutant that leaves the input unchanged gets the same answer
+// without the binary. Absolute, so every sandbox's test runners share it.
+process.env.WSMIGRATE_TERRAFORM_MEMO_DIR ??= join(dirname(fileURLToPath(import.meta.url)), 'reports', 'mutation', 'terraform-memo');
 
 const AREAS = {
   // Under the whole run's score (README, "Mutation testing"): the run fails below it.
