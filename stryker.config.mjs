@@ -6,10 +6,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 process.env.WSMIGRATE_UNIT_ONLY ??= '1';
-// The domain tests that ask the real Terraform (state list, plan, fmt) keep its answer per input
-// here (test/harness/terraform-memo.ts): a mutant that leaves the input unchanged gets the same answer
-// without the binary. Absolute, so every sandbox's test runners share it.
-process.env.WSMIGRATE_TERRAFORM_MEMO_DIR ??= join(dirname(fileURLToPath(import.meta.url)), 'reports', 'mutation', 'terraform-memo');
+// The domain tests that ask an oracle (the real Terraform's state list, plan and fmt; hcl2json) keep
+// its answer per input here (test/harness/oracle-memo.ts): a mutant that leaves the input unchanged
+// gets the same answer without asking again. Absolute, so every sandbox's test runners share it.
+process.env.WSMIGRATE_ORACLE_MEMO_DIR ??= join(dirname(fileURLToPath(import.meta.url)), 'reports', 'mutation', 'oracle-memo');
 
 const AREAS = {
   // Under the whole run's score (README, "Mutation testing"): the run fails below it.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateList } from '../../src/adapters/terraform/state-list';
-import { memoizedTerraform } from '../harness/terraform-memo';
+import { memoizedOracle } from '../harness/oracle-memo';
 import { renameStateTypes, StateRenameError, type RenameOptions } from '../../src/domain/state-rename';
 import { expectedRename, textPieces } from './state/rename-oracle';
 
@@ -78,7 +78,7 @@ describe('renameStateTypes on each fixture shape', () => {
     // Serials above 2^53 cannot be exact in a JS number; the text is checked in the large-int test.
     if (report.serial.from < 2 ** 53) expect(report.serial.to).toBe(report.serial.from + 1);
     else expect(report.serial.to).toBeGreaterThan(report.serial.from);
-    expect((await memoizedTerraform(['state list', stateText], () => stateList(stateText))).sort()).toEqual([...addresses].sort());
+    expect((await memoizedOracle(['state list', stateText], () => stateList(stateText))).sort()).toEqual([...addresses].sort());
   });
 
   it.each(MIGRATED.filter(([name]) => name !== 'large-int.tfstate'))(
@@ -198,7 +198,7 @@ describe('renameStateTypes on each fixture shape', () => {
     const { stateText, report } = renameStateTypes(input);
     expect(report.renamed).toEqual([{ from: 'kubernetes_config_map.cfg', to: 'kubernetes_config_map_v1.cfg' }]);
     expect(JSON.parse(stateText).resources[0]).toMatchObject({ type: 'kubernetes_config_map_v1_data', instances: [{ dependencies: ['kubernetes_config_map_v1.cfg'] }] });
-    const listed = (text: string) => memoizedTerraform(['state list', text], () => stateList(text));
+    const listed = (text: string) => memoizedOracle(['state list', text], () => stateList(text));
     const before = (await listed(input)).filter((a) => a !== 'kubernetes_config_map.cfg');
     expect((await listed(stateText)).sort()).toEqual([...before, 'kubernetes_config_map_v1.cfg'].sort());
   });

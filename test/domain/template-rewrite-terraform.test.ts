@@ -4,7 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { rewriteTemplate, type TemplateFile } from '../../src/domain/template-rewrite';
 import { itNeeds } from '../harness/needs-tool';
 import { installedTerraform, terraformFmtCheck, TERRAFORM_HINT } from '../harness/terraform';
-import { memoizedTerraform } from '../harness/terraform-memo';
+import { memoizedOracle } from '../harness/oracle-memo';
 
 /** Real Terraform as a second opinion: the rewritten template and its guard file are valid, fmt-clean HCL. */
 const terraform = installedTerraform();
@@ -25,7 +25,7 @@ maybe('terraform fmt accepts the rewritten Coder template and its guard file unc
       mkdirSync(dirname(join(dir, f.path)), { recursive: true });
       writeFileSync(join(dir, f.path), f.content);
     }
-    const fmt = await memoizedTerraform(['fmt -check -diff -recursive', files], () => terraformFmtCheck(terraform!, dir, ['-recursive', '.']));
+    const fmt = await memoizedOracle(['fmt -check -diff -recursive', files], () => terraformFmtCheck(terraform!, dir, ['-recursive', '.']));
     expect(fmt).toEqual({ exitCode: 0, diff: '' });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from '@cdktf/hcl2json';
 import { rewriteTemplate } from '../../../src/domain/template-rewrite';
+import { memoizedOracle } from '../../harness/oracle-memo';
 import { renameInParsedHcl, renameInParsedJson, type OracleOptions } from './hcl2json-oracle';
 
 const CASES = join(__dirname, '..', '..', 'fixtures', 'hcl', 'cases');
@@ -43,7 +44,7 @@ function rewriteOne(c: Case, content: string): string {
 
 async function parsed(c: Case, content: string): Promise<unknown> {
   const text = content.replace(/^\uFEFF/, '');
-  return c.ext.endsWith('json') ? JSON.parse(text) : parse(`main.${c.ext}`, text);
+  return c.ext.endsWith('json') ? JSON.parse(text) : memoizedOracle(['hcl2json parse', c.ext, text], () => parse(`main.${c.ext}`, text));
 }
 
 test('the corpus holds at least 40 cases, native and JSON', () => {

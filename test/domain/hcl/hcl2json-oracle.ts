@@ -1,4 +1,5 @@
 import { getExpressionAst } from '@cdktf/hcl2json';
+import { memoizedOracle } from '../../harness/oracle-memo';
 import { lookupDeprecated, type ResourceMode } from '../../../src/domain/type-map';
 
 /**
@@ -33,7 +34,8 @@ function replacementFor(mode: ResourceMode, type: string, opts: OracleOptions): 
 export async function renameInTemplate(template: string, opts: OracleOptions): Promise<string> {
   if (!template.includes('${') && !template.includes('%{')) return template;
   const wrapped = Buffer.from(WRAP_OPEN + template + WRAP_CLOSE, 'utf8');
-  const ast = (await getExpressionAst('oracle.tf', wrapped.toString('utf8'))) as unknown as AstNode | null;
+  const source = wrapped.toString('utf8');
+  const ast = (await memoizedOracle(['hcl2json expression ast', source], () => getExpressionAst('oracle.tf', source))) as unknown as AstNode | null;
   const edits: { start: number; end: number; from: string; text: string }[] = [];
   const visit = (node: AstNode, locals: string[]): void => {
     if (node.type === 'scopeTraversal') {

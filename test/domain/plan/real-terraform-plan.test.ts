@@ -7,7 +7,7 @@ import { planGuardVerdict } from '../../../src/domain/plan/guard';
 import { plannedChangesFromText } from '../../../src/domain/plan/plan-json';
 import { describeNeeds } from '../../harness/needs-tool';
 import { installedTerraform, TERRAFORM_HINT } from '../../harness/terraform';
-import { memoizedTerraform } from '../../harness/terraform-memo';
+import { memoizedOracle } from '../../harness/oracle-memo';
 
 const terraform = installedTerraform();
 const describeWithTerraform = describeNeeds(Boolean(terraform), 'Terraform', TERRAFORM_HINT);
@@ -30,7 +30,7 @@ describeWithTerraform('plans from a real Terraform binary', () => {
 
   /** Terraform's plan of `config` over the applied state, as `show -json` of a saved plan or as the `plan -json` stream. */
   async function planAs(format: 'show' | 'stream', config: string) {
-    const text = await memoizedTerraform(['plan', format, applied, config], async () => {
+    const text = await memoizedOracle(['plan', format, applied, config], async () => {
       const cwd = await appliedDir();
       writeFileSync(join(cwd, 'main.tf'), config);
       if (format === 'stream') return (await run(cwd, 'plan', '-json', '-input=false', '-lock=false')).stdout;
