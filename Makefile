@@ -63,11 +63,11 @@ record-histories: deps
 	node -r @swc-node/register scripts/record-histories.ts
 
 # Mutation testing (StrykerJS; not in CI: slow). Domain + activities against their unit tests, then
-# the workflow files' safety branches against the dev-server workflow tests. Reports: reports/mutation/.
+# the workflow files' safety branches against the dev-server workflow tests, each from its committed
+# baseline (mutation/): only mutants whose code or tests changed are re-tested. MUTATE_FULL=1 tests
+# every mutant; MUTATE_AREAS="domain" picks areas. Reports: reports/mutation/.
 mutate: $(NPM_STAMP) tools
-	npx stryker run stryker.config.mjs
-	npx stryker run stryker.activities.config.mjs
-	node -r @swc-node/register scripts/with-dev-server.ts npx stryker run stryker.workflows.config.mjs
+	bash scripts/mutate.sh
 
 clean:
 	rm -rf dist coverage .wsmigrate

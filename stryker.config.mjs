@@ -10,6 +10,8 @@ process.env.WSMIGRATE_UNIT_ONLY ??= '1';
 // its answer per input here (test/harness/oracle-memo.ts): a mutant that leaves the input unchanged
 // gets the same answer without asking again. Absolute, so every sandbox's test runners share it.
 process.env.WSMIGRATE_ORACLE_MEMO_DIR ??= join(dirname(fileURLToPath(import.meta.url)), 'reports', 'mutation', 'oracle-memo');
+// Properties run at most 100 generated inputs a mutant (test/harness/property-runs.ts).
+process.env.WSMIGRATE_PROPERTY_RUNS_CAP ??= '100';
 
 const AREAS = {
   // Under the whole run's score (README, "Mutation testing"): the run fails below it.
@@ -58,6 +60,9 @@ export function unitRunOf(area) {
     ignoreStatic: true,
     ignorePatterns: ['dist', 'coverage', '.wsmigrate', 'reports', 'deploy', '.stryker-tmp*', '.tmp'],
     concurrency: 2,
+    // A jest runner that ran many mutants holds every module registry it loaded (hcl2json's WASM
+    // among them): past 1-2 GB its collections, not the tests, set the pace. A fresh one costs ~2 s.
+    maxTestRunnerReuse: 200,
     timeoutMS,
     reporters: ['clear-text', 'progress', 'html', 'json'],
     htmlReporter: { fileName: `reports/mutation/${area}.html` },

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { renameStateTypes } from '../../src/domain/state-rename';
 import { lookupDeprecated, NEVER_TOUCH, TYPE_MAP, type ResourceMode } from '../../src/domain/type-map';
 import { expectedRename, renameAddress, sameReplacement, textPieces } from './state/rename-oracle';
+import { propertyRuns } from '../harness/property-runs';
 
 const managedTypes = [
   ...TYPE_MAP.filter((m) => m.mode === 'managed').flatMap((m) => [m.deprecated, m.replacement]),
@@ -120,7 +121,7 @@ describe('renameStateTypes over generated states', () => {
         expect(report.alreadyMigrated).toBe(!changedAnything && report.refused.length === 0);
         if (!hasDifferent(input)) expect(report.refused).toEqual([]);
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 
@@ -132,7 +133,7 @@ describe('renameStateTypes over generated states', () => {
         expect(twice.stateText).toBe(once);
         expect(twice.report.counts).toEqual({ resources: 0, instances: 0, dependencies: 0, checkResults: 0 });
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { HclSyntaxError, lexHcl } from '../../../src/domain/hcl/lexer';
+import { propertyRuns } from '../../harness/property-runs';
 
 describe('lexHcl', () => {
   test('every byte of any input lands in exactly one token, in order (or the input is rejected)', () => {
@@ -20,7 +21,7 @@ describe('lexHcl', () => {
         expect(tokens.map((t) => t.text).join('')).toBe(source);
         tokens.forEach((t, i) => expect(t.start).toBe(i === 0 ? 0 : tokens[i - 1].end));
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { ANY_INDEX, JsonSyntaxError, parseJsonOutline, parseJsonWithSpans, scanJsonSpans, type JsonPathPattern } from '../../../src/domain/state/json-spans';
+import { propertyRuns } from '../../harness/property-runs';
 
 describe('scanJsonSpans', () => {
   it('records the raw token of each matching value, quotes included, in text order', () => {
@@ -72,7 +73,7 @@ describe('scanJsonSpans', () => {
         }
         return parses === scans;
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -89,7 +90,7 @@ describe('scanJsonSpans', () => {
           expect(spans).toEqual(scanJsonSpans(text, pattern));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -154,7 +155,7 @@ describe('parseJsonOutline', () => {
         expect(spans).toEqual(scanJsonSpans(text, patterns));
         expect(value).toEqual(outlineOf(text));
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     );
   });
 
@@ -169,7 +170,7 @@ describe('parseJsonOutline', () => {
         expect(outline).toEqual(outcome(() => scanJsonSpans(text, patterns)));
         if (Array.isArray(outline)) expect(parseJsonOutline(text, patterns, standIns).value).toEqual(outlineOf(text));
       }),
-      { numRuns: 1500 },
+      { numRuns: propertyRuns(1500) },
     );
   });
 
