@@ -20,15 +20,19 @@ const AREAS = {
 };
 
 /**
- * One area's run: `src/<area>/**` against `test/<area>/**` only. A domain mutant is judged by the
- * domain's tests alone: with the activity tests in the run, per-test coverage counted every
- * activity test that parses a template as covering the HCL parser, and each parser mutant re-ran
- * them with their simulators (~12 s a mutant, ~15 h a whole run; 2026-12-01, docs/mutation-survivors.md).
+ * One area's run: `src/<area>/**` (or the files of one part, `src/activities/[a-c]*.ts`) against
+ * `test/<area>/**` only. A domain mutant is judged by the domain's tests alone: with the activity
+ * tests in the run, per-test coverage counted every activity test that parses a template as covering
+ * the HCL parser, and each parser mutant re-ran them with their simulators (~12 s a mutant, ~15 h a
+ * whole run; 2026-12-01, docs/mutation-survivors.md). A part has its own reports and incremental file,
+ * so a run stopped midway keeps the parts it finished (Stryker writes its results at the end only).
  * @param {keyof typeof AREAS} area
+ * @param {string} [part] a range of first letters, e.g. `a-c`
  * @returns {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
-export function unitRunOf(area) {
+export function unitRunOf(area, part) {
   const { break: breakAt, timeoutMS } = AREAS[area];
+  const name = part ? `${area}-${part}` : area;
   return {
     packageManager: 'npm',
     testRunner: 'jest',
@@ -54,7 +58,7 @@ export function unitRunOf(area) {
     // (327 mutants in 29.6 min with it at load 17-20; 350 in 4 min without at load 10). A mutant that
     // would not type-check is run anyway and the tests decide it, as they decide every other.
     checkers: [],
-    mutate: [`src/${area}/**/*.ts`],
+    mutate: [part ? `src/${area}/[${part}]*.ts` : `src/${area}/**/*.ts`],
     // A static mutant (a module-level constant) needs every test for each run: ~35 s apiece on
     // 2 cores. Left out, and counted in README's mutation section.
     ignoreStatic: true,
@@ -65,12 +69,12 @@ export function unitRunOf(area) {
     maxTestRunnerReuse: 200,
     timeoutMS,
     reporters: ['clear-text', 'progress', 'html', 'json'],
-    htmlReporter: { fileName: `reports/mutation/${area}.html` },
-    jsonReporter: { fileName: `reports/mutation/${area}.json` },
+    htmlReporter: { fileName: `reports/mutation/${name}.html` },
+    jsonReporter: { fileName: `reports/mutation/${name}.json` },
     // A second run re-tests only the mutants whose code or covering tests changed.
     incremental: true,
-    incrementalFile: `reports/mutation/${area}-incremental.json`,
-    tempDirName: `.stryker-tmp-${area}`,
+    incrementalFile: `reports/mutation/${name}-incremental.json`,
+    tempDirName: `.stryker-tmp-${name}`,
     cleanTempDir: 'always',
     thresholds: { high: 90, low: 85, break: breakAt },
   };

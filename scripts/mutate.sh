@@ -6,19 +6,25 @@
 # run's result per mutant): Stryker's incremental mode re-tests only the mutants whose file or
 # covering tests changed since, so a fresh clone's run takes minutes, not the hour and a half a
 # whole run takes on 2 cores. MUTATE_FULL=1 ignores the baselines and tests every mutant.
-# MUTATE_AREAS="domain activities" picks areas. The baselines are rewritten by each run: commit them
-# with the change that moved them. Every area runs; the script fails if any was under its break.
+# MUTATE_AREAS="domain activities" picks areas (activities runs as three parts by file name, a-c,
+# d-p and q-z, each with its own baseline; "activities-d-p" runs one). The baselines are rewritten by
+# each run: commit them with the change that moved them. Every area runs; the script fails if any
+# was under its break.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-areas=${MUTATE_AREAS:-domain activities workflows}
+areas=()
+for area in ${MUTATE_AREAS:-domain activities workflows}; do
+  if [ "$area" = activities ]; then areas+=(activities-a-c activities-d-p activities-q-z); else areas+=("$area"); fi
+done
 mkdir -p reports/mutation
 failed=()
-for area in $areas; do
+for area in "${areas[@]}"; do
+  part=
   case $area in
     domain) config=stryker.config.mjs; run=(npx stryker run) ;;
-    activities) config=stryker.activities.config.mjs; run=(npx stryker run) ;;
+    activities-a-c | activities-d-p | activities-q-z) config=stryker.activities.config.mjs; part=${area#activities-}; run=(npx stryker run) ;;
     workflows) config=stryker.workflows.config.mjs; run=(node -r @swc-node/register scripts/with-dev-server.ts npx stryker run) ;;
-    *) echo "mutate: unknown area '$area' (domain, activities or workflows)" >&2; exit 2 ;;
+    *) echo "mutate: unknown area '$area' (domain, activities, activities-a-c, activities-d-p, activities-q-z or workflows)" >&2; exit 2 ;;
   esac
   baseline=mutation/$area-incremental.json.gz
   working=reports/mutation/$area-incremental.json
@@ -33,10 +39,10 @@ for area in $areas; do
   else
     echo "mutate: $area: no baseline yet: every mutant is tested"
   fi
-  if "${run[@]}" "$config" "${force[@]}"; then :; else failed+=("$area"); fi
+  if WSMIGRATE_MUTATE_PART=$part "${run[@]}" "$config" "${force[@]}"; then :; else failed+=("$area"); fi
   if [ -f "$working" ]; then gzip -9 -n -c "$working" > "$baseline"; fi
 done
-node scripts/mutation-score.js $areas
+node scripts/mutation-score.mjs "${areas[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "mutate: FAILED: ${failed[*]} (under its thresholds.break, or the run itself failed: see above)" >&2
   exit 1
