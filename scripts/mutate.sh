@@ -6,25 +6,30 @@
 # run's result per mutant): Stryker's incremental mode re-tests only the mutants whose file or
 # covering tests changed since, so a fresh clone's run takes minutes, not the hour and a half a
 # whole run takes on 2 cores. MUTATE_FULL=1 ignores the baselines and tests every mutant.
-# MUTATE_AREAS="domain activities" picks areas (activities runs as three parts by file name, a-c,
-# d-p and q-z, each with its own baseline; "activities-d-p" runs one). The baselines are rewritten by
+# MUTATE_AREAS="domain activities" picks areas. Each unit area runs as parts (PARTS in
+# stryker.config.mjs: domain-core, -plan, -hcl, -state; activities-a-c, -d-p, -q-z), each with its
+# own reports and baseline, so a run stopped midway keeps the parts it finished; "domain-plan" runs one. The baselines are rewritten by
 # each run: commit them with the change that moved them. Every area runs; the script fails if any
 # was under its break.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 areas=()
 for area in ${MUTATE_AREAS:-domain activities workflows}; do
-  if [ "$area" = activities ]; then areas+=(activities-a-c activities-d-p activities-q-z); else areas+=("$area"); fi
+  case $area in
+    domain) areas+=(domain-core domain-plan domain-hcl domain-state) ;;
+    activities) areas+=(activities-a-c activities-d-p activities-q-z) ;;
+    *) areas+=("$area") ;;
+  esac
 done
 mkdir -p reports/mutation
 failed=()
 for area in "${areas[@]}"; do
   part=
   case $area in
-    domain) config=stryker.config.mjs; run=(npx stryker run) ;;
+    domain-core | domain-plan | domain-hcl | domain-state) config=stryker.config.mjs; part=${area#domain-}; run=(npx stryker run) ;;
     activities-a-c | activities-d-p | activities-q-z) config=stryker.activities.config.mjs; part=${area#activities-}; run=(npx stryker run) ;;
     workflows) config=stryker.workflows.config.mjs; run=(node -r @swc-node/register scripts/with-dev-server.ts npx stryker run) ;;
-    *) echo "mutate: unknown area '$area' (domain, activities, activities-a-c, activities-d-p, activities-q-z or workflows)" >&2; exit 2 ;;
+    *) echo "mutate: unknown area '$area' (domain, activities, workflows, or a part: domain-core, domain-plan, domain-hcl, domain-state, activities-a-c, activities-d-p, activities-q-z)" >&2; exit 2 ;;
   esac
   baseline=mutation/$area-incremental.json.gz
   working=reports/mutation/$area-incremental.json

@@ -1,14 +1,14 @@
 // Prints each area's mutation score from its Stryker JSON report (reports/mutation/<area>.json), as
 // Stryker counts it: killed and timed-out mutants over those plus survivors and mutants no test
 // covers; mutants left out (static ones, `ignoreStatic`) and those that did not compile are not
-// counted. The activities' parts are also summed into one line.
+// counted. The parts of the domain and of the activities are also summed, one line each.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const given = process.argv.slice(2);
-const areas = given.length ? given : ['domain', 'activities-a-c', 'activities-d-p', 'activities-q-z', 'workflows'];
+const areas = given.length ? given : ['domain-core', 'domain-plan', 'domain-hcl', 'domain-state', 'activities-a-c', 'activities-d-p', 'activities-q-z', 'workflows'];
 
 function countsOf(area) {
   const file = join(root, 'reports', 'mutation', `${area}.json`);
@@ -25,8 +25,7 @@ function line(name, c) {
   return `mutation score ${name}: ${score}% (${detected} of ${total}: killed ${c.Killed}, timed out ${c.Timeout}, survived ${c.Survived}, no coverage ${c.NoCoverage}; left out ${c.Ignored})`;
 }
 
-const parts = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0 };
-let partsSeen = 0;
+const sums = new Map();
 for (const area of areas) {
   const c = countsOf(area);
   if (!c) {
@@ -34,9 +33,12 @@ for (const area of areas) {
     continue;
   }
   console.log(line(area, c));
-  if (area.startsWith('activities-')) {
-    partsSeen++;
-    for (const k of Object.keys(parts)) parts[k] += c[k];
+  const whole = /^(domain|activities)-/.exec(area)?.[1];
+  if (whole) {
+    const sum = sums.get(whole) ?? { parts: 0, Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0 };
+    sum.parts++;
+    for (const k of ['Killed', 'Timeout', 'Survived', 'NoCoverage', 'Ignored']) sum[k] += c[k];
+    sums.set(whole, sum);
   }
 }
-if (partsSeen > 1) console.log(line(`activities (${partsSeen} parts)`, parts));
+for (const [whole, sum] of sums) if (sum.parts > 1) console.log(line(`${whole} (${sum.parts} parts)`, sum));
