@@ -7,7 +7,7 @@
 # covering tests changed since, so a fresh clone's run takes minutes, not the hour and a half a
 # whole run takes on 2 cores. MUTATE_FULL=1 ignores the baselines and tests every mutant.
 # MUTATE_AREAS="domain activities" picks areas. Each unit area runs as parts (PARTS in
-# stryker.config.mjs: domain-core, -plan, -hcl, -state; activities-a-c, -d-p, -q-z), each with its
+# stryker.config.mjs: domain-core, -plan, -hcl, -state, -scanner; activities-a-c, -d-p, -q-z), each with its
 # own reports and baseline, so a run stopped midway keeps the parts it finished; "domain-plan" runs one. The baselines are rewritten by
 # each run: commit them with the change that moved them. Every area runs; the script fails if any
 # was under its break.
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 areas=()
 for area in ${MUTATE_AREAS:-domain activities workflows}; do
   case $area in
-    domain) areas+=(domain-core domain-plan domain-hcl domain-state) ;;
+    domain) areas+=(domain-core domain-plan domain-hcl domain-state domain-scanner) ;;
     activities) areas+=(activities-a-c activities-d-p activities-q-z) ;;
     *) areas+=("$area") ;;
   esac
@@ -26,10 +26,10 @@ failed=()
 for area in "${areas[@]}"; do
   part=
   case $area in
-    domain-core | domain-plan | domain-hcl | domain-state) config=stryker.config.mjs; part=${area#domain-}; run=(npx stryker run) ;;
+    domain-core | domain-plan | domain-hcl | domain-state | domain-scanner) config=stryker.config.mjs; part=${area#domain-}; run=(npx stryker run) ;;
     activities-a-c | activities-d-p | activities-q-z) config=stryker.activities.config.mjs; part=${area#activities-}; run=(npx stryker run) ;;
     workflows) config=stryker.workflows.config.mjs; run=(node -r @swc-node/register scripts/with-dev-server.ts npx stryker run) ;;
-    *) echo "mutate: unknown area '$area' (domain, activities, workflows, or a part: domain-core, domain-plan, domain-hcl, domain-state, activities-a-c, activities-d-p, activities-q-z)" >&2; exit 2 ;;
+    *) echo "mutate: unknown area '$area' (domain, activities, workflows, or a part: domain-core, domain-plan, domain-hcl, domain-state, domain-scanner, activities-a-c, activities-d-p, activities-q-z)" >&2; exit 2 ;;
   esac
   baseline=mutation/$area-incremental.json.gz
   working=reports/mutation/$area-incremental.json

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const given = process.argv.slice(2);
-const areas = given.length ? given : ['domain-core', 'domain-plan', 'domain-hcl', 'domain-state', 'activities-a-c', 'activities-d-p', 'activities-q-z', 'workflows'];
+const areas = given.length ? given : ['domain-core', 'domain-plan', 'domain-hcl', 'domain-state', 'domain-scanner', 'activities-a-c', 'activities-d-p', 'activities-q-z', 'workflows'];
 
 function countsOf(area) {
   const file = join(root, 'reports', 'mutation', `${area}.json`);
