@@ -35,7 +35,7 @@ export default {
     'src/workflows/recover-workspace.ts:163-163',
     // zero-touch: the health check before "already migrated", and a lost volume after the start.
     'src/workflows/zero-touch-workspace.ts:37-56',
-    'src/workflows/zero-touch-workspace.ts:70-75',
+    'src/workflows/zero-touch-workspace.ts:72-79',
   ],
   ignorePatterns: ['dist', 'coverage', '.wsmigrate', 'reports', 'deploy', '.stryker-tmp*'],
   incremental: true,
