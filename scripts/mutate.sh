@@ -21,7 +21,7 @@ for area in ${MUTATE_AREAS:-domain activities workflows}; do
     *) areas+=("$area") ;;
   esac
 done
-mkdir -p reports/mutation
+mkdir -p reports/mutation mutation
 failed=()
 for area in "${areas[@]}"; do
   part=
