@@ -1,4 +1,4 @@
-import { identityChanges, parseRootConfig, persistentIdentityChanges, plannedIdentity, type IdentityContext } from '../../src/domain/claim-identity';
+import { describeIdentityChanges, identityChanges, parseRootConfig, persistentIdentityChanges, plannedIdentity, type IdentityContext } from '../../src/domain/claim-identity';
 
 const ctx: IdentityContext = {
   variables: { namespace: 'team-a', prefix: 'Coder', secret: undefined },
@@ -28,8 +28,24 @@ describe('plannedIdentity: the name and namespace a version gives a claim, when 
     ['an unknown data source', 'name = data.other.x.id', '', { namespace: 'default' }],
     ['a workspace field it does not know', 'name = data.coder_workspace.me.access_url', '', { namespace: 'default' }],
     ['text after the expression', 'name = "a" "b"', '', { namespace: 'default' }],
+    ['a variable with an attribute', 'name = var.prefix.x', '', { namespace: 'default' }],
+    ['a local with an attribute', 'name = local.claim.x', 'locals {\n  claim = "home"\n}', { namespace: 'default' }],
+    ['a workspace data source without its field', 'name = data.coder_workspace.me', '', { namespace: 'default' }],
+    ['a workspace field with an attribute after it', 'name = data.coder_workspace.me.id.x', '', { namespace: 'default' }],
+    ['a workspace field under another root', 'name = resource.coder_workspace.me.id', '', { namespace: 'default' }],
+    ['a number', 'name = 5', '', { namespace: 'default' }],
+    ['a function other than lower and upper', 'name = trimspace("Home")', '', { namespace: 'default' }],
+    ['lower with two arguments', 'name = lower("Home", "x")', '', { namespace: 'default' }],
+    ['an undeclared variable inside a template', 'name = "${var.nope}-home"', '', { namespace: 'default' }],
+    ['a chain of locals as deep as it reads', 'name = local.l1', `locals {\n${[1, 2, 3, 4, 5, 6, 7].map((i) => `  l${i} = local.l${i + 1}`).join('\n')}\n  l8 = "deep"\n}`, { name: 'deep', namespace: 'default' }],
+    ['a chain of locals deeper than it reads', 'name = local.l1', `locals {\n${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `  l${i} = local.l${i + 1}`).join('\n')}\n  l9 = "deep"\n}`, { namespace: 'default' }],
   ])('%s', (_, metadata, extra, expected) => {
     expect(planned(metadata, extra)).toEqual(expected);
+  });
+
+  test('another kind of resource with the same name is not the claim', () => {
+    const other = 'resource "kubernetes_config_map_v1" "home" {\n  metadata {\n    name = "cfg"\n  }\n}';
+    expect(planned('name = "home"', other)).toEqual({ name: 'home', namespace: 'default' });
   });
 
   test('a local that refers to itself is unknown, not a hang', () => {
@@ -83,5 +99,42 @@ describe('identityChanges and persistentIdentityChanges: what the build would re
     expect(persistentIdentityChanges([state('kubernetes_deployment', 'home', { name: 'old' })], parsed, ctx)).toEqual([]);
     expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim', 'home', { name: 'old' }, { mode: 'data' })], parsed, ctx)).toEqual([]);
     expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim', 'home', { name: 'old' }, { module: 'module.x' })], parsed, ctx)).toEqual([]);
+  });
+
+  test('a _v1 claim whose namespace the version changes; a claim the version still declares under the old type', () => {
+    expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim_v1', 'home', { name: 'coder-ws-1-home', namespace: 'team-b' })], parsed, ctx)).toEqual([
+      { address: 'kubernetes_persistent_volume_claim_v1.home', field: 'namespace', from: 'team-b', to: 'team-a' },
+    ]);
+    const oldDeclared = parseRootConfig([{ path: 'main.tf', content: 'resource "kubernetes_persistent_volume_claim" "home" {\n  metadata {\n    name = "renamed"\n  }\n}\n' }]);
+    expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim', 'home', { name: 'home', namespace: 'default' })], oldDeclared, ctx)).toEqual([
+      { address: 'kubernetes_persistent_volume_claim.home', field: 'name', from: 'home', to: 'renamed' },
+    ]);
+  });
+
+  test('a claim the version does not declare, or an instance without attributes or metadata, is no change and no error', () => {
+    expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim', 'other', { name: 'x' })], parsed, ctx)).toEqual([]);
+    const bare = (attributes: unknown) => ({ mode: 'managed', type: 'kubernetes_persistent_volume_claim_v1', name: 'home', instances: [{ attributes }] }) as never;
+    expect(persistentIdentityChanges([bare(null), bare({}), bare({ metadata: [] })], parsed, ctx)).toEqual([]);
+  });
+});
+
+describe('describeIdentityChanges: the refusal in words', () => {
+  const change = (i: number, to = `new-${i}`, from = `old-${i}`) => ({ address: `kubernetes_persistent_volume_claim_v1.c${i}`, field: 'name' as const, from, to });
+
+  test('names the field, the new value and the one the build has, five at most, joined by "; "', () => {
+    expect(describeIdentityChanges([change(1), change(2)], [], 'build #4')).toBe(
+      "give kubernetes_persistent_volume_claim_v1.c1 the name 'new-1' where build #4 has 'old-1'; give kubernetes_persistent_volume_claim_v1.c2 the name 'new-2' where build #4 has 'old-2'",
+    );
+    expect(describeIdentityChanges([1, 2, 3, 4, 5, 6, 7].map((i) => change(i)), [], 'build #4').split('; ')).toHaveLength(5);
+  });
+
+  test('a value computed from a secret, new or old, is shown as neither; an empty secret hides nothing', () => {
+    for (const c of [change(1, 'home-s3cr3t'), change(1, 'home', 'home-s3cr3t')]) {
+      const text = describeIdentityChanges([c], ['', 's3cr3t'], 'build #4');
+      expect(text).toBe('give kubernetes_persistent_volume_claim_v1.c1 another name (computed from a sensitive variable) than build #4 has');
+      expect(text).not.toContain('s3cr3t');
+    }
+    expect(describeIdentityChanges([change(1)], [''], 'build #4')).toContain("the name 'new-1'");
+    expect(describeIdentityChanges([change(1, 'a-s3cr3t'), change(2)], ['s3cr3t', 'other'], 'build #4')).toContain("the name 'new-2'");
   });
 });
