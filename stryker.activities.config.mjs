@@ -1,5 +1,5 @@
 // Mutation testing of the activities against test/activities (`make mutate`): the shared settings and
-// the parts (WSMIGRATE_MUTATE_PART, as scripts/mutate.sh runs them) are in stryker.config.mjs.
-import { unitRunOf } from './stryker.config.mjs';
+// the parts (WSMIGRATE_MUTATE_PART, as scripts/mutate.sh runs them) are in stryker.shared.mjs.
+import { unitRunOf } from './stryker.shared.mjs';
 
 export default unitRunOf('activities', process.env.WSMIGRATE_MUTATE_PART || undefined);

@@ -7,7 +7,7 @@
 # covering tests changed since, so a fresh clone's run takes minutes, not the hour and a half a
 # whole run takes on 2 cores. MUTATE_FULL=1 ignores the baselines and tests every mutant.
 # MUTATE_AREAS="domain activities" picks areas. Each unit area runs as parts (PARTS in
-# stryker.config.mjs: domain-core, -plan, -hcl, -state, -scanner; activities-a-c, -d-p, -q-z), each with its
+# stryker.shared.mjs: domain-core, -plan, -hcl, -state, -scanner; activities-a-c, -d-p, -q-z), each with its
 # own reports and baseline, so a run stopped midway keeps the parts it finished; "domain-plan" runs one. The baselines are rewritten by
 # each run: commit them with the change that moved them. Every area runs; the script fails if any
 # was under its break.

@@ -1,0 +1,104 @@
+// The settings the domain's and the activities' mutation runs share (stryker.config.mjs,
+// stryker.activities.config.mjs), each area against its own unit tests. Their tests need no Temporal
+// server: the activities run on the in-process Coder simulator, so the jest global setup (which
+// starts a dev server) is skipped.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+process.env.WSMIGRATE_UNIT_ONLY ??= '1';
+// The domain tests that ask an oracle (the real Terraform's state list, plan and fmt; hcl2json) keep
+// its answer per input here (test/harness/oracle-memo.ts): a mutant that leaves the input unchanged
+// gets the same answer without asking again. Absolute, so every sandbox's test runners share it.
+process.env.WSMIGRATE_ORACLE_MEMO_DIR ??= join(dirname(fileURLToPath(import.meta.url)), 'reports', 'mutation', 'oracle-memo');
+// Properties run at most 100 generated inputs a mutant (test/harness/property-runs.ts).
+process.env.WSMIGRATE_PROPERTY_RUNS_CAP ??= '100';
+
+const AREAS = {
+  // Under the whole run's score (README, "Mutation testing"): the run fails below it.
+  domain: { break: 70, timeoutMS: 10_000 },
+  activities: { break: 70, timeoutMS: 20_000 },
+};
+
+/**
+ * The parts a whole run is made of, each with its own reports and incremental file: Stryker writes its
+ * results at the end only, so a run stopped midway keeps the parts it finished. scripts/mutate.sh
+ * runs them in this order; WSMIGRATE_MUTATE_PART picks one.
+ */
+export const PARTS = {
+  domain: {
+    core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'] },
+    plan: { mutate: ['src/domain/plan/**/*.ts'] },
+    hcl: { mutate: ['src/domain/hcl/**/*.ts', 'src/domain/{template-rewrite,template-model}.ts'] },
+    state: { mutate: ['src/domain/state/**/*.ts', '!src/domain/state/json-spans.ts', 'src/domain/{state-rename,type-map}.ts'] },
+    // The JSON scanner is under every state parse: against every domain test, each of its mutants ran
+    // all the state tests (0.2-0.3 mutants a second). Judged by the state reader's own tests, whose
+    // properties hold it to JSON.parse: a lower bound on what the whole suite catches.
+    scanner: { mutate: ['src/domain/state/json-spans.ts'], tests: ['<rootDir>/test/domain/state/**/*.test.ts'] },
+  },
+  activities: {
+    'a-c': { mutate: ['src/activities/[a-c]*.ts'] },
+    'd-p': { mutate: ['src/activities/[d-p]*.ts'] },
+    'q-z': { mutate: ['src/activities/[q-z]*.ts'] },
+  },
+};
+
+/**
+ * One area's run: `src/<area>/**` (or the files of one of its PARTS) against `test/<area>/**` only. A domain mutant is judged by the domain's tests alone: with the activity
+ * tests in the run, per-test coverage counted every activity test that parses a template as covering
+ * the HCL parser, and each parser mutant re-ran them with their simulators (~12 s a mutant, ~15 h a
+ * whole run; 2026-12-01, docs/mutation-survivors.md).
+ * @param {keyof typeof AREAS} area
+ * @param {string} [part] a key of PARTS[area]; absent, every file of the area
+ * @returns {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+export function unitRunOf(area, part) {
+  const { break: breakAt, timeoutMS } = AREAS[area];
+  if (part && !PARTS[area][part]) throw new Error(`WSMIGRATE_MUTATE_PART=${part}: ${area} has the parts ${Object.keys(PARTS[area]).join(', ')}`);
+  const name = part ? `${area}-${part}` : area;
+  return {
+    packageManager: 'npm',
+    testRunner: 'jest',
+    jest: {
+      projectType: 'custom',
+      configFile: 'jest.config.js',
+      // Each mutant runs only the test files that import its file (then only the tests that cover it).
+      enableFindRelatedTests: true,
+      config: {
+        testMatch: (part && PARTS[area][part].tests) || [`<rootDir>/test/${area}/**/*.test.ts`],
+        // jest.config's roots hold only test/: findRelatedTests then follows a test's own imports but not
+        // those of the src files under them, so a module reached through another (the HCL parser under
+        // the template rewrite) had its mutants run against a handful of tests, or none.
+        roots: ['<rootDir>/src', '<rootDir>/test'],
+        // jest.config's setup file installs Temporal's Runtime logger in every test file: it loads
+        // @temporalio/worker there, ~1 s a file with none of its tests run (16 domain files related to
+        // the lexer: 16 s a mutant, 2-3 s without). These tests read no worker log (the secret scans do, elsewhere).
+        setupFiles: [],
+      },
+    },
+    coverageAnalysis: 'perTest',
+    // No TypeScript checker: its incremental type check of every mutant, not the tests, set the pace
+    // (327 mutants in 29.6 min with it at load 17-20; 350 in 4 min without at load 10). A mutant that
+    // would not type-check is run anyway and the tests decide it, as they decide every other.
+    checkers: [],
+    mutate: part ? PARTS[area][part].mutate : [`src/${area}/**/*.ts`],
+    // A static mutant (a module-level constant) needs every test for each run: ~35 s apiece on
+    // 2 cores. Left out, and counted in README's mutation section.
+    ignoreStatic: true,
+    ignorePatterns: ['dist', 'coverage', '.wsmigrate', 'reports', 'deploy', '.stryker-tmp*', '.tmp'],
+    concurrency: 2,
+    // A jest runner that ran many mutants holds every module registry it loaded (hcl2json's WASM
+    // among them): past 1-2 GB its collections, not the tests, set the pace. A fresh one costs ~2 s.
+    maxTestRunnerReuse: 200,
+    timeoutMS,
+    reporters: ['clear-text', 'progress', 'html', 'json'],
+    htmlReporter: { fileName: `reports/mutation/${name}.html` },
+    jsonReporter: { fileName: `reports/mutation/${name}.json` },
+    // A second run re-tests only the mutants whose code or covering tests changed.
+    incremental: true,
+    incrementalFile: `reports/mutation/${name}-incremental.json`,
+    tempDirName: `.stryker-tmp-${name}`,
+    cleanTempDir: 'always',
+    thresholds: { high: 90, low: 85, break: breakAt },
+  };
+}
+
