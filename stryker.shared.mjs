@@ -14,7 +14,7 @@ process.env.WSMIGRATE_ORACLE_MEMO_DIR ??= join(dirname(fileURLToPath(import.meta
 process.env.WSMIGRATE_PROPERTY_RUNS_CAP ??= '100';
 
 const AREAS = {
-  // Under the whole run's score (README, "Mutation testing"): the run fails below it.
+  // A part's run fails under its own `break` (PARTS), else under its area's: 70 until a whole run sets one.
   domain: { break: 70, timeoutMS: 10_000 },
   activities: { break: 70, timeoutMS: 20_000 },
 };
@@ -26,8 +26,10 @@ const AREAS = {
  */
 export const PARTS = {
   domain: {
-    core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'] },
-    plan: { mutate: ['src/domain/plan/**/*.ts'] },
+    // `break`: just under the part's last whole run (2026-12-02: core 86.35%, plan 94.06%); a part
+    // without one falls back to its area's until a whole run sets it.
+    core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'], break: 85 },
+    plan: { mutate: ['src/domain/plan/**/*.ts'], break: 93 },
     hcl: { mutate: ['src/domain/hcl/**/*.ts', 'src/domain/{template-rewrite,template-model}.ts'] },
     state: { mutate: ['src/domain/state/**/*.ts', '!src/domain/state/json-spans.ts', 'src/domain/{state-rename,type-map}.ts'] },
     // The JSON scanner is under every state parse: against every domain test, each of its mutants ran
@@ -52,9 +54,10 @@ export const PARTS = {
  * @returns {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 export function unitRunOf(area, part) {
-  const { break: breakAt, timeoutMS } = AREAS[area];
+  const { timeoutMS } = AREAS[area];
   if (part && !PARTS[area][part]) throw new Error(`WSMIGRATE_MUTATE_PART=${part}: ${area} has the parts ${Object.keys(PARTS[area]).join(', ')}`);
   const name = part ? `${area}-${part}` : area;
+  const breakAt = (part && PARTS[area][part].break) || AREAS[area].break;
   return {
     packageManager: 'npm',
     testRunner: 'jest',
