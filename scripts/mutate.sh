@@ -45,7 +45,7 @@ for area in "${areas[@]}"; do
     echo "mutate: $area: no baseline yet: every mutant is tested"
   fi
   if WSMIGRATE_MUTATE_PART=$part "${run[@]}" "$config" "${force[@]}"; then :; else failed+=("$area"); fi
-  if [ -f "$working" ]; then gzip -9 -n -c "$working" > "$baseline"; fi
+  if [ -f "$working" ]; then node scripts/mutation-baseline.mjs "$working" "$baseline"; fi
 done
 node scripts/mutation-score.mjs "${areas[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
