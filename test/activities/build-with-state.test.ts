@@ -375,6 +375,34 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
     expect((await coder().workspace(ws(3).id)).latest_build.id).toBe(req.read.id);
   });
 
+  it("someone's build that becomes active between the read and the POST stands: Coder's 409 ends the step naming theirs, ours is not queued behind it", async () => {
+    const { req } = await input(5);
+    offline();
+    let theirs: { id: string; build_number: number } | undefined;
+    // Someone presses Start in the moment between the step's last read and its POST (Coder answers 409).
+    const racingFetch: typeof fetch = async (url, init) => {
+      if (!theirs && init?.method === 'POST' && String(url).endsWith(`/workspaces/${ws(5).id}/builds`)) {
+        theirs = await coder().createWorkspaceBuild(ws(5).id, { transition: 'stop' });
+        posts.length = 0;
+      }
+      return countingFetch(url, init);
+    };
+    try {
+      const racing = new CoderClient({ url: sim.url, token: sim.token, fetchImpl: racingFetch, retry: { baseDelayMs: 5, maxDelayMs: 20 }, sleep: quickPoll });
+      const err = (await stepsOf({ coder: racing, blobs, notifier: { notify: async () => undefined } }, STEPS)
+        .buildWithState({ ...req, timeoutMs: 1_000 })
+        .catch((e: unknown) => e)) as { type: string; nonRetryable: boolean; message: string };
+      expect(theirs).toBeDefined();
+      expect(err).toMatchObject({ type: FailureType.builtMeanwhile, nonRetryable: true });
+      expect(err.message).toMatch(new RegExp(`^migrated-state build: ${req.subject}: build #${theirs!.build_number} \\(stop, pending\\) was started by .* after build #${req.read.buildNumber}, the one this step read; nothing was written over it$`));
+      expect(posts).toHaveLength(1);
+      expect((await coder().workspace(ws(5).id)).latest_build).toMatchObject({ id: theirs!.id, transition: 'stop' });
+    } finally {
+      offline(false);
+    }
+    await coder().waitForBuild((await coder().workspace(ws(5).id)).latest_build.id);
+  });
+
   it('a migrated-state build the provisioner fails is final, naming the build, the transition and the version', async () => {
     const { req } = await input(4);
     sim.setFaults({ failBuilds: { workspaceId: ws(4).id, transition: 'start', times: 1, message: 'quota exceeded' } });
