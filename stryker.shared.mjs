@@ -46,8 +46,8 @@ export const PARTS = {
 };
 
 /**
- * One area's run: `src/<area>/**` (or the files of one of its PARTS) against `test/<area>/**` only. A domain mutant is judged by the domain's tests alone: with the activity
- * tests in the run, per-test coverage counted every activity test that parses a template as covering
+ * One area's run: `src/<area>/**` (or the files of one of its PARTS) against `test/<area>/**`
+ * only. A domain mutant is judged by the domain's tests alone: with the activity tests in the run, per-test coverage counted every activity test that parses a template as covering
  * the HCL parser, and each parser mutant re-ran them with their simulators (~12 s a mutant, ~15 h a
  * whole run; 2026-12-01, docs/mutation-survivors.md).
  * @param {keyof typeof AREAS} area
@@ -105,4 +105,3 @@ export function unitRunOf(area, part) {
     thresholds: { high: 90, low: 85, break: breakAt },
   };
 }
-

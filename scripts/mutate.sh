@@ -2,22 +2,20 @@
 # make mutate: StrykerJS on src/domain and src/activities against their unit tests, then on the
 # workflows' safety branches against the dev-server workflow tests (README, "Mutation testing").
 #
-# Each area starts from its committed baseline (mutation/<area>-incremental.json.gz, the last whole
-# run's result per mutant): Stryker's incremental mode re-tests only the mutants whose file or
-# covering tests changed since, so a fresh clone's run takes minutes, not the hour and a half a
-# whole run takes on 2 cores. MUTATE_FULL=1 ignores the baselines and tests every mutant.
-# MUTATE_AREAS="domain activities" picks areas. Each unit area runs as parts (PARTS in
-# stryker.shared.mjs: domain-core, -plan, -hcl, -state, -scanner; activities-a-c, -d-p, -q-z), each with its
-# own reports and baseline, so a run stopped midway keeps the parts it finished; "domain-plan" runs one. The baselines are rewritten by
-# each run: commit them with the change that moved them. Every area runs; the script fails if any
-# was under its break.
+# Each area runs as parts (PARTS in stryker.shared.mjs), each with its own reports and committed
+# baseline (mutation/<part>-incremental.json.gz, its last result per mutant): Stryker's incremental
+# mode re-tests only the mutants whose file or covering tests changed since, and a run stopped midway
+# keeps the parts it finished. A baseline is rewritten when its results changed: commit it with the
+# change. MUTATE_FULL=1 ignores the baselines; MUTATE_AREAS="domain activities-a-c" picks areas or
+# parts. Every part runs; the script fails if any was under its break.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# The parts of an area, as PARTS names them: "domain-core domain-plan …".
+parts_of() { node --input-type=module -e "const { PARTS } = await import('./stryker.shared.mjs'); console.log(Object.keys(PARTS['$1']).map((p) => '$1-' + p).join(' '))"; }
 areas=()
 for area in ${MUTATE_AREAS:-domain activities workflows}; do
   case $area in
-    domain) areas+=(domain-core domain-plan domain-hcl domain-state domain-scanner) ;;
-    activities) areas+=(activities-a-c activities-d-p activities-q-z) ;;
+    domain | activities) read -ra parts <<< "$(parts_of "$area")"; areas+=("${parts[@]}") ;;
     *) areas+=("$area") ;;
   esac
 done
@@ -26,10 +24,11 @@ failed=()
 for area in "${areas[@]}"; do
   part=
   case $area in
-    domain-core | domain-plan | domain-hcl | domain-state | domain-scanner) config=stryker.config.mjs; part=${area#domain-}; run=(npx stryker run) ;;
-    activities-a-c | activities-d-p | activities-q-z) config=stryker.activities.config.mjs; part=${area#activities-}; run=(npx stryker run) ;;
+    # An unknown part is refused by the config, naming the parts there are.
+    domain-*) config=stryker.config.mjs; part=${area#domain-}; run=(npx stryker run) ;;
+    activities-*) config=stryker.activities.config.mjs; part=${area#activities-}; run=(npx stryker run) ;;
     workflows) config=stryker.workflows.config.mjs; run=(node -r @swc-node/register scripts/with-dev-server.ts npx stryker run) ;;
-    *) echo "mutate: unknown area '$area' (domain, activities, workflows, or a part: domain-core, domain-plan, domain-hcl, domain-state, domain-scanner, activities-a-c, activities-d-p, activities-q-z)" >&2; exit 2 ;;
+    *) echo "mutate: unknown area '$area': domain, activities, workflows, or a part of the first two ($(parts_of domain) $(parts_of activities))" >&2; exit 2 ;;
   esac
   baseline=mutation/$area-incremental.json.gz
   working=reports/mutation/$area-incremental.json

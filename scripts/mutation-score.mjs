@@ -5,10 +5,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PARTS } from '../stryker.shared.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const given = process.argv.slice(2);
-const areas = given.length ? given : ['domain-core', 'domain-plan', 'domain-hcl', 'domain-state', 'domain-scanner', 'activities-a-c', 'activities-d-p', 'activities-q-z', 'workflows'];
+const partsOf = (area) => Object.keys(PARTS[area]).map((p) => `${area}-${p}`);
+const areas = given.length ? given : [...partsOf('domain'), ...partsOf('activities'), 'workflows'];
 
 function countsOf(area) {
   const file = join(root, 'reports', 'mutation', `${area}.json`);

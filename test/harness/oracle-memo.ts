@@ -5,7 +5,7 @@ import { join } from 'node:path';
 /**
  * An oracle's answer (real Terraform's `state list`, `plan`, `fmt`; HashiCorp's HCL parser in
  * hcl2json) to the same input, kept on disk across test runs, under mutation testing only
- * (`WSMIGRATE_ORACLE_MEMO_DIR`, set by stryker.config.mjs; every other run asks the oracle).
+ * (`WSMIGRATE_ORACLE_MEMO_DIR`, set by stryker.shared.mjs; every other run asks the oracle).
  * What an oracle answers depends on the input given to it, not on the mutant under test: a mutant
  * that changes that input (the state it wrote, the template it rewrote) misses and asks the real
  * one. Without it every mutant of the state rename or the plan reader re-ran `terraform init`,
