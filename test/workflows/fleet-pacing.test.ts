@@ -2,6 +2,7 @@ import { startFleet } from '../../src/client/fleet';
 import { migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
+import { mostChildrenInFlight } from '../harness/history';
 import { waitFor } from '../harness/wait';
 import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 import { pvcUids } from './fixtures/pvc-uids';
@@ -58,26 +59,17 @@ describe("migrateFleet paced by Coder's provisioner daemons", () => {
     env.sim.stopUserBuilds();
     env.sim.setDaemonOffline(daemons[1] as string, false);
 
-    let mostRunning = 0;
-    let done = false;
-    const watch = (async () => {
-      while (!done) {
-        mostRunning = Math.max(mostRunning, (await progressOf(env, handle.workflowId)).running.length);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
     // A daemon goes away mid-run (it finishes its job): the fleet goes on with the other one.
     await waitFor(async () => (await progressOf(env, handle.workflowId)).counts.migrated >= 1, 60_000);
     env.sim.setDaemonOffline(daemons[0] as string);
     const result = (await handle.result()) as FleetResult;
-    done = true;
-    await watch;
     expect(result.summary).toMatchObject({ migrated: 4, failed: 0, restored: 0, needsAttention: 0 });
     expect(env.sim.provisionerDaemons().map((d) => d.status)).toEqual(['offline', 'idle']);
     // Share 0.5 of 2 daemons is one slot: at most two migrations in flight (a migration builds for part
     // of its life), whatever --concurrency allows.
-    expect(mostRunning).toBeGreaterThanOrEqual(1);
-    expect(mostRunning).toBeLessThanOrEqual(2);
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(mostChildrenInFlight(events)).toBeGreaterThanOrEqual(1);
+    expect(mostChildrenInFlight(events)).toBeLessThanOrEqual(2);
     // No build of the migration was created before every queued user's build had been taken by a daemon.
     const userBuilds = [];
     for (const w of env.sim.workspaces().filter((x) => x.name.startsWith('team-tools'))) userBuilds.push(...(await env.coder.workspaceBuilds(w.id)).filter((b) => b.build_number > 1));
