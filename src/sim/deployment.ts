@@ -430,9 +430,6 @@ export class SimDeployment {
    * state), the version's template, its import job, then a running build.
    */
   createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest, system = false): BuildRecord {
-    if (ws.deleted && req.transition !== 'delete') {
-      throw new ApiError(409, `Cannot ${req.transition} a deleted workspace!`, 'This workspace has been deleted and cannot be modified.');
-    }
     // postWorkspaceBuildsInternal passes the state on only when it has bytes: an empty one inherits.
     const customState = req.state !== undefined && req.state.length > 0 ? req.state : undefined;
     if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
