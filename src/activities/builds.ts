@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { WorkspaceBuild } from '../adapters/coder';
+import { isCoderApiError, type WorkspaceBuild } from '../adapters/coder';
 import type { CoderApi } from './ports';
 import { downgradeHazardsAgainst } from '../domain/downgrade-guard';
 import { rootDeclarationsOf } from './template-facts';
@@ -39,17 +39,23 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest, reads?: S
   } else {
     const state = await coderStep(step, req.subject, () => coder.getWorkspaceBuildState(latest.id));
     await refuseDowngrade(coder, step, req.subject, state, req.templateVersionId ?? latest.template_version_id);
-    build = await coderStep(step, req.subject, () =>
-      coder.createWorkspaceBuild(
-        req.workspaceId,
-        {
-          transition: req.transition,
-          ...(req.templateVersionId ? { template_version_id: req.templateVersionId } : {}),
-        },
-        // Read above, only reads since: the client need not read the workspace again to know which builds are newer.
-        { before: ws },
-      ),
-    );
+    try {
+      build = await coderStep(step, req.subject, () =>
+        coder.createWorkspaceBuild(
+          req.workspaceId,
+          {
+            transition: req.transition,
+            ...(req.templateVersionId ? { template_version_id: req.templateVersionId } : {}),
+          },
+          // Read above, only reads since: the client need not read the workspace again to know which builds are newer.
+          { before: ws },
+        ),
+      );
+    } catch (err) {
+      // 409 that did not clear (someone's delete, at once; another build, after a few waits): theirs stands.
+      if (err instanceof ApplicationFailure && err.type === 'CoderApi.conflict') throw await builtMeanwhileOrDeleted(coder, step, req);
+      throw err;
+    }
     heartbeatIfInActivity({ buildId: build.id });
   }
   const done = await coderStep(step, req.subject, () =>
@@ -79,6 +85,20 @@ async function isOurRetriedBuild(coder: CoderApi, req: BuildRequest, latest: Wor
   if (req.templateVersionId !== undefined && latest.template_version_id !== req.templateVersionId) return false;
   const me = await coderStep(`${req.transition} build`, req.subject, () => coder.currentUser());
   return latest.initiator_id === me.id;
+}
+
+/** Names the build that stood in the way; a workspace already gone (410) was deleted by it. */
+async function builtMeanwhileOrDeleted(coder: CoderApi, step: string, req: BuildRequest): Promise<ApplicationFailure> {
+  try {
+    return builtMeanwhile(step, req.subject, (await coder.workspace(req.workspaceId)).latest_build, req.afterBuildNumber);
+  } catch (err) {
+    if (!isCoderApiError(err, 'not-found')) throw err;
+    return ApplicationFailure.create({
+      message: `${step}: ${req.subject}: the workspace was deleted after build #${req.afterBuildNumber}, the one this step read; nothing was built`,
+      type: FailureType.builtMeanwhile,
+      nonRetryable: true,
+    });
+  }
 }
 
 const loaders = new WeakMap<CoderApi, LoadTemplateSource>();
