@@ -46,6 +46,8 @@ export interface CreateBuildRequest {
   logLevel?: 'debug';
   /** `rich_parameter_values`: given values win over the previous build's (wsbuilder RichParameterValues). */
   richParameterValues?: readonly BuildParameterValue[];
+  /** wsbuilder TemplateVersionPresetID: the prebuilds reconciler's builds name the preset they build for. */
+  presetVersionId?: string;
 }
 
 export interface CreateVersionRequest {
@@ -477,6 +479,7 @@ export class SimDeployment {
       parameters,
       job: this.newJob('workspace_build', version.job.fileId, actor.id, version.job.tags),
       resources: [],
+      ...(req.presetVersionId !== undefined ? { presetVersionId: req.presetVersionId } : {}),
       createdAt: this.now(),
       updatedAt: this.now(),
     };
