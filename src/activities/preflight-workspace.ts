@@ -7,6 +7,7 @@ import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
 import { isCoderApiError } from '../adapters/coder';
+import { PREBUILT_LEFT_TO_CODER, isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
 import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVersionVariable } from '../adapters/coder';
 import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
@@ -80,6 +81,7 @@ export function makePreflightWorkspace(
         nonRetryable: true,
       });
     }
+    if (isPrebuiltWorkspace(ws)) throw refuse(step, subject, `${PREBUILT_LEFT_TO_CODER}; nothing was built`);
     const latest = ws.latest_build;
     const priorTransition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'start' : 'stop';
     // coderd/rbac: a dormant workspace may be stopped but started by nobody, so the migration's start would be refused after its stop.
