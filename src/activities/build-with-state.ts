@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { blobStep } from './blob-step';
-import { builtMeanwhile, refuseDowngrade } from './builds';
+import { builtMeanwhile, refuseDowngrade, workspaceUnlessDeleted } from './builds';
 import { FailureType, coderStep, conflict, jobOutcomeText } from './failures';
 import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
 import type { ActivityDeps } from './ports';
@@ -59,7 +59,7 @@ export interface BuiltWithState {
  */
 export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'coder' | 'blobs'>, req: StateBuildRequest): Promise<WorkspaceBuild> {
   const { step, subject } = req;
-  const ws = await coderStep(step, subject, () => coder.workspace(req.workspaceId));
+  const ws = await workspaceUnlessDeleted(coder, step, subject, req.workspaceId, req.read.buildNumber);
   const latest = ws.latest_build;
   const earlier = heartbeatedBuildId();
   let build: WorkspaceBuild | undefined = earlier === latest.id && latest.id !== req.read.id ? latest : undefined;

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { WorkspaceBuild } from '../adapters/coder';
+import { isCoderApiError, type WorkspaceBuild } from '../adapters/coder';
 import type { CoderApi } from './ports';
 import { downgradeHazardsAgainst } from '../domain/downgrade-guard';
 import { rootDeclarationsOf } from './template-facts';
@@ -26,7 +26,7 @@ export interface BuildRequest {
  */
 export async function runBuildOnce(coder: CoderApi, req: BuildRequest, reads?: StepReads): Promise<WorkspaceBuild> {
   const step = `${req.transition} build`;
-  const ws = await coderStep(step, req.subject, () => coder.workspace(req.workspaceId));
+  const ws = await workspaceUnlessDeleted(coder, step, req.subject, req.workspaceId, req.afterBuildNumber);
   const latest = ws.latest_build;
   let build: WorkspaceBuild;
   if (latest.build_number > req.afterBuildNumber) {
@@ -39,17 +39,23 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest, reads?: S
   } else {
     const state = await coderStep(step, req.subject, () => coder.getWorkspaceBuildState(latest.id));
     await refuseDowngrade(coder, step, req.subject, state, req.templateVersionId ?? latest.template_version_id);
-    build = await coderStep(step, req.subject, () =>
-      coder.createWorkspaceBuild(
-        req.workspaceId,
-        {
-          transition: req.transition,
-          ...(req.templateVersionId ? { template_version_id: req.templateVersionId } : {}),
-        },
-        // Read above, only reads since: the client need not read the workspace again to know which builds are newer.
-        { before: ws },
-      ),
-    );
+    try {
+      build = await coderStep(step, req.subject, () =>
+        coder.createWorkspaceBuild(
+          req.workspaceId,
+          {
+            transition: req.transition,
+            ...(req.templateVersionId ? { template_version_id: req.templateVersionId } : {}),
+          },
+          // Read above, only reads since: the client need not read the workspace again to know which builds are newer.
+          { before: ws },
+        ),
+      );
+    } catch (err) {
+      // 409 that did not clear (someone's delete, at once; another build, after a few waits): theirs stands.
+      if (err instanceof ApplicationFailure && err.type === 'CoderApi.conflict') throw await builtMeanwhileOrDeleted(coder, step, req);
+      throw err;
+    }
     heartbeatIfInActivity({ buildId: build.id });
   }
   const done = await coderStep(step, req.subject, () =>
@@ -79,6 +85,43 @@ async function isOurRetriedBuild(coder: CoderApi, req: BuildRequest, latest: Wor
   if (req.templateVersionId !== undefined && latest.template_version_id !== req.templateVersionId) return false;
   const me = await coderStep(`${req.transition} build`, req.subject, () => coder.currentUser());
   return latest.initiator_id === me.id;
+}
+
+/** Coder's 410 for a deleted workspace (GET /workspaces/{id} without include_deleted, coderd/workspaces.go). */
+export function isWorkspaceGone(err: unknown): boolean {
+  return isCoderApiError(err, 'not-found') && err.status === 410;
+}
+
+function deletedMeanwhile(step: string, subject: string, read: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: `${step}: ${subject}: the workspace was deleted after build #${read}, the one this step read; nothing was built`,
+    type: FailureType.builtMeanwhile,
+    nonRetryable: true,
+  });
+}
+
+/**
+ * The workspace a build step is about to build, read first. One deleted since the step's read (its
+ * owner's delete ran to its end) is someone else's build too: the round ends and the next preflight
+ * says so; nothing is built on it, which Coder before 2.28 would have taken.
+ */
+export async function workspaceUnlessDeleted(coder: CoderApi, step: string, subject: string, workspaceId: string, read: number) {
+  try {
+    return await coder.workspace(workspaceId);
+  } catch (err) {
+    if (isWorkspaceGone(err)) throw deletedMeanwhile(step, subject, read);
+    return coderStep(step, subject, () => Promise.reject(err));
+  }
+}
+
+/** Names the build that stood in the way; a workspace already gone (410) was deleted by it. */
+async function builtMeanwhileOrDeleted(coder: CoderApi, step: string, req: BuildRequest): Promise<ApplicationFailure> {
+  try {
+    return builtMeanwhile(step, req.subject, (await coder.workspace(req.workspaceId)).latest_build, req.afterBuildNumber);
+  } catch (err) {
+    if (!isWorkspaceGone(err)) throw err;
+    return deletedMeanwhile(step, req.subject, req.afterBuildNumber);
+  }
 }
 
 const loaders = new WeakMap<CoderApi, LoadTemplateSource>();

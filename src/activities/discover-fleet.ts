@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { FleetFilters } from '../domain/fleet-input';
 import { selectForFleet } from '../domain/fleet-progress';
+import { isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
 import { workspaceWorkflowId } from '../domain/migration-input';
 import type { FleetItem } from '../contracts/migrate-fleet';
 import { WsmigratePhase } from '../contracts/search-attributes';
@@ -28,6 +29,8 @@ export interface FleetPage {
   alreadyDone: number;
   /** Left out by the filters (owners, name glob, status, exclude). */
   filteredOut: number;
+  /** Prebuilt workspaces (Coder's prebuilds user owns them): left to Coder's reconciler, never migrated. */
+  prebuilt: number;
   /** Whose latest migration ended needs-attention: a human restores them first; never retried by a fleet. */
   heldForAttention: FleetItem[];
   nextOffset: number;
@@ -66,6 +69,7 @@ export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
     const blocked: FleetItem[] = [];
     let alreadyDone = 0;
     let filteredOut = 0;
+    let prebuilt = 0;
     for (const ws of page.workspaces) {
       const selection = selectForFleet(
         {
@@ -76,12 +80,14 @@ export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
           latestVersionId: ws.latest_build.template_version_id,
           latestTransition: ws.latest_build.transition,
           latestJobStatus: ws.latest_build.job.status,
+          prebuilt: isPrebuiltWorkspace(ws),
         },
         input.filters,
         input.targetVersionId,
       );
       if (selection === 'migrate') (BLOCKED_JOB.has(ws.latest_build.job.status) ? blocked : items).push({ owner: ws.owner_name, workspace: ws.name });
       else if (selection === 'done') alreadyDone++;
+      else if (selection === 'prebuilt') prebuilt++;
       else filteredOut++;
     }
     // First on the page: a workspace whose last build failed may be one a guarded build left
@@ -95,6 +101,7 @@ export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
       items: items.filter((i) => !held.has(workspaceWorkflowId(input.template, i.owner, i.workspace))),
       alreadyDone,
       filteredOut,
+      prebuilt,
       heldForAttention,
       nextOffset,
       ...(last ? { cursor: keyOf(last) } : input.after !== undefined ? { cursor: input.after } : {}),

@@ -6,6 +6,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, coderStep, refuse, refuseOn } from './failures';
 import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
+import { isCoderApiError } from '../adapters/coder';
+import { PREBUILT_LEFT_TO_CODER, isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
 import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVersionVariable } from '../adapters/coder';
 import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
@@ -70,7 +72,7 @@ export function makePreflightWorkspace(
     const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStateInBuilds(version)) throw refuse(step, subject, describeVersionGate(version));
 
-    const ws = await coderStep(step, subject, () => coder.workspaceByOwnerAndName(input.owner, input.workspace));
+    const ws = await coderStep(step, subject, () => coder.workspaceByOwnerAndName(input.owner, input.workspace).catch((err: unknown) => refuseIfDeleted(coder, input, err)));
     if (ws.template_name !== input.template) {
       // A name typed wrong, like an unknown workspace (404): a usage error, not a refusal of a sound request.
       throw ApplicationFailure.create({
@@ -79,6 +81,7 @@ export function makePreflightWorkspace(
         nonRetryable: true,
       });
     }
+    if (isPrebuiltWorkspace(ws)) throw refuse(step, subject, `${PREBUILT_LEFT_TO_CODER}; nothing was built`);
     const latest = ws.latest_build;
     const priorTransition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'start' : 'stop';
     // coderd/rbac: a dormant workspace may be stopped but started by nobody, so the migration's start would be refused after its stop.
@@ -232,4 +235,20 @@ function parsedConfigOf(files: readonly { path: string; content: string }[]): Re
   const parsed = parseRootConfig(files);
   parsedConfigs.set(files, parsed);
   return parsed;
+}
+
+/**
+ * A workspace that is not found may have been deleted (its owner, while a migration waited): said so,
+ * as a refusal, instead of a bare 404. Anything else is the original error.
+ */
+async function refuseIfDeleted(coder: ActivityDeps['coder'], input: WorkspacePreflightInput, err: unknown): Promise<never> {
+  if (!isCoderApiError(err, 'not-found')) throw err;
+  const gone = await coder.workspaceByOwnerAndName(input.owner, input.workspace, { includeDeleted: true }).catch(() => undefined);
+  const latest = gone?.latest_build;
+  if (!latest || latest.transition !== 'delete') throw err;
+  throw refuse(
+    'preflight',
+    `${input.owner}/${input.workspace}`,
+    `the workspace was deleted (build #${latest.build_number}, delete by ${latest.initiator_name ?? 'someone'}, ${latest.job.status}); nothing to migrate, nothing was built`,
+  );
 }

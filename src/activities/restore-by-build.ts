@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import type { StateBackup } from './backup-state';
 import { runStateBuildOnce } from './build-with-state';
+import { isWorkspaceGone } from './builds';
 import { restoreDifferences } from '../domain/migration-check';
 import { parseStateV4, type StateResourceView } from '../domain/state';
 import { blobStep } from './blob-step';
@@ -55,7 +56,13 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
     const isRestore = (b: WorkspaceBuild) => b.build_number > baseline.buildNumber && b.transition === input.prior.transition && b.template_version_id === input.prior.templateVersionId;
 
     for (let attempt = 1; ; attempt++) {
-      let latest = (await coderStep(step, input.subject, () => coder.workspace(input.workspaceId))).latest_build;
+      const ws = await coder.workspace(input.workspaceId).catch((err: unknown) => {
+        if (isWorkspaceGone(err)) return undefined;
+        return coderStep(step, input.subject, () => Promise.reject(err));
+      });
+      // Deleted meanwhile (its owner, an admin): a workspace delete took everything; there is nothing to build back onto.
+      if (!ws) return { changed: false, leftAsIs: `the workspace was deleted meanwhile: nothing to restore${input.backup ? `; the backup stays at ${input.backup.blob.ref}` : ''}` };
+      let latest = ws.latest_build;
       if (ACTIVE_JOB.has(latest.job.status)) {
         if (!isOurs(latest) && !isRestore(latest)) {
           throw ApplicationFailure.create({ message: `${step}: ${input.subject}: build #${latest.build_number} by ${latest.initiator_name ?? 'someone else'} is ${latest.job.status}; waiting for it`, type: FailureType.busy });

@@ -25,6 +25,8 @@ export interface FleetCounts {
   pvcUidsKept: number;
   /** Of `migrated`: damaged workspaces brought back from their newest good build (not counted again). */
   recovered: number;
+  /** Prebuilt workspaces found and left to Coder's prebuilds reconciler (prebuilt-workspaces.ts); absent in older runs' state. */
+  prebuilt?: number;
 }
 
 export function emptyCounts(): FleetCounts {
@@ -88,16 +90,20 @@ export interface FleetWorkspaceFacts {
   latestVersionId: string;
   latestTransition: string;
   latestJobStatus: string;
+  /** Owned by Coder's prebuilds system user (prebuilt-workspaces.ts). */
+  prebuilt?: boolean;
 }
 
-export type FleetSelection = 'migrate' | 'done' | 'filtered';
+export type FleetSelection = 'migrate' | 'done' | 'filtered' | 'prebuilt';
 
 /**
  * `done`: its latest build succeeded on the target version. Only a finished migration gets there,
- * since the target version's guard blocks make an unmigrated workspace's build fail.
+ * since the target version's guard blocks make an unmigrated workspace's build fail. `prebuilt`: left
+ * to Coder's prebuilds reconciler, whatever the filters say.
  */
 export function selectForFleet(ws: FleetWorkspaceFacts, filters: FleetFilters, targetVersionId: string): FleetSelection {
   if (ws.latestTransition === 'delete') return 'filtered';
+  if (ws.prebuilt) return 'prebuilt';
   if (filters.owners.length > 0 && !filters.owners.some((o) => o.toLowerCase() === ws.owner.toLowerCase())) return 'filtered';
   if (filters.name && !globToRegExp(filters.name).test(ws.name)) return 'filtered';
   if (filters.exclude.some((e) => e.toLowerCase() === `${ws.owner}/${ws.name}`.toLowerCase())) return 'filtered';

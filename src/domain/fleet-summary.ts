@@ -12,6 +12,8 @@ export interface FleetSummary {
   pvcUidsKept: number;
   /** Of `migrated`: damaged workspaces recovered from their newest good build. */
   recovered: number;
+  /** Prebuilt workspaces left to Coder's prebuilds reconciler (never migrated); absent in older results. */
+  prebuilt?: number;
 }
 
 export function summaryOf(c: FleetCounts): FleetSummary {
@@ -25,12 +27,13 @@ export function summaryOf(c: FleetCounts): FleetSummary {
     dryRun: c['dry-run'],
     pvcUidsKept: c.pvcUidsKept,
     recovered: c.recovered ?? 0,
+    prebuilt: c.prebuilt ?? 0,
   };
 }
 
 /** The text of the fleet-done notification. */
 export function fleetDoneText(summary: FleetSummary, moreRemaining: boolean): string {
-  return `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`;
+  return `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped${summary.prebuilt ? `, ${summary.prebuilt} prebuilt left to Coder (its reconciler replaces them on the active version)` : ''}; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`;
 }
 
 /** The counts as a notification carries them. */

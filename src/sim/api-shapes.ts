@@ -1,4 +1,5 @@
 /** Records → the JSON bodies coderd sends (field names as codersdk spells them; omitempty fields left out). */
+import { isPrebuilt } from './prebuilds';
 import type { SimDeployment } from './deployment';
 import type { BuildRecord, JobStatus, ProvisionerJob, TemplateRecord, TemplateVersionRecord, User, WorkspaceRecord } from './model';
 import { effectiveRequireActiveVersion } from './template-meta';
@@ -182,7 +183,8 @@ export function workspaceJson(d: SimDeployment, ws: WorkspaceRecord): Json {
     allow_renames: d.allowWorkspaceRenames,
     favorite: Boolean(ws.favorite),
     next_start_at: null,
-    is_prebuild: false,
+    // codersdk Workspace.IsPrebuild: owned by the prebuilds system user (prebuilds.ts).
+    is_prebuild: isPrebuilt(ws),
     task_id: null,
     shared_with: [],
   };

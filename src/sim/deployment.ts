@@ -46,6 +46,8 @@ export interface CreateBuildRequest {
   logLevel?: 'debug';
   /** `rich_parameter_values`: given values win over the previous build's (wsbuilder RichParameterValues). */
   richParameterValues?: readonly BuildParameterValue[];
+  /** wsbuilder TemplateVersionPresetID: the prebuilds reconciler's builds name the preset they build for. */
+  presetVersionId?: string;
 }
 
 export interface CreateVersionRequest {
@@ -430,9 +432,6 @@ export class SimDeployment {
    * state), the version's template, its import job, then a running build.
    */
   createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest, system = false): BuildRecord {
-    if (ws.deleted && req.transition !== 'delete') {
-      throw new ApiError(409, `Cannot ${req.transition} a deleted workspace!`, 'This workspace has been deleted and cannot be modified.');
-    }
     // postWorkspaceBuildsInternal passes the state on only when it has bytes: an empty one inherits.
     const customState = req.state !== undefined && req.state.length > 0 ? req.state : undefined;
     if (req.orphan && req.transition !== 'delete') throw new ApiError(400, 'Orphan is only permitted when deleting a workspace.');
@@ -480,6 +479,7 @@ export class SimDeployment {
       parameters,
       job: this.newJob('workspace_build', version.job.fileId, actor.id, version.job.tags),
       resources: [],
+      ...(req.presetVersionId !== undefined ? { presetVersionId: req.presetVersionId } : {}),
       createdAt: this.now(),
       updatedAt: this.now(),
     };

@@ -4,6 +4,7 @@ import { ROLE_NAMES } from './rbac';
 import { ACTIVE_JOB_STATUSES } from './model';
 import { SimHttpServer } from './http/server';
 import { seedMoreTemplates } from './more-templates';
+import { PREBUILDS_USER_ID, reconcilePrebuilds, seedPrebuilds } from './prebuilds';
 import { ProvisionerDaemonPool } from './provisioner-daemons';
 import { UserBuildStream } from './user-builds';
 import type { SimProvisioner } from './provisioner';
@@ -31,6 +32,7 @@ export { K8S_TEMPLATE_MAIN_TF } from './template-source';
 export { LICENCES, type Licence } from './licence';
 export { ROLE_NAMES, type RoleName } from './rbac';
 export type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
+export type { PrebuildReconcileResult } from './prebuilds';
 export { versionedTemplateSource, type MoreTemplateSpec } from './more-templates';
 export type { DaemonSpec } from './provisioner-daemons';
 export type { UserBuildStats } from './user-builds';
@@ -85,7 +87,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     }
     d.daemons = new ProvisionerDaemonPool(specs, () => d.newId(), () => d.now());
   }
-  const members = d.users.filter((u) => !u.roles.includes('owner'));
+  if (opts.prebuilds !== undefined) {
+    if (!Number.isInteger(opts.prebuilds) || opts.prebuilds < 1) {
+      await d.provisioner.close();
+      throw new Error(`prebuilds must be a whole number of at least 1 (leave it out for none), got ${String(opts.prebuilds)}.`);
+    }
+    await seedPrebuilds(d, seeded.template, opts.prebuilds);
+  }
+  // Seeded people only: not the prebuilds system user.
+  const members = d.users.filter((u) => !u.roles.includes('owner') && u.id !== PREBUILDS_USER_ID);
   const more = await seedMoreTemplates(d, seeded.admin, members, opts.moreTemplates ?? []);
   let userBuilds: UserBuildStream | undefined;
   let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
@@ -100,6 +110,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     const clock = opts.lifecycleClock ?? (() => new Date());
     lifecycleTimer = setInterval(() => runLifecycleTick(d, clock()), opts.lifecycleIntervalMs);
   }
+  let prebuildTimer: NodeJS.Timeout | undefined;
+  if (opts.prebuildReconcileIntervalMs !== undefined) prebuildTimer = setInterval(() => reconcilePrebuilds(d), opts.prebuildReconcileIntervalMs);
   const server = new SimHttpServer({ deployment: d, serverVersion: version, faultRandom, faults: () => faults });
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   d.accessUrl = url;
@@ -179,6 +191,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       if (!LICENCES.includes(licence)) throw new Error(`Unknown licence "${String(licence)}"; use one of ${LICENCES.join(', ')}.`);
       d.licence = licence;
     },
+    reconcilePrebuilds: () => reconcilePrebuilds(d),
     stateOf: (workspaceId) => d.latestBuild(workspaceOrThrow(workspaceId)).state.toString('utf8'),
     lifecycleTick: (at, tickOpts) => runLifecycleTick(d, at ?? new Date(), tickOpts),
     templates: () => [summaryOf(template, seeded.originalVersionId), ...more.map((t) => summaryOf(t, t.activeVersionId))],
@@ -210,6 +223,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
     userBuildStats: () => userBuilds?.stats() ?? { builds: 0, queueWaitsMs: [], stillQueued: 0 },
     async close() {
       if (lifecycleTimer) clearInterval(lifecycleTimer);
+      if (prebuildTimer) clearInterval(prebuildTimer);
       userBuilds?.stop();
       await d.close();
       await server.close();

@@ -1,4 +1,5 @@
 import { ApiError } from './api-error';
+import { isPrebuilt } from './prebuilds';
 import { nextScheduled, parseWeeklySchedule } from './cron-schedule';
 import type { SimDeployment } from './deployment';
 import type { WorkspaceRecord } from './model';
@@ -57,7 +58,9 @@ export function runLifecycleTick(d: SimDeployment, at: Date, opts: LifecycleTick
   const tick = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
   const result: LifecycleTickResult = { at: tick.toISOString(), transitions: {}, errors: {} };
   for (const ws of d.workspaces.values()) {
-    if (ws.deleted || (opts.workspaceIds !== undefined && !opts.workspaceIds.includes(ws.id))) continue;
+    // Prebuilt workspaces follow no autostart or autostop: their reconciler builds them (prebuilds.ts;
+    // docs admin/templates/extending-templates/prebuilt-workspaces.md).
+    if (ws.deleted || isPrebuilt(ws) || (opts.workspaceIds !== undefined && !opts.workspaceIds.includes(ws.id))) continue;
     let due: Due;
     try {
       due = dueTransition(d, ws, tick, opts.force === true);

@@ -59,6 +59,12 @@ export interface TemplateRecord {
   activeVersionId: string;
   /** The settings PATCH /templates/{id} writes, as stored (require_active_version before the licence is applied). */
   meta: TemplateMeta;
+  /**
+   * Every version of the template carries one `coder_workspace_preset` with `prebuilds { instances = N }`
+   * (a preset belongs to its version: template_version_presets): Coder's reconciler keeps N prebuilt
+   * workspaces of the active version's preset (see prebuilds.ts). Absent: no prebuilds.
+   */
+  prebuilds?: { desiredInstances: number };
   createdById: string;
   createdAt: string;
   updatedAt: string;
@@ -173,6 +179,12 @@ export interface BuildRecord {
   parameters: BuildParameterValue[];
   job: ProvisionerJob;
   resources: BuildResource[];
+  /**
+   * template_version_preset_id, as the prebuilds reconciler sets it (the preset of that version): only its
+   * builds carry one, so a prebuilt workspace's preset is its latest build's that has one (the
+   * workspace_prebuilds view), whatever other builds came after.
+   */
+  presetVersionId?: string;
   /** Autostop time: set when a start completes on a workspace with a ttl (provisionerdserver CompleteJob). */
   deadline?: string;
   createdAt: string;

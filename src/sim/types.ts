@@ -4,6 +4,7 @@ import type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
 import type { LossyBuildFault } from './lossy-build';
 import type { WrongStoredStateFault } from './stored-state';
 import type { RoleName } from './rbac';
+import type { PrebuildReconcileResult } from './prebuilds';
 
 export type { LossyBuildFault, WrongStoredStateFault };
 import type { MoreTemplateSpec } from './more-templates';
@@ -69,6 +70,16 @@ export interface SimulatorOptions {
   provisioners?: number | DaemonSpec[];
   /** More templates of the organization besides `templateName`, each with its own workspaces. */
   moreTemplates?: MoreTemplateSpec[];
+  /**
+   * Prebuilt workspaces (Premium): every version of the seeded template has a preset keeping this many
+   * (see prebuilds.ts); they are seeded running on its first version, owned by the `prebuilds` system user.
+   */
+  prebuilds?: number;
+  /**
+   * Run the prebuilds reconciler on its own every this many ms, as coderd does
+   * (CODER_WORKSPACE_PREBUILDS_RECONCILIATION_INTERVAL). Default: off; tests call reconcilePrebuilds().
+   */
+  prebuildReconcileIntervalMs?: number;
 }
 
 export interface FailBuildsFault {
@@ -205,6 +216,12 @@ export interface CoderSimulator {
   setLicence(licence: Licence): void;
   /** One run of the lifecycle executor at `at` (default now); also POST /api/v2/sim/lifecycle/tick. */
   lifecycleTick(at?: Date, opts?: LifecycleTickOptions): LifecycleTickResult;
+  /**
+   * One run of Coder's prebuilds reconciler: the running prebuilt workspaces of an inactive version's
+   * preset get a delete build (on the active version), the active version's preset is filled up.
+   * Also POST /api/v2/sim/prebuilds/reconcile.
+   */
+  reconcilePrebuilds(): PrebuildReconcileResult;
   /** The latest build's state text. */
   stateOf(workspaceId: string): string;
   /** Every template of the organization (the first is `template`). */

@@ -85,6 +85,8 @@ export async function discoverMore(run: FleetRun): Promise<void> {
     });
   }
   st.filteredOut += page.filteredOut;
+  // Older activities' pages have no count; older runs' state has no counter.
+  if (page.prebuilt) st.counts.prebuilt = (st.counts.prebuilt ?? 0) + page.prebuilt;
   st.offset = page.nextOffset;
   if (page.cursor !== undefined) st.discoveryCursor = page.cursor;
   st.total = page.total;

@@ -44,7 +44,7 @@ import { parseWorkflowInput } from './workflow-input';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 
-const EMPTY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0 };
+const EMPTY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0, prebuilt: 0 };
 
 function add(a: FleetSummary, b: FleetSummary | undefined): FleetSummary {
   if (!b) return a;

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeDiscoverFleetPage, type DiscoverFleetPageInput } from '../../src/activities/discover-fleet';
+import { makePreflightWorkspace } from '../../src/activities/preflight-workspace';
+import { cachedTemplateSourceLoader } from '../../src/activities/template-source';
 import type { ActivityDeps } from '../../src/activities/ports';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
@@ -108,4 +110,35 @@ describe('fleet discovery while workspaces start and stop', () => {
     expect(page[0]).toBe(inOrder[7]);
     expect(page.slice(1)).toEqual(inOrder.filter((_, i) => i !== 7)); // the rest keep their order
   }, 60_000);
+});
+
+/** enterprise/coderd/prebuilds: the reconciler replaces prebuilt workspaces of an old version itself. */
+describe('fleet discovery and the preflight meet prebuilt workspaces', () => {
+  let sim: CoderSimulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 3, prebuilds: 2, buildLatencyMs: 5 });
+  });
+  afterAll(async () => sim.close());
+
+  it("leaves them to Coder: counted as prebuilt, never queued, whatever the filters", async () => {
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const discover = makeDiscoverFleetPage({ coder } as unknown as ActivityDeps);
+    const page = await discover({ organization: 'coder', template: sim.template.name, targetVersionId: '00000000-0000-4000-8000-000000000000', filters: { status: 'any', owners: [], exclude: [] }, offset: 0, pageSize: 40 });
+    expect(page.prebuilt).toBe(2);
+    expect(page.items.map((i) => i.owner)).not.toContain('prebuilds');
+    expect(page.items).toHaveLength(3);
+    expect(page.total).toBe(5);
+  });
+
+  it('a migration of one is refused before anything is built, saying why', async () => {
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const pre = sim.workspaces().find((w) => w.owner === 'prebuilds')!;
+    const buildsBefore = (await coder.workspaceBuilds(pre.id)).length;
+    const preflight = makePreflightWorkspace({ coder } as unknown as ActivityDeps, cachedTemplateSourceLoader(coder));
+    await expect(preflight({ owner: 'prebuilds', workspace: pre.name, template: sim.template.name, targetVersionId: sim.template.activeVersionId, strategy: 'rename' })).rejects.toMatchObject({
+      type: 'WsmigrateRefused',
+      message: `preflight refused for prebuilds/${pre.name}: a prebuilt workspace (owned by Coder's prebuilds system user, nobody's data): Coder's prebuilds reconciler deletes those of an old version and builds new ones on the active version, so it is left to Coder; nothing was built`,
+    });
+    expect(await coder.workspaceBuilds(pre.id)).toHaveLength(buildsBefore);
+  });
 });

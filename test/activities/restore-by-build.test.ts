@@ -36,7 +36,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 17, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 18, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -276,6 +276,16 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     await expect(acts().restoreByBuild(input)).resolves.toEqual({
       changed: false,
       leftAsIs: `build #${theirs.build_number} (stop) by ${by} came after the backup and no migrated state reached Coder: left as it is`,
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it('a workspace deleted after our migrated build (its owner, an admin): nothing to build back onto, said so, nothing sent, the backup named', async () => {
+    const { input, backup, built } = await migrated(17);
+    await startBuild(sim, ws(17).id, { transition: 'delete' });
+    await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).resolves.toEqual({
+      changed: false,
+      leftAsIs: `the workspace was deleted meanwhile: nothing to restore; the backup stays at ${backup.blob.ref}`,
     });
     expect(sent).toEqual([]);
   });

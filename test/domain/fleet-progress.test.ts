@@ -95,6 +95,14 @@ describe('fleet bookkeeping', () => {
     expect(selectForFleet(ws(), filters({ exclude: ['alice/dev-2'] }), TARGET)).toBe('migrate');
     expect(selectForFleet(ws(), filters({ status: 'running' }), TARGET)).toBe('migrate');
   });
+
+  it("selection: a prebuilt workspace is left to Coder's reconciler, whatever its version or the filters; one being deleted is filtered", () => {
+    expect(selectForFleet(ws({ prebuilt: true }), filters(), TARGET)).toBe('prebuilt');
+    expect(selectForFleet(ws({ prebuilt: true, latestVersionId: TARGET }), filters(), TARGET)).toBe('prebuilt');
+    expect(selectForFleet(ws({ prebuilt: true }), filters({ owners: ['bob'] }), TARGET)).toBe('prebuilt');
+    expect(selectForFleet(ws({ prebuilt: true, latestTransition: 'delete' }), filters(), TARGET)).toBe('filtered');
+    expect(selectForFleet(ws({ prebuilt: false }), filters(), TARGET)).toBe('migrate');
+  });
 });
 
 describe('the canary spans owners', () => {

@@ -70,6 +70,26 @@ describe('simulator: a build that carries its own state', () => {
     expect(sim.cluster.pvcLosses()).toEqual([]);
   });
 
+  // coderd/provisionerdserver/provisionerdserver.go FailJob writes the job's state only when the
+  // provisioner sent one (a plan that fails sends none): the failed build keeps the bytes it was
+  // created with, the sent migrated state on the new version, and the next build inherits them.
+  test('a build carrying the migrated state that fails before any apply keeps those bytes, on its version; the next build inherits them', async () => {
+    const ws = sim.workspaces()[0]!;
+    await startBuild(sim, ws.id, { transition: 'stop' });
+    const stopped = sim.stateOf(ws.id);
+    const migrated = migrateStateByHand(stopped);
+    const v1 = await pushTemplateVersion(sim, fixtureSource('template-v1'), { promote: true });
+    sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 1, message: 'plan: node pool exhausted' } });
+    const failed = await startBuild(sim, ws.id, { transition: 'start', template_version_id: v1.id, state: b64(migrated) });
+    sim.setFaults(undefined);
+    expect(failed).toMatchObject({ template_version_id: v1.id, job: { status: 'failed' } });
+    expect(await stateOfBuild(failed.id)).toBe(migrated);
+    const next = await api<BuildJson>(sim, 'POST', `/workspaces/${ws.id}/builds`, { json: { transition: 'stop' } });
+    expect(next.body.template_version_id).toBe(v1.id);
+    expect(await stateOfBuild(next.body.id)).toBe(migrated);
+    await waitForBuild(sim, next.body.id);
+  });
+
   test('an empty state is no state: the build inherits the previous build\'s bytes', async () => {
     const ws = sim.workspaces()[0]!;
     const before = sim.stateOf(ws.id);

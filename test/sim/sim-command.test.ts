@@ -101,6 +101,26 @@ describe('wsmigrate sim', () => {
     expect(bad.errors.join('')).toContain('--lifecycle-interval must be a duration between 10ms and 60m');
   });
 
+  test("--prebuilds seeds prebuilt workspaces owned by 'prebuilds' and needs --licence premium", async () => {
+    const io = collector();
+    const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--licence', 'premium', '--prebuilds', '2', '--prebuild-interval', '30s'], { from: 'user' });
+    await until(() => io.lines.some((l) => l.startsWith('export ')));
+    try {
+      const [, url, token] = /^export CODER_URL=(\S+) CODER_SESSION_TOKEN=(\S+)$/.exec(io.lines.find((l) => l.startsWith('export ')) as string) as RegExpExecArray;
+      const res = await fetch(`${url}/api/v2/workspaces`, { headers: { 'Coder-Session-Token': token as string } });
+      const { workspaces } = (await res.json()) as { workspaces: { owner_name: string; is_prebuild: boolean }[] };
+      expect(workspaces.filter((w) => w.is_prebuild).map((w) => w.owner_name)).toEqual(['prebuilds', 'prebuilds']);
+    } finally {
+      process.emit('SIGTERM');
+      await run;
+    }
+    const text = io.lines.join('\n');
+    expect(text).toContain("prebuilds:    2 per version's preset (owner 'prebuilds'), reconciled every 30000 ms");
+    expect(text).not.toMatch(/owner tokens:.*prebuilds=/);
+    const agpl = collector();
+    await expect(program(agpl).parseAsync(['sim', '--port', '0', '--prebuilds', '2'], { from: 'user' })).rejects.toThrow(/--prebuilds needs --licence premium/);
+  });
+
   /** Starts `wsmigrate sim` with these flags and answers what the daemons API lists, as an Owner. */
   async function daemonsUnder(flags: string[]): Promise<{ status: number; names: string[]; lines: string[] }> {
     const io = collector();

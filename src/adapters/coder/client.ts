@@ -223,11 +223,13 @@ export class CoderClient {
     );
   }
 
-  workspaceByOwnerAndName(owner: string, name: string): Promise<Workspace> {
+  /** `includeDeleted`: a deleted workspace of that name too (coderd/workspaces.go workspaceByOwnerAndName, `include_deleted`), else 404. */
+  workspaceByOwnerAndName(owner: string, name: string, opts: { includeDeleted?: boolean } = {}): Promise<Workspace> {
     return this.#http.json(
       {
         method: 'GET',
         path: `/users/${seg(owner)}/workspace/${seg(name)}`,
+        ...(opts.includeDeleted ? { query: { include_deleted: 'true' } } : {}),
         expect: [200],
         endpoint: { does: `get workspace ${owner}/${name}`, needs: NEEDS.workspaceRead },
       },
@@ -337,7 +339,7 @@ export class CoderClient {
 
   /**
    * Queues a build (Coder answers 201). When another build is active (409), waits for it and tries
-   * again. When an answer is lost (network, 5xx), the build may exist already: before sending again,
+   * again, unless it is a delete: then the 409 goes back to the caller at once. When an answer is lost (network, 5xx), the build may exist already: before sending again,
    * a newer build with the same transition and version is taken as ours instead of queuing a second one.
    */
   async createWorkspaceBuild(
@@ -392,6 +394,10 @@ export class CoderClient {
         // build it would overwrite what theirs wrote, so a 409 goes back to the caller instead of waiting.
         if (!isCoderApiError(error, 'conflict') || attempt >= BUILD_CONFLICT_ATTEMPTS || req.state !== undefined) throw error;
         const active = (await this.workspace(workspaceId)).latest_build;
+        // Someone's delete: nothing is queued behind it. Coder before 2.28 takes a start or stop on a deleted
+        // workspace and provisions it again, invisible in the dashboard (coderd/workspacebuilds.go
+        // postWorkspaceBuilds, PR #20584); from 2.28 it answers 409. The caller learns of the delete now.
+        if (active.transition === 'delete' && !isOurs(active)) throw error;
         const finished = isTerminalJobStatus(active.job.status)
           ? active
           : await this.waitForBuild(active.id, { timeoutMs: opts.conflictWaitTimeoutMs, onPoll: opts.onPoll, signal: opts.signal });

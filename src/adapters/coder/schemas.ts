@@ -147,6 +147,8 @@ export const WorkspaceSchema = z.looseObject({
   automatic_updates: z.string().optional(),
   dormant_at: timestamp.nullish(),
   deleting_at: timestamp.nullish(),
+  // Premium's prebuilt workspaces (codersdk Workspace.IsPrebuild): owned by the prebuilds system user.
+  is_prebuild: z.boolean().optional(),
 });
 export type Workspace = z.infer<typeof WorkspaceSchema>;
 

@@ -48,17 +48,22 @@ interface SimOptions {
   var: { name: string; value: string }[];
   param: { name: string; value: string }[];
   allowWorkspaceRenames?: boolean;
+  prebuilds?: number;
+  prebuildInterval: number;
 }
 
-/** "500ms", "30s", "1m": what `--lifecycle-interval` takes, in milliseconds. */
-function duration(raw: string): number {
-  const m = /^(\d+)(ms|s|m)$/.exec(raw.trim());
-  const ms = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'] : NaN;
-  if (!Number.isFinite(ms) || ms < 10 || ms > 3_600_000) {
-    throw new InvalidArgumentError(`--lifecycle-interval must be a duration between 10ms and 60m such as 1m, 30s or 500ms, got "${raw}".`);
-  }
-  return ms;
+/** "500ms", "30s", "1m": what `--lifecycle-interval` and `--prebuild-interval` take, in milliseconds. */
+function durationOf(flag: string): (raw: string) => number {
+  return (raw) => {
+    const m = /^(\d+)(ms|s|m)$/.exec(raw.trim());
+    const ms = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'] : NaN;
+    if (!Number.isFinite(ms) || ms < 10 || ms > 3_600_000) {
+      throw new InvalidArgumentError(`${flag} must be a duration between 10ms and 60m such as 1m, 30s or 500ms, got "${raw}".`);
+    }
+    return ms;
+  };
 }
+const duration = durationOf('--lifecycle-interval');
 
 function licenceKind(raw: string): Licence {
   const wanted = raw.toLowerCase();
@@ -139,6 +144,8 @@ export function registerSimCommands(program: Command, io: CliIo): void {
     .option('--var <NAME=VALUE>', "a value for one of the template's variables, as 'coder templates push --var' gives it (repeatable)", templateVariable, [])
     .option('--param <NAME=VALUE>', "a value for one of the template's coder_parameters in every seeded workspace, as 'coder create --parameter' gives it (repeatable; the rest take their defaults)", workspaceParameter, [])
     .option('--allow-workspace-renames', 'let PATCH /api/v2/workspaces/{id} rename a workspace, as CODER_ALLOW_WORKSPACE_RENAMES=true does (off by default, as in Coder)')
+    .option('--prebuilds <n>', "Premium's prebuilt workspaces: the template's presets keep n of them, owned by the 'prebuilds' system user; Coder's reconciler replaces those of an old version once another is active (needs --licence premium)", integer('--prebuilds', 1, 1000))
+    .option('--prebuild-interval <duration>', 'with --prebuilds: how often the reconciler runs, as CODER_WORKSPACE_PREBUILDS_RECONCILIATION_INTERVAL (1m by default, as in Coder); also POST /api/v2/sim/prebuilds/reconcile', durationOf('--prebuild-interval'), 60_000)
     .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
     .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
     .addHelpText(
@@ -160,6 +167,9 @@ Exit codes:
     )
     .action(async (opts: SimOptions) => {
       const { startSimulator } = await import('../../sim');
+      if (opts.prebuilds !== undefined && opts.licence !== 'premium') {
+        throw new CliError(`--prebuilds needs --licence premium: prebuilt workspaces are a Premium feature (without it Coder runs no reconciler), got --licence ${opts.licence}.`, EXIT.usage);
+      }
       const templateFiles = opts.templateDir !== undefined ? readTemplateDir(opts.templateDir) : undefined;
       let sim;
       try {
@@ -181,6 +191,7 @@ Exit codes:
           ...(opts.var.length ? { templateVariables: opts.var } : {}),
           ...(opts.param.length ? { workspaceParameters: opts.param } : {}),
           ...(opts.allowWorkspaceRenames ? { allowWorkspaceRenames: true } : {}),
+          ...(opts.prebuilds !== undefined ? { prebuilds: opts.prebuilds, prebuildReconcileIntervalMs: opts.prebuildInterval } : {}),
         });
       } catch (err) {
         if (templateFiles && !/EADDRINUSE|listen/i.test((err as Error).message)) {
@@ -206,7 +217,8 @@ Exit codes:
       io.out(`  organization: coder   template: ${sim.template.name}   workspaces: ${sim.workspaces().length}   licence: ${opts.licence}`);
       io.out(`  admin token:  ${sim.token}`);
       io.out(`  member token: ${sim.memberToken}`);
-      const owners = [...new Set(sim.workspaces().map((w) => w.owner))];
+      // People only: the prebuilds system user has no token.
+      const owners = [...new Set(sim.workspaces().map((w) => w.owner))].filter((o) => o !== 'prebuilds');
       if (owners.length) io.out(`  owner tokens: ${owners.map((o) => `${o}=${sim.tokenOf(o)}`).join(' ')}`);
       // Coder's built-in roles (coderd/rbac/roles.go), to try a token of each: more via POST /api/v2/sim/tokens.
       io.out(`  role tokens:  template-admin=${sim.tokenFor('template-admin', 'template-admin')} organization-admin=${sim.tokenFor('organization-admin', 'org-admin')}`);
@@ -218,6 +230,7 @@ Exit codes:
       if (opts.moreTemplate.length) io.out(`  templates:    ${sim.templates().map((t) => t.name).join(', ')}`);
       if (sim.provisioner.kind === 'terraform') io.out(`  provisioner:  real Terraform against the API server in ${sim.provisioner.kubeconfig ?? ''}`);
       if (opts.lifecycleInterval !== undefined) io.out(`  lifecycle:    autostart/autostop every ${opts.lifecycleInterval} ms`);
+      if (opts.prebuilds !== undefined) io.out(`  prebuilds:    ${opts.prebuilds} per version's preset (owner 'prebuilds'), reconciled every ${opts.prebuildInterval} ms`);
       io.out(`export CODER_URL=${sim.url} CODER_SESSION_TOKEN=${sim.token}`);
       const signal = await untilSignal();
       await sim.close();

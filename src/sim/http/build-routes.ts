@@ -1,5 +1,6 @@
 import { ApiError, notFound } from '../api-error';
 import { buildJson, logJson } from '../api-shapes';
+import { refusesBuildsOnDeletedWorkspaces } from '../deleted-workspace-builds';
 import { supportsStatePut } from '../state-put-support';
 import { parseRichParameterValues } from '../template-parameters';
 import type { Transition } from '../workspace-context';
@@ -48,6 +49,11 @@ export const buildRoutes: Route[] = [
       const transition = body.transition;
       if (typeof transition !== 'string' || !TRANSITIONS.includes(transition as Transition)) {
         throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'transition', detail: 'Validation failed for tag "oneof" with value: "' + String(transition ?? '') + '"' }]);
+      }
+      // coderd/workspacebuilds.go postWorkspaceBuilds, from 2.28 (deleted-workspace-builds.ts): a deleted
+      // workspace takes a delete build only. Before, a start or stop was queued and provisioned like any other.
+      if (ws.deleted && transition !== 'delete' && refusesBuildsOnDeletedWorkspaces(ctx.serverVersion)) {
+        throw new ApiError(409, `Cannot ${transition} a deleted workspace!`, 'This workspace has been deleted and cannot be modified.');
       }
       const versionId = optionalString(body, 'template_version_id');
       if (versionId !== undefined && !/^[0-9a-f-]{36}$/i.test(versionId)) {

@@ -11,7 +11,7 @@ import { fileRoutes } from './file-routes';
 import { organizationRoutes } from './organization-routes';
 import { provisionerRoutes } from './provisioner-routes';
 import type { Reply, Route, RouteContext } from './route';
-import { simLifecycleTickRoute, simTokenRoute } from './sim-routes';
+import { simLifecycleTickRoute, simPrebuildsReconcileRoute, simTokenRoute } from './sim-routes';
 import { templateRoutes } from './template-routes';
 import { userRoutes } from './user-routes';
 import { workspaceRoutes } from './workspace-routes';
@@ -35,7 +35,7 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, ...userRoutes, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes, ...organizationRoutes].map(compile);
+const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, simPrebuildsReconcileRoute, ...userRoutes, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes, ...organizationRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;

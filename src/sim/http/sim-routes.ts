@@ -1,5 +1,6 @@
 import { ApiError } from '../api-error';
 import { runLifecycleTick } from '../lifecycle';
+import { reconcilePrebuilds } from '../prebuilds';
 import { ROLE_NAMES, type RoleName } from '../rbac';
 import { ok, optionalString, readJson, type Route, type RouteContext } from './route';
 
@@ -43,5 +44,15 @@ export const simLifecycleTickRoute: Route = {
       throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'workspace_ids', detail: 'Must be an array of workspace ids.' }]);
     }
     return ok(runLifecycleTick(ctx.deployment, at, { force: body.force === true, ...(ids !== undefined ? { workspaceIds: (ids as string[]).map((id) => id.toLowerCase()) } : {}) }));
+  },
+};
+
+/** POST /api/v2/sim/prebuilds/reconcile: one run of Coder's prebuilds reconciler (prebuilds.ts). */
+export const simPrebuildsReconcileRoute: Route = {
+  method: 'POST',
+  path: '/sim/prebuilds/reconcile',
+  handle(ctx) {
+    requireSimAdmin(ctx);
+    return ok(reconcilePrebuilds(ctx.deployment));
   },
 };

@@ -88,6 +88,17 @@ describe('CoderClient errors', () => {
     expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(2);
   });
 
+  it("409 from someone's delete: the 409 goes back at once, nothing waits for the delete and nothing is queued behind it", async () => {
+    const ws = fixture('workspace');
+    const deleting = { ...ws.latest_build, id: 'their-delete', build_number: 8, transition: 'delete', status: 'deleting', job: { ...ws.latest_build.job, status: 'running' } };
+    coder.on('GET', `/workspaces/${ws.id}`, { status: 200, json: ws }, { status: 200, json: { ...ws, latest_build: deleting } });
+    coder.on('POST', `/workspaces/${ws.id}/builds`, { status: 409, json: { message: 'A workspace build is already active.' } });
+    const error = await failure(client.createWorkspaceBuild(ws.id, { transition: 'stop' }));
+    expect(error).toMatchObject({ kind: 'conflict', coderMessage: 'A workspace build is already active.' });
+    expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(1);
+    expect(coder.requestsTo('GET', '/workspacebuilds/their-delete')).toHaveLength(0);
+  });
+
   it('409 that never clears: gives up after a bounded number of attempts', async () => {
     const ws = fixture('workspace');
     coder.on('GET', `/workspaces/${ws.id}`, { status: 200, json: ws });
