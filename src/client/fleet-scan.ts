@@ -1,6 +1,7 @@
 import { isCoderApiError, type CoderClient, type Workspace } from '../adapters/coder';
 import { DEFAULT_HEALTH_DEPTH, readWorkspaceHealth } from '../adapters/coder/read-workspace-health';
 import { isTerraformSource, readTar } from '../adapters/template-tar';
+import { isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
 import type { LossKind } from '../domain/protected-loss';
 import { templateProtection } from '../domain/template-protection';
 import { HEALTH_CLASSES, type HealthClass } from '../domain/workspace-health';
@@ -21,6 +22,11 @@ export interface ScanReport {
   template: string;
   counts: Record<HealthClass, number>;
   workspaces: ScanRow[];
+  /**
+   * Premium's unclaimed prebuilt workspaces, not classified: nobody's data, never migrated by a fleet,
+   * replaced by Coder's reconciler on the active version (domain/prebuilt-workspaces.ts).
+   */
+  prebuilt: { workspace: string; id: string; version: string }[];
 }
 
 export interface ScanOptions {
@@ -80,8 +86,13 @@ async function requireTemplate(coder: Pick<CoderClient, 'templateByName'>, opts:
  */
 export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<ScanReport> {
   const extraQuery = opts.organization ? `organization:${opts.organization}` : undefined;
-  const workspaces = await coder.workspacesOfTemplate(opts.template, extraQuery ? { extraQuery } : {});
-  if (workspaces.length === 0) await requireTemplate(coder, opts);
+  const listed = await coder.workspacesOfTemplate(opts.template, extraQuery ? { extraQuery } : {});
+  if (listed.length === 0) await requireTemplate(coder, opts);
+  const workspaces = listed.filter((w) => !isPrebuiltWorkspace(w));
+  const prebuilt = listed
+    .filter((w) => isPrebuiltWorkspace(w))
+    .map((w) => ({ workspace: `${w.owner_name}/${w.name}`, id: w.id, version: w.latest_build.template_version_name ?? w.latest_build.template_version_id }))
+    .sort((a, b) => a.workspace.localeCompare(b.workspace));
   const sources = new Map<string, Promise<ReturnType<typeof templateProtection>>>();
   const protectionOf = (versionId: string) => {
     let p = sources.get(versionId);
@@ -98,7 +109,7 @@ export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<Sc
     return p;
   };
   const versionIds = [...new Set(workspaces.map((w) => w.latest_build.template_version_id))];
-  const activeVersionId = workspaces[0]?.template_active_version_id;
+  const activeVersionId = listed[0]?.template_active_version_id;
   const annotated = activeVersionId ? (await protectionOf(activeVersionId)).annotatedAddresses : [];
   const v1VersionIds: string[] = [];
   for (const id of versionIds) {
@@ -118,7 +129,7 @@ export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<Sc
   rows.sort((a, b) => a.workspace.localeCompare(b.workspace));
   const counts = Object.fromEntries(HEALTH_CLASSES.map((c) => [c, 0])) as Record<HealthClass, number>;
   for (const r of rows) counts[r.health]++;
-  return { template: opts.template, counts, workspaces: rows };
+  return { template: opts.template, counts, workspaces: rows, prebuilt };
 }
 
 async function scanOne(coder: ScanCoder, ws: Workspace, opts: { annotatedAddresses: string[]; v1VersionIds: string[]; depth: number }): Promise<ScanRow> {
@@ -146,7 +157,10 @@ async function scanOne(coder: ScanCoder, ws: Workspace, opts: { annotatedAddress
 export function formatScanReport(r: ScanReport): string[] {
   const counts = HEALTH_CLASSES.map((c) => `${c} ${r.counts[c]}`).join(', ');
   const lines = [`template ${r.template}: ${r.workspaces.length} workspace(s): ${counts}`];
-  if (r.workspaces.length === 0) return lines;
+  const prebuilt = r.prebuilt.length
+    ? [`${r.prebuilt.length} prebuilt workspace(s) left to Coder (nobody's data; its prebuilds reconciler replaces them on the active version; a fleet never migrates them): ${r.prebuilt.map((p) => `${p.workspace} (${p.version})`).join(', ')}`]
+    : [];
+  if (r.workspaces.length === 0) return [...lines, ...prebuilt];
   const table = [
     ['WORKSPACE', 'HEALTH', 'VERSION', 'LATEST BUILD', 'DETAIL'],
     ...r.workspaces.map((w) => [
@@ -160,5 +174,5 @@ export function formatScanReport(r: ScanReport): string[] {
   ];
   const widths = table[0].slice(0, -1).map((_, i) => Math.max(...table.map((row) => row[i].length)));
   for (const row of table) lines.push(row.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]) : cell)).join('  '));
-  return lines;
+  return [...lines, ...prebuilt];
 }

@@ -12,6 +12,8 @@ export interface OrganizationScanRow {
   needsMigration: boolean;
   counts: Record<HealthClass, number>;
   workspaces: ScanReport['workspaces'];
+  /** Unclaimed prebuilt workspaces, left to Coder's reconciler (not classified). */
+  prebuilt: ScanReport['prebuilt'];
 }
 
 export interface OrganizationScanReport {
@@ -37,6 +39,7 @@ export async function scanOrganization(coder: OrgScanCoder, opts: { organization
       needsMigration: facts.deprecatedTypes.length > 0 || facts.outdatedWorkspaces > 0 || report.counts.unmigrated > 0,
       counts: report.counts,
       workspaces: report.workspaces,
+      prebuilt: report.prebuilt,
     });
   }
   const counts = Object.fromEntries(HEALTH_CLASSES.map((c) => [c, rows.reduce((n, r) => n + r.counts[c], 0)])) as Record<HealthClass, number>;
@@ -58,5 +61,7 @@ export function formatOrganizationScan(r: OrganizationScanReport): string[] {
   for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
   const bad = r.templates.flatMap((t) => t.workspaces.filter((w) => w.health === 'damaged' || w.health === 'unreadable').map((w) => `  ${t.template}/${w.workspace}: ${w.health}: ${w.reason}`));
   if (bad.length) lines.push('', ...bad);
+  const prebuilt = r.templates.filter((t) => t.prebuilt.length > 0).map((t) => `  ${t.template}: ${t.prebuilt.length} prebuilt workspace(s) left to Coder's prebuilds reconciler (not classified, never migrated)`);
+  if (prebuilt.length) lines.push('', ...prebuilt);
   return lines;
 }

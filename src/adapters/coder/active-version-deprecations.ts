@@ -1,3 +1,4 @@
+import { isPrebuiltWorkspace } from '../../domain/prebuilt-workspaces';
 import { deprecatedTypesIn } from '../../domain/template-deprecations';
 import { isTerraformSource, readTar } from '../template-tar';
 import type { CoderClient } from './client';
@@ -12,7 +13,7 @@ export interface OrganizationTemplate {
   /**
    * Workspaces not on the active version. With a `_v1` active version and none outdated there is
    * nothing to do; outdated ones may still hold deprecated types (a template promoted by an earlier,
-   * unfinished run).
+   * unfinished run). Prebuilt workspaces are not counted: Coder's reconciler replaces them.
    */
   outdatedWorkspaces: number;
 }
@@ -43,5 +44,5 @@ export async function activeVersionDeprecations(
   const tar = await named('read template source', () => coder.downloadFile(version.job.file_id));
   const files = (await readTar(tar)).filter((f) => isTerraformSource(f.path)).map((f) => ({ path: f.path, content: f.bytes.toString('utf8') }));
   const outdated = await named('list outdated workspaces', () => coder.workspacesOfTemplate(template.name, { extraQuery: 'outdated:true' }));
-  return { name: template.name, activeVersionId: version.id, activeVersionName: version.name, deprecatedTypes: deprecatedTypesIn(files), outdatedWorkspaces: outdated.length };
+  return { name: template.name, activeVersionId: version.id, activeVersionName: version.name, deprecatedTypes: deprecatedTypesIn(files), outdatedWorkspaces: outdated.filter((w) => !isPrebuiltWorkspace(w)).length };
 }
