@@ -292,8 +292,9 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
     if (failureType(err) === FailureType.builtMeanwhile && !lastRound) throw err;
     status.error = failureMessage(err);
     const cancelled = isCancellation(err);
-    await CancellationScope.nonCancellable(() => compensate(ctx, pf, { backup, ownBuildIds, stateBuildTried, transition }));
+    const leftAsIs = await CancellationScope.nonCancellable(() => compensate(ctx, pf, { backup, ownBuildIds, stateBuildTried, transition }));
     if (cancelled) throw err;
-    throw ApplicationFailure.create({ message: `${subject}: migration rolled back, state and transition restored. Cause: ${status.error}`, type: FailureType.rolledBack, nonRetryable: true });
+    const ended = leftAsIs ? `migration stopped, nothing built back (${leftAsIs})` : 'migration rolled back, state and transition restored';
+    throw ApplicationFailure.create({ message: `${subject}: ${ended}. Cause: ${status.error}`, type: FailureType.rolledBack, nonRetryable: true });
   }
 }

@@ -5,12 +5,15 @@ import { durationMs, failureMessage } from './activity-presets';
 import type { RoundContext } from './workspace-round';
 import { FailureType } from '../domain/failure-types';
 
-/** One build back: the prior transition on the prior version carrying the backed-up bytes, only on top of our own builds. */
+/**
+ * One build back: the prior transition on the prior version carrying the backed-up bytes, only on top
+ * of our own builds. Returns why nothing was built back, when the restore left the workspace as it found it.
+ */
 export async function compensate(
   ctx: RoundContext,
   pf: WorkspacePreflight,
   run: { backup?: StateBackup; ownBuildIds: string[]; stateBuildTried: boolean; transition: 'start' | 'stop' },
-): Promise<void> {
+): Promise<string | undefined> {
   const { input, subject, workflowId, status, acts, enter, done } = ctx;
   enter('compensating');
   try {
@@ -35,6 +38,7 @@ export async function compensate(
     const note = restored.leftAsIs ? ` ${restored.leftAsIs}.` : ' State and transition restored.';
     upsertMemo({ outcome: 'restored', reason: `${status.error ?? ''}${restored.leftAsIs ? ` (${restored.leftAsIs})` : ''}`.slice(0, 300) });
     await acts.notify.executeWithOptions({ summary: 'notify restored' }, [{ kind: 'restored', workflowId, subject: `Restored ${subject}`, text: `Migration stopped: ${status.error}.${note}` }]);
+    return restored.leftAsIs;
   } catch (compErr) {
     enter('needs-attention');
     upsertMemo({ outcome: 'needs-attention' });
