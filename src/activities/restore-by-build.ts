@@ -138,7 +138,9 @@ async function theirs(
   const ourWrites = recent.filter((b) => b.build_number > baseline.buildNumber && b.build_number < latest.build_number && isOurs(b));
   const who = `build #${latest.build_number} (${latest.transition}) by ${latest.initiator_name ?? 'someone else'}`;
   if (ourWrites.length === 0) {
-    return { changed: false, leftAsIs: `${who} came after the backup and no migrated state reached Coder: left as it is` };
+    // Their build is theirs to judge; one that failed (an Update onto the migrated version, say) may have left the workspace damaged.
+    const failed = latest.job.status === 'succeeded' ? '' : `; it ended ${latest.job.status}: 'wsmigrate scan' tells whether it left the workspace damaged, 'wsmigrate recover ${input.subject}' brings it back from its newest good build`;
+    return { changed: false, leftAsIs: `${who} came after the backup and no migrated state reached Coder: left as it is${failed}` };
   }
   const restoreHint = input.backup ? ` Once the workspace is idle, restore the backup with: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes` : '';
   throw conflict(step, input.subject, `${who} was made on top of this migration's build #${ourWrites[0].build_number}; not restoring over it.${restoreHint}`);

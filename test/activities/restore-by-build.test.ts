@@ -36,7 +36,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 18, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 19, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -276,6 +276,27 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     await expect(acts().restoreByBuild(input)).resolves.toEqual({
       changed: false,
       leftAsIs: `build #${theirs.build_number} (stop) by ${by} came after the backup and no migrated state reached Coder: left as it is`,
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it("someone else's build after the backup that failed is left as it is too, and the message says it failed and how to tell and mend damage", async () => {
+    const { input } = await backedUp(18);
+    // A stop (not the restore's shape: a failed build of the prior transition and version is taken for a failed restore and built over).
+    sim.setFaults({ failBuilds: { workspaceId: ws(18).id, transition: 'stop', times: 1, message: 'quota exceeded' } });
+    let theirs;
+    try {
+      theirs = await startBuild(sim, ws(18).id, { transition: 'stop' });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    expect(theirs.job.status).toBe('failed');
+    const by = (await latest(ws(18).id)).initiator_name;
+    await expect(acts().restoreByBuild(input)).resolves.toEqual({
+      changed: false,
+      leftAsIs:
+        `build #${theirs.build_number} (stop) by ${by} came after the backup and no migrated state reached Coder: left as it is; ` +
+        `it ended failed: 'wsmigrate scan' tells whether it left the workspace damaged, 'wsmigrate recover ${subjectOf(18)}' brings it back from its newest good build`,
     });
     expect(sent).toEqual([]);
   });
