@@ -55,12 +55,15 @@ describe('fleet summary', () => {
   test('the counts in words, with the recovered and the remaining mentioned only when there are any', () => {
     const c = { ...emptyCounts(), migrated: 5, 'already-migrated': 2, restored: 1, 'needs-attention': 3, failed: 4, skipped: 6, 'dry-run': 7, pvcUidsKept: 8 };
     const s = summaryOf(c);
-    expect(s).toEqual({ migrated: 5, alreadyMigrated: 2, restored: 1, needsAttention: 3, failed: 4, skipped: 6, dryRun: 7, pvcUidsKept: 8, recovered: 0 });
+    expect(s).toEqual({ migrated: 5, alreadyMigrated: 2, restored: 1, needsAttention: 3, failed: 4, skipped: 6, dryRun: 7, pvcUidsKept: 8, recovered: 0, prebuilt: 0 });
     expect(fleetDoneText(s, false)).toBe('5 migrated, 2 already migrated, 1 restored, 3 need attention, 4 failed, 6 skipped; 8 PVC uid(s) kept.');
     expect(fleetDoneText({ ...s, recovered: 2 }, true)).toBe(
       '5 migrated (2 of them recovered from a damaged state), 2 already migrated, 1 restored, 3 need attention, 4 failed, 6 skipped; 8 PVC uid(s) kept. More workspaces remain for a later run.',
     );
     expect(summaryOf({ ...c, recovered: 2 }).recovered).toBe(2);
+    expect(fleetDoneText({ ...s, prebuilt: 3 }, false)).toBe(
+      '5 migrated, 2 already migrated, 1 restored, 3 need attention, 4 failed, 6 skipped, 3 prebuilt left to Coder (its reconciler replaces them on the active version); 8 PVC uid(s) kept.',
+    );
     // counts written before `recovered` existed (a fleet's history from an older worker) have none
     expect(summaryOf({ ...c, recovered: undefined as unknown as number }).recovered).toBe(0);
     expect(countsRecord(c)).toEqual(c);
