@@ -6,11 +6,11 @@ import { SimHttpServer } from './http/server';
 import { seedMoreTemplates } from './more-templates';
 import { PREBUILDS_USER_ID, reconcilePrebuilds, seedPrebuilds } from './prebuilds';
 import { ProvisionerDaemonPool } from './provisioner-daemons';
-import { UserBuildStream } from './user-builds';
+import { SimControls } from './controls';
 import type { SimProvisioner } from './provisioner';
 import { SimRandom } from './random';
 import { seedDeployment } from './seed';
-import type { CoderSimulator, FaultConfig, SimulatorOptions } from './types';
+import type { CoderSimulator, SimulatorOptions } from './types';
 
 export type {
   CoderSimulator,
@@ -97,11 +97,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   // Seeded people only: not the prebuilds system user.
   const members = d.users.filter((u) => !u.roles.includes('owner') && u.id !== PREBUILDS_USER_ID);
   const more = await seedMoreTemplates(d, seeded.admin, members, opts.moreTemplates ?? []);
-  let userBuilds: UserBuildStream | undefined;
-  let faults: FaultConfig | undefined = opts.faults ? { ...opts.faults } : undefined;
-  d.failBuilds = faults?.failBuilds ? { ...faults.failBuilds } : undefined;
-  d.lossyBuild = faults?.lossyBuild ? { ...faults.lossyBuild } : undefined;
-  d.wrongStoredState = faults?.wrongStoredState ? { ...faults.wrongStoredState } : undefined;
+  const controls = new SimControls(d, () => more.map((t) => t.name), opts.faults);
   d.faultDraw = () => faultRandom.next();
 
   // coderd runs the executor every minute on its own; here only when asked.
@@ -112,7 +108,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   }
   let prebuildTimer: NodeJS.Timeout | undefined;
   if (opts.prebuildReconcileIntervalMs !== undefined) prebuildTimer = setInterval(() => reconcilePrebuilds(d), opts.prebuildReconcileIntervalMs);
-  const server = new SimHttpServer({ deployment: d, serverVersion: version, faultRandom, faults: () => faults });
+  const server = new SimHttpServer({ deployment: d, serverVersion: version, faultRandom, controls });
   const url = await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   d.accessUrl = url;
   const template = seeded.template;
@@ -157,12 +153,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       [...d.workspaces.values()]
         .filter((ws) => !ws.deleted)
         .map((ws) => ({ id: ws.id, name: ws.name, owner: d.userById(ws.ownerId)?.username ?? '', latestBuildId: d.latestBuild(ws).id })),
-    setFaults(f) {
-      faults = f ? { ...f } : undefined;
-      d.failBuilds = f?.failBuilds ? { ...f.failBuilds } : undefined;
-      d.lossyBuild = f?.lossyBuild ? { ...f.lossyBuild } : undefined;
-      d.wrongStoredState = f?.wrongStoredState ? { ...f.wrongStoredState } : undefined;
-    },
+    setFaults: (f) => controls.setFaults(f),
     cluster: d.provisioner.cluster,
     provisioner: real ? { kind: 'terraform', kubeconfig: real.kubeconfigPath } : { kind: 'structural' },
     async updateAndRestart(workspaceId) {
@@ -185,7 +176,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       return { ...(stopBuildId ? { stopBuildId } : {}), startBuildId: start.id };
     },
     requestLog: () => server.log.map((e) => ({ ...e })),
-    faultCounts: () => ({ ...server.injected, buildFailed: d.buildFaultsInjected }),
+    faultCounts: () => controls.faultCounts(),
     licence: () => d.licence,
     setLicence(licence) {
       if (!LICENCES.includes(licence)) throw new Error(`Unknown licence "${String(licence)}"; use one of ${LICENCES.join(', ')}.`);
@@ -203,28 +194,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
         tags: { ...daemon.tags },
         ...(daemon.currentJob ? { currentJobId: daemon.currentJob.id } : {}),
       })),
-    setDaemonOffline(name, offline = true) {
-      if (!d.daemons) throw new Error('The simulator runs unlimited daemons; start it with provisioners: N to take one offline.');
-      d.daemons.setOffline(name, offline);
-    },
-    startUserBuilds(o = {}) {
-      userBuilds?.stop();
-      const names = o.templates ?? more.map((t) => t.name);
-      const ids = names.map((n) => {
-        const t = [...d.templates.values()].find((x) => x.name === n);
-        if (!t) throw new Error(`The simulator has no template ${n}; its templates are ${[...d.templates.values()].map((x) => x.name).join(', ')}.`);
-        return t.id;
-      });
-      if (ids.length === 0) throw new Error('Users build workspaces of other templates than the migrated one: seed one with moreTemplates: [{ name: "team-tools", versioned: true }], or name templates.');
-      userBuilds = new UserBuildStream(d, { intervalMs: o.intervalMs ?? 2000, templateIds: ids });
-      userBuilds.start();
-    },
-    stopUserBuilds: () => userBuilds?.stop(),
-    userBuildStats: () => userBuilds?.stats() ?? { builds: 0, queueWaitsMs: [], stillQueued: 0 },
+    setDaemonOffline: (name, offline = true) => controls.setDaemonOffline(name, offline),
+    startUserBuilds: (o = {}) => controls.startUserBuilds(o),
+    stopUserBuilds: () => controls.stopUserBuilds(),
+    userBuildStats: () => controls.userBuildStats(),
     async close() {
       if (lifecycleTimer) clearInterval(lifecycleTimer);
       if (prebuildTimer) clearInterval(prebuildTimer);
-      userBuilds?.stop();
+      controls.stopUserBuilds();
       await d.close();
       await server.close();
       await d.provisioner.close();

@@ -160,6 +160,13 @@ Example:
   The admin token is an Owner's; "role tokens" are a Template Admin's (reads every workspace, may not
   start or stop them) and an Organization Admin's. More: POST /api/v2/sim/tokens {"role": "member"}.
 
+Hazards, driven over HTTP with the admin token (README, "The simulator's own controls"):
+  PUT /api/v2/sim/faults {"failBuilds": {"transition": "start", "times": 1}}   # also lossyBuild, wrongStoredState, error500Rate, rate429, …; DELETE clears
+  PATCH /api/v2/sim/provisionerdaemons/sim-provisioner-1 {"offline": true}     # a daemon goes away
+  PUT /api/v2/sim/user-builds {"interval_ms": 2000}                            # users press Start/Stop on the other templates; DELETE stops
+  POST /api/v2/sim/lifecycle/tick {"force": true}                              # Coder's autostart/autostop now
+  GET /api/v2/sim/cluster                                                      # every object's uid, and every PVC lost
+
 Exit codes:
   ${EXIT.ok}  stopped by SIGINT/SIGTERM
   ${EXIT.failure}  the simulator could not start (for example the port is taken)

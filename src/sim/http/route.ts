@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../api-error';
+import type { SimControls } from '../controls';
 import type { SimDeployment } from '../deployment';
 import type { User } from '../model';
 
@@ -12,6 +13,8 @@ export interface Reply {
 
 export interface RouteContext {
   deployment: SimDeployment;
+  /** The simulator's switches (faults, daemons, users' builds), for its own /sim routes. */
+  controls: SimControls;
   /** The caller; routes marked `public` (buildinfo) must not read it, as no token was checked. */
   actor: User;
   params: Record<string, string>;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError, routeNotFound } from '../api-error';
+import type { SimControls } from '../controls';
 import type { SimDeployment } from '../deployment';
 import type { SimRandom } from '../random';
 import type { FaultConfig, RequestLogEntry } from '../types';
@@ -11,6 +12,7 @@ import { fileRoutes } from './file-routes';
 import { organizationRoutes } from './organization-routes';
 import { provisionerRoutes } from './provisioner-routes';
 import type { Reply, Route, RouteContext } from './route';
+import { simControlRoutes } from './sim-control-routes';
 import { simLifecycleTickRoute, simPrebuildsReconcileRoute, simTokenRoute } from './sim-routes';
 import { templateRoutes } from './template-routes';
 import { userRoutes } from './user-routes';
@@ -35,13 +37,14 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, simPrebuildsReconcileRoute, ...userRoutes, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes, ...organizationRoutes].map(compile);
+const ROUTES = [buildInfoRoute, authcheckRoute, simTokenRoute, simLifecycleTickRoute, simPrebuildsReconcileRoute, ...simControlRoutes, ...userRoutes, ...workspaceRoutes, ...workspaceScheduleRoutes, ...buildRoutes, ...templateRoutes, ...fileRoutes, ...provisionerRoutes, ...organizationRoutes].map(compile);
 
 export interface SimHttpServerOptions {
   deployment: SimDeployment;
   serverVersion: string;
   faultRandom: SimRandom;
-  faults(): FaultConfig | undefined;
+  /** Injected faults, daemons, users' builds: read per request, switched through /api/v2/sim/…. */
+  controls: SimControls;
 }
 
 function sessionToken(req: IncomingMessage, url: URL): string | undefined {
@@ -91,6 +94,8 @@ function send(res: ServerResponse, reply: Reply): void {
 }
 
 function faultApplies(faults: FaultConfig, path: string): boolean {
+  // The simulator's own controls never fail: a scenario must always be able to switch its faults off.
+  if (path.startsWith(`${API_PREFIX}/sim/`)) return false;
   if (path === `${API_PREFIX}/buildinfo` && !faults.includeBuildInfo) return false;
   if (faults.only && !faults.only.some((fragment) => path.includes(fragment))) return false;
   return true;
@@ -101,7 +106,6 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** The HTTP face of the simulator: coderd's routes, auth, error bodies, and injected faults. */
 export class SimHttpServer {
   readonly log: RequestLogEntry[] = [];
-  readonly injected = { http500: 0, http429: 0, dropped: 0, latencySpike: 0 };
   private readonly server: Server;
   private readonly sockets = new Set<import('node:net').Socket>();
 
@@ -137,29 +141,29 @@ export class SimHttpServer {
     const method = (req.method ?? 'GET').toUpperCase();
     const entry: RequestLogEntry = { method, path: url.pathname, status: 0 };
     this.log.push(entry);
-    const faults = this.opts.faults();
+    const faults = this.opts.controls.faults();
     if (faults && faultApplies(faults, url.pathname)) {
       if (faults.addedLatencyMs) await sleep(faults.addedLatencyMs);
       const rnd = this.opts.faultRandom;
       if (faults.latencySpikeRate && rnd.next() < faults.latencySpikeRate) {
-        this.injected.latencySpike++;
+        this.opts.controls.injected.latencySpike++;
         await sleep(faults.latencySpikeMs ?? 5000);
       }
       if (faults.dropConnectionRate && rnd.next() < faults.dropConnectionRate) {
-        this.injected.dropped++;
+        this.opts.controls.injected.dropped++;
         req.socket.destroy();
         return;
       }
       if (faults.rate429 && rnd.next() < faults.rate429) {
         const retryAfter = String(faults.retryAfterSeconds ?? 1);
         res.setHeader('Retry-After', retryAfter);
-        this.injected.http429++;
+        this.opts.controls.injected.http429++;
         entry.status = 429;
         send(res, { status: 429, json: { message: 'You have been rate limited.', detail: `Retry after ${retryAfter} seconds.` } });
         return;
       }
       if (faults.error500Rate && rnd.next() < faults.error500Rate) {
-        this.injected.http500++;
+        this.opts.controls.injected.http500++;
         entry.status = 500;
         send(res, { status: 500, json: { message: 'Internal error.', detail: 'simulated fault (error500Rate)' } });
         return;
@@ -170,7 +174,7 @@ export class SimHttpServer {
       return { status: 500, json: { message: 'Internal error.', detail: err instanceof Error ? err.message : String(err) } };
     });
     entry.status = reply.status;
-    const after = this.opts.faults();
+    const after = this.opts.controls.faults();
     if (after?.replyDelayMs && method !== 'GET' && faultApplies(after, url.pathname)) await sleep(after.replyDelayMs);
     if (!res.destroyed) send(res, reply);
   }
@@ -201,6 +205,7 @@ export class SimHttpServer {
       }
       const ctx: RouteContext = {
         deployment: d,
+        controls: this.opts.controls,
         actor: actor as RouteContext['actor'],
         params,
         query: url.searchParams,
