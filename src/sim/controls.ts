@@ -23,8 +23,16 @@ export class SimControls {
     this.setFaults(faults);
   }
 
+  /** The faults in force; a build fault's `times` is what is left of it (0: used up). */
   faults(): FaultConfig | undefined {
-    return this.current;
+    if (!this.current) return undefined;
+    const { failBuilds, lossyBuild, wrongStoredState } = this.d;
+    return {
+      ...this.current,
+      ...(failBuilds ? { failBuilds: { ...failBuilds } } : {}),
+      ...(lossyBuild ? { lossyBuild: { ...lossyBuild } } : {}),
+      ...(wrongStoredState ? { wrongStoredState: { ...wrongStoredState } } : {}),
+    };
   }
 
   /** Faults injected since start, by kind: http500, http429, dropped, latencySpike, buildFailed. */

@@ -55,7 +55,10 @@ describe('the simulator driven through /api/v2/sim', () => {
     const failed = await startBuild(sim, ws.id, { transition: 'start' });
     expect(failed.job).toMatchObject({ status: 'failed', error: expect.stringContaining('node pool exhausted') });
     expect((await startBuild(sim, ws.id, { transition: 'start' })).job.status).toBe('succeeded');
-    expect((await api<FaultsAnswer>(sim, 'GET', '/sim/faults')).body.injected.buildFailed).toBe(1);
+    const after = (await api<FaultsAnswer>(sim, 'GET', '/sim/faults')).body;
+    expect(after.injected.buildFailed).toBe(1);
+    // What is left of it: used up.
+    expect(after.faults).toEqual({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 0, message: 'node pool exhausted' } });
   });
 
   it("every Coder route failing with 500 leaves the simulator's own switches answering, so the fault can be switched off", async () => {
