@@ -670,7 +670,7 @@ export class SimDeployment {
       this.log(build.job, result.logs);
       // provisionerdserver CompleteJob/FailJob: the job's own state replaces whatever the build holds.
       build.state = result.state;
-      if (!result.error && takeLossyBuild(this.lossyBuild, build)) build.state = loseFromState(this.lossyBuild, build.state, this.cluster, { workspace: ws.id, buildId: build.id });
+      if (!result.error && takeLossyBuild(this.lossyBuild, { workspaceId: build.workspaceId, transition: build.transition, state: build.state })) build.state = loseFromState(this.lossyBuild, build.state, this.cluster, { workspace: ws.id, buildId: build.id });
       if (!result.error && takeWrongStoredState(this.wrongStoredState, build)) build.state = wrongStoredState(this.wrongStoredState, build.state, this.buildBefore(ws, build)?.state);
       build.resources = this.resourcesOf(build);
       this.completeBuild(build, ws, result.error);

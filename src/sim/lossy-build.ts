@@ -23,16 +23,33 @@ interface StateJson {
 
 const PVC_TYPES = new Set(['kubernetes_persistent_volume_claim', 'kubernetes_persistent_volume_claim_v1']);
 
-/** True when the fault applies to this build; counts it down. */
-export function takeLossyBuild(fault: LossyBuildFault | undefined, build: { workspaceId: string; transition: string }): fault is LossyBuildFault {
+/**
+ * True when the fault applies to this build; counts it down. A build whose state does not hold the
+ * address is left alone and not counted: "replace the migrated claim" waits for the build that writes
+ * it (the migration's), whatever builds of the old types come before.
+ */
+export function takeLossyBuild(fault: LossyBuildFault | undefined, build: { workspaceId: string; transition: string; state: Buffer }): fault is LossyBuildFault {
+  if (!fault || indexOfAddress(parseState(build.state), fault.address) < 0) return false;
   return takeBuildScopedFault(fault, build);
+}
+
+function parseState(state: Buffer): StateJson {
+  try {
+    return JSON.parse(state.toString('utf8')) as StateJson;
+  } catch {
+    return {};
+  }
+}
+
+function indexOfAddress(json: StateJson, address: string): number {
+  return (json.resources ?? []).findIndex((r) => (r.mode ?? 'managed') === 'managed' && !r.module && `${r.type}.${r.name}` === address);
 }
 
 /** The state the misbehaving build writes instead of `state`; the cluster changes for `replace`. */
 export function loseFromState(fault: LossyBuildFault, state: Buffer, cluster: KubeCluster, cause: { workspace: string; buildId: string }): Buffer {
   const json = JSON.parse(state.toString('utf8')) as StateJson;
   const resources = json.resources ?? [];
-  const at = resources.findIndex((r) => (r.mode ?? 'managed') === 'managed' && !r.module && `${r.type}.${r.name}` === fault.address);
+  const at = indexOfAddress(json, fault.address);
   if (at < 0) throw new Error(`lossyBuild fault: the build's state has no ${fault.address}`);
   if (fault.how === 'forget') {
     resources.splice(at, 1);
