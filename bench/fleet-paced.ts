@@ -67,6 +67,15 @@ function threadCpu(): Map<string, number> {
   }
   return byName;
 }
+/** The CPU milliseconds each thread name spent since `before` (threads that ended meanwhile are not listed). */
+function threadCpuSince(before: Map<string, number>): string {
+  return [...threadCpu()]
+    .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const)
+    .filter(([, v]) => v > 0)
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, v]) => `${k} ${(v * 1000).toFixed(0)}`)
+    .join(', ');
+}
 const ownCpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -257,13 +266,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     const cpuServer = processCpu(server.process.pid as number) - cpu0.server;
     const cpuWorker = ownCpu() - cpu0.worker;
     const cpu = cpuServer + cpuWorker;
-    const threads1 = threadCpu();
-    const threadsText = [...threads1]
-      .map(([k, v]) => [k, v - (threads0.get(k) ?? 0)] as const)
-      .filter(([, v]) => v > 0)
-      .sort((x, y) => y[1] - x[1])
-      .map(([k, v]) => `${k} ${(v * 1000).toFixed(0)}`)
-      .join(', ');
+    const threadsText = threadCpuSince(threads0);
 
     // The fleet's builds (ours, after the seeded ones) and the users' builds during the fleet.
     const ours: WorkspaceBuild[] = [];
@@ -289,7 +292,9 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
       const evs = h.events ?? [];
       if (!shown && evs.some((e) => e.workflowExecutionCompletedEventAttributes)) {
         shown = true;
-        process.stdout.write(`  ${name}: history of ${subject} (${evs.length} events)\n${describeHistory(evs).map((l, i) => `    ${i + 1} ${l}`).join('\n')}\n`);
+        const bytes = (e: HistoryEvent) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
+        const total = evs.reduce((a, e) => a + bytes(e), 0);
+        process.stdout.write(`  ${name}: history of ${subject} (${evs.length} events, ${total} bytes)\n${describeHistory(evs).map((l, i) => `    ${i + 1} ${l} (${bytes(evs[i] as HistoryEvent)} B)`).join('\n')}\n`);
       }
       events += evs.length;
       actions += actionsOf(evs);
@@ -314,9 +319,13 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
 
     // The floor: the same number of workspaces, activity calls and child starts, nothing else.
     const b0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
+    const floorThreads0 = threadCpu();
+    if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark floor-start ${process.hrtime.bigint() / 1000n}\n`);
     await client.workflow.execute('baselineFleet', { taskQueue: 'bench-baseline', workflowId: `baseline-${Date.now()}`, args: [result.summary.migrated, Math.min(C, 50), Math.round(perWsActivities), Math.round(perWsLocals)] });
+    if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark floor-end ${process.hrtime.bigint() / 1000n}\n`);
     const bServer = processCpu(server.process.pid as number) - b0.server;
     const bWorker = ownCpu() - b0.worker;
+    const floorThreadsText = threadCpuSince(floorThreads0);
     const baselineCpu = bServer + bWorker;
     if (SHOW_HISTORY) {
       // Where the CPU goes: the dev server and this process (worker), for the fleet and the floor, per workspace.
@@ -326,7 +335,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
       const per = (x: number) => ((1000 * x) / Math.max(1, result.summary.migrated)).toFixed(1);
       process.stdout.write(
         `  ${name}: CPU ms per workspace: fleet server ${per(cpuServer)} + worker ${per(cpuWorker)} over ${wallS.toFixed(1)} s; ` +
-          `floor server ${per(bServer)} + worker ${per(bWorker)}; the worker's threads during the fleet (ms in all): ${threadsText}; idle server ${((1000 * (processCpu(server.process.pid as number) - idle0.server)) / idleS).toFixed(1)} + worker ${((1000 * (ownCpu() - idle0.worker)) / idleS).toFixed(1)} ms per second\n`,
+          `floor server ${per(bServer)} + worker ${per(bWorker)}; the worker's threads during the fleet (ms in all): ${threadsText}; during the floor: ${floorThreadsText}; idle server ${((1000 * (processCpu(server.process.pid as number) - idle0.server)) / idleS).toFixed(1)} + worker ${((1000 * (ownCpu() - idle0.worker)) / idleS).toFixed(1)} ms per second\n`,
       );
     }
 
