@@ -45,13 +45,17 @@ export class FleetPacer {
   }
 
   /**
-   * How long to wait before asking again: soon while held. Otherwise the window is only as wide as
-   * the daemons allow and full of running migrations: nothing but one's end makes room, so no timer
-   * (a timer is two history events and an action per wait; a daemon that comes online is seen at
-   * the next end, when the reading is stale).
+   * How long to wait before asking again: soon while users' builds are queued or no daemon is online.
+   * Otherwise only a migration's end makes room worth a new reading, so no timer (a timer is two
+   * history events and an action per wait; a daemon that comes online is seen at the next end, when the
+   * reading is stale): when the window is as wide as the daemons allow and full of running migrations,
+   * and when our own builds fill the share while migrations run (their next end reads again, see
+   * PACING_FULL_RECHECK_MS). With none running, our share is full of builds that are not this fleet's
+   * (another run's, a template import), and only a timer reads again.
    */
-  recheckMs(): number | undefined {
-    return this.status.waiting || this.status.full ? PACING_HOLD_RECHECK_MS : undefined;
+  recheckMs(running: number): number | undefined {
+    if (this.status.waiting) return PACING_HOLD_RECHECK_MS;
+    return this.status.full && running === 0 ? PACING_HOLD_RECHECK_MS : undefined;
   }
 
   private async read(): Promise<void> {
