@@ -67,6 +67,15 @@ function threadCpu(): Map<string, number> {
   }
   return byName;
 }
+/** The CPU milliseconds each thread name spent since `before` (threads that ended meanwhile are not listed). */
+function threadCpuSince(before: Map<string, number>): string {
+  return [...threadCpu()]
+    .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const)
+    .filter(([, v]) => v > 0)
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, v]) => `${k} ${(v * 1000).toFixed(0)}`)
+    .join(', ');
+}
 const ownCpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -135,6 +144,20 @@ function describeHistory(events: HistoryEvent[]): string[] {
 
 const ms = (t: string | null | undefined) => (t ? Date.parse(t) : NaN);
 
+/** What each of the fleet's readings of the daemons decided: users' builds queued (hold), our builds fill the share (full), or room. */
+function pacingReadings(events: HistoryEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    const m = e.markerRecordedEventAttributes;
+    const data = m?.details?.data?.payloads?.[0]?.data;
+    if (m?.markerName !== 'core_local_activity' || !data || !/readProvisionerCapacity/.test(Buffer.from(data).toString('utf8'))) continue;
+    const result = m.details?.result?.payloads?.[0]?.data;
+    const r = result ? (JSON.parse(Buffer.from(result).toString('utf8')) as { known?: boolean; decision?: { hold?: string; full?: boolean } }) : undefined;
+    out.push(!r?.known ? 'unknown' : r.decision?.hold ? (/users/.test(r.decision.hold) ? "users' builds queued" : 'no daemon') : r.decision?.full ? 'our builds fill the share' : 'room');
+  }
+  return out;
+}
+
 /**
  * Where the daemons stood idle during the fleet (daemon-seconds): before they first all ran at once
  * (ramp-up), after the last build started (tail), and between, split by whether a job was queued
@@ -172,6 +195,29 @@ function idleDaemonsText(builds: WorkspaceBuild[], t0: number, t1: number): stri
   }
   const f = (x: number) => x.toFixed(1);
   return `idle daemon-seconds: ramp-up ${f(idle.ramp)}, tail ${f(idle.tail)}, between with a job queued ${f(idle.withQueue)}, with none queued ${f(idle.noQueue)} (of ${f((DAEMONS * (t1 - t0)) / 1000)})`;
+}
+/**
+ * A migration's life outside its two builds, from its history and its builds' jobs: start → the first
+ * build queued, a build's end → the next queued, the last build's end → the run's end; and how long
+ * each build waited in the queue.
+ */
+function migrationSpans(events: HistoryEvent[], builds: WorkspaceBuild[]): [string, number][] {
+  const time = (e: HistoryEvent | undefined) => (e?.eventTime ? Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6) : NaN);
+  const sorted = [...builds].sort((a, b) => a.build_number - b.build_number);
+  const spans: [string, number][] = [];
+  let last = time(events[0]);
+  sorted.forEach((b, i) => {
+    spans.push([i === 0 ? 'start → 1st build queued' : `build ${i} ended → build ${i + 1} queued`, ms(b.job.created_at) - last]);
+    spans.push([`build ${i + 1} queued`, ms(b.job.started_at) - ms(b.job.created_at)]);
+    last = ms(b.job.completed_at);
+  });
+  spans.push(['last build ended → run ended', time(events[events.length - 1]) - last]);
+  return spans.filter(([, v]) => Number.isFinite(v));
+}
+function spansText(spans: [string, number][]): string {
+  const byName = new Map<string, number[]>();
+  for (const [k, v] of spans) byName.set(k, [...(byName.get(k) ?? []), v]);
+  return [...byName].map(([k, xs]) => `${k} ${pct(xs, 50).toFixed(0)} / ${pct(xs, 90).toFixed(0)}`).join(', ');
 }
 const pct = (xs: number[], p: number) => {
   if (xs.length === 0) return NaN;
@@ -257,13 +303,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     const cpuServer = processCpu(server.process.pid as number) - cpu0.server;
     const cpuWorker = ownCpu() - cpu0.worker;
     const cpu = cpuServer + cpuWorker;
-    const threads1 = threadCpu();
-    const threadsText = [...threads1]
-      .map(([k, v]) => [k, v - (threads0.get(k) ?? 0)] as const)
-      .filter(([, v]) => v > 0)
-      .sort((x, y) => y[1] - x[1])
-      .map(([k, v]) => `${k} ${(v * 1000).toFixed(0)}`)
-      .join(', ');
+    const threadsText = threadCpuSince(threads0);
 
     // The fleet's builds (ours, after the seeded ones) and the users' builds during the fleet.
     const ours: WorkspaceBuild[] = [];
@@ -284,29 +324,37 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
     let locals = 0;
     const children = ours.map((b) => b.workspace_owner_name + '/' + b.workspace_name);
     let shown = !SHOW_HISTORY;
+    const lifeSpans: [string, number][] = [];
     for (const subject of new Set(children)) {
       const h = await client.workflow.getHandle(`wsmigrate/${sim.template}/${subject}`).fetchHistory();
       const evs = h.events ?? [];
       if (!shown && evs.some((e) => e.workflowExecutionCompletedEventAttributes)) {
         shown = true;
-        process.stdout.write(`  ${name}: history of ${subject} (${evs.length} events)\n${describeHistory(evs).map((l, i) => `    ${i + 1} ${l}`).join('\n')}\n`);
+        const bytes = (e: HistoryEvent) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
+        const total = evs.reduce((a, e) => a + bytes(e), 0);
+        process.stdout.write(`  ${name}: history of ${subject} (${evs.length} events, ${total} bytes)\n${describeHistory(evs).map((l, i) => `    ${i + 1} ${l} (${bytes(evs[i] as HistoryEvent)} B)`).join('\n')}\n`);
       }
+      lifeSpans.push(...migrationSpans(evs, ours.filter((b) => `${b.workspace_owner_name}/${b.workspace_name}` === subject)));
       events += evs.length;
       actions += actionsOf(evs);
       activities += evs.filter((e) => e.activityTaskScheduledEventAttributes).length;
       locals += evs.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
     }
     const parentKinds = new Map<string, number>();
+    const readings = new Map<string, number>();
     for await (const wf of client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) {
       const evs = (await client.workflow.getHandle(handle.workflowId, wf.runId).fetchHistory()).events ?? [];
       for (const l of describeHistory(evs)) parentKinds.set(l, (parentKinds.get(l) ?? 0) + 1);
+      for (const r of pacingReadings(evs)) readings.set(r, (readings.get(r) ?? 0) + 1);
       events += evs.length;
       actions += actionsOf(evs);
     }
     const migrated = Math.max(1, result.summary.migrated);
+    if (SHOW_HISTORY) process.stdout.write(`  ${name}: a migration's time outside its builds (ms, p50 / p90): ${spansText(lifeSpans)}\n`);
     if (SHOW_HISTORY) {
       const perWs = [...parentKinds].sort((x, y) => y[1] - x[1]).map(([k, n]) => `    ${(n / migrated).toFixed(2)} ${k}`);
       process.stdout.write(`  ${name}: the fleet's own events per migrated workspace\n${perWs.join('\n')}\n`);
+      process.stdout.write(`  ${name}: the fleet's readings of the daemons, by what they decided: ${[...readings].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
       process.stdout.write(`  ${name}: Coder requests per migrated workspace\n${fleetRoutes.map(([r, n]) => `    ${(n / migrated).toFixed(2)} ${r}`).join('\n')}\n`);
     }
     const perWsActivities = activities / migrated;
@@ -314,9 +362,13 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
 
     // The floor: the same number of workspaces, activity calls and child starts, nothing else.
     const b0 = { server: processCpu(server.process.pid as number), worker: ownCpu() };
+    const floorThreads0 = threadCpu();
+    if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark floor-start ${process.hrtime.bigint() / 1000n}\n`);
     await client.workflow.execute('baselineFleet', { taskQueue: 'bench-baseline', workflowId: `baseline-${Date.now()}`, args: [result.summary.migrated, Math.min(C, 50), Math.round(perWsActivities), Math.round(perWsLocals)] });
+    if (process.env.WSMIGRATE_BENCH_MARKS) process.stdout.write(`  mark floor-end ${process.hrtime.bigint() / 1000n}\n`);
     const bServer = processCpu(server.process.pid as number) - b0.server;
     const bWorker = ownCpu() - b0.worker;
+    const floorThreadsText = threadCpuSince(floorThreads0);
     const baselineCpu = bServer + bWorker;
     if (SHOW_HISTORY) {
       // Where the CPU goes: the dev server and this process (worker), for the fleet and the floor, per workspace.
@@ -326,7 +378,7 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
       const per = (x: number) => ((1000 * x) / Math.max(1, result.summary.migrated)).toFixed(1);
       process.stdout.write(
         `  ${name}: CPU ms per workspace: fleet server ${per(cpuServer)} + worker ${per(cpuWorker)} over ${wallS.toFixed(1)} s; ` +
-          `floor server ${per(bServer)} + worker ${per(bWorker)}; the worker's threads during the fleet (ms in all): ${threadsText}; idle server ${((1000 * (processCpu(server.process.pid as number) - idle0.server)) / idleS).toFixed(1)} + worker ${((1000 * (ownCpu() - idle0.worker)) / idleS).toFixed(1)} ms per second\n`,
+          `floor server ${per(bServer)} + worker ${per(bWorker)}; the worker's threads during the fleet (ms in all): ${threadsText}; during the floor: ${floorThreadsText}; idle server ${((1000 * (processCpu(server.process.pid as number) - idle0.server)) / idleS).toFixed(1)} + worker ${((1000 * (ownCpu() - idle0.worker)) / idleS).toFixed(1)} ms per second\n`,
       );
     }
 

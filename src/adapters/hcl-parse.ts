@@ -19,14 +19,33 @@ export class HclParseError extends Error {
   }
 }
 
+type HclParser = typeof import('@cdktf/hcl2json');
+let loading: Promise<HclParser> | undefined;
+
+/**
+ * The parser, loaded once per process: its WebAssembly (a Go program, about 6 MB once unzipped)
+ * takes about 0.35 CPU-seconds to load and compile. A worker loads it when it starts (see
+ * worker/create-worker.ts), so its first migration does not wait for it; a CLI command only when it
+ * parses, as requiring it costs ~0.25 s that every command would pay otherwise. A failed load is
+ * not kept: the next parse tries again.
+ */
+export function loadHclParser(): Promise<HclParser> {
+  if (!loading) {
+    loading = import('@cdktf/hcl2json');
+    loading.catch(() => {
+      loading = undefined;
+    });
+  }
+  return loading;
+}
+
 /**
  * Parses Terraform files into hcl2json's JSON shape (block bodies as arrays, expressions as
  * `"${…}"` strings). `.tf.json` files are already JSON, which hcl2json does not accept, so they are
  * read as-is. Runs in a WASM module, which is why this is an adapter and not domain code.
  */
 export async function parseTemplateFiles(files: readonly TemplateFile[]): Promise<ParsedTemplateFile[]> {
-  // Loaded on first use: requiring hcl2json costs ~0.25 s, which every CLI command would pay otherwise.
-  const { parse } = await import('@cdktf/hcl2json');
+  const { parse } = await loadHclParser();
   const out: ParsedTemplateFile[] = [];
   // One at a time: the WASM bridge is a single Go runtime, and template directories are small.
   for (const { path, content } of files) {

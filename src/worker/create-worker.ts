@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
+import { loadHclParser } from '../adapters/hcl-parse';
 import { prebuiltWorkflowBundle } from './workflow-bundle';
 
 export interface WsmigrateWorkerOptions {
@@ -38,6 +39,9 @@ function workflowCode(opts: WsmigrateWorkerOptions): Pick<WorkerOptions, 'workfl
 }
 
 export async function createWsmigrateWorker(opts: WsmigrateWorkerOptions): Promise<Worker> {
+  // Paid once per process either way: at start (like the workflow bundle), not by the first migration's verify.
+  // A failed load is not kept (loadHclParser); the first parse tries again and fails that step with the reason.
+  loadHclParser().catch(() => undefined);
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,

@@ -9,6 +9,12 @@ export { pacingLine, type FleetPacingStatus } from '../domain/provisioner-pacing
 export const PACING_REFRESH_MS = 5_000;
 /** While held (users' builds queued, no daemon online), the daemons are read again this often: a user's build takes seconds, not minutes. */
 export const PACING_HOLD_RECHECK_MS = 1_000;
+/**
+ * While our own builds fill the share, a migration's end is reason enough to read again once the
+ * reading is this old: its builds are over, so a daemon may be free, and waiting out the full hold
+ * left it idle with nothing queued.
+ */
+export const PACING_FULL_RECHECK_MS = 250;
 
 const local = proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP);
 
@@ -33,19 +39,23 @@ export class FleetPacer {
   /** The window to use now (reads the daemons first when the last reading is stale). */
   async window(limit: number): Promise<number> {
     if (this.status.mode !== 'paced') return limit;
-    const maxAge = this.status.waiting || this.status.full ? PACING_HOLD_RECHECK_MS : PACING_REFRESH_MS;
+    const maxAge = this.status.waiting ? PACING_HOLD_RECHECK_MS : this.status.full ? PACING_FULL_RECHECK_MS : PACING_REFRESH_MS;
     if (this.lastReadMs === undefined || Date.now() - this.lastReadMs >= maxAge) await this.read();
     return this.status.mode === 'paced' ? Math.min(limit, this.status.waiting || this.status.full ? 0 : this.status.width) : limit;
   }
 
   /**
-   * How long to wait before asking again: soon while held. Otherwise the window is only as wide as
-   * the daemons allow and full of running migrations: nothing but one's end makes room, so no timer
-   * (a timer is two history events and an action per wait; a daemon that comes online is seen at
-   * the next end, when the reading is stale).
+   * How long to wait before asking again: soon while users' builds are queued or no daemon is online.
+   * Otherwise only a migration's end makes room worth a new reading, so no timer (a timer is two
+   * history events and an action per wait; a daemon that comes online is seen at the next end, when the
+   * reading is stale): when the window is as wide as the daemons allow and full of running migrations,
+   * and when our own builds fill the share while migrations run (their next end reads again, see
+   * PACING_FULL_RECHECK_MS). With none running, our share is full of builds that are not this fleet's
+   * (another run's, a template import), and only a timer reads again.
    */
-  recheckMs(): number | undefined {
-    return this.status.waiting || this.status.full ? PACING_HOLD_RECHECK_MS : undefined;
+  recheckMs(running: number): number | undefined {
+    if (this.status.waiting) return PACING_HOLD_RECHECK_MS;
+    return this.status.full && running === 0 ? PACING_HOLD_RECHECK_MS : undefined;
   }
 
   private async read(): Promise<void> {

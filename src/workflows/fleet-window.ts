@@ -72,7 +72,7 @@ export class SlidingWindow {
     this.run.refreshDetails();
     const before = finishedCount(st.counts);
     const woken = () => st.cancelled || st.paused || finishedCount(st.counts) !== before;
-    const recheckMs = pacer.recheckMs();
+    const recheckMs = pacer.recheckMs(st.running.length);
     await (recheckMs === undefined ? condition(woken) : condition(woken, recheckMs));
     return true;
   }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HclParseError, parseTemplateFiles } from '../../src/adapters/hcl-parse';
+import { HclParseError, loadHclParser, parseTemplateFiles } from '../../src/adapters/hcl-parse';
 
 const template = join(__dirname, '..', 'fixtures', 'plan', 'templates', 'k8s-old', 'main.tf');
 
@@ -27,5 +27,13 @@ describe('parseTemplateFiles', () => {
     await expect(bad).rejects.toThrow(HclParseError);
     await expect(bad).rejects.toThrow(/^broken\.tf: cannot parse HCL: \[broken\.tf:1,\d+-\d+: Unclosed configuration block/);
     await expect(parseTemplateFiles([{ path: 'x.tf.json', content: '{"resource":' }])).rejects.toThrow(/^x\.tf\.json: not valid JSON/);
+  });
+
+  it('loads the parser once per process: a worker loads it at start and every parse after uses that one', async () => {
+    const first = loadHclParser();
+    expect(loadHclParser()).toBe(first);
+    await parseTemplateFiles([{ path: 'main.tf', content: 'data "coder_workspace" "me" {}\n' }]);
+    expect(loadHclParser()).toBe(first);
+    expect(typeof (await first).parse).toBe('function');
   });
 });

@@ -1,3 +1,4 @@
+import type { WorkflowHandle } from '@temporalio/client';
 import { startFleet } from '../../src/client/fleet';
 import { migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
@@ -80,6 +81,48 @@ describe("migrateFleet paced by Coder's provisioner daemons", () => {
     expect(pvcUids(env)).toEqual(uidsBefore);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 240_000);
+});
+
+/** What each of the fleet's readings of the daemons decided, in order: 'hold', 'full' or 'room'. */
+function readingsOf(events: NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>): string[] {
+  return events
+    .map((e) => e.markerRecordedEventAttributes)
+    .filter((m) => m?.markerName === 'core_local_activity' && /readProvisionerCapacity/.test(Buffer.from(m.details?.data?.payloads?.[0]?.data ?? []).toString('utf8')))
+    .map((m) => {
+      const r = JSON.parse(Buffer.from(m?.details?.result?.payloads?.[0]?.data ?? []).toString('utf8')) as { decision?: { hold?: string; full?: boolean } };
+      return r.decision?.hold ? 'hold' : r.decision?.full ? 'full' : 'room';
+    });
+}
+
+describe('migrateFleet while its own builds fill the share', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    // Two daemons, share 1: two slots and up to four migrations at once; builds slow enough that ours fill both daemons.
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 6, buildLatencyMs: 1500, provisioners: 2 }));
+  });
+  afterAll(async () => env?.close());
+
+  it('waits for a migration to end, with no timer, and reads the daemons again then', async () => {
+    const uidsBefore = pvcUids(env);
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 10, provisionerShare: 1, archiveOldVersions: false, requireActiveVersion: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 6, failed: 0, restored: 0, needsAttention: 0 });
+    const events = (await handle.fetchHistory()).events ?? [];
+    const readings = readingsOf(events);
+    // A reading found both daemons busy with our builds: no new migration started then...
+    expect(readings).toContain('full');
+    // ...and the fleet waited for one to end, not on a timer: no users' build queued, every daemon online.
+    expect(events.filter((e) => e.timerStartedEventAttributes)).toEqual([]);
+    // A migration's end after a full reading was read as a chance that a daemon is free: the daemons were read again.
+    expect(readings.lastIndexOf('full')).toBeLessThan(readings.length - 1);
+    expect(mostChildrenInFlight(events)).toBeLessThanOrEqual(4);
+    expect(pvcUids(env)).toEqual(uidsBefore);
+  }, 180_000);
 });
 
 describe('migrateFleet without the daemons API', () => {
