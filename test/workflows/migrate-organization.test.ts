@@ -98,7 +98,8 @@ describe('migrateOrganization: cancel', () => {
   beforeAll(async () => {
     // Sorted before the seeded template, so it runs first, with enough workspaces for the cancel to land mid-way.
     gpu = uniqueTaskQueue('aaa');
-    env = await createMigrationEnv({ workspaces: 2, moreTemplates: [{ name: gpu, workspaces: 5 }] });
+    // One daemon: the test takes it away once the first fleet rolls, so that fleet cannot finish before the cancel lands.
+    env = await createMigrationEnv({ workspaces: 2, moreTemplates: [{ name: gpu, workspaces: 5 }], provisioners: 1 });
     await env.startWorker();
   });
   afterAll(async () => env?.close());
@@ -119,7 +120,11 @@ describe('migrateOrganization: cancel', () => {
     await approveTemplatesAsTheyAsk(env, [env.sim.template.name, gpu], async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
     await decide(env.t.client, id, 'approve', { approver: 'sre' });
     await waitFor(async () => (await organizationStatus(env.t.client, id)).progress?.templates.find((r) => r.template === gpu)?.state === 'rolling', 60_000);
+    // No daemon: the migration in flight waits for its next build and no other can end, so the cancel lands mid-way.
+    const daemons = env.sim.provisionerDaemons().map((d) => d.name);
+    for (const name of daemons) env.sim.setDaemonOffline(name);
     await controlFleet(env.t.client, id, 'cancel', 'sre', 'stop for today');
+    for (const name of daemons) env.sim.setDaemonOffline(name, false);
     await expect(env.t.client.workflow.getHandle(id).result()).rejects.toThrow();
     // Cancelled in Temporal too, the run and the template fleets it cancelled; one phase word for all of them.
     const described = await env.t.client.workflow.getHandle(id).describe();
