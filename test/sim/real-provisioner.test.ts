@@ -148,6 +148,14 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
       const version = await pushTemplateVersion(sim, claimForgottenAndGenerated());
       return [(await build(sim, 'start on the regenerating version', { transition: 'start', template_version_id: version.id })).effect];
     },
+    // removed{destroy=false} speaks of forgetting an address in a plan; a destroy plan destroys what the state
+    // holds whatever the config says (measured on Terraform 1.11): a workspace delete still deletes its claim.
+    'a workspace delete on the guard version before its state is migrated: the old claim goes with it': async (sim) => {
+      const guard = await pushTemplateVersion(sim, fixtureSource('template-v1-guard'), { promote: true });
+      const deleted = await build(sim, 'delete', { transition: 'delete', template_version_id: guard.id });
+      expect(deleted.effect).toMatchObject({ status: 'succeeded', destroyed: expect.arrayContaining(['PersistentVolumeClaim']) });
+      return [deleted.effect];
+    },
     'stop, start and delete on the original version': async (sim) => [
       (await build(sim, 'stop', { transition: 'stop' })).effect,
       (await build(sim, 'start', { transition: 'start' })).effect,
