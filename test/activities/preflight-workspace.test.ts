@@ -117,6 +117,19 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     expect(pf.prior.transition).toBe('stop');
   });
 
+  it('a running dormant workspace is refused (nobody may start it again after the stop), saying how to make it active; stopped, it passes, dormant since when', async () => {
+    const dormant = await api<{ dormant_at: string }>(sim, 'PUT', `/workspaces/${ws(8).id}/dormant`, { json: { dormant: true } });
+    expect(dormant.status).toBe(200);
+    const refused = await failure(acts().preflightWorkspace(inputFor(8)));
+    expect(refused).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+    expect(refused.message).toBe(
+      `preflight refused for ${ws(8).owner}/${ws(8).name}: the workspace is running but dormant (since ${dormant.body.dormant_at}): Coder lets nobody start a dormant workspace, so the migration could not start it again. ` +
+        `Make it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws(8).id}/dormant {"dormant": false}), or stop it and migrate it stopped`,
+    );
+    await startBuild(sim, ws(8).id, { transition: 'stop' });
+    expect(await acts().preflightWorkspace(inputFor(8))).toMatchObject({ prior: { transition: 'stop' }, dormantSince: dormant.body.dormant_at });
+  });
+
   it('a build still running is busy (retried), not refused, naming the build', async () => {
     sim.setDaemonOffline('sim-provisioner-1');
     try {
