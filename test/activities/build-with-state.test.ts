@@ -360,7 +360,7 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
     }
   });
 
-  it('a migrated blob that does not hold its hash, or a backup that cannot be read, stops it before anything is sent', async () => {
+  it('a migrated blob that does not hold its hash or cannot be read, or a backup that cannot be read, stops it before anything is sent', async () => {
     const { req, backup } = await input(3);
     await expect(acts().buildWithState({ ...req, state: { ref: req.state.ref, sha256: 'f'.repeat(64) } })).rejects.toMatchObject({
       type: FailureType.conflict,
@@ -370,6 +370,12 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
     await expect(acts(noBackup).buildWithState(req)).rejects.toMatchObject({
       type: FailureType.blobUnavailable,
       message: expect.stringMatching(new RegExp(`^migrated-state build failed for ${req.subject}: .*\\. Nothing was written to Coder: build #${req.read.buildNumber} is unchanged; run the migration again to take a fresh backup$`)),
+    });
+    // The migrated state itself unreadable: the same words, without the backup's advice.
+    const noMigrated: BlobStore = { ...blobs, get: (ref) => (ref === req.state.ref ? blobs.get(`sha256:${'0'.repeat(64)}`) : blobs.get(ref)) };
+    await expect(acts(noMigrated).buildWithState(req)).rejects.toMatchObject({
+      type: FailureType.blobUnavailable,
+      message: expect.stringMatching(new RegExp(`^migrated-state build failed for ${req.subject}: .*\\. Nothing was written to Coder: build #${req.read.buildNumber} is unchanged$`)),
     });
     expect(posts).toEqual([]);
     expect((await coder().workspace(ws(3).id)).latest_build.id).toBe(req.read.id);
