@@ -38,10 +38,10 @@ export const PARTS = {
     scanner: { mutate: ['src/domain/state/json-spans.ts'], tests: ['<rootDir>/test/domain/state/**/*.test.ts'] },
   },
   activities: {
-    // 2026-12-02: a-c 79.11% (archive-versions.ts, tested only through the workflows, 57 of its 73 uncovered).
-    'a-c': { mutate: ['src/activities/[a-c]*.ts'], break: 78 },
+    // 2026-12-06: a-c 95.58% (79.11% on 2026-12-02, before archive-versions.ts had unit tests), d-p 86.04%.
+    'a-c': { mutate: ['src/activities/[a-c]*.ts'], break: 94 },
     // metered.ts (the activities' metrics) is tested beside the metrics it feeds, test/adapters/metrics/.
-    'd-p': { mutate: ['src/activities/[d-p]*.ts'], tests: ['<rootDir>/test/activities/**/*.test.ts', '<rootDir>/test/adapters/metrics/metrics-units.test.ts'] },
+    'd-p': { mutate: ['src/activities/[d-p]*.ts'], tests: ['<rootDir>/test/activities/**/*.test.ts', '<rootDir>/test/adapters/metrics/metrics-units.test.ts'], break: 85 },
     'q-z': { mutate: ['src/activities/[q-z]*.ts'] },
   },
 };
