@@ -117,6 +117,9 @@ describe('archiving the old versions after a fleet', () => {
     try {
       await expect(plan()).rejects.toMatchObject({ nonRetryable: false, message: expect.stringMatching(new RegExp(`^archive plan failed for template ${sim.template.name}: `)) });
       await expect(archive([fresh])).rejects.toMatchObject({ nonRetryable: false, message: expect.stringMatching(new RegExp(`^archive plan failed for template ${sim.template.name}: `)) });
+      // The template's versions unreadable as well.
+      sim.setFaults({ error500Rate: 1, only: [`/api/v2/templates/${sim.template.id}/versions`] });
+      await expect(plan()).rejects.toMatchObject({ nonRetryable: false, message: expect.stringMatching(new RegExp(`^archive plan failed for template coder/${sim.template.name}: `)) });
     } finally {
       sim.setFaults(undefined);
     }

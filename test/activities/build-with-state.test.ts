@@ -381,6 +381,21 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
     expect((await coder().workspace(ws(3).id)).latest_build.id).toBe(req.read.id);
   });
 
+  it('a POST Coder fails with a 500 (after the retries) fails the step for Temporal to retry: not taken for a build someone made meanwhile', async () => {
+    const { req } = await input(3);
+    sim.setFaults({ error500Rate: 1, only: [`/api/v2/workspaces/${ws(3).id}/builds`] });
+    try {
+      await expect(acts().buildWithState({ ...req, timeoutMs: 1_000 })).rejects.toMatchObject({
+        type: 'CoderApi.server',
+        nonRetryable: false,
+        message: expect.stringMatching(new RegExp(`^migrated-state build failed for ${req.subject}: `)),
+      });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    expect((await coder().workspace(ws(3).id)).latest_build.id).toBe(req.read.id);
+  });
+
   it("someone's build that becomes active between the read and the POST stands: Coder's 409 ends the step naming theirs, ours is not queued behind it", async () => {
     const { req } = await input(5);
     offline();
