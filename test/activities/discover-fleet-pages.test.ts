@@ -55,8 +55,16 @@ describe('fleet discovery, one page at a time', () => {
     // Asked again after the last one (a workflow that retried its last page): nothing, the same cursor, exhausted.
     const past = await discover({ offset: third.nextOffset, after: third.cursor });
     expect(past).toMatchObject({ items: [], nextOffset: 7, cursor: third.cursor, exhausted: true });
-    // Without a cursor (the first run of a page), the offset says where it starts.
+    // Without a cursor (the first run of a page), the offset says where it starts; with one, the cursor does.
     expect(names(await discover({ offset: 5 }))).toEqual(sorted.slice(5));
+    expect(names(await discover({ offset: 0, after: first.cursor }))).toEqual(sorted.slice(3, 6));
+    const end = await discover({ offset: 7 });
+    expect(end).toMatchObject({ items: [], exhausted: true });
+    expect('cursor' in end).toBe(false);
+    // Seven workspaces fit in one page of Coder's listing: one request a page.
+    const before = sim.requestLog().length;
+    await discover({ offset: 3 });
+    expect(sim.requestLog().slice(before).filter((r) => r.method === 'GET' && r.path === '/api/v2/workspaces')).toHaveLength(1);
   });
 
   it("checks the token on the first page only, before listing: a Template Admin's is refused there", async () => {
@@ -82,6 +90,13 @@ describe('fleet discovery, one page at a time', () => {
     });
     // Each pass: the 7 workspaces, then an empty page past them.
     expect(sim.requestLog().slice(before).filter((r) => r.method === 'GET' && r.path === '/api/v2/workspaces')).toHaveLength(10);
+    // A listing Coder fails (500 after the retries) names the step.
+    sim.setFaults({ error500Rate: 1, only: ['/api/v2/workspaces'] });
+    try {
+      await expect(discover({ offset: 3 })).rejects.toMatchObject({ nonRetryable: false, message: expect.stringMatching(new RegExp(`^discovery failed for template coder/${sim.template.name}: `)) });
+    } finally {
+      sim.setFaults(undefined);
+    }
   });
 
   it("holds back, for a human, a workspace whose latest migration ended needs-attention; one retried since by hand is offered again", async () => {
@@ -111,11 +126,11 @@ describe('fleet discovery, one page at a time', () => {
   });
   // Last: it moves a workspace onto the target version.
   it('counts a workspace already on the target version as done and one the filters leave out as filtered, listing neither', async () => {
-    const [done, excluded] = [sorted[1], sorted[4]];
+    const [done, excluded, alsoExcluded] = [sorted[1], sorted[4], sorted[5]];
     const doneWs = sim.workspaces().find((w) => `${w.owner}/${w.name}` === done)!;
     expect((await startBuild(sim, doneWs.id, { transition: 'start', template_version_id: target })).job.status).toBe('succeeded');
-    const page = await discover({ pageSize: 10, filters: { status: 'any', owners: [], exclude: [excluded] } });
-    expect(names(page)).toEqual(sorted.filter((k) => k !== done && k !== excluded));
-    expect(page).toMatchObject({ alreadyDone: 1, filteredOut: 1, total: 7, exhausted: true });
+    const page = await discover({ pageSize: 10, filters: { status: 'any', owners: [], exclude: [excluded, alsoExcluded] } });
+    expect(names(page)).toEqual(sorted.filter((k) => k !== done && k !== excluded && k !== alsoExcluded));
+    expect(page).toMatchObject({ alreadyDone: 1, filteredOut: 2, total: 7, exhausted: true });
   });
 });

@@ -131,6 +131,25 @@ describe('pushTemplateVersion carries the source version\'s variable values and 
       expect((await coder.templateVersions(sim.template.id)).length).toBe(before + 2);
     });
 
+    test('a push that does not name its organization and template cannot pick the values: refused as not given, never guessed', async () => {
+      const read: string[] = [];
+      const active = await pushActive(withSecret, { user_variable_values: [{ name: 'registry_token', value: 'tok-123' }] });
+      const rewritten = await acts().rewriteTemplateSource({ subject: 'coder/k8s-dev', versionId: active, renameDifferent: false });
+      const push = makePushTemplateVersion({ coder, blobs: createFileBlobStore({ dir }), notifier: { notify: async () => undefined }, templateVariables: given({ registry_token: 'tok-123' }, read) });
+      const input = { subject: 'coder/k8s-dev', organizationId: sim.orgId, templateId: sim.template.id, sourceRef: rewritten.source!.ref, versionName: rewritten.versionName, sourceVersionId: active };
+      for (const named of [{}, { organization: 'coder' }, { template: sim.template.name }]) {
+        await expect(push({ ...input, ...named })).rejects.toMatchObject({ type: FailureType.refused, message: expect.stringContaining('registry_token') });
+      }
+      expect(read).toEqual([]);
+    });
+
+    test('a source that fails for another reason (its store unreachable) is not a refusal: the step fails for a retry', async () => {
+      const unreachable: TemplateVariableValues = { valuesFor: async () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.9:443')), whereFor: () => 'nowhere' };
+      const err = (await pushWith(unreachable).catch((e: unknown) => e)) as { type?: string; message: string };
+      expect(err.message).toBe('connect ECONNREFUSED 10.0.0.9:443');
+      expect(err.type).not.toBe(FailureType.refused);
+    });
+
     test('a template without a sensitive variable never reads them: a broken source does not stop its push', async () => {
       const read: string[] = [];
       const broken: TemplateVariableValues = {
@@ -146,6 +165,17 @@ describe('pushTemplateVersion carries the source version\'s variable values and 
     });
   });
 
+  test('run again after its version was created (a retry), it finds that version by name instead of pushing a second one', async () => {
+    const a = acts();
+    const rewritten = await a.rewriteTemplateSource({ subject: 'coder/k8s-dev', versionId: sim.template.originalVersionId, renameDifferent: false });
+    const input = { subject: 'coder/k8s-dev', organizationId: sim.orgId, templateId: sim.template.id, sourceRef: rewritten.source!.ref, versionName: rewritten.versionName, sourceVersionId: sim.template.originalVersionId };
+    const first = await a.pushTemplateVersion(input);
+    const count = (await coder.templateVersions(sim.template.id)).length;
+    expect(await a.pushTemplateVersion(input)).toEqual(first);
+    expect((await coder.templateVersions(sim.template.id)).length).toBe(count);
+    expect((await coder.templateVersion(first.versionId)).name).toBe(rewritten.versionName);
+  });
+
   test('a version whose import fails is refused with what Coder said, and the active version is unchanged', async () => {
     const active = sim.template.activeVersionId;
     const blobs = createFileBlobStore({ dir });
@@ -156,6 +186,8 @@ describe('pushTemplateVersion carries the source version\'s variable values and 
       nonRetryable: true,
       message: expect.stringMatching(/^push template version refused for coder\/k8s-dev: the new version wsmigrate-broken failed to import \(failed: .+\); the active version is unchanged$/),
     });
+    // Coder's own words for the failure, not the fallback for a job without any.
+    expect(((await push.catch((e: unknown) => e)) as Error).message).not.toContain('no error text');
     expect((await coder.template(sim.template.id)).active_version_id).toBe(active);
   });
 });
