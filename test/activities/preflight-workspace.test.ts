@@ -8,7 +8,7 @@ import type { WorkspacePreflightInput } from '../../src/activities/preflight-wor
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
-import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { packTar, startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild } from '../sim/helpers';
 
 /** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
@@ -102,6 +102,15 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     await startBuild(sim, ws(2).id, { transition: 'start', template_version_id: v1 });
     const migrated = await acts().preflightWorkspace(inputFor(2));
     expect(migrated).toMatchObject({ alreadyMigrated: true, onTargetVersion: true, renameable: 0, prior: { transition: 'start', templateVersionId: v1 } });
+  });
+
+  it("a workspace with nothing left to rename is not refused over the target's variable values: no build of the migration will run", async () => {
+    // ws(2) was migrated onto v1 above; the target is another _v1 version pushed with another namespace.
+    const c = coder();
+    const file = await c.uploadFile(await packTar([{ name: 'main.tf', content: fixtureSource('template-v1') }]));
+    const other = (await c.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash, user_variable_values: [{ name: 'namespace', value: 'team-b' }] })).id;
+    expect((await c.waitForTemplateVersion(other)).job.status).toBe('succeeded');
+    expect(await acts().preflightWorkspace(inputFor(2, { targetVersionId: other }))).toMatchObject({ alreadyMigrated: true, renameable: 0, onTargetVersion: false });
   });
 
   it('a start that failed returns to stopped, not to a start that never ran', async () => {
