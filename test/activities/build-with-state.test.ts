@@ -96,6 +96,8 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
     const built = (await env.run(acts().buildWithState, input)) as { buildId: string };
     expect(beats[0]).toEqual({ buildId: built.buildId });
     expect(beats.length).toBeGreaterThan(1);
+    // Each poll's beat names the build too: the last beat is what a retry reads its build from.
+    expect(beats.slice(1)).toContainEqual({ buildId: built.buildId, status: 'succeeded' });
   });
 
   it('never writes over a build someone made after the one read: builtMeanwhile, nothing sent', async () => {

@@ -104,6 +104,18 @@ describe("a retried step's own build, and everyone else's", () => {
       });
       expect(sent).toEqual([]);
     });
+
+    it('a stop someone pinned to the new version right after the read has our version but not our transition: not the migrated-state build', async () => {
+      const { input } = await prepared(1);
+      const theirs = await byOwner(1, { transition: 'stop', template_version_id: v1 });
+      expect(theirs).toMatchObject({ build_number: input.read.buildNumber + 1, transition: 'stop', template_version_id: v1 });
+      sent.length = 0;
+      await expect(acts().buildWithState(input)).rejects.toMatchObject({
+        type: FailureType.builtMeanwhile,
+        message: expect.stringContaining(`build #${theirs.build_number} (stop, succeeded) was started by ${ws(1).owner} after build #${input.read.buildNumber}`),
+      });
+      expect(sent).toEqual([]);
+    });
   });
 
   describe('stopWorkspace and startPinned', () => {
