@@ -30,7 +30,8 @@ export const PARTS = {
     // without one falls back to its area's until a whole run sets it.
     core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'], break: 85 },
     plan: { mutate: ['src/domain/plan/**/*.ts'], break: 93 },
-    hcl: { mutate: ['src/domain/hcl/**/*.ts', 'src/domain/{template-rewrite,template-model}.ts'] },
+    // 2026-12-06: the first whole run, 88.07%.
+    hcl: { mutate: ['src/domain/hcl/**/*.ts', 'src/domain/{template-rewrite,template-model}.ts'], break: 87 },
     state: { mutate: ['src/domain/state/**/*.ts', '!src/domain/state/json-spans.ts', 'src/domain/{state-rename,type-map}.ts'] },
     // The JSON scanner is under every state parse: against every domain test, each of its mutants ran
     // all the state tests (0.2-0.3 mutants a second). Judged by the state reader's own tests, whose
