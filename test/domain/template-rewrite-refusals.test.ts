@@ -80,6 +80,16 @@ describe('guard files the template already has', () => {
     expect(report.guards).toEqual([{ from: 'kubernetes_persistent_volume_claim.cache' }]);
   });
 
+  test('a guard file listed first in the template is updated in place, not written a second time', () => {
+    const first = rewriteTemplate([{ path: 'main.tf', content: pvc() }]).files;
+    const guards = first.find((f) => f.path === 'wsmigrate_guards.tf')!;
+    const later = [guards, { path: 'main.tf', content: `${first.find((f) => f.path === 'main.tf')!.content}${pvc('cache')}` }];
+    const { files } = rewriteTemplate(later);
+    expect(files.map((f) => f.path)).toEqual(['wsmigrate_guards.tf', 'main.tf']);
+    expect(files[0].content).toContain('from = kubernetes_persistent_volume_claim.home');
+    expect(files[0].content).toContain('from = kubernetes_persistent_volume_claim.cache');
+  });
+
   test('the guard file name must be a plain .tf file of the root folder', () => {
     for (const name of ['guards/wsmigrate.tf', 'guards\\w.tf', 'guards.tf.json', 'guards.tfx', 'tf']) {
       expect(thrown(() => rewriteTemplate([{ path: 'main.tf', content: pvc() }], { guardFileName: name })).message).toBe(
