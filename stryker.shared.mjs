@@ -39,11 +39,12 @@ export const PARTS = {
     scanner: { mutate: ['src/domain/state/json-spans.ts'], tests: ['<rootDir>/test/domain/state/**/*.test.ts'] },
   },
   activities: {
-    // 2026-12-06: a-c 95.58% (79.11% on 2026-12-02, before archive-versions.ts had unit tests), d-p 86.04%.
+    // 2026-12-06: a-c 95.58% (79.11% on 2026-12-02, before archive-versions.ts had unit tests), d-p 86.04% (63.34% whole, before).
     'a-c': { mutate: ['src/activities/[a-c]*.ts'], break: 94 },
     // metered.ts (the activities' metrics) is tested beside the metrics it feeds, test/adapters/metrics/.
     'd-p': { mutate: ['src/activities/[d-p]*.ts'], tests: ['<rootDir>/test/activities/**/*.test.ts', '<rootDir>/test/adapters/metrics/metrics-units.test.ts'], break: 85 },
-    'q-z': { mutate: ['src/activities/[q-z]*.ts'] },
+    // 2026-12-06: q-z 71.38% whole, 85.86% once rewrite-template-source.ts had unit tests.
+    'q-z': { mutate: ['src/activities/[q-z]*.ts'], break: 84 },
   },
 };
 
