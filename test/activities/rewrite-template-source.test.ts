@@ -61,7 +61,7 @@ describe('rewriteTemplateSource', () => {
     expect(files.get('main.tf')).toContain('resource "kubernetes_persistent_volume_claim_v1" "home"');
     expect(files.get('main.tf')).not.toMatch(/resource "kubernetes_persistent_volume_claim" /);
     expect(files.get('wsmigrate_guards.tf')).toMatch(/removed \{\s*from\s*=\s*kubernetes_persistent_volume_claim\.home/);
-    expect([...files.keys()].sort()).toEqual(['README.md', 'main.tf', 'wsmigrate_guards.tf']);
+    expect((await readTar(tar)).map((f) => f.path).sort()).toEqual(['README.md', 'main.tf', 'wsmigrate_guards.tf']);
     expect((await blobs.list()).find((b) => b.ref === r.source!.ref)?.records).toEqual([expect.objectContaining({ kind: 'template-source', label: 'template coder/k8s-dev' })]);
   });
 
@@ -83,7 +83,7 @@ describe('rewriteTemplateSource', () => {
     await expect(rewrite(broken)).rejects.toMatchObject({
       type: FailureType.refused,
       nonRetryable: true,
-      message: expect.stringMatching(/^rewrite template refused for template coder\/k8s-dev: .+\. Fix the template source \(`wsmigrate template rewrite DIR` shows the same problem offline\), push it as a new version, then run again$/),
+      message: expect.stringMatching(/^rewrite template refused for template coder\/k8s-dev: main\.tf:\d+.*\. Fix the template source \(`wsmigrate template rewrite DIR` shows the same problem offline\), push it as a new version, then run again$/),
     });
     const remote = (await pushTemplateVersion(sim, `${K8S_TEMPLATE_MAIN_TF}\nmodule "extra" {\n  source = "git::https://deploy:hunter2@git.example.com/mods.git//k8s"\n}\n`)).id;
     const refused = (await rewrite(remote).catch((e: unknown) => e)) as { type: string; message: string };
@@ -93,6 +93,15 @@ describe('rewriteTemplateSource', () => {
     expect(refused.message).not.toContain('hunter2');
     expect((await blobs.list()).length).toBe(before);
     expect(await rewrite(remote, { allowRemoteModules: true })).toMatchObject({ unchanged: false, renamedCount: 4 });
+  });
+
+  it('a source Coder fails to give (500 after the retries) fails the step for a retry, not a refusal', async () => {
+    sim.setFaults({ error500Rate: 1, only: [`/api/v2/templateversions/${sim.template.originalVersionId}`] });
+    try {
+      await expect(rewriteWith()({ subject: 'template coder/k8s-dev', versionId: sim.template.originalVersionId, renameDifferent: false })).rejects.toMatchObject({ type: 'CoderApi.server', nonRetryable: false });
+    } finally {
+      sim.setFaults(undefined);
+    }
   });
 
   it('refuses a version whose file is not a template archive, naming the version', async () => {
@@ -129,6 +138,14 @@ describe('rewriteTemplateSource', () => {
 
     it('the value it was pushed with: rewritten and stored', async () => {
       expect(await rewriteToPush({ home_suffix: 'home' })).toMatchObject({ unchanged: false, renamedCount: 4 });
+    });
+
+    it('a version no workspace is built on yet has no state to compare: rewritten and stored', async () => {
+      const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: withSensitiveName }]));
+      const unbuilt = (await coder.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash, user_variable_values: [{ name: 'home_suffix', value: 'home' }] })).id;
+      expect((await coder.waitForTemplateVersion(unbuilt)).job.status).toBe('succeeded');
+      const r = await rewriteWith(given({ home_suffix: secret }))({ subject: 'template coder/k8s-dev', versionId: unbuilt, renameDifferent: false, pushTo: { organization: 'coder', template: sim.template.name } });
+      expect(r).toMatchObject({ unchanged: false, renamedCount: 4 });
     });
 
     it("none given: refused before any gate, saying where to give it", async () => {
