@@ -34,7 +34,7 @@ describe('rewriteTemplateSource', () => {
 
   let coder: CoderClient;
   const rewriteWith = (templateVariables?: TemplateVariableValues) =>
-    stepsOf({ coder: new CoderClient({ url: sim.url, token: sim.token }), blobs, notifier: { notify: async () => undefined }, ...(templateVariables ? { templateVariables } : {}) }, { rewrite: makeRewriteTemplateSource }).rewrite;
+    stepsOf({ coder: new CoderClient({ url: sim.url, token: sim.token, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } }), blobs, notifier: { notify: async () => undefined }, ...(templateVariables ? { templateVariables } : {}) }, { rewrite: makeRewriteTemplateSource }).rewrite;
   const rewrite = (versionId: string, more: { allowRemoteModules?: boolean; zeroTouch?: boolean } = {}) => rewriteWith()({ subject: 'template coder/k8s-dev', versionId, renameDifferent: false, ...more });
   const filesOf = async (ref: string) => new Map((await readTar(await blobs.get(ref))).map((f) => [f.path, f.bytes.toString('utf8')]));
 
