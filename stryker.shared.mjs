@@ -26,13 +26,13 @@ const AREAS = {
  */
 export const PARTS = {
   domain: {
-    // `break`: just under the part's last whole run (2026-12-02: core 86.35%, plan 94.06%); a part
+    // `break`: just under the part's last run (whole: core 86.35% and plan 94.06% on 2026-12-02,
+    // hcl 88.07% and state 90.54% on 2026-12-06; core 88.95% from its baseline on 2026-12-06); a part
     // without one falls back to its area's until a whole run sets it.
-    core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'], break: 85 },
+    core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'], break: 87 },
     plan: { mutate: ['src/domain/plan/**/*.ts'], break: 93 },
-    // 2026-12-06: the first whole run, 88.07%.
     hcl: { mutate: ['src/domain/hcl/**/*.ts', 'src/domain/{template-rewrite,template-model}.ts'], break: 87 },
-    state: { mutate: ['src/domain/state/**/*.ts', '!src/domain/state/json-spans.ts', 'src/domain/{state-rename,type-map}.ts'] },
+    state: { mutate: ['src/domain/state/**/*.ts', '!src/domain/state/json-spans.ts', 'src/domain/{state-rename,type-map}.ts'], break: 89 },
     // The JSON scanner is under every state parse: against every domain test, each of its mutants ran
     // all the state tests (0.2-0.3 mutants a second). Judged by the state reader's own tests, whose
     // properties hold it to JSON.parse: a lower bound on what the whole suite catches.
