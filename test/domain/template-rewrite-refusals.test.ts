@@ -109,6 +109,16 @@ describe('refusals of the plain rewrite', () => {
     );
   });
 
+  test('every DIFFERENT block is listed, one entry each; a template with something renamed is not "unchanged", one without is', () => {
+    const { report } = rewriteTemplate([{ path: 'main.tf', content: `resource "kubernetes_ingress" "a" {}\nresource "kubernetes_ingress" "b" {}\n${pvc()}` }]);
+    expect(report.refused.map((r) => [r.file, r.line, r.type])).toEqual([
+      ['main.tf', 1, 'kubernetes_ingress'],
+      ['main.tf', 2, 'kubernetes_ingress'],
+    ]);
+    expect(report.unchanged).toBe(false);
+    expect(rewriteTemplate([{ path: 'main.tf', content: 'resource "kubernetes_secret_v1" "s" {}\n' }]).report.unchanged).toBe(true);
+  });
+
   test('a DIFFERENT pair is refused with what to do, its note included', () => {
     const { report } = rewriteTemplate([{ path: 'main.tf', content: 'resource "kubernetes_ingress" "web" {}\n' }]);
     expect(report.refused).toEqual([
