@@ -27,7 +27,7 @@ const AREAS = {
 export const PARTS = {
   domain: {
     // `break`: just under the part's last run (whole: core 86.35% and plan 94.06% on 2026-12-02,
-    // hcl 88.07% and state 90.54% on 2026-12-06; core 88.95% from its baseline on 2026-12-06); a part
+    // hcl 88.07%, state 90.54% and scanner 78.29% on 2026-12-06; core 88.95% from its baseline on 2026-12-06); a part
     // without one falls back to its area's until a whole run sets it.
     core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'], break: 87 },
     plan: { mutate: ['src/domain/plan/**/*.ts'], break: 93 },
@@ -36,7 +36,7 @@ export const PARTS = {
     // The JSON scanner is under every state parse: against every domain test, each of its mutants ran
     // all the state tests (0.2-0.3 mutants a second). Judged by the state reader's own tests, whose
     // properties hold it to JSON.parse: a lower bound on what the whole suite catches.
-    scanner: { mutate: ['src/domain/state/json-spans.ts'], tests: ['<rootDir>/test/domain/state/**/*.test.ts'] },
+    scanner: { mutate: ['src/domain/state/json-spans.ts'], tests: ['<rootDir>/test/domain/state/**/*.test.ts'], break: 77 },
   },
   activities: {
     // 2026-12-06: a-c 95.58% (79.11% on 2026-12-02, before archive-versions.ts had unit tests), d-p 86.04% (63.34% whole, before).
