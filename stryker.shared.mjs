@@ -40,10 +40,10 @@ export const PARTS = {
     scanner: { mutate: ['src/domain/state/json-spans.ts'], tests: ['<rootDir>/test/domain/state/**/*.test.ts', '<rootDir>/test/domain/state-rename*.test.ts'], break: 77 },
   },
   activities: {
-    // 2026-12-06: a-c 95.58% (79.11% on 2026-12-02, before archive-versions.ts had unit tests), d-p 86.04% (63.34% whole, before).
+    // 2026-12-06: a-c 95.58% (79.11% on 2026-12-02, before archive-versions.ts had unit tests), d-p 93.10% (63.34% whole, before its unit tests).
     'a-c': { mutate: ['src/activities/[a-c]*.ts'], break: 94 },
     // metered.ts (the activities' metrics) is tested beside the metrics it feeds, test/adapters/metrics/.
-    'd-p': { mutate: ['src/activities/[d-p]*.ts'], tests: ['<rootDir>/test/activities/**/*.test.ts', '<rootDir>/test/adapters/metrics/metrics-units.test.ts'], break: 85 },
+    'd-p': { mutate: ['src/activities/[d-p]*.ts'], tests: ['<rootDir>/test/activities/**/*.test.ts', '<rootDir>/test/adapters/metrics/metrics-units.test.ts'], break: 92 },
     // 2026-12-06: q-z 71.38% whole, 87.01% once rewrite-template-source.ts had unit tests.
     'q-z': { mutate: ['src/activities/[q-z]*.ts'], break: 86 },
   },
