@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { isCoderApiError, type WorkspaceBuild } from '../adapters/coder';
 import type { CoderApi } from './ports';
-import { downgradeHazardsAgainst } from '../domain/downgrade-guard';
+import { downgradeHazardsAgainst, holdsMigratedEntries } from '../domain/downgrade-guard';
 import { rootDeclarationsOf } from './template-facts';
 import { parseStateV4, StateFormatError } from '../domain/state';
 import { FailureType, coderStep, jobOutcomeText, refuse } from './failures';
@@ -154,7 +154,7 @@ export async function refuseDowngrade(coder: CoderApi, step: string, subject: st
     if (err instanceof StateFormatError) return; // not ours to judge here: preflight refuses unreadable state
     throw err;
   }
-  if (!resources.some((r) => r.mode === 'managed' && r.type.startsWith('kubernetes_') && /_v\d+(beta\d+)?$/.test(r.type))) return;
+  if (!holdsMigratedEntries(resources)) return;
   let load = loaders.get(coder);
   if (!load) {
     load = cachedTemplateSourceLoader(coder);

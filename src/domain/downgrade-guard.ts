@@ -4,6 +4,8 @@ import type { TemplateFile } from './hcl/template-file';
 import type { StateResourceView } from './state/parse';
 import { lookupReplacement } from './type-map';
 
+type StateEntry = Pick<StateResourceView, 'module' | 'mode' | 'type' | 'name'>;
+
 /**
  * The downgrade: a workspace whose state holds `T_v1.x` built with a version that declares the
  * deprecated `T.x` (and no `T_v1.x`). Terraform destroys the `_v1` object (no config for it) and
@@ -11,7 +13,7 @@ import { lookupReplacement } from './type-map';
  * volume is gone (measured on the real stack, reference/real-kubernetes.md "Zero-touch").
  * Returns one line per endangered state entry; empty when the version is safe for this state.
  */
-export function downgradeHazards(state: readonly Pick<StateResourceView, 'module' | 'mode' | 'type' | 'name'>[], versionFiles: readonly TemplateFile[]): string[] {
+export function downgradeHazards(state: readonly StateEntry[], versionFiles: readonly TemplateFile[]): string[] {
   return downgradeHazardsAgainst(state, rootManagedDeclarations(versionFiles));
 }
 
@@ -26,12 +28,21 @@ export function rootManagedDeclarations(versionFiles: readonly TemplateFile[]): 
   );
 }
 
+/** The migrated type of a root managed entry (the only entries a version's root declarations can endanger). */
+function migratedTypeOf(r: StateEntry) {
+  return r.mode === 'managed' && r.module === undefined ? lookupReplacement('managed', r.type) : undefined;
+}
+
+/** False when no version can be a downgrade for this state (downgradeHazardsAgainst finds nothing whatever it is given): no need to read one. */
+export function holdsMigratedEntries(state: readonly StateEntry[]): boolean {
+  return state.some((r) => migratedTypeOf(r) !== undefined);
+}
+
 /** downgradeHazards, given the version's root declarations (read once per version by a caller that builds many workspaces). */
-export function downgradeHazardsAgainst(state: readonly Pick<StateResourceView, 'module' | 'mode' | 'type' | 'name'>[], declared: ReadonlySet<string>): string[] {
+export function downgradeHazardsAgainst(state: readonly StateEntry[], declared: ReadonlySet<string>): string[] {
   const hazards: string[] = [];
   for (const r of state) {
-    if (r.mode !== 'managed' || r.module !== undefined) continue;
-    const mapping = lookupReplacement('managed', r.type);
+    const mapping = migratedTypeOf(r);
     if (!mapping) continue;
     const old = `${mapping.deprecated}.${r.name}`;
     if (declared.has(old) && !declared.has(`${r.type}.${r.name}`)) {

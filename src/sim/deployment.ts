@@ -358,12 +358,17 @@ export class SimDeployment {
 
   /**
    * Archives a version as coderd's ArchiveUnusedTemplateVersions does: never the active version,
-   * never one a workspace's latest build uses. Returns the ids archived (empty when refused).
+   * never one a workspace's latest build uses, unless that build is a delete (even a failed one).
+   * Returns the ids archived (empty when refused).
    */
   archiveUnusedVersions(actor: User, template: TemplateRecord, onlyVersionId?: string): string[] {
     if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.');
     const inUse = new Set(
-      [...this.workspaces.values()].filter((ws) => !ws.deleted && ws.templateId === template.id).map((ws) => this.latestBuild(ws).templateVersionId),
+      [...this.workspaces.values()]
+        .filter((ws) => !ws.deleted && ws.templateId === template.id)
+        .map((ws) => this.latestBuild(ws))
+        .filter((b) => b.transition !== 'delete')
+        .map((b) => b.templateVersionId),
     );
     const archived: string[] = [];
     for (const v of this.versions.values()) {

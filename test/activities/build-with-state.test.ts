@@ -96,6 +96,8 @@ describe('buildWithState and restoreByBuild: one build carries the state, only o
     const built = (await env.run(acts().buildWithState, input)) as { buildId: string };
     expect(beats[0]).toEqual({ buildId: built.buildId });
     expect(beats.length).toBeGreaterThan(1);
+    // Each poll's beat names the build too: the last beat is what a retry reads its build from.
+    expect(beats.slice(1)).toContainEqual({ buildId: built.buildId, status: 'succeeded' });
   });
 
   it('never writes over a build someone made after the one read: builtMeanwhile, nothing sent', async () => {
@@ -360,7 +362,7 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
     }
   });
 
-  it('a migrated blob that does not hold its hash, or a backup that cannot be read, stops it before anything is sent', async () => {
+  it('a migrated blob that does not hold its hash or cannot be read, or a backup that cannot be read, stops it before anything is sent', async () => {
     const { req, backup } = await input(3);
     await expect(acts().buildWithState({ ...req, state: { ref: req.state.ref, sha256: 'f'.repeat(64) } })).rejects.toMatchObject({
       type: FailureType.conflict,
@@ -371,7 +373,28 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
       type: FailureType.blobUnavailable,
       message: expect.stringMatching(new RegExp(`^migrated-state build failed for ${req.subject}: .*\\. Nothing was written to Coder: build #${req.read.buildNumber} is unchanged; run the migration again to take a fresh backup$`)),
     });
+    // The migrated state itself unreadable: the same words, without the backup's advice.
+    const noMigrated: BlobStore = { ...blobs, get: (ref) => (ref === req.state.ref ? blobs.get(`sha256:${'0'.repeat(64)}`) : blobs.get(ref)) };
+    await expect(acts(noMigrated).buildWithState(req)).rejects.toMatchObject({
+      type: FailureType.blobUnavailable,
+      message: expect.stringMatching(new RegExp(`^migrated-state build failed for ${req.subject}: .*\\. Nothing was written to Coder: build #${req.read.buildNumber} is unchanged$`)),
+    });
     expect(posts).toEqual([]);
+    expect((await coder().workspace(ws(3).id)).latest_build.id).toBe(req.read.id);
+  });
+
+  it('a POST Coder fails with a 500 (after the retries) fails the step for Temporal to retry: not taken for a build someone made meanwhile', async () => {
+    const { req } = await input(3);
+    sim.setFaults({ error500Rate: 1, only: [`/api/v2/workspaces/${ws(3).id}/builds`] });
+    try {
+      await expect(acts().buildWithState({ ...req, timeoutMs: 1_000 })).rejects.toMatchObject({
+        type: 'CoderApi.server',
+        nonRetryable: false,
+        message: expect.stringMatching(new RegExp(`^migrated-state build failed for ${req.subject}: `)),
+      });
+    } finally {
+      sim.setFaults(undefined);
+    }
     expect((await coder().workspace(ws(3).id)).latest_build.id).toBe(req.read.id);
   });
 

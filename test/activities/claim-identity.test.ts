@@ -1,3 +1,5 @@
+import { makePreflightWorkspace } from '../../src/activities/preflight-workspace';
+import { cachedTemplateSourceLoader } from '../../src/activities/template-source';
 import { FailureType } from '../../src/domain/failure-types';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim';
@@ -36,5 +38,42 @@ describe("preflightWorkspace: a target version that would rename or move a works
     const computed = K8S_TEMPLATE_MAIN_TF.replace(/name\s*=\s*"coder-\$\{data\.coder_workspace\.me\.id\}-home"/, 'name = replace("coder-${data.coder_workspace.me.id}-home", "x", "x")');
     expect(computed).not.toBe(K8S_TEMPLATE_MAIN_TF);
     await expect(preflight(await push(migrated(computed)))).resolves.toMatchObject({ renameable: 2 });
+  });
+  describe('a claim name computed from a sensitive variable (its value given to the worker, never shown)', () => {
+    const secret = 's3cr3t-suffix-4711';
+    const sensitiveName = migrated(
+      K8S_TEMPLATE_MAIN_TF.replace('-home"', '-${var.home_suffix}"') + '\nvariable "home_suffix" {\n  type      = string\n  sensitive = true\n  default   = "home"\n}\n',
+    );
+    const preflightGiven = (targetVersionId: string, values: Record<string, string>) =>
+      makePreflightWorkspace(
+        {
+          coder: world.coder,
+          blobs: undefined as never,
+          notifier: { notify: async () => undefined },
+          templateVariables: { valuesFor: async () => values, whereFor: () => 'key "coder/k8s-dev" of variables.json' },
+        },
+        cachedTemplateSourceLoader(world.coder),
+      )({ owner: ws().owner, workspace: ws().name, template: world.sim.template.name, targetVersionId, strategy: 'rename' });
+
+    test('a value that renames the claim is refused without the value: "another name (computed from a sensitive variable)"', async () => {
+      const version = await push(sensitiveName);
+      const err = await preflightGiven(version, { home_suffix: secret }).then(
+        () => undefined,
+        (e: unknown) => e as { type?: string; message: string },
+      );
+      expect(err).toMatchObject({ type: FailureType.refused });
+      expect(err?.message).toContain('give kubernetes_persistent_volume_claim_v1.home another name (computed from a sensitive variable) than build #');
+      expect(err?.message).not.toContain(secret);
+      expect(err?.message).not.toContain('s3cr3t');
+      expect(err?.message).toContain("Check the version's variable values (a sensitive one from WSMIGRATE_TEMPLATE_VARIABLES must be the one the template was pushed with) and the workspace's name, then run again");
+    });
+
+    test('without values given to the worker, a name computed from a sensitive variable is unknown before the plan: not compared, passes', async () => {
+      await expect(preflight(await push(sensitiveName))).resolves.toMatchObject({ renameable: 2 });
+    });
+
+    test('the value the template was pushed with passes', async () => {
+      await expect(preflightGiven(await push(sensitiveName), { home_suffix: 'home' })).resolves.toMatchObject({ renameable: 2 });
+    });
   });
 });

@@ -7,6 +7,7 @@ import { makeStopWorkspace } from '../../src/activities/stop-workspace';
 import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
+import { FailureType } from '../../src/domain/failure-types';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState } from '../sim/helpers';
 
@@ -38,8 +39,12 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
     const number = (await coder.workspace(ws.id)).latest_build.build_number;
     const a = acts();
 
+    // Every hazard named, and what to do instead: the whole message, as the SRE reads it.
+    const destroys = (v1: string, old: string) => `${v1} is migrated, but this version declares the old ${old}: the build would destroy it and re-create it empty`;
     await expect(a.startPinned({ workspaceId: ws.id, subject: 'alice/dev', templateVersionId: sim.template.originalVersionId, afterBuildNumber: number, timeoutMs: 30_000 })).rejects.toThrow(
-      /start build refused for alice\/dev: template version .* is older than this workspace's migrated state \(kubernetes_persistent_volume_claim_v1\.home is migrated, but this version declares the old kubernetes_persistent_volume_claim\.home/,
+      `start build refused for alice/dev: template version ${sim.template.originalVersionId} is older than this workspace's migrated state (` +
+        `${destroys('kubernetes_persistent_volume_claim_v1.home', 'kubernetes_persistent_volume_claim.home')}; ${destroys('kubernetes_deployment_v1.main', 'kubernetes_deployment.main')}). ` +
+        'Build it with the migrated (_v1) version instead. Archiving the pre-migration versions only hides them: Coder still builds an archived version through the API.',
     );
     // A stop reuses the latest build's version: the old one here (the state was pushed with no build).
     await expect(a.stopWorkspace({ workspaceId: ws.id, subject: 'alice/dev', afterBuildNumber: number, timeoutMs: 30_000 })).rejects.toThrow(/stop build refused/);
@@ -78,5 +83,16 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
     const stop = await acts().stopWorkspace({ workspaceId: ws.id, subject: 'bob/dev', afterBuildNumber: number, timeoutMs: 30_000 });
     expect(stop).toBeDefined();
     expect((await coder.workspace(ws.id)).latest_build.transition).toBe('stop');
+  });
+  it('a state that is not Terraform JSON is not the guard\'s to judge (the preflight refuses it): the stop is sent to Coder as asked', async () => {
+    const ws = sim.workspaces()[1];
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const latest = (await coder.workspace(ws.id)).latest_build;
+    expect((await putState(sim, latest.id, 'not a terraform state')).status).toBe(204);
+    // Whatever the provisioner makes of it, the build was made: the guard did not stop it, nor crash on it.
+    await acts()
+      .stopWorkspace({ workspaceId: ws.id, subject: 'bob/dev', afterBuildNumber: latest.build_number, timeoutMs: 30_000 })
+      .catch((e: { type?: string }) => expect(e.type).toBe(FailureType.buildFailed));
+    expect((await coder.workspace(ws.id)).latest_build).toMatchObject({ build_number: latest.build_number + 1, transition: 'stop' });
   });
 });

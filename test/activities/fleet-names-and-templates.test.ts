@@ -16,7 +16,7 @@ import { fixtureSource, pushTemplateVersion } from '../sim/helpers';
 describe('fleet names, organization templates and promote', () => {
   let sim: CoderSimulator;
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 2, buildLatencyMs: 5 });
+    sim = await startSimulator({ workspaces: 2, buildLatencyMs: 5, moreTemplates: [{ name: 'team-tools', workspaces: 1, versioned: true }] });
   });
   afterAll(() => sim.close());
   const acts = () =>
@@ -41,7 +41,24 @@ describe('fleet names, organization templates and promote', () => {
     expect(r.unknown).toEqual(['no-such-template']);
     expect(r.templates).toEqual([expect.objectContaining({ name, activeVersionId: sim.template.originalVersionId, deprecatedTypes: expect.arrayContaining(['kubernetes_persistent_volume_claim']) })]);
     const all = await acts().listOrganizationTemplates({ organization: sim.orgId });
-    expect(all).toMatchObject({ unknown: [], templates: [expect.objectContaining({ name })] });
+    expect(all).toMatchObject({ unknown: [] });
+    expect(all.templates.map((t) => [t.name, t.deprecatedTypes.length > 0])).toEqual([
+      [name, true],
+      ['team-tools', false],
+    ]);
+    // A named template the organization has is never reported unknown because another exists too.
+    expect(await acts().listOrganizationTemplates({ organization: sim.orgId, templates: ['Team-Tools'] })).toMatchObject({ unknown: [], templates: [expect.objectContaining({ name: 'team-tools', deprecatedTypes: [] })] });
+  });
+
+  it("names the step and the organization, or the template, when Coder cannot answer", async () => {
+    await expect(acts().listOrganizationTemplates({ organization: 'no-such-org' })).rejects.toThrow(/^list templates failed for organization no-such-org: /);
+    const other = sim.templates().find((t) => t.name === 'team-tools')!;
+    sim.setFaults({ error500Rate: 1, only: [`/api/v2/templateversions/${other.activeVersionId}`] });
+    try {
+      await expect(acts().listOrganizationTemplates({ organization: sim.orgId, templates: ['team-tools'] })).rejects.toThrow(/^read template source failed for template [^ ]+\/team-tools: /);
+    } finally {
+      sim.setFaults(undefined);
+    }
   });
 
   it('promotes a version once: promoting the active version again changes nothing', async () => {
@@ -50,5 +67,9 @@ describe('fleet names, organization templates and promote', () => {
     await expect(acts().promoteTemplateVersion(input)).resolves.toEqual({ promoted: true });
     expect((await new CoderClient({ url: sim.url, token: sim.token }).template(sim.template.id)).active_version_id).toBe(v1);
     await expect(acts().promoteTemplateVersion(input)).resolves.toEqual({ promoted: false });
+    // Coder's refusals name the step: a template it does not know, a version it will not promote.
+    await expect(acts().promoteTemplateVersion({ ...input, templateId: '00000000-0000-4000-8000-000000000009' })).rejects.toThrow(/^promote failed for template coder\/k8s-dev: /);
+    const other = sim.templates().find((t) => t.name === 'team-tools')!.activeVersionId;
+    await expect(acts().promoteTemplateVersion({ ...input, versionId: other })).rejects.toThrow(/^promote failed for template coder\/k8s-dev: .*doesn't belong to the specified template/);
   });
 });

@@ -8,7 +8,7 @@ import type { WorkspacePreflightInput } from '../../src/activities/preflight-wor
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
-import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { packTar, startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild } from '../sim/helpers';
 
 /** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
@@ -104,6 +104,15 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     expect(migrated).toMatchObject({ alreadyMigrated: true, onTargetVersion: true, renameable: 0, prior: { transition: 'start', templateVersionId: v1 } });
   });
 
+  it("a workspace with nothing left to rename is not refused over the target's variable values: no build of the migration will run", async () => {
+    // ws(2) was migrated onto v1 above; the target is another _v1 version pushed with another namespace.
+    const c = coder();
+    const file = await c.uploadFile(await packTar([{ name: 'main.tf', content: fixtureSource('template-v1') }]));
+    const other = (await c.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash, user_variable_values: [{ name: 'namespace', value: 'team-b' }] })).id;
+    expect((await c.waitForTemplateVersion(other)).job.status).toBe('succeeded');
+    expect(await acts().preflightWorkspace(inputFor(2, { targetVersionId: other }))).toMatchObject({ alreadyMigrated: true, renameable: 0, onTargetVersion: false });
+  });
+
   it('a start that failed returns to stopped, not to a start that never ran', async () => {
     sim.setFaults({ failBuilds: { workspaceId: ws(3).id, transition: 'start', times: 1 } });
     try {
@@ -115,6 +124,19 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     const pf = await acts().preflightWorkspace(inputFor(3));
     expect(pf.latestBuild.transition).toBe('start');
     expect(pf.prior.transition).toBe('stop');
+  });
+
+  it('a running dormant workspace is refused (nobody may start it again after the stop), saying how to make it active; stopped, it passes, dormant since when', async () => {
+    const dormant = await api<{ dormant_at: string }>(sim, 'PUT', `/workspaces/${ws(8).id}/dormant`, { json: { dormant: true } });
+    expect(dormant.status).toBe(200);
+    const refused = await failure(acts().preflightWorkspace(inputFor(8)));
+    expect(refused).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+    expect(refused.message).toBe(
+      `preflight refused for ${ws(8).owner}/${ws(8).name}: the workspace is running but dormant (since ${dormant.body.dormant_at}): Coder lets nobody start a dormant workspace, so the migration could not start it again. ` +
+        `Make it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws(8).id}/dormant {"dormant": false}), or stop it and migrate it stopped`,
+    );
+    await startBuild(sim, ws(8).id, { transition: 'stop' });
+    expect(await acts().preflightWorkspace(inputFor(8))).toMatchObject({ prior: { transition: 'stop' }, dormantSince: dormant.body.dormant_at });
   });
 
   it('a build still running is busy (retried), not refused, naming the build', async () => {

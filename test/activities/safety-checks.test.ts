@@ -282,6 +282,25 @@ describe('the safety checks of the activities, met with plans and builds that lo
       });
     });
 
+    it('refuses a state that still holds the PVC and the agent but without their uid and id (a partial state), saying (none)', async () => {
+      const ws = sim.workspaces()[4];
+      const buildId = await latestBuildId(sim, ws.id);
+      const kept = (await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text;
+      const partial = JSON.parse(kept) as { resources: { type: string; instances: { attributes: { id?: string; metadata?: { uid?: string }[] } }[] }[] };
+      const pvc = partial.resources.find((r) => r.type === 'kubernetes_persistent_volume_claim_v1')!.instances[0].attributes;
+      const agent = partial.resources.find((r) => r.type === 'coder_agent')!.instances[0].attributes;
+      const [uid, id] = [pvc.metadata![0].uid, agent.id];
+      delete pvc.metadata![0].uid;
+      delete agent.id;
+      expect((await putState(sim, buildId, JSON.stringify(partial))).status).toBe(204);
+      await expect(acts().checkProtectedKept({ subject: 'erin/dev', buildId, referenceRef: await stored(kept), targetVersionId: versions.protectedAgent })).rejects.toMatchObject({
+        type: 'WsmigrateDataLoss',
+        message: expect.stringContaining(`kubernetes_persistent_volume_claim_v1.home has uid (none), not ${uid}`),
+      });
+      await expect(acts().checkProtectedKept({ subject: 'erin/dev', buildId, referenceRef: await stored(kept), targetVersionId: versions.protectedAgent })).rejects.toThrow(`coder_agent.main has id (none), not ${id}`);
+      expect((await putState(sim, buildId, kept)).status).toBe(204);
+    });
+
     it('refuses a start that forgot the PVC, naming it', async () => {
       const ws = sim.workspaces()[5];
       const buildId = await latestBuildId(sim, ws.id);

@@ -1,6 +1,8 @@
 import { writeTar } from '../../src/adapters/template-tar';
 import type { CoderApi } from '../../src/activities/ports';
 import { cachedTemplateSourceLoader } from '../../src/activities/template-source';
+import { CoderClient } from '../../src/adapters/coder';
+import { startSimulator, type CoderSimulator } from '../../src/sim';
 
 function fakeCoder(tar: Buffer, failFirst = false) {
   const calls = { versions: 0, downloads: 0 };
@@ -59,5 +61,26 @@ describe('cachedTemplateSourceLoader', () => {
     expect(calls.downloads).toBe(3);
     await load('v2', 'ws');
     expect(calls.downloads).toBe(4);
+  });
+});
+
+describe("a template version's source read from Coder", () => {
+  let sim: CoderSimulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 1, buildLatencyMs: 5 });
+  });
+  afterAll(async () => sim.close());
+  const load = () => cachedTemplateSourceLoader(new CoderClient({ url: sim.url, token: sim.token, retry: { maxAttempts: 1 } }));
+
+  it("reads the seeded version's files, and names its step and the workspace when Coder cannot give the version or its file", async () => {
+    const source = await load()(sim.template.originalVersionId, 'alice/dev');
+    expect(source.terraform.map((f) => f.path)).toEqual(['main.tf']);
+    await expect(load()('00000000-0000-4000-8000-00000000000a', 'alice/dev')).rejects.toMatchObject({ type: 'CoderApi.not-found', message: expect.stringMatching(/^read template source failed for alice\/dev: /) });
+    sim.setFaults({ error500Rate: 1, only: ['/api/v2/files/'] });
+    try {
+      await expect(load()(sim.template.originalVersionId, 'alice/dev')).rejects.toMatchObject({ type: 'CoderApi.server', message: expect.stringMatching(/^read template source failed for alice\/dev: /) });
+    } finally {
+      sim.setFaults(undefined);
+    }
   });
 });

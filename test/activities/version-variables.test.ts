@@ -56,6 +56,20 @@ describe('preflightWorkspace: a target version whose variable values differ from
     expect((await coder.workspace(sim.workspaces()[0]!.id)).latest_build.build_number).toBe(before);
   });
 
+  test('every changed variable is named, with both values, in one refusal', async () => {
+    const both = await pushV1([
+      { name: 'namespace', value: 'team-c' },
+      { name: 'use_kubeconfig', value: 'true' },
+    ]);
+    const err = await preflight(both).then(
+      () => undefined,
+      (e: unknown) => e as { message: string },
+    );
+    expect(err?.message).toMatch(
+      /^preflight refused for [^:]+: template version [^ ]+ stores other template variable values than the version build #\d+ ran \((namespace: 'coder' → 'team-c', use_kubeconfig: 'false' → 'true'|use_kubeconfig: 'false' → 'true', namespace: 'coder' → 'team-c')\), so the migration's build would plan with them: a changed namespace or claim name replaces the home volume\. /,
+    );
+  });
+
   test('the same values pass', async () => {
     const same = await pushV1();
     await expect(preflight(same)).resolves.toMatchObject({ renameable: 2, onTargetVersion: false });

@@ -53,8 +53,46 @@ describe('backup retention', () => {
   it('reads ages and workflow ids', () => {
     expect(parseAge('30d')).toBe(30 * 86_400_000);
     expect(parseAge('12h')).toBe(12 * 3_600_000);
+    expect(parseAge(' 90m\n')).toBe(90 * 60_000);
     for (const bad of ['30', '0d', '-1d', '1w', 'soon']) expect(() => parseAge(bad)).toThrow(/--older-than must be a positive whole number of days, hours or minutes/);
     expect(workspaceOfWorkflowId('wsmigrate/k8s-dev/alice/dev')).toBe('alice/dev');
     expect(workspaceOfWorkflowId('wsmigrate-template/coder/k8s')).toBeUndefined();
+    // Another application's workflow in the same namespace, and a wsmigrate id of another shape, name no workspace.
+    expect(workspaceOfWorkflowId('billing/k8s-dev/alice/dev')).toBeUndefined();
+    expect(workspaceOfWorkflowId('wsmigrate/k8s-dev/alice')).toBeUndefined();
+  });
+  it('the newest backup of a workspace is the newest by time, in whatever order the store lists them', () => {
+    const decisions = planPrune([blob('b', [backup('alice/dev', 60)]), blob('a', [backup('alice/dev', 90)])], [], NOW, 30 * 86_400_000);
+    expect(decisions.map((d) => [d.sha256[0], d.action])).toEqual([
+      ['b', 'keep'],
+      ['a', 'delete'],
+    ]);
+  });
+
+  it("only state backups count as a workspace's newest backup: a newer migrated state of it does not let its last backup go", () => {
+    const decisions = planPrune(
+      [
+        blob('a', [backup('alice/dev', 90)]),
+        blob('m', [{ kind: 'state-migrated', workspace: 'alice/dev', workflowId: 'wsmigrate/k8s/alice/dev', storedAt: daysAgo(60) }]),
+        // A migrated state of a workspace that has no backup in the store at all.
+        blob('n', [{ kind: 'state-migrated', workspace: 'nobody/else', storedAt: daysAgo(60) }]),
+      ],
+      [],
+      NOW,
+      30 * 86_400_000,
+    );
+    expect(decisions.map((d) => [d.sha256[0], d.action === 'keep' ? d.reason : 'delete'])).toEqual([
+      ['a', 'the newest backup of alice/dev'],
+      ['m', 'delete'],
+      ['n', 'delete'],
+    ]);
+  });
+
+  it('a blob backed up again (the same bytes, a second record) is as old as its newest record, whichever is listed first', () => {
+    const twice = (first: number, second: number) => blob('t', [{ kind: 'template-source', storedAt: daysAgo(first) }, { kind: 'template-source', storedAt: daysAgo(second) }]);
+    for (const b of [twice(90, 5), twice(5, 90)]) {
+      expect(planPrune([b], [], NOW, 30 * 86_400_000)[0]).toMatchObject({ action: 'keep', storedAt: daysAgo(5), reason: `younger than the cut-off (stored ${daysAgo(5)})` });
+    }
+    expect(planPrune([twice(90, 60)], [], NOW, 30 * 86_400_000)[0]).toMatchObject({ action: 'delete', storedAt: daysAgo(60) });
   });
 });

@@ -1,4 +1,5 @@
-import { downgradeHazards } from '../../src/domain/downgrade-guard';
+import { downgradeHazards, downgradeHazardsAgainst, holdsMigratedEntries } from '../../src/domain/downgrade-guard';
+import { TYPE_MAP } from '../../src/domain/type-map';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
 
@@ -37,5 +38,24 @@ describe('the downgrade rule', () => {
     expect(downgradeHazards(pvc1, tf('resource "kubernetes_service_v1" "web" {\n}\n'))).toEqual([]);
     // A data source in the state is re-read, never destroyed.
     expect(downgradeHazards([{ mode: 'data' as const, type: 'kubernetes_persistent_volume_claim_v1', name: 'home' }], tf(oldPvc))).toEqual([]);
+  });
+  test('a state holds migrated entries exactly when some version could be a downgrade for it (the builds read a version only then)', () => {
+    type Entry = { module?: string; mode: 'managed' | 'data'; type: string; name: string };
+    const entries: Entry[] = [
+      ...TYPE_MAP.flatMap((m) => [
+        { mode: m.mode, type: m.replacement, name: 'x' },
+        { mode: m.mode, type: m.deprecated, name: 'x' },
+        { module: 'module.m', mode: m.mode, type: m.replacement, name: 'x' },
+      ]),
+      { mode: 'managed', type: 'coder_agent', name: 'x' },
+      { mode: 'managed', type: 'kubernetes_manifest', name: 'x' },
+      { mode: 'managed', type: 'kubernetes_custom_v1', name: 'x' },
+    ];
+    // The most dangerous version for any state: every deprecated type declared under the entry's name.
+    const everyOldType = new Set(TYPE_MAP.map((m) => `${m.deprecated}.x`));
+    for (const e of entries) expect([e, holdsMigratedEntries([e])]).toEqual([e, downgradeHazardsAgainst([e], everyOldType).length > 0]);
+    expect(holdsMigratedEntries([{ mode: 'managed', type: 'kubernetes_pod_security_policy_v1beta1', name: 'x' }])).toBe(true);
+    expect(holdsMigratedEntries([])).toBe(false);
+    expect(holdsMigratedEntries([entries[1], entries[0]])).toBe(true);
   });
 });

@@ -356,4 +356,13 @@ describe('describeLoss', () => {
     expect(describeLoss({ ...base, kind: 'destroyed', before: { id: 'coder/home' }, after: { uid: 'u2' } })).toBe(`${PVC}.home destroyed by build #3 (uid ? is now u2) at T3; last held by build #2`);
     expect(describeLoss({ ...base, kind: 'destroyed' })).toBe(`${PVC}.home destroyed by build #3 (its log shows the delete) at T3; last held by build #2`);
   });
+
+  it('an orphaned object names both uids, ? for one the states did not hold', () => {
+    const orphaned = (before: { uid?: string }, after?: { uid?: string }) => describeLoss({ ...base, kind: 'orphaned', before, ...(after ? { after } : {}) });
+    const text = (newUid: string, oldUid: string) =>
+      `${PVC}.home replaced in the state by build #3 (a new object, uid ${newUid}, took its address and the log shows no delete: unless it was deleted outside Terraform, uid ${oldUid} is still in the cluster, unmanaged) at T3; last held by build #2`;
+    expect(orphaned({ uid: 'u1' }, { uid: 'u2' })).toBe(text('u2', 'u1'));
+    expect(orphaned({}, {})).toBe(text('?', '?'));
+    expect(orphaned({ uid: 'u1' })).toBe(text('?', 'u1'));
+  });
 });

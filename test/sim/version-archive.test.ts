@@ -48,6 +48,25 @@ describe('simulator: archiving template versions', () => {
     expect(again).toMatchObject({ status: 400, body: { message: 'Template version already unarchived' } });
   });
 
+  test("a version whose only workspace's latest build is a delete, even a failed one, is unused (coderd's query skips delete builds)", async () => {
+    const v = (await pushTemplateVersion(sim, K8S_TEMPLATE_MAIN_TF, { name: 'under-a-failed-delete' })).id;
+    const ws = sim.workspaces()[1]!;
+    const start = await api<BuildJson>(sim, 'POST', `/workspaces/${ws.id}/builds`, { json: { transition: 'start', template_version_id: v } });
+    expect((await waitForBuild(sim, start.body.id)).build.job.status).toBe('succeeded');
+    expect((await api(sim, 'POST', `/templateversions/${v}/archive`, { json: {} })).status).toBe(500);
+    sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'delete', times: 1 } });
+    try {
+      const del = await api<BuildJson>(sim, 'POST', `/workspaces/${ws.id}/builds`, { json: { transition: 'delete' } });
+      expect((await waitForBuild(sim, del.body.id)).build).toMatchObject({ transition: 'delete', template_version_id: v, job: { status: 'failed' } });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    expect((await api(sim, 'POST', `/templateversions/${v}/archive`, { json: {} })).status).toBe(200);
+    // A start again on the archived version is still accepted (no barrier) and brings the workspace back.
+    const back = await api<BuildJson>(sim, 'POST', `/workspaces/${ws.id}/builds`, { json: { transition: 'start', template_version_id: v } });
+    expect((await waitForBuild(sim, back.body.id)).build.job.status).toBe('succeeded');
+  });
+
   test('POST /templates/{id}/versions/archive {"all":true} archives every unused version, never the active or a used one', async () => {
     const a = (await pushTemplateVersion(sim, K8S_TEMPLATE_MAIN_TF, { name: 'unused-2' })).id;
     const r = await api<{ archived_ids: string[] }>(sim, 'POST', `/templates/${sim.template.id}/versions/archive`, { json: { all: true } });

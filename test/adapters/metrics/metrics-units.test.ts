@@ -100,6 +100,54 @@ describe('metrics recorded from activities', () => {
     expect(await value(m, 'wsmigrate_fleet_pacing_window', { template: 'k8s-gpu' })).toBe(2);
   });
 
+  it('counts only what each outcome means: a gate timed out or closed without its own timestamp, an allowed verification, a failure that is no data loss, a lock already on', async () => {
+    const m = new PrometheusMetrics({ processMetrics: false });
+    let verdict = 'allow';
+    let failure: Error = ApplicationFailure.create({ message: 'busy', type: FailureType.busy });
+    const lock = { state: 'already-on' };
+    const acts = meterActivities(
+      {
+        notify: async (_n: unknown) => ({ delivered: true }),
+        verifyMigration: async () => ({ verdict }),
+        postBuildCheck: async () => Promise.reject(failure),
+        requireActiveVersion: async (_i: unknown) => lock,
+        releaseActiveVersion: async (_i: unknown) => 'was-off',
+        startPinned: async (x: unknown) => ({ echoed: x }),
+      },
+      m,
+    );
+    // The request seen here, then a close that carries no requestedAt: timed from the request this worker saw.
+    await acts.notify({ kind: 'approval-requested', workflowId: 'w', gateId: 'apply', requestedAt: new Date(Date.now() - 30_000).toISOString(), subject: 's', text: 't' });
+    await acts.notify({ kind: 'approval-closed', workflowId: 'w', gateId: 'apply', subject: 's', text: 't' });
+    // Another workflow's gate of the same name, timed out; and a close nobody saw open is not timed at all.
+    await acts.notify({ kind: 'approval-requested', workflowId: 'w2', gateId: 'apply', subject: 's', text: 't' });
+    await acts.notify({ kind: 'approval-timed-out', workflowId: 'w2', gateId: 'apply', subject: 's', text: 't' });
+    await acts.notify({ kind: 'approval-closed', workflowId: 'w3', gateId: 'recover', subject: 's', text: 't' });
+    await acts.verifyMigration();
+    await expect(acts.postBuildCheck()).rejects.toThrow('busy');
+    failure = new Error('plain');
+    await expect(acts.postBuildCheck()).rejects.toThrow('plain');
+    await acts.requireActiveVersion({ template: 'k8s-dev' });
+    expect(await value(m, 'wsmigrate_template_active_version_held', { template: 'k8s-dev' })).toBe(1);
+    await acts.releaseActiveVersion({ template: 'k8s-dev' });
+    expect(await value(m, 'wsmigrate_template_active_version_held', { template: 'k8s-dev' })).toBe(0);
+    lock.state = 'not-held';
+    await acts.requireActiveVersion({ template: 'k8s-gpu' });
+    expect(await value(m, 'wsmigrate_template_active_version_held', { template: 'k8s-gpu' })).toBe(0);
+    expect(await acts.startPinned({ a: 1 })).toEqual({ echoed: { a: 1 } });
+    expect(await value(m, 'wsmigrate_guard_blocked_deletes_total', { step: 'verify' })).toBeUndefined();
+    expect(await value(m, 'wsmigrate_damaged_workspaces_total', { reason: 'volume-lost' })).toBeUndefined();
+    expect(await value(m, 'wsmigrate_workspaces_finished_total', { outcome: 'migrated' })).toBeUndefined();
+    const text = await m.registry.metrics();
+    expect(text).toMatch(/wsmigrate_approval_decision_seconds_sum\{gate="apply",decision="approve"\} (29|3\d)(\.\d+)?\n/);
+    expect(text).toMatch(/wsmigrate_approval_decision_seconds_count\{gate="apply",decision="timed-out"\} 1\n/);
+    expect(text).toMatch(/wsmigrate_approval_decision_seconds_sum\{gate="apply",decision="timed-out"\} 0(\.\d+)?\n/);
+    expect(text).not.toMatch(/gate="recover"/);
+    verdict = 'deny';
+    await acts.verifyMigration();
+    expect(await value(m, 'wsmigrate_guard_blocked_deletes_total', { step: 'verify' })).toBe(1);
+  });
+
   it('a metrics hook that throws never changes what the activity returns', async () => {
     const broken = {
       workspaceFinished: () => {

@@ -3,6 +3,15 @@ import { findProtectAnnotations, protectedConfigAddresses } from '../../../src/d
 const file = (path: string, lines: string[]) => ({ path, content: lines.join('\n') + '\n' });
 
 describe('findProtectAnnotations', () => {
+  test('only managed resources of native files: an annotated data source and a .tf.json file add nothing', () => {
+    const files = [
+      file('main.tf', ['# wsmigrate:protect', 'data "kubernetes_secret_v1" "token" {}', '', '# wsmigrate:protect', 'resource "kubernetes_secret_v1" "ssh" {}']),
+      { path: 'extra.tf.json', content: JSON.stringify({ resource: { kubernetes_config_map_v1: { c: {} } } }) },
+    ];
+    expect(findProtectAnnotations(files)).toEqual([{ file: 'main.tf', line: 5, address: 'kubernetes_secret_v1.ssh' }]);
+  });
+
+
   test('finds `#` and `//` annotations on the line directly above a resource header', () => {
     const files = [
       file('main.tf', [

@@ -59,6 +59,11 @@ describe('dependency and check addresses', () => {
     }
     expect(parseResourceInstanceAddress('kubernetes_pod.p[01]')).toBeUndefined();
     expect(parseResourceInstanceAddress('kubernetes_pod.p["open]')).toBeUndefined();
+    // Instance addresses broken anywhere: a module without a name, key or dot, a key not closed
+    // right after its quote, a type or name missing, a bad module key.
+    for (const text of ['module..t.n', 'module.m[x].t.n', 'module.m["k"]x.t.n', 'module.m["k"].', 'module.mt.n', '.n', 't', 't.', 't.n["k"x]', 't.n["k"', 'module.m[01].t.n', 'module.m["k"x.t.n', 't n', 't/n']) {
+      expect([text, parseResourceInstanceAddress(text)]).toEqual([text, undefined]);
+    }
   });
 });
 

@@ -132,6 +132,7 @@ describe('parseStateV4 refusals, word for word', () => {
     ],
     ['an instance key of another kind', state(`"resources": [${resource('"instances": [{"index_key": true}]')}]`), 'resources[0].instances[0].index_key: Invalid input.'],
     ['attributes that are not an object', state(`"resources": [${resource('"instances": [{"attributes": []}]')}]`), 'resources[0].instances[0].attributes: expected a JSON object.'],
+    ['attributes that are a string', state(`"resources": [${resource('"instances": [{"attributes": "{}"}]')}]`), 'resources[0].instances[0].attributes: expected a JSON object.'],
     [
       'a whitespace lineage',
       '{"version": 4, "serial": 1, "lineage": " \\t", "resources": []}',
