@@ -15,7 +15,7 @@ parts_of() { node --input-type=module -e "const { PARTS } = await import('./stry
 areas=()
 for area in ${MUTATE_AREAS:-domain activities workflows}; do
   case $area in
-    domain | activities) read -ra parts <<< "$(parts_of "$area")"; areas+=("${parts[@]}") ;;
+    domain | activities | workflows) read -ra parts <<< "$(parts_of "$area")"; areas+=("${parts[@]}") ;;
     *) areas+=("$area") ;;
   esac
 done
@@ -27,8 +27,8 @@ for area in "${areas[@]}"; do
     # An unknown part is refused by the config, naming the parts there are.
     domain-*) config=stryker.config.mjs; part=${area#domain-}; run=(npx stryker run) ;;
     activities-*) config=stryker.activities.config.mjs; part=${area#activities-}; run=(npx stryker run) ;;
-    workflows) config=stryker.workflows.config.mjs; run=(node -r @swc-node/register scripts/with-dev-server.ts npx stryker run) ;;
-    *) echo "mutate: unknown area '$area': domain, activities, workflows, or a part of the first two ($(parts_of domain) $(parts_of activities))" >&2; exit 2 ;;
+    workflows-*) config=stryker.workflows.config.mjs; part=${area#workflows-}; run=(node -r @swc-node/register scripts/with-dev-server.ts npx stryker run) ;;
+    *) echo "mutate: unknown area '$area': domain, activities, workflows, or one of their parts ($(parts_of domain) $(parts_of activities) $(parts_of workflows))" >&2; exit 2 ;;
   esac
   baseline=mutation/$area-incremental.json.gz
   working=reports/mutation/$area-incremental.json

@@ -1,7 +1,7 @@
 // Prints each area's mutation score from its Stryker JSON report (reports/mutation/<area>.json), as
 // Stryker counts it: killed and timed-out mutants over those plus survivors and mutants no test
 // covers; mutants left out (static ones, `ignoreStatic`) and those that did not compile are not
-// counted. The parts of the domain and of the activities are also summed, one line each.
+// counted. The parts of each area are also summed, one line each.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ import { PARTS } from '../stryker.shared.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const given = process.argv.slice(2);
 const partsOf = (area) => Object.keys(PARTS[area]).map((p) => `${area}-${p}`);
-const areas = given.length ? given : [...partsOf('domain'), ...partsOf('activities'), 'workflows'];
+const areas = given.length ? given : [...partsOf('domain'), ...partsOf('activities'), ...partsOf('workflows')];
 
 function countsOf(area) {
   const file = join(root, 'reports', 'mutation', `${area}.json`);
@@ -35,7 +35,7 @@ for (const area of areas) {
     continue;
   }
   console.log(line(area, c));
-  const whole = /^(domain|activities)-/.exec(area)?.[1];
+  const whole = /^(domain|activities|workflows)-/.exec(area)?.[1];
   if (whole) {
     const sum = sums.get(whole) ?? { parts: 0, Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0 };
     sum.parts++;
