@@ -111,6 +111,38 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     }
   }, 60_000);
 
+  it("a fleet given --version of the template's old version, or of nothing, is refused before any change instead of ending 'done' with every workspace skipped", async () => {
+    const template = cli.env.sim.template;
+    const id = `wsmigrate-fleet/coder/${template.name}`;
+    const before = cli.env.sim.requestLog().length;
+    const old = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', template.originalVersionId, '--canary', '0', '--approval', 'none', '--wait');
+    expect(old.exitCode).toBe(EXIT.denied);
+    expect(old.out).toMatch(
+      new RegExp(`failed: fleet of template coder/${template.name} refused before any change: template version \\S+ \\(${template.originalVersionId}\\) still declares kubernetes_deployment, kubernetes_persistent_volume_claim: it is not a migrated version.*pass the _v1 version 'wsmigrate migrate template' printed`),
+    );
+    expect((await runMain('fleet', 'status', id)).out).toMatch(/: failed: .*still declares kubernetes_deployment/);
+    // Not even the template's require-active-version switch.
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+
+    // With Coder at hand the CLI says it itself, and no run starts: a version of nothing is a typo (exit 2).
+    process.env.CODER_URL = cli.env.sim.url;
+    process.env.CODER_SESSION_TOKEN = cli.env.sim.token;
+    try {
+      const runsBefore = (await cli.env.t.client.workflow.getHandle(id).describe()).runId;
+      const none = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', '00000000-0000-4000-8000-000000000000', '--any-approver');
+      expect(none.exitCode).toBe(EXIT.usage);
+      expect(none.err).toMatch(/^wsmigrate: --version 00000000-0000-4000-8000-000000000000: Coder has no template version 00000000-0000-4000-8000-000000000000 .*leave --version out to migrate the template first/);
+      const again = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', template.originalVersionId, '--any-approver');
+      expect(again.exitCode).toBe(EXIT.denied);
+      expect(again.err).toMatch(/still declares kubernetes_deployment, kubernetes_persistent_volume_claim: it is not a migrated version/);
+      expect((await cli.env.t.client.workflow.getHandle(id).describe()).runId).toBe(runsBefore);
+    } finally {
+      delete process.env.CODER_URL;
+      delete process.env.CODER_SESSION_TOKEN;
+    }
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+  }, 120_000);
+
   it('status of an id with no run says so, exit 1', async () => {
     const r = await runMain('status', 'wsmigrate/nope/a/b');
     expect(r.exitCode).toBe(EXIT.failure);

@@ -43,7 +43,7 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('schedule create needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
       if (isOrganizationRun(o) && o.version) throw new CliError("--version names one template's _v1 version; leave it out with --all-templates or several --template", EXIT.usage);
       const log = await cliLogger(io, cmd);
-      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] };
+      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [], ...(o.version ? { version: o.version as string } : {}) };
       const checked = await refuseUnknownNamesNow(loadConfig(), names, 'schedule');
       await withTemporal(async (client, taskQueue) => {
         let id: string;
