@@ -60,6 +60,9 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     const r = await runMain('fleet', 'start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--owner', ws.owner, 'nobody', '--exclude', `${ws.owner}/no-such-ws`, '--canary', '0', '--approval', 'none', '--wait');
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.out).toMatch(/failed: fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\), no workspace '\S+\/no-such-ws' \(--exclude\); check the spelling/);
+    // The last line says why, not that the fleet "did not migrate everything".
+    expect(r.err).toMatch(/wsmigrate: wsmigrate-fleet\/coder\/\S+ failed: fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\)[^\n]*\n?$/);
+    expect(r.err).not.toMatch(/did not migrate everything/);
     // The known owner is not named: only what is wrong.
     expect(r.out).not.toContain(`user '${ws.owner}'`);
     // Before any change: not even the template's require-active-version switch.
