@@ -146,6 +146,29 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   }, 120_000);
 
+  it("an empty --name or --version (an unset shell variable) is refused naming the option, never read as 'every workspace' or 'migrate the template first'; nothing starts", async () => {
+    const template = cli.env.sim.template.name;
+    const before = cli.env.sim.requestLog().length;
+    const runs = async () => {
+      const ids: string[] = [];
+      for await (const wf of cli.env.t.client.workflow.list({ query: `WorkflowId = 'wsmigrate-fleet/coder/${template}'` })) ids.push(wf.runId);
+      return ids.sort().join(',');
+    };
+    const runBefore = await runs();
+    const name = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', cli.version, '--name', '', '--any-approver');
+    expect(name.exitCode).toBe(EXIT.usage);
+    expect(name.err).toMatch(/^wsmigrate: invalid input: --name glob is empty: leave it out to take every workspace$/m);
+    const version = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', '', '--any-approver');
+    expect(version.exitCode).toBe(EXIT.usage);
+    expect(version.err).toMatch(/^wsmigrate: invalid input: --version must be a template version UUID \(or leave it out to migrate the template first\)$/m);
+    // Every refusal names the option as typed, not the workflow's field (buildTimeout, approval.timeout).
+    const timeout = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', cli.version, '--build-timeout', '10', '--approval-timeout', '3x', '--any-approver');
+    expect(timeout.exitCode).toBe(EXIT.usage);
+    expect(timeout.err).toMatch(/^wsmigrate: invalid input: --approval-timeout: use a duration such as '90s', '30m', '2h' or '1d'; --build-timeout: use a duration such as/m);
+    expect(await runs()).toBe(runBefore);
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+  }, 60_000);
+
   it('status of an id with no run says so, exit 1', async () => {
     const r = await runMain('status', 'wsmigrate/nope/a/b');
     expect(r.exitCode).toBe(EXIT.failure);
