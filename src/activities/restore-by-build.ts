@@ -50,11 +50,14 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
     const own = new Set(input.ownBuildIds);
     // An earlier attempt's stop before its restore (stopBeforeRestore) is known by the id it heartbeated.
     const earlierStop = heartbeatedBuildId();
+    // By shape only a build our token's user started: an owner's "Update" is a start on the new version too.
+    const me = input.ownStateBuild ? (await coderStep(step, input.subject, () => coder.currentUser())).id : undefined;
     const isOurs = (b: WorkspaceBuild) =>
       own.has(b.id) ||
       (b.id === earlierStop && b.transition === 'stop') ||
       (b.build_number > baseline.buildNumber &&
         input.ownStateBuild !== undefined &&
+        (!b.initiator_id || b.initiator_id === me) &&
         b.transition === input.ownStateBuild.transition &&
         b.template_version_id === input.ownStateBuild.templateVersionId);
     const isRestore = (b: WorkspaceBuild) => b.build_number > baseline.buildNumber && b.transition === input.prior.transition && b.template_version_id === input.prior.templateVersionId;

@@ -36,7 +36,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 20, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 21, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -186,6 +186,19 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     // The next attempt finds that restore and checks it again: nothing more is built.
     await expect(acts().restoreByBuild(again)).resolves.toEqual({ changed: true, buildId: now.id });
     expect(sent).toHaveLength(2);
+  });
+
+  it("the owner's Update after the backup has our migrated build's shape (a start on v1) but is theirs: left as it is, named, nothing built over it", async () => {
+    const i = 20;
+    const { input } = await backedUp(i);
+    const update = await api<{ id: string; build_number: number }>(sim, 'POST', `/workspaces/${ws(i).id}/builds`, { token: sim.tokenOf(ws(i).owner), json: { transition: 'start', template_version_id: v1 } });
+    expect(update.status).toBe(201);
+    const done = await client().waitForBuild(update.body.id, { timeoutMs: 30_000 });
+    sent.length = 0;
+    const r = await acts().restoreByBuild({ ...input, ownBuildIds: [] });
+    expect(r).toMatchObject({ changed: false, leftAsIs: expect.stringContaining(`build #${update.body.build_number} (start) by ${ws(i).owner} came after the backup and no migrated state reached Coder: left as it is`) });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(i).id)).id).toBe(done.id);
   });
 
   it('Option A without a backup (the run failed between the stop and the backup): starts it again on the prior version on the state it has', async () => {
