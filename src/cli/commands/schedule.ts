@@ -59,7 +59,7 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
         } catch (err) {
           if (err instanceof InputError) throw usageErrorOf(err);
           if (/already (exists|running)/i.test((err as Error).message)) throw new CliError(`a schedule named '${name}' exists; delete it first or pick another name`, EXIT.usage);
-          if (isInvalidArgument(err) || /cron|calendar|time ?zone/i.test(describeError(err))) {
+          if (isInvalidArgument(err) || /cron|calendar|time ?zone|\w+ is not in range \[/i.test(describeError(err))) {
             throw new CliError(`Temporal refused the schedule's spec: ${describeError(err)}; check --cron (e.g. '0 2 * * 6' = Saturdays 02:00) and --timezone (an IANA zone, e.g. Europe/Berlin)`, EXIT.usage);
           }
           throw err;
