@@ -115,10 +115,13 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
   return done;
 }
 
-/** A build right after the one read, with our transition and version (and, while it runs, our state), is an earlier attempt's. */
+/** A build right after the one read, started by us, with our transition and version (and, while it runs, our state), is an earlier attempt's. */
 async function isOurEarlierBuild(coder: ActivityDeps['coder'], req: StateBuildRequest, latest: WorkspaceBuild): Promise<boolean> {
   if (latest.build_number !== req.read.buildNumber + 1) return false;
   if (latest.transition !== req.transition || latest.template_version_id !== req.templateVersionId) return false;
+  // An owner's "Update" is a start on the active version, which is ours once promoted: only a build
+  // our own token's user started can be an earlier attempt's, or theirs would be waited on as ours.
+  if (latest.initiator_id && latest.initiator_id !== (await coderStep(req.step, req.subject, () => coder.currentUser())).id) return false;
   if (!req.state || !ACTIVE_JOB.has(latest.job.status)) return true;
   // Coder stores the sent state on the new build until its job completes.
   return sha256Hex(await coderStep(req.step, req.subject, () => coder.getWorkspaceBuildState(latest.id))) === req.state.sha256;

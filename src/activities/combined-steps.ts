@@ -72,12 +72,17 @@ export function makeCombinedSteps(steps: Steps) {
       // The build as its wait saw it end, then its logs, are read once for both checks; the state is read back fresh.
       const reads: StepReads = {};
       const built = heartbeatedSucceededBuild() ?? (await steps.buildWithState(build, reads));
+      let seen: TrackedBuild | undefined;
       try {
         heartbeatIfInActivity({ ...built, succeeded: true });
-        const seen = await steps.trackBuildChanges({ workflowId, subject: input.subject, template, buildId: built.buildId }, reads);
+        seen = await steps.trackBuildChanges({ workflowId, subject: input.subject, template, buildId: built.buildId }, reads);
         if (seen.protectedDestroyed.length > 0) return { built, seen };
         return { built, seen, check: await steps.postBuildCheck({ subject: input.subject, buildId: built.buildId, backupRef: input.backupRef }, reads) };
       } catch (err) {
+        // Replaced with no delete in the log is as lost as destroyed: judged the same (needs-attention), never
+        // "restored" by a build of the old state, which cannot bring the object back.
+        const replaced = replacedProtected(err);
+        if (seen && replaced.length > 0) return { built, seen: { ...seen, protectedDestroyed: [...seen.protectedDestroyed, ...replaced] } };
         throw namingOwnBuild(err, built);
       }
     },
@@ -116,4 +121,11 @@ function namingOwnBuild(err: unknown, build: { buildId: string; buildNumber: num
     details: [build],
     cause: e instanceof Error ? e : undefined,
   });
+}
+
+/** The protected objects a post-build check found replaced (its failure's details), else none. */
+function replacedProtected(err: unknown): string[] {
+  if (!(err instanceof ApplicationFailure)) return [];
+  const detail = (err.details ?? [])[0] as { replaced?: unknown } | undefined;
+  return Array.isArray(detail?.replaced) ? detail.replaced.filter((r): r is string => typeof r === 'string') : [];
 }

@@ -6,6 +6,7 @@ import { makeBackupState } from './backup-state';
 import { makeBuildWithState } from './build-with-state';
 import { makeCombinedSteps } from './combined-steps';
 import { makeCheckFleetNames } from './check-fleet-names';
+import { makeCheckGivenVersion } from './check-given-version';
 import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeDiscoverFleetPage } from './discover-fleet';
 import { makeListOrganizationTemplates } from './list-organization-templates';
@@ -54,6 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     backupForRecovery: makeBackupForRecovery(deps),
     checkProtectedKept: makeCheckProtectedKept(deps, templateSources),
     checkFleetNames: makeCheckFleetNames(deps),
+    checkGivenVersion: makeCheckGivenVersion(deps),
     discoverFleetPage: makeDiscoverFleetPage(deps),
     planVersionArchive: makePlanVersionArchive(deps),
     archiveTemplateVersions: makeArchiveTemplateVersions(deps),

@@ -40,6 +40,8 @@ export function makePostBuildCheck({ coder, blobs }: ActivityDeps) {
           .join('; ')}. Restore the volume from your storage backups; the state backup is kept.`,
         type: FailureType.dataLoss,
         nonRetryable: true,
+        // Replaced (a new uid at the address): the object is gone from the cluster, not only from the state.
+        details: [{ replaced: losses.filter((l) => l.problem === 'replaced').map((l) => `${l.address} (replaced: uid ${l.before.uid} -> ${l.after?.uid})`) }],
       });
     }
     const leftovers = leftoverDeprecated(after);

@@ -3,6 +3,7 @@ import type { WorkspaceBuild } from '../adapters/coder';
 import type { StateBackup } from './backup-state';
 import { runStateBuildOnce } from './build-with-state';
 import { isWorkspaceGone } from './builds';
+import { heartbeatedBuildId } from './heartbeat';
 import { restoreDifferences } from '../domain/migration-check';
 import { parseStateV4, type StateResourceView } from '../domain/state';
 import { blobStep } from './blob-step';
@@ -47,15 +48,22 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
     const { coder } = deps;
     const baseline = input.backup ? { id: input.backup.buildId, buildNumber: input.backup.buildNumber } : input.readBuild;
     const own = new Set(input.ownBuildIds);
+    // An earlier attempt's stop before its restore (stopBeforeRestore) is known by the id it heartbeated.
+    const earlierStop = heartbeatedBuildId();
+    // By shape only a build our token's user started: an owner's "Update" is a start on the new version too.
+    const me = input.ownStateBuild ? (await coderStep(step, input.subject, () => coder.currentUser())).id : undefined;
     const isOurs = (b: WorkspaceBuild) =>
       own.has(b.id) ||
+      (b.id === earlierStop && b.transition === 'stop') ||
       (b.build_number > baseline.buildNumber &&
         input.ownStateBuild !== undefined &&
+        (!b.initiator_id || b.initiator_id === me) &&
         b.transition === input.ownStateBuild.transition &&
         b.template_version_id === input.ownStateBuild.templateVersionId);
     const isRestore = (b: WorkspaceBuild) => b.build_number > baseline.buildNumber && b.transition === input.prior.transition && b.template_version_id === input.prior.templateVersionId;
 
-    for (let attempt = 1; ; attempt++) {
+    let failedRestores = 0;
+    for (;;) {
       const ws = await coder.workspace(input.workspaceId).catch((err: unknown) => {
         if (isWorkspaceGone(err)) return undefined;
         return coderStep(step, input.subject, () => Promise.reject(err));
@@ -74,6 +82,19 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
       // A succeeded build after ours with the prior transition and version is this step's, from an earlier attempt.
       if (isRestore(latest) && !isOurs(latest) && latest.job.status === 'succeeded') return restored(deps, input, latest);
       if (latest.id !== baseline.id && !isOurs(latest) && !isRestore(latest)) return theirs(coder, input, step, baseline, latest, isOurs);
+      if (isOurs(latest) && (await startedSinceStoppedBackup(coder, input, latest))) {
+        const stop = await runStateBuildOnce(deps, {
+          workspaceId: input.workspaceId,
+          subject: input.subject,
+          transition: 'stop',
+          templateVersionId: latest.template_version_id,
+          read: { id: latest.id, buildNumber: latest.build_number },
+          timeoutMs: input.timeoutMs,
+          step: `${step} (its stop first)`,
+        });
+        own.add(stop.id);
+        continue;
+      }
       try {
         const build = await runStateBuildOnce(deps, {
           workspaceId: input.workspaceId,
@@ -89,10 +110,25 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         return await restored(deps, input, build);
       } catch (err) {
         // Our failed restore build is now the latest; it has the restore's shape (isRestore), so the next try goes on top of it.
-        if (!(err instanceof ApplicationFailure && err.type === FailureType.buildFailed) || attempt >= RESTORE_BUILD_TRIES) throw err;
+        if (!(err instanceof ApplicationFailure && err.type === FailureType.buildFailed) || ++failedRestores >= RESTORE_BUILD_TRIES) throw err;
       }
     }
   };
+}
+
+/**
+ * Option A backs up the state of its own stop, which holds none of what our start then created (the
+ * deployment, its pods): a restore start on top of that start would create them again and fail
+ * (AlreadyExists) every time, leaving the workspace unable to start. So that start is first stopped
+ * on its own version with the state Coder holds for it, which removes them; the restore then starts
+ * the workspace from the backup as the stop left it.
+ */
+async function startedSinceStoppedBackup(coder: ActivityDeps['coder'], input: RestoreByBuildInput, latest: WorkspaceBuild): Promise<boolean> {
+  if (!input.backup || input.prior.transition !== 'start') return false;
+  if (latest.transition !== 'start' || latest.job.status !== 'succeeded' || latest.template_version_id === input.prior.templateVersionId) return false;
+  const backupId = input.backup.buildId;
+  const backedUp = await coderStep('restore build', input.subject, () => coder.workspaceBuild(backupId));
+  return backedUp.transition === 'stop';
 }
 
 /**

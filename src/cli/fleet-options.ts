@@ -58,7 +58,9 @@ export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprove
   return {
     organization: o.org as string,
     template: templatesOf(o)[0] as string,
-    ...(o.version ? { targetVersionId: o.version as string } : {}),
+    // An empty value (an unset shell variable) is refused by the input's rules, never read as absent:
+    // no --version migrates the template first, no --name takes every workspace.
+    ...(o.version !== undefined ? { targetVersionId: o.version as string } : {}),
     concurrency: int(o.concurrency as string),
     canary: int(o.canary as string),
     provisionerShare: Number(o.provisionerShare),
@@ -67,7 +69,7 @@ export function fleetInputFromOptions(o: Record<string, unknown>, defaultApprove
     strategy: o.strategy as 'rename' | 'import',
     filters: {
       ...(o.owner ? { owners: o.owner as string[] } : {}),
-      ...(o.name ? { name: o.name as string } : {}),
+      ...(o.name !== undefined ? { name: o.name as string } : {}),
       status: o.status as 'any' | 'running' | 'stopped',
       ...(o.exclude ? { exclude: o.exclude as string[] } : {}),
       ...(o.limit !== undefined ? { limit: int(o.limit as string) } : {}),

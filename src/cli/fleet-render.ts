@@ -27,7 +27,7 @@ function barPhase(p: FleetProgress, waits: readonly FleetWait[]): string {
 /** One plain line of a running fleet, for logs and non-TTY output. */
 export function progressLine(p: FleetProgress, waits: readonly FleetWait[] = []): string {
   const c = p.counts;
-  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped${c.prebuilt ? `, ${c.prebuilt} prebuilt left to Coder` : ''} · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
+  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped${c.prebuilt ? `, ${c.prebuilt} prebuilt left to Coder` : ''} · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.phase !== 'paused' && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
 }
 
 /**

@@ -1,17 +1,21 @@
-import { CoderClient, isCoderApiError, unknownNames, UNKNOWN_NAMES_HINT } from '../adapters/coder';
+import { CoderClient, givenVersionProblem, isCoderApiError, unknownNames, UNKNOWN_NAMES_HINT } from '../adapters/coder';
 import type { WsmigrateConfig } from '../config/env';
 import { CliError, EXIT } from './io';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface NamesToCheck {
   organization: string;
   templates: readonly string[];
   owners: readonly string[];
   exclude: readonly string[];
+  /** `--version`: the one template's `_v1` version the run would take as done. */
+  version?: string;
 }
 
 /**
  * A schedule's first window may be days away, and a fleet started without --wait exits before its
- * workflow refuses anything: with Coder's URL and token in this shell, the names are checked now, and a typo is a usage error (exit 2) before the schedule exists. Without
+ * workflow refuses anything: with Coder's URL and token in this shell, the names (and a --version) are checked now, and a typo is a usage error (exit 2) before the schedule exists. Without
  * them, nothing is checked here (each window's fleet refuses unknown names before any change), and
  * the answer says so. Only reads.
  */
@@ -19,9 +23,10 @@ export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl
   if (!cfg.coderUrl || !cfg.coderSessionToken) return 'not-checked';
   const coder = new CoderClient({ url: cfg.coderUrl, token: cfg.coderSessionToken, userAgent: 'wsmigrate-cli' });
   const problems: string[] = [];
+  const found: { id: string; name: string }[] = [];
   for (const template of names.templates) {
     try {
-      await coder.templateByName(names.organization, template);
+      found.push(await coder.templateByName(names.organization, template));
     } catch (err) {
       if (!isCoderApiError(err, 'not-found')) throw err;
       problems.push(`no template '${template}' in organization '${names.organization}' (--template, --org)`);
@@ -29,5 +34,11 @@ export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl
   }
   problems.push(...(await unknownNames(coder, names)));
   if (problems.length > 0) throw new CliError(`Coder (${coder.url}) has ${problems.join(', ')}; ${what === 'schedule' ? UNKNOWN_NAMES_HINT.replace('start again', 'create it again') : UNKNOWN_NAMES_HINT}`, EXIT.usage);
+  const [template] = found;
+  // Not a UUID: the run's input check says so, in its own words.
+  if (names.version && UUID.test(names.version) && template && names.templates.length === 1) {
+    const problem = await givenVersionProblem(coder, { id: template.id, organization: names.organization, name: template.name }, names.version);
+    if (problem) throw new CliError(`--version ${names.version}: ${problem.text}`, problem.unknown ? EXIT.usage : EXIT.denied);
+  }
   return 'checked';
 }

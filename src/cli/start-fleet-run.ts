@@ -2,6 +2,7 @@ import type { Logger } from '../adapters/logging/logger';
 import { InputError } from '../domain/migration-input';
 import { CliError, EXIT, type CliIo } from './io';
 import { runIdOf, withTemporal, type Client } from './with-temporal';
+import { usageErrorOf } from './input-options';
 
 export interface FleetRunStart {
   /** Starts the run; an InputError (a bad option) is a usage error. */
@@ -23,7 +24,7 @@ export async function startFleetRun(io: CliIo, log: Logger, o: { json?: unknown;
     try {
       handle = await run.start(client, taskQueue);
     } catch (err) {
-      if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+      if (err instanceof InputError) throw usageErrorOf(err);
       throw err;
     }
     log.info({ workflowId: handle.workflowId, runId: runIdOf(handle), taskQueue }, 'workflow started');

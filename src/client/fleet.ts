@@ -117,8 +117,11 @@ function gateWaits(p: FleetProgress): FleetWait[] {
 /** A cancel (final) or a pause that takes effect only once the running migrations finish. */
 function controlWaits(p: FleetProgress): FleetWait[] {
   const last = [...p.control].reverse().find((c) => c.action === 'cancel' || c.action === 'pause' || c.action === 'resume');
+  if (last?.action === 'pause' && p.phase === 'paused') {
+    return [{ kind: 'paused', workflowId: p.workflowId, by: last.by, since: last.at, ...(last.reason ? { reason: last.reason } : {}) }];
+  }
   if (!last || last.action === 'resume' || p.running.length === 0) return [];
-  if (last.action === 'pause' && p.phase !== 'paused') return [];
+  if (last.action === 'pause') return [];
   const atGates = p.childApprovals.length;
   const until = `the ${p.running.length} running migration(s) finish or restore${atGates ? `; ${atGates} of them wait at a gate: answer it (wsmigrate reject <id> --approver <you>) to end it now` : ''}`;
   return [{ kind: 'control', action: last.action, by: last.by, until }];

@@ -1,3 +1,4 @@
+import { nearestKey } from './input-rules';
 import type { LossKind } from './protected-loss';
 
 /**
@@ -67,6 +68,30 @@ export interface ApprovalInput {
   slackUserId?: string;
 }
 
+const APPROVAL_FIELDS: readonly (keyof ApprovalInput)[] = ['gateId', 'planHash', 'approver', 'decision', 'comment', 'channel', 'slackUserId'];
+
+/** A field no approval has: a typo (`gateid`) would otherwise be refused as "gate 'undefined' is not the pending gate". */
+function unknownFieldRefusal(input: object): string | undefined {
+  const unknown = Object.keys(input).filter((k) => !(APPROVAL_FIELDS as readonly string[]).includes(k));
+  if (unknown.length === 0) return undefined;
+  const named = unknown.map((k) => {
+    const near = nearestKey(k, APPROVAL_FIELDS);
+    return near ? `'${k}' (did you mean ${near}?)` : `'${k}'`;
+  });
+  return `unknown field ${named.join(', ')}: an approval has ${APPROVAL_FIELDS.join(', ')}`;
+}
+
+/**
+ * The `approve` and `reject` updates take their decision from their name. A payload that says the
+ * other (the signal's JSON, `"decision":"reject"`, sent as `--name approve`) is refused, never
+ * recorded as the update's decision.
+ */
+export function updateDecisionRefusal(input: unknown, update: Decision): string | undefined {
+  const said = input && typeof input === 'object' ? (input as { decision?: unknown }).decision : undefined;
+  if (said === undefined || said === update) return undefined;
+  return `the '${update}' update carries decision '${String(said)}': send the update named for your decision (--name approve or --name reject), or leave decision out`;
+}
+
 /** Who may decide at a run's gates. */
 export interface ApproverRule {
   approvers: readonly string[];
@@ -82,6 +107,8 @@ export function approvalRefusal(
 ): string | undefined {
   const { approvers, anyApprover = false } = rule;
   if (!input || typeof input !== 'object') return 'approval payload missing: send {gateId, planHash, approver, decision}';
+  const unknownField = unknownFieldRefusal(input);
+  if (unknownField) return unknownField;
   if (!pending) return `nothing is waiting for approval (gate '${input.gateId}' is not pending)`;
   if (typeof input.approver !== 'string' || input.approver.trim() === '') return 'approver is required';
   if (input.decision !== 'approve' && input.decision !== 'reject') {

@@ -8,7 +8,9 @@ export type FleetWait =
   | { kind: 'gate'; workflowId: string; gateId: string; since?: string }
   | { kind: 'child-gate'; workflowId: string; gateId: string; since?: string }
   | { kind: 'retrying'; workflowId: string; activity: string; attempt: number; maximumAttempts?: number; lastError?: string }
-  | { kind: 'control'; action: 'cancel' | 'pause'; by: string; until: string };
+  | { kind: 'control'; action: 'cancel' | 'pause'; by: string; until: string }
+  /** Paused: nothing new starts until someone resumes it, whatever the daemons or the running migrations do. */
+  | { kind: 'paused'; workflowId: string; by: string; since: string; reason?: string };
 
 /** `text`, cut at `max` characters with an ellipsis that says so. */
 function clip(text: string, max: number): string {
@@ -42,6 +44,8 @@ export function waitLines(waits: readonly FleetWait[]): string[] {
         return `waits on ${w.activity} of ${w.workflowId}, retrying: attempt ${w.attempt}${w.maximumAttempts ? ` of ${w.maximumAttempts}` : ''}${w.lastError ? `, last error: ${clip(w.lastError, 300)}` : ''}`;
       case 'control':
         return `${w.action} by ${w.by} pending until ${w.until}`;
+      case 'paused':
+        return `paused by ${w.by}${w.reason ? ` (${w.reason})` : ''} since ${w.since}: no new migration starts until it is resumed: wsmigrate fleet resume ${w.workflowId} --by <you>`;
     }
   });
 }
@@ -58,6 +62,7 @@ export function waitTag(waits: readonly FleetWait[]): string | undefined {
   if (!w) return undefined;
   if (w.kind === 'gate') return `awaiting '${w.gateId}'`;
   if (w.kind === 'child-gate') return `awaiting ${shortName(w.workflowId)} at '${w.gateId}'`;
+  if (w.kind === 'paused') return `paused by ${w.by}`;
   if (w.kind === 'retrying') return `${w.activity} retrying (attempt ${w.attempt}${w.maximumAttempts ? `/${w.maximumAttempts}` : ''}${w.lastError ? `: ${clip(w.lastError, 80)}` : ''})`;
   return `${w.action} pending`;
 }

@@ -258,7 +258,7 @@ class ObjectRule<S extends Shape> extends Rule<ShapeInput<S>, ShapeOutput<S>> {
 }
 
 /** The known key a typo most likely meant: the same letters in another case, or at most two edits away. */
-function nearestKey(key: string, known: readonly string[]): string | undefined {
+export function nearestKey(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
   const sameLetters = known.find((k) => k.toLowerCase() === lower);
   if (sameLetters) return sameLetters;

@@ -68,7 +68,8 @@ export function describeMissingPermissions(answer: Readonly<Record<string, boole
   if (missing.length === 0) return undefined;
   const templateAdminLike = missing.every(([name]) => name === 'workspace.start' || name === 'workspace.stop');
   return (
-    `the token may not ${missing.map(([, p]) => p.what).join('; ')} (Coder's /authcheck answered no). ` +
+    // The worker's, not the shell's: an operator whose own token works would otherwise look in the wrong place.
+    `the worker's token (CODER_SESSION_TOKEN) may not ${missing.map(([, p]) => p.what).join('; ')} (Coder's /authcheck answered no). ` +
     (templateAdminLike ? "Coder's Template Admin role cannot start or stop other users' workspaces. " : '') +
     `Use the token of an Owner, or of an Organization Admin of ${scope.organization}, for template ${scope.template}`
   );

@@ -3,6 +3,7 @@ import { condition, isCancellation, log, setHandler, upsertMemo, upsertSearchAtt
 import {
   approvalRefusal,
   gateRequiresApproval,
+  updateDecisionRefusal,
   type ApprovalChannel,
   type ApprovalInput,
   type ApprovalPolicy,
@@ -44,7 +45,7 @@ export class ApprovalGates {
   ) {
     const rule = { approvers: settings.approvers, anyApprover: settings.anyApprover ?? false };
     const validate = (decision: Decision) => (input: DecisionPayload) => {
-      const why = approvalRefusal(this.pending, { ...input, decision }, rule);
+      const why = updateDecisionRefusal(input, decision) ?? approvalRefusal(this.pending, { ...input, decision }, rule);
       if (why) throw new Error(why);
     };
     setHandler(approveUpdate, (input) => this.record({ ...input, decision: 'approve' }, 'cli'), { validator: validate('approve') });

@@ -10,6 +10,7 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -124,6 +125,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
 async function templateFirst(run: FleetRun): Promise<boolean> {
   const { st, input } = run;
   if (input.targetVersionId) {
+    if (patched('wsmigrate-check-given-version')) await acts.checkGivenVersion({ organization: input.organization, template: input.template, versionId: input.targetVersionId });
     st.targetVersionId = input.targetVersionId;
     return true;
   }

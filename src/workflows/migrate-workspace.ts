@@ -290,8 +290,9 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
   } catch (err) {
     if (isNeedsAttention(err)) throw err;
     if (failureType(err) === FailureType.builtMeanwhile && !lastRound) throw err;
-    status.error = failureMessage(err);
     const cancelled = isCancellation(err);
+    // A cancel's own message is empty: the restore's outcome would read "migration failed ()".
+    status.error = cancelled ? 'the migration was cancelled (a cancel request to its workflow)' : failureMessage(err);
     const leftAsIs = await CancellationScope.nonCancellable(() => compensate(ctx, pf, { backup, ownBuildIds, stateBuildTried, transition }));
     if (cancelled) throw err;
     const ended = leftAsIs ? `migration stopped, nothing built back (${leftAsIs})` : 'migration rolled back, state and transition restored';

@@ -63,7 +63,7 @@ describe("the fleet's hold on old versions (require_active_version)", () => {
     const { sim, deps, input } = await depsFor(true);
     const templateAdmin = { ...deps, coder: new CoderClient({ url: sim.url, token: sim.tokenFor('template-admin'), retry: { maxAttempts: 2, baseDelayMs: 1 } }) };
     await expect(makeRequireActiveVersion(templateAdmin)(input)).rejects.toThrow(
-      new RegExp(`^preflight refused for template coder/${input.template}: the token may not start the template's workspaces; stop the template's workspaces.*Owner, or of an Organization Admin of coder, for template ${input.template}$`),
+      new RegExp(`^preflight refused for template coder/${input.template}: the worker's token \\(CODER_SESSION_TOKEN\\) may not start the template's workspaces; stop the template's workspaces.*Owner, or of an Organization Admin of coder, for template ${input.template}$`),
     );
     expect(await setting(sim)).toBe(false);
     expect(await blobs.list()).toEqual([]);

@@ -27,6 +27,7 @@ describe('createActivities: what the worker registers', () => {
         'buildWithState',
         'buildWithStateAndCheck',
         'checkFleetNames',
+        'checkGivenVersion',
         'checkProtectedKept',
         'discoverFleetPage',
         'listOrganizationTemplates',

@@ -69,7 +69,7 @@ describe('fleet discovery, one page at a time', () => {
 
   it("checks the token on the first page only, before listing: a Template Admin's is refused there", async () => {
     const templateAdmin = sim.tokenFor('template-admin');
-    await expect(discover({}, templateAdmin)).rejects.toThrow(new RegExp(`^preflight refused for template coder/${sim.template.name}: the token may not start the template's workspaces.*for template ${sim.template.name}$`));
+    await expect(discover({}, templateAdmin)).rejects.toThrow(new RegExp(`^preflight refused for template coder/${sim.template.name}: the worker's token \\(CODER_SESSION_TOKEN\\) may not start the template's workspaces.*for template ${sim.template.name}$`));
     expect(names(await discover({ offset: 3 }, templateAdmin))).toEqual(sorted.slice(3, 6));
     await expect(discover({ template: 'no-such-template' })).rejects.toMatchObject({ type: 'CoderApi.not-found', message: expect.stringMatching(/^discovery failed for template coder\/no-such-template: /) });
   });

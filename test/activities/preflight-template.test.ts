@@ -35,7 +35,7 @@ describe("the template's preflight", () => {
   it("refuses a Template Admin's token (it may not start the workspaces the template's run builds), and names an unknown template", async () => {
     const { sim, preflight } = await preflightOn({ role: 'template-admin' });
     await expect(preflight()).rejects.toThrow(
-      new RegExp(`^preflight refused for template coder/${sim.template.name}: the token may not start the template's workspaces.*Organization Admin of coder, for template ${sim.template.name}$`),
+      new RegExp(`^preflight refused for template coder/${sim.template.name}: the worker's token \\(CODER_SESSION_TOKEN\\) may not start the template's workspaces.*Organization Admin of coder, for template ${sim.template.name}$`),
     );
     const owner = await preflightOn();
     await expect(owner.preflight('no-such-template')).rejects.toMatchObject({ type: 'CoderApi.not-found', message: expect.stringMatching(/^preflight failed for template coder\/no-such-template: /) });

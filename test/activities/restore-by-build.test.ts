@@ -36,7 +36,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 19, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 21, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -161,6 +161,44 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     expect(r).toMatchObject({ changed: true });
     await expectRestoreBuilds(backup, 1);
     expect(await latest(ws(3).id)).toMatchObject({ build_number: stop.buildNumber + 1, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+  });
+
+  it('Option A after our migrated start (a cancel or a failed check after it): stops that start on its version first, then starts the backup on the prior version, and the workspace runs', async () => {
+    const i = 19;
+    const read = await latest(ws(i).id);
+    const uid = pvc(ws(i).id);
+    const stop = await acts().stopWorkspace({ workspaceId: ws(i).id, subject: subjectOf(i), afterBuildNumber: read.build_number, timeoutMs: 30_000 });
+    const { input, backup, migrated: bytes } = await backedUp(i);
+    const built = await acts().buildWithState({ purpose: 'migrate', workspaceId: ws(i).id, subject: subjectOf(i), transition: 'start', templateVersionId: v1, state: bytes, read: input.readBuild, timeoutMs: 30_000 });
+    sent.length = 0;
+    const again = { ...input, readBuild: { id: read.id, buildNumber: read.build_number }, ownBuildIds: [stop.buildId, built.buildId] };
+    const r = await acts().restoreByBuild(again);
+    const now = await latest(ws(i).id);
+    // The backup is our stop's state, without the deployment our start made: a start on top of that start would create it again (AlreadyExists).
+    expect(now).toMatchObject({ build_number: built.buildNumber + 2, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+    expect(r).toEqual({ changed: true, buildId: now.id });
+    expect(sent[0]).toEqual({ transition: 'stop', template_version_id: v1 });
+    expect(Buffer.from(sent[1].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
+    expect(sent).toHaveLength(2);
+    expect(sim.stateOf(ws(i).id)).not.toContain('_v1');
+    expect(pvc(ws(i).id)).toBe(uid);
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+    // The next attempt finds that restore and checks it again: nothing more is built.
+    await expect(acts().restoreByBuild(again)).resolves.toEqual({ changed: true, buildId: now.id });
+    expect(sent).toHaveLength(2);
+  });
+
+  it("the owner's Update after the backup has our migrated build's shape (a start on v1) but is theirs: left as it is, named, nothing built over it", async () => {
+    const i = 20;
+    const { input } = await backedUp(i);
+    const update = await api<{ id: string; build_number: number }>(sim, 'POST', `/workspaces/${ws(i).id}/builds`, { token: sim.tokenOf(ws(i).owner), json: { transition: 'start', template_version_id: v1 } });
+    expect(update.status).toBe(201);
+    const done = await client().waitForBuild(update.body.id, { timeoutMs: 30_000 });
+    sent.length = 0;
+    const r = await acts().restoreByBuild({ ...input, ownBuildIds: [] });
+    expect(r).toMatchObject({ changed: false, leftAsIs: expect.stringContaining(`build #${update.body.build_number} (start) by ${ws(i).owner} came after the backup and no migrated state reached Coder: left as it is`) });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(i).id)).id).toBe(done.id);
   });
 
   it('Option A without a backup (the run failed between the stop and the backup): starts it again on the prior version on the state it has', async () => {

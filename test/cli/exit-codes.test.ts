@@ -54,6 +54,12 @@ describe('exit codes against a running Temporal', () => {
     expect(r.err).toMatch(/^wsmigrate: Temporal refused the schedule's spec: .*check --cron/m);
     expect(r.exitCode).toBe(EXIT.usage);
     expect((await runMain('schedule', 'create', 'x', '--org', 'coder', '--template', 't', '--version', cli.version, '--cron', '0 2 * * 6', '--batch', 'ten')).exitCode).toBe(EXIT.usage);
+    // A field out of its range (hour 25, weekday 9): the same, not a bare "Hour is not in range [0-23]" with exit 1.
+    for (const cron of ['0 25 * * *', '0 2 * * 9']) {
+      const out = await runMain('schedule', 'create', `bad-${randomUUID().slice(0, 8)}`, '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--cron', cron, '--batch', '2', '--approval', 'none');
+      expect(out.err).toMatch(/^wsmigrate: Temporal refused the schedule's spec: \w+ is not in range \[\d+-\d+\]; check --cron/m);
+      expect(out.exitCode).toBe(EXIT.usage);
+    }
   }, 60_000);
 
   it("a non-approver's approve is refused like a non-approver's pause or cancel: 3", async () => {

@@ -60,6 +60,9 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     const r = await runMain('fleet', 'start', '--org', 'coder', '--template', cli.env.sim.template.name, '--version', cli.version, '--owner', ws.owner, 'nobody', '--exclude', `${ws.owner}/no-such-ws`, '--canary', '0', '--approval', 'none', '--wait');
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.out).toMatch(/failed: fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\), no workspace '\S+\/no-such-ws' \(--exclude\); check the spelling/);
+    // The last line says why, not that the fleet "did not migrate everything".
+    expect(r.err).toMatch(/wsmigrate: wsmigrate-fleet\/coder\/\S+ failed: fleet of template coder\/\S+ refused before any change: Coder has no user 'nobody' \(--owner\)[^\n]*\n?$/);
+    expect(r.err).not.toMatch(/did not migrate everything/);
     // The known owner is not named: only what is wrong.
     expect(r.out).not.toContain(`user '${ws.owner}'`);
     // Before any change: not even the template's require-active-version switch.
@@ -109,6 +112,61 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
       delete process.env.CODER_URL;
       delete process.env.CODER_SESSION_TOKEN;
     }
+  }, 60_000);
+
+  it("a fleet given --version of the template's old version, or of nothing, is refused before any change instead of ending 'done' with every workspace skipped", async () => {
+    const template = cli.env.sim.template;
+    const id = `wsmigrate-fleet/coder/${template.name}`;
+    const before = cli.env.sim.requestLog().length;
+    const old = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', template.originalVersionId, '--canary', '0', '--approval', 'none', '--wait');
+    expect(old.exitCode).toBe(EXIT.denied);
+    expect(old.out).toMatch(
+      new RegExp(`failed: fleet of template coder/${template.name} refused before any change: template version \\S+ \\(${template.originalVersionId}\\) still declares kubernetes_deployment, kubernetes_persistent_volume_claim: it is not a migrated version.*pass the _v1 version 'wsmigrate migrate template' printed`),
+    );
+    expect((await runMain('fleet', 'status', id)).out).toMatch(/: failed: .*still declares kubernetes_deployment/);
+    // Not even the template's require-active-version switch.
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+
+    // With Coder at hand the CLI says it itself, and no run starts: a version of nothing is a typo (exit 2).
+    process.env.CODER_URL = cli.env.sim.url;
+    process.env.CODER_SESSION_TOKEN = cli.env.sim.token;
+    try {
+      const runsBefore = (await cli.env.t.client.workflow.getHandle(id).describe()).runId;
+      const none = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', '00000000-0000-4000-8000-000000000000', '--any-approver');
+      expect(none.exitCode).toBe(EXIT.usage);
+      expect(none.err).toMatch(/^wsmigrate: --version 00000000-0000-4000-8000-000000000000: Coder has no template version 00000000-0000-4000-8000-000000000000 .*leave --version out to migrate the template first/);
+      const again = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', template.originalVersionId, '--any-approver');
+      expect(again.exitCode).toBe(EXIT.denied);
+      expect(again.err).toMatch(/still declares kubernetes_deployment, kubernetes_persistent_volume_claim: it is not a migrated version/);
+      expect((await cli.env.t.client.workflow.getHandle(id).describe()).runId).toBe(runsBefore);
+    } finally {
+      delete process.env.CODER_URL;
+      delete process.env.CODER_SESSION_TOKEN;
+    }
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+  }, 120_000);
+
+  it("an empty --name or --version (an unset shell variable) is refused naming the option, never read as 'every workspace' or 'migrate the template first'; nothing starts", async () => {
+    const template = cli.env.sim.template.name;
+    const before = cli.env.sim.requestLog().length;
+    const runs = async () => {
+      const ids: string[] = [];
+      for await (const wf of cli.env.t.client.workflow.list({ query: `WorkflowId = 'wsmigrate-fleet/coder/${template}'` })) ids.push(wf.runId);
+      return ids.sort().join(',');
+    };
+    const runBefore = await runs();
+    const name = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', cli.version, '--name', '', '--any-approver');
+    expect(name.exitCode).toBe(EXIT.usage);
+    expect(name.err).toMatch(/^wsmigrate: invalid input: --name glob is empty: leave it out to take every workspace$/m);
+    const version = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', '', '--any-approver');
+    expect(version.exitCode).toBe(EXIT.usage);
+    expect(version.err).toMatch(/^wsmigrate: invalid input: --version must be a template version UUID \(or leave it out to migrate the template first\)$/m);
+    // Every refusal names the option as typed, not the workflow's field (buildTimeout, approval.timeout).
+    const timeout = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', cli.version, '--build-timeout', '10', '--approval-timeout', '3x', '--any-approver');
+    expect(timeout.exitCode).toBe(EXIT.usage);
+    expect(timeout.err).toMatch(/^wsmigrate: invalid input: --approval-timeout: use a duration such as '90s', '30m', '2h' or '1d'; --build-timeout: use a duration such as/m);
+    expect(await runs()).toBe(runBefore);
+    expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
   }, 60_000);
 
   it('status of an id with no run says so, exit 1', async () => {

@@ -107,6 +107,35 @@ describe('a fleet says what it waits on', () => {
     }, 150_000);
   });
 
+  describe('paused', () => {
+    let env: MigrationEnv;
+    let version: string;
+    beforeAll(async () => {
+      env = await createMigrationEnv({ workspaces: 1, provisioners: 1 });
+      await env.startWorker();
+      version = (await env.migrateTemplate()).versionId;
+    }, 120_000);
+    afterAll(async () => env?.close());
+
+    it('says who paused it, why and since when, and the resume command: not the daemons it waited on before', async () => {
+      env.sim.setDaemonOffline('sim-provisioner-1', true);
+      const id = await startFleet(env, '--version', version, '--canary', '0', '--approval', 'none');
+      try {
+        await waitFor(async () => Boolean((await status(id)).progress?.pacing?.waiting), 60_000);
+        expect((await runMain('fleet', 'pause', id, '--by', 'sre', '--reason', 'lunch')).exitCode).toBe(EXIT.ok);
+        await waitFor(async () => (await status(id)).phase === 'paused', 30_000);
+        const text = (await runMain('fleet', 'status', id)).out;
+        expect(text).toMatch(new RegExp(`^ {2}paused by sre \\(lunch\\) since \\S+: no new migration starts until it is resumed: wsmigrate fleet resume ${id} --by <you>$`, 'm'));
+        expect(text).toMatch(/^ {2}paused \(rolling\): .* · paused by sre$/m);
+        expect(text).not.toMatch(/^ {2}paused \(rolling\): .*no provisioner daemon is online/m);
+        expect(text).not.toMatch(/ETA/);
+      } finally {
+        env.sim.setDaemonOffline('sim-provisioner-1', false);
+        await env.t.client.workflow.getHandle(id).terminate('test over');
+      }
+    }, 150_000);
+  });
+
   describe('a child waiting at recover', () => {
     let env: MigrationEnv;
     let version: string;

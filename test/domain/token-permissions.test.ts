@@ -31,7 +31,7 @@ describe('what the token must be allowed to do, and the refusal when it is not',
   it("a Template Admin's answer: names start and stop, says why, and who can", () => {
     const answer = { ...all(true), 'workspace.start': false, 'workspace.stop': false };
     expect(describeMissingPermissions(answer, scope)).toBe(
-      "the token may not start the template's workspaces; stop the template's workspaces (Coder's /authcheck answered no). " +
+      "the worker's token (CODER_SESSION_TOKEN) may not start the template's workspaces; stop the template's workspaces (Coder's /authcheck answered no). " +
         "Coder's Template Admin role cannot start or stop other users' workspaces. Use the token of an Owner, or of an Organization Admin of coder, for template k8s-dev",
     );
   });

@@ -1,4 +1,5 @@
-import { startWorkspaceMigration } from '../../src/client/migrations';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import type { WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { scanFleet } from '../../src/client/fleet-scan';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -14,7 +15,7 @@ describe('our own build failing or canceled', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2, buildLatencyMs: 400 }));
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3, buildLatencyMs: 400 }));
   });
   afterAll(async () => env?.close());
 
@@ -70,6 +71,37 @@ describe('our own build failing or canceled', () => {
     expect(latest).toMatchObject({ transition: 'start', template_version_id: originalVersionId, status: 'running' });
     expect((await env.coder.workspaceBuild(canceled)).job.status).toBe('canceled');
     expect(env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid).toBe(pvcUid);
+    const scan = await scanFleet(env.coder, { template: env.sim.template.name });
+    expect(scan.workspaces.find((w) => w.id === ws.id)?.health).toBe('unmigrated');
+  });
+
+  it("someone cancels the migration (temporal workflow cancel) while option A's start on the new version runs: restored and running on its version, PVC uid kept, and it says it was cancelled", async () => {
+    const ws = env.sim.workspaces()[2];
+    const originalVersionId = (await env.coder.workspace(ws.id)).latest_build.template_version_id;
+    const pvcUid = env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid;
+    const input: MigrateWorkspaceInput = { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'A', approval: { policy: 'none' } };
+    const handle = await startWorkspaceMigration(env.t.client, input, { taskQueue: env.taskQueue });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (Date.now() > deadline) throw new Error('the migrated-state build never appeared');
+      const latest = (await env.coder.workspace(ws.id)).latest_build;
+      if (latest.template_version_id === targetVersionId && latest.transition === 'start') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    // The backup is our stop's state: the start that carried the migrated state is stopped on its version first, else the restore start fails (AlreadyExists).
+    const builds = await env.coder.workspaceBuilds(ws.id, { limit: 3 });
+    expect(builds.map((b) => [b.transition, b.template_version_id, b.job.status])).toEqual([
+      ['start', originalVersionId, 'succeeded'],
+      ['stop', targetVersionId, 'succeeded'],
+      ['start', targetVersionId, 'succeeded'],
+    ]);
+    expect((await env.coder.workspace(ws.id)).latest_build.status).toBe('running');
+    expect(env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(ws.id))?.uid).toBe(pvcUid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+    const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
+    expect(status).toMatchObject({ phase: 'restored', error: 'the migration was cancelled (a cancel request to its workflow)' });
     const scan = await scanFleet(env.coder, { template: env.sim.template.name });
     expect(scan.workspaces.find((w) => w.id === ws.id)?.health).toBe('unmigrated');
   });

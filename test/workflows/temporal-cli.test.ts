@@ -39,6 +39,14 @@ describe('driving the workflows with the Temporal CLI only', () => {
 
     await waitFor(async () => (await pendingGate(templateId))?.gateId === 'template-push');
     const push = (await pendingGate(templateId))!;
+    // The signal's JSON sent as the approve update, saying reject: refused, never taken as an approval.
+    const update = (name: string, payload: object) => temporal('workflow', 'update', 'execute', '--workflow-id', templateId, '--name', name, '--input', JSON.stringify(payload), '-o', 'json');
+    await expect(update('approve', { gateId: push.gateId, planHash: push.planHash, approver: 'alice', decision: 'reject' })).rejects.toThrow(
+      /the 'approve' update carries decision 'reject': send the update named for your decision \(--name approve or --name reject\), or leave decision out/,
+    );
+    // A misspelt field is named, not read as a missing gate.
+    await expect(update('reject', { gateid: push.gateId, planHash: push.planHash, approver: 'alice' })).rejects.toThrow(/unknown field 'gateid' \(did you mean gateId\?\): an approval has gateId, planHash, approver/);
+    expect(await pendingGate(templateId)).toMatchObject({ gateId: 'template-push', planHash: push.planHash });
     const receipt = JSON.parse(
       await temporal('workflow', 'update', 'execute', '--workflow-id', templateId, '--name', 'approve', '--input', JSON.stringify({ gateId: push.gateId, planHash: push.planHash, approver: 'alice' }), '-o', 'json'),
     ) as { result: { decision: string; approver: string } };

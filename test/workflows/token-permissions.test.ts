@@ -37,11 +37,11 @@ describe('the preflight asks Coder what the token may do', () => {
     try {
       const before = env.sim.requestLog().length;
       const ws = await failureOf((await startWorkspaceMigration(env.t.client, input(0), { taskQueue: env.taskQueue })).result());
-      expect(ws).toMatch(/preflight refused for \S+: the token may not start the template's workspaces; stop the template's workspaces \(Coder's \/authcheck answered no\)/);
+      expect(ws).toMatch(/preflight refused for \S+: the worker's token \(CODER_SESSION_TOKEN\) may not start the template's workspaces; stop the template's workspaces \(Coder's \/authcheck answered no\)/);
       expect(ws).toMatch(/Template Admin role cannot start or stop other users' workspaces\. Use the token of an Owner, or of an Organization Admin of/);
 
       const template = await failureOf((await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result());
-      expect(template).toMatch(/preflight refused for template coder\/\S+: the token may not start the template's workspaces; stop the template's workspaces/);
+      expect(template).toMatch(/preflight refused for template coder\/\S+: the worker's token \(CODER_SESSION_TOKEN\) may not start the template's workspaces; stop the template's workspaces/);
 
       const fleet = await failureOf(
         (
@@ -52,7 +52,7 @@ describe('the preflight asks Coder what the token may do', () => {
           )
         ).result(),
       );
-      expect(fleet).toMatch(/the token may not start the template's workspaces; stop the template's workspaces.*Owner, or of an Organization Admin/);
+      expect(fleet).toMatch(/the worker's token \(CODER_SESSION_TOKEN\) may not start the template's workspaces; stop the template's workspaces.*Owner, or of an Organization Admin/);
       expect(writesSince(before)).toEqual([]);
       expect(env.sim.requestLog().slice(before).some((r) => r.path.endsWith('/authcheck'))).toBe(true);
     } finally {

@@ -4,6 +4,7 @@ import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, asCliRefusal, type CliIo } from '../io';
 import { withTemporal } from '../with-temporal';
 import { lastPhaseNote } from '../../client/phase-note';
+import { templateVersionLines } from '../template-version-line';
 import { approvalCommands } from '../../domain/run-details';
 
 export function registerApprovalCommands(program: Command, io: CliIo): void {
@@ -22,6 +23,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       if (s.run.reason) io.out(`  reason: ${s.run.reason}`);
       if (s.stepsDone) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
       if (s.verdict) io.out(`  guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
+      for (const line of templateVersionLines(id, s.detail)) io.out(line);
       if (s.pendingApproval) {
         io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${s.pendingApproval.summary}`);

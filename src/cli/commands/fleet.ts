@@ -21,7 +21,7 @@ function me(): string {
   }
 }
 
-/** Follows a fleet until it ends: a redrawn bar on a terminal, a line per change otherwise. Returns its exit code. */
+/** Follows a fleet until it ends: a redrawn bar on a terminal, a line per change otherwise. Returns its exit code; a failed fleet throws its reason. */
 export async function waitForFleet(client: Client, io: CliIo, workflowId: string, opts: { json: boolean; pollMs?: number; tty?: boolean; log?: Logger }): Promise<number> {
   const stopExplaining = explainInterrupt(io, workflowId, `wsmigrate fleet status ${workflowId} --wait`);
   try {
@@ -46,7 +46,8 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
       if (opts.json) io.out(JSON.stringify(s, null, 2));
       else io.out(s.result ? summaryTable(s.result) : `${workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}`);
       log?.info({ phase: s.phase, ...(s.result ? { summary: s.result.summary } : {}) }, 'fleet ended');
-      if (s.phase === 'failed') return exitCodeOfFailureType(s.failureType);
+      // The last line says why it failed (often before any change), not that it "did not migrate everything".
+      if (s.phase === 'failed') throw new CliError(`${workflowId} failed: ${s.error ?? `see 'wsmigrate fleet status ${workflowId}'`}`, exitCodeOfFailureType(s.failureType));
       const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
       if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention }, 'some workspaces were not migrated');
       return bad > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
@@ -102,7 +103,7 @@ template Coder does not know, 1 the fleet itself failed.`,
       if (o.allTemplates && templatesOf(o).length > 0) throw new CliError('pass --template or --all-templates, not both', EXIT.usage);
       const { loadConfig } = await import('../../config/env');
       // The fleet refuses unknown names itself; with Coder at hand, a typo is exit 2 even without --wait.
-      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] };
+      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [], ...(o.version ? { version: o.version as string } : {}) };
       const checked = await refuseUnknownNamesNow(loadConfig(), names, 'fleet');
       if (isOrganizationRun(o)) return startOrganizationRun(io, o, await cliLogger(io, cmd));
       const waitForNames = checked === 'not-checked' && !o.wait && names.owners.length + names.exclude.length > 0;

@@ -9,6 +9,7 @@ import { addModuleOptions, remoteModulesAllowed } from '../module-options';
 import { organizationOption } from '../organization-option';
 import { reportStartedRun } from '../started-run';
 import { connectForCommand } from '../with-temporal';
+import { usageErrorOf } from '../input-options';
 
 function approvalOptions(cmd: Command): Command {
   return cmd
@@ -29,7 +30,7 @@ async function start(io: CliIo, log: Logger, what: 'workspace' | 'template', inp
   try {
     parseInput(what === 'workspace' ? migrateWorkspaceInputSchema : migrateTemplateInputSchema, input);
   } catch (err) {
-    if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+    if (err instanceof InputError) throw usageErrorOf(err);
     throw err;
   }
   const { startTemplateMigration, startWorkspaceMigration } = await import('../../client/migrations');
@@ -40,7 +41,7 @@ async function start(io: CliIo, log: Logger, what: 'workspace' | 'template', inp
       : await startTemplateMigration(client, input as never, { taskQueue: cfg.taskQueue });
     await reportStartedRun(io, log, handle, { taskQueue: cfg.taskQueue, dryRun: Boolean(input.dryRun), wait });
   } catch (err) {
-    if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+    if (err instanceof InputError) throw usageErrorOf(err);
     throw err;
   } finally {
     await connection.close();

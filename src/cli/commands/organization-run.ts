@@ -9,7 +9,7 @@ export const ORGANIZATION_RUN_PREFIX = 'wsmigrate-org/';
 
 /** `fleet start --org coder --all-templates` (or several --template): starts migrateOrganization. */
 export async function startOrganizationRun(io: CliIo, o: Record<string, unknown>, log: Logger): Promise<void> {
-  if (o.version) throw new CliError('--version names one template\'s _v1 version; with --all-templates or several --template each template is migrated first, so leave --version out', EXIT.usage);
+  if (o.version !== undefined) throw new CliError('--version names one template\'s _v1 version; with --all-templates or several --template each template is migrated first, so leave --version out', EXIT.usage);
   const { loadConfig } = await import('../../config/env');
   const input = organizationInputFromOptions(o, loadConfig().approvers);
   const { startOrganizationMigration } = await import('../../client/organization');

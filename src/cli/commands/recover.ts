@@ -5,6 +5,7 @@ import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
 import { reportStartedRun } from '../started-run';
 import { connectForCommand } from '../with-temporal';
+import { usageErrorOf } from '../input-options';
 
 const HELP = `
 Brings back a workspace that 'wsmigrate scan' reports damaged (a failed build, or a state that
@@ -59,7 +60,7 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
         // Refused here, before a connection: a run nobody could approve must not even start.
         parseInput(migrateWorkspaceInputSchema, input);
       } catch (err) {
-        if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+        if (err instanceof InputError) throw usageErrorOf(err);
         throw err;
       }
       const log = await cliLogger(io, cmd);
@@ -69,7 +70,7 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
         const handle = await startWorkspaceRecovery(client, input, { taskQueue: cfg.taskQueue });
         await reportStartedRun(io, log, handle, { taskQueue: cfg.taskQueue, dryRun: Boolean(o.dryRun), wait: Boolean(o.wait) });
       } catch (err) {
-        if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+        if (err instanceof InputError) throw usageErrorOf(err);
         throw err;
       } finally {
         await connection.close();

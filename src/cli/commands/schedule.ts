@@ -6,6 +6,7 @@ import { cliLogger } from '../cli-logger';
 import { withTemporal } from '../with-temporal';
 import { CliError, EXIT, describeError, type CliIo } from '../io';
 import { refuseUnknownNamesNow } from '../names-now';
+import { usageErrorOf } from '../input-options';
 
 /** gRPC INVALID_ARGUMENT anywhere in the chain (the SDK sometimes passes on only the server's text, hence the words too). */
 function isInvalidArgument(err: unknown): boolean {
@@ -41,9 +42,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       if (o.limit !== undefined) throw new CliError(`schedule create takes --batch <n> (migrations per window), not --limit; each window is a fleet run with limit = --batch`, EXIT.usage);
       if (!/^[1-9]\d*$/.test(String(o.batch))) throw new CliError(`--batch must be a whole number of at least 1 (got '${o.batch}')`, EXIT.usage);
       if (templatesOf(o).length === 0 && !o.allTemplates) throw new CliError('schedule create needs --template <name> (repeat it for several templates) or --all-templates', EXIT.usage);
-      if (isOrganizationRun(o) && o.version) throw new CliError("--version names one template's _v1 version; leave it out with --all-templates or several --template", EXIT.usage);
+      if (isOrganizationRun(o) && o.version !== undefined) throw new CliError("--version names one template's _v1 version; leave it out with --all-templates or several --template", EXIT.usage);
       const log = await cliLogger(io, cmd);
-      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [] };
+      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [], ...(o.version ? { version: o.version as string } : {}) };
       const checked = await refuseUnknownNamesNow(loadConfig(), names, 'schedule');
       await withTemporal(async (client, taskQueue) => {
         let id: string;
@@ -56,9 +57,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
             id = await createFleetSchedule(client, name, fleetInputFromOptions(o, loadConfig().approvers), spec);
           }
         } catch (err) {
-          if (err instanceof InputError) throw new CliError(err.message, EXIT.usage);
+          if (err instanceof InputError) throw usageErrorOf(err);
           if (/already (exists|running)/i.test((err as Error).message)) throw new CliError(`a schedule named '${name}' exists; delete it first or pick another name`, EXIT.usage);
-          if (isInvalidArgument(err) || /cron|calendar|time ?zone/i.test(describeError(err))) {
+          if (isInvalidArgument(err) || /cron|calendar|time ?zone|\w+ is not in range \[/i.test(describeError(err))) {
             throw new CliError(`Temporal refused the schedule's spec: ${describeError(err)}; check --cron (e.g. '0 2 * * 6' = Saturdays 02:00) and --timezone (an IANA zone, e.g. Europe/Berlin)`, EXIT.usage);
           }
           throw err;

@@ -1,0 +1,31 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { givenVersionProblem } from '../adapters/coder';
+import { FailureType, coderStep } from './failures';
+import type { ActivityDeps } from './ports';
+
+export interface CheckGivenVersionInput {
+  organization: string;
+  template: string;
+  versionId: string;
+}
+
+/**
+ * A fleet given `--version` skips the template's migration and takes that version as done for every
+ * workspace already on it: refused before the fleet changes anything unless it is an imported `_v1`
+ * version of this very template.
+ */
+export function makeCheckGivenVersion({ coder }: ActivityDeps) {
+  return async function checkGivenVersion(input: CheckGivenVersionInput): Promise<void> {
+    const subject = `template ${input.organization}/${input.template}`;
+    const template = await coderStep('check version', subject, () => coder.templateByName(input.organization, input.template));
+    const problem = await coderStep('check version', subject, () =>
+      givenVersionProblem(coder, { id: template.id, organization: input.organization, name: input.template }, input.versionId),
+    );
+    if (!problem) return;
+    throw ApplicationFailure.create({
+      message: `fleet of ${subject} refused before any change: ${problem.text}`,
+      type: problem.unknown ? FailureType.unknownName : FailureType.refused,
+      nonRetryable: true,
+    });
+  };
+}

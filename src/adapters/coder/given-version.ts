@@ -1,0 +1,49 @@
+import { deprecatedTypesIn } from '../../domain/template-deprecations';
+import { isTerraformSource, readTar } from '../template-tar';
+import type { CoderClient } from './client';
+import { isCoderApiError } from './errors';
+
+export interface GivenVersionProblem {
+  /** The version is not one Coder knows (404): a typo, like an unknown template name. */
+  unknown: boolean;
+  text: string;
+}
+
+const WHAT_TO_DO = "pass the _v1 version 'wsmigrate migrate template' printed (its result's versionId), or leave --version out to migrate the template first";
+
+/**
+ * What is wrong with a `--version` given to a fleet, or nothing. A fleet takes the given version as
+ * its target without the template's own migration, and counts every workspace already on it as done:
+ * the template's old version would end the fleet "done" with every workspace skipped and none migrated,
+ * and an id of nothing would fail every canary. Only reads.
+ */
+export async function givenVersionProblem(
+  coder: Pick<CoderClient, 'templateVersion' | 'downloadFile'>,
+  template: { id: string; organization: string; name: string },
+  versionId: string,
+): Promise<GivenVersionProblem | undefined> {
+  let version;
+  try {
+    version = await coder.templateVersion(versionId);
+  } catch (err) {
+    if (!isCoderApiError(err, 'not-found')) throw err;
+    return { unknown: true, text: `Coder has no template version ${versionId} (or the token may not read it); ${WHAT_TO_DO}` };
+  }
+  const named = `template version ${version.name} (${versionId})`;
+  if (version.template_id !== template.id) {
+    return { unknown: false, text: `${named} is not a version of template ${template.organization}/${template.name}; ${WHAT_TO_DO}` };
+  }
+  if (version.job.status !== 'succeeded') {
+    return { unknown: false, text: `${named} did not import successfully (job ${version.job.status}); fix and push it again, or ${WHAT_TO_DO.replace('pass', 'pass instead')}` };
+  }
+  const tar = await coder.downloadFile(version.job.file_id);
+  const files = (await readTar(tar)).filter((f) => isTerraformSource(f.path)).map((f) => ({ path: f.path, content: f.bytes.toString('utf8') }));
+  const deprecated = deprecatedTypesIn(files);
+  if (deprecated.length > 0) {
+    return {
+      unknown: false,
+      text: `${named} still declares ${deprecated.join(', ')}: it is not a migrated version, and every workspace already on it would be skipped as done; ${WHAT_TO_DO}`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,35 @@
+import { InputError } from '../domain/input-rules';
+import { CliError, EXIT } from './io';
+
+/** The option each field of a workflow's input comes from: a refusal names what the operator typed. */
+const OPTION_OF_FIELD: Readonly<Record<string, string>> = {
+  targetVersionId: '--version',
+  concurrency: '--concurrency',
+  canary: '--canary',
+  provisionerShare: '--provisioner-share',
+  'failureBudget.percent': '--budget-percent',
+  'failureBudget.min': '--budget-min',
+  'filters.limit': '--limit',
+  'filters.name': '--name',
+  'filters.owners': '--owner',
+  'filters.exclude': '--exclude',
+  'approval.timeout': '--approval-timeout',
+  'approval.approvers': '--approver',
+  'approval.escalateTo': '--escalate-to',
+  buildTimeout: '--build-timeout',
+};
+
+/** `concurrency: concurrency must be 1..200` → `--concurrency must be 1..200`; a field no option sets is left as it is. */
+function inOptionWords(issue: string): string {
+  const field = Object.keys(OPTION_OF_FIELD).find((f) => issue.startsWith(`${f}: `));
+  if (!field) return issue;
+  const option = OPTION_OF_FIELD[field] as string;
+  const message = issue.slice(field.length + 2);
+  const name = field.split('.').pop() as string;
+  return message.startsWith(`${name} `) ? `${option}${message.slice(name.length)}` : `${option}: ${message}`;
+}
+
+/** A workflow input the CLI built from options and its rules refused: a usage error in the options' words. */
+export function usageErrorOf(err: InputError): CliError {
+  return new CliError(`invalid input: ${err.issues.map(inOptionWords).join('; ')}`, EXIT.usage);
+}

@@ -1,0 +1,67 @@
+import { decide } from '../../src/client/approvals';
+import { migrationStatus, startWorkspaceMigration } from '../../src/client/migrations';
+import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
+import { api, homePvcName } from '../sim/helpers';
+import { workflowFailureOf } from '../harness/wait';
+import { waitFor } from '../harness/wait';
+import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
+
+/**
+ * The owner presses "Update" (a start on the active version, which is the migration's target) while
+ * the migration waits at its apply gate. Their build has the shape of ours (the next build number,
+ * a start on the target version): it must be taken for theirs, never waited on as our own.
+ */
+describe("the owner's Update while the migration waits at its apply gate", () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2 }));
+  });
+  afterAll(async () => env?.close());
+
+  const statusOf = async (id: string) => (await migrationStatus(env.t.client, id)) as WorkspaceMigrationStatus;
+
+  it('is their build: the run starts over, repairs what their guarded build forgot (recover gate) and ends migrated, the PVC uid kept', async () => {
+    const ws = env.sim.workspaces()[0];
+    const uid = env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'apply');
+
+    const update = await api<{ id: string; build_number: number }>(env.sim, 'POST', `/workspaces/${ws.id}/builds`, { token: env.sim.tokenOf(ws.owner), json: { transition: 'start', template_version_id: targetVersionId } });
+    expect(update.status).toBe(201);
+    // The guard makes their start on the new version with the old state fail, forgetting the PVC entry (the claim stays).
+    await waitFor(async () => (await env.coder.workspaceBuild(update.body.id)).job.status === 'failed');
+
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+    await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'recover');
+    expect((await statusOf(handle.workflowId)).pendingApproval?.summary).toMatch(new RegExp(`kubernetes_persistent_volume_claim\\.home forgotten by build #${update.body.build_number}`));
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+
+    const result = (await handle.result()) as WorkspaceMigrationResult;
+    expect(result.outcome).toBe('migrated');
+    expect(env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+    expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ transition: 'start', template_version_id: targetVersionId, job: { status: 'succeeded' } });
+  });
+
+  it('rejected at the gate after it: the compensation leaves their build as it is, naming it, and builds nothing over it', async () => {
+    const ws = env.sim.workspaces()[1];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'apply');
+    const update = await api<{ id: string; build_number: number }>(env.sim, 'POST', `/workspaces/${ws.id}/builds`, { token: env.sim.tokenOf(ws.owner), json: { transition: 'start', template_version_id: targetVersionId } });
+    await waitFor(async () => (await env.coder.workspaceBuild(update.body.id)).job.status === 'failed');
+
+    await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
+    const failure = await workflowFailureOf(handle.result());
+    expect(failure.message).toMatch(new RegExp(`nothing built back \\(build #${update.body.build_number} \\(start\\) by ${ws.owner} came after the backup and no migrated state reached Coder: left as it is; it ended failed: 'wsmigrate scan' tells`));
+    expect((await env.coder.workspace(ws.id)).latest_build.id).toBe(update.body.id);
+  });
+});
