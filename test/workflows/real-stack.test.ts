@@ -1,4 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
+import { migrationStatus } from '../../src/client/migrations';
 import { KubeClient, readKubeconfig } from '../../src/adapters/kube';
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
@@ -17,7 +18,7 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
   let targetVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2, provisioner: 'terraform' });
+    env = await createMigrationEnv({ workspaces: 3, provisioner: 'terraform' });
     kube = new KubeClient(await readKubeconfig(env.sim.provisioner.kubeconfig ?? ''));
     await env.startWorker();
     targetVersionId = (await env.migrateTemplate()).versionId;
@@ -64,6 +65,36 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     expect(build.job.status).toBe('succeeded');
     expect(managedTypes(1)).toEqual(expect.arrayContaining(['kubernetes_persistent_volume_claim', 'kubernetes_deployment']));
     expect(await pvcUid(1)).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it("cancelled while option A's start on the _v1 version runs: that start is stopped on its version, then the backup started on the old one (a start on top of ours fails AlreadyExists on a real API server), PVC kept", async () => {
+    const uid = await pvcUid(2);
+    const originalVersionId = env.sim.template.originalVersionId;
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws(2).owner, workspace: ws(2).name, template: env.sim.template.name, targetVersionId, approval: { policy: 'none' }, option: 'A' },
+      { taskQueue: env.taskQueue },
+    );
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      if (Date.now() > deadline) throw new Error('the migrated-state build never appeared');
+      const latest = (await env.coder.workspace(ws(2).id)).latest_build;
+      if (latest.template_version_id === targetVersionId && latest.transition === 'start') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow(WorkflowFailedError);
+    const builds = await env.coder.workspaceBuilds(ws(2).id, { limit: 3 });
+    expect(builds.map((b) => [b.transition, b.template_version_id, b.job.status])).toEqual([
+      ['start', originalVersionId, 'succeeded'],
+      ['stop', targetVersionId, 'succeeded'],
+      ['start', targetVersionId, 'succeeded'],
+    ]);
+    expect(await migrationStatus(env.t.client, handle.workflowId)).toMatchObject({ phase: 'restored' });
+    expect(managedTypes(2)).toEqual(expect.arrayContaining(['kubernetes_persistent_volume_claim', 'kubernetes_deployment']));
+    expect(await kube.get('Deployment', 'coder', `coder-${ws(2).id}`)).toBeDefined();
+    expect(await pvcUid(2)).toBe(uid);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 });
