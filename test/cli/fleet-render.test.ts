@@ -1,4 +1,5 @@
-import { fitToWidth, newGateLines, progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
+import { fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../../src/cli/fleet-render';
+import { countRunningByPhase } from '../../src/domain/running-phases';
 import { emptyCounts } from '../../src/domain/fleet-progress';
 import { detailsMarkdown } from '../../src/domain/fleet-details';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
@@ -120,5 +121,12 @@ describe('fleet rendering', () => {
     expect(newGateLines(waits, announced)).toEqual(["waits for wsmigrate-template/coder/k8s-gpu at 'template-promote': wsmigrate approve wsmigrate-template/coder/k8s-gpu --approver <you>"]);
     expect(newGateLines(waits, announced)).toEqual([]);
     expect(newGateLines([{ kind: 'child-gate', workflowId: 'wsmigrate/k8s-gpu/alice/a', gateId: 'recover' }], announced)).toHaveLength(1);
+  });
+
+  it("`fleet status` counts a running migration between milestones as 'in progress' (never 'starting'), and a compensating one as compensating", () => {
+    const runningByPhase = countRunningByPhase([{}, { phase: 'compensating', pendingGate: 'none' }, { pendingGate: 'apply' }, {}]);
+    const text = statusText({ workflowId: 'wsmigrate-fleet/coder/k8s-dev', phase: 'running', progress: progress(), runningByPhase });
+    expect(text).toContain('  running by phase: in progress 2, compensating 1, awaiting-approval 1');
+    expect(text).not.toMatch(/starting/);
   });
 });
