@@ -129,4 +129,13 @@ describe('fleet rendering', () => {
     expect(text).toContain('  running by phase: in progress 2, compensating 1, awaiting-approval 1');
     expect(text).not.toMatch(/starting/);
   });
+
+  it("`fleet status` says how old the daemons' reading is", () => {
+    const capacity = { daemons: 4, busy: 2, offline: 0, usersQueued: 0, usersRunning: 1, oursActive: 1 };
+    const readAt = Date.parse('2026-12-06T19:00:00Z');
+    const pacing = { mode: 'paced' as const, share: 0.5, width: 4, capacity, checkedAt: new Date(readAt).toISOString() };
+    const text = statusText({ workflowId: 'wsmigrate-fleet/coder/k8s-dev', phase: 'running', progress: progress({ pacing }) }, readAt + 12_000);
+    expect(text).toContain("  paced: window 4 (share 0.5 of the online daemons) · 2/4 daemon(s) busy, 0 users' job(s) queued (read 12s ago)");
+    expect(statusText({ workflowId: 'w', phase: 'running', progress: progress({ pacing }) }, readAt + 185_000)).toContain('(read 3m05s ago)');
+  });
 });
