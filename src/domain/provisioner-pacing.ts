@@ -85,3 +85,9 @@ export function pacingLine(p: FleetPacingStatus, nowMs?: number): string {
   const daemons = c ? `${c.busy}/${c.daemons} daemon(s) busy, ${c.usersQueued} users' job(s) queued${age}` : 'daemons not read yet';
   return `paced: window ${p.width} (share ${p.share} of the online daemons) · ${daemons}${p.full && !p.waiting ? ' · our builds fill the share: the next start waits for one to end' : ''}${p.waiting ? ` · **waiting**: ${p.waiting}` : ''}`;
 }
+
+/** How many migrations run at once, in a gate's question: while paced, the concurrency alone overstates it. */
+export function windowText(concurrency: number, p: FleetPacingStatus | undefined): string {
+  if (!p || p.mode !== 'paced') return `${concurrency} at a time`;
+  return `up to ${concurrency} at a time, paced by Coder's provisioners${p.capacity ? `: ${p.width} now` : ''}`;
+}

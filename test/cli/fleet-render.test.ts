@@ -1,5 +1,6 @@
 import { fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../../src/cli/fleet-render';
 import { countRunningByPhase } from '../../src/domain/running-phases';
+import { windowText } from '../../src/domain/provisioner-pacing';
 import { emptyCounts } from '../../src/domain/fleet-progress';
 import { detailsMarkdown } from '../../src/domain/fleet-details';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
@@ -137,5 +138,13 @@ describe('fleet rendering', () => {
     const text = statusText({ workflowId: 'wsmigrate-fleet/coder/k8s-dev', phase: 'running', progress: progress({ pacing }) }, readAt + 12_000);
     expect(text).toContain("  paced: window 4 (share 0.5 of the online daemons) · 2/4 daemon(s) busy, 0 users' job(s) queued (read 12s ago)");
     expect(statusText({ workflowId: 'w', phase: 'running', progress: progress({ pacing }) }, readAt + 185_000)).toContain('(read 3m05s ago)');
+  });
+
+  it('the canary gate asks for the window pacing allows, not the concurrency alone', () => {
+    const capacity = { daemons: 2, busy: 1, offline: 0, usersQueued: 0, usersRunning: 0, oursActive: 1 };
+    expect(windowText(10, { mode: 'paced', share: 0.5, width: 2, capacity })).toBe("up to 10 at a time, paced by Coder's provisioners: 2 now");
+    expect(windowText(10, { mode: 'paced', share: 0.5, width: 10 })).toBe("up to 10 at a time, paced by Coder's provisioners");
+    expect(windowText(10, { mode: 'fallback', share: 0.5, width: 10 })).toBe('10 at a time');
+    expect(windowText(10, { mode: 'off', share: 0.5, width: 10 })).toBe('10 at a time');
   });
 });
