@@ -116,8 +116,8 @@ function activeVersionLine(r: FleetResult): string | undefined {
   return "require active version: on until the old versions are archived (members cannot start a workspace on an old version meanwhile; if you abandon the migration, give it back with `coder templates edit <template> --require-active-version=false`)";
 }
 
-/** `fleet status` in words. */
-export function statusText(s: FleetStatus): string {
+/** `fleet status` in words; `nowMs` dates the daemons' reading. */
+export function statusText(s: FleetStatus, nowMs = Date.now()): string {
   if (s.progress) {
     const p = s.progress;
     const waits = s.waitingOn ?? [];
@@ -125,7 +125,7 @@ export function statusText(s: FleetStatus): string {
     for (const line of waitLines(waits.filter((w) => !isPersonWait(w)))) lines.push(`  ${line}`);
     const phases = Object.entries(s.runningByPhase ?? {});
     if (phases.length) lines.push(`  running by phase: ${phases.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    if (p.pacing) lines.push(`  ${pacingLine(p.pacing).replace(/\*\*/g, '')}`);
+    if (p.pacing) lines.push(`  ${pacingLine(p.pacing, nowMs).replace(/\*\*/g, '')}`);
     if (p.pendingApproval) {
       lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
       lines.push(`    ${approvalCommands(s.workflowId, p.pendingApproval).cli}`);

@@ -18,6 +18,7 @@ import { runOutcome } from './run-outcome';
 import { failureText } from './failure-text';
 import { templateWorkflowId } from '../domain/migration-input';
 import type { FleetWait } from '../domain/fleet-waits';
+import { countRunningByPhase, type RunningRow } from '../domain/running-phases';
 
 export interface FleetStartOptions {
   taskQueue: string;
@@ -175,19 +176,16 @@ export async function controlFleet(client: Client, workflowId: string, action: F
   }
 }
 
-/** Counts the template's running migrations by phase (stopping, backing-up, starting, …) from visibility. */
+/** Counts the template's running migrations by phase (awaiting-approval, compensating, in progress, …) from visibility. */
 async function runningByPhase(client: Client, template: string): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
+  const rows: RunningRow[] = [];
   try {
     const query = `WorkflowType = 'migrateWorkspace' AND WsmigrateTemplate = '${template.replace(/'/g, '')}' AND ExecutionStatus = 'Running'`;
     for await (const wf of client.workflow.list({ query, pageSize: 500 })) {
-      // Lean runs write only milestone phases; the pending-approval attribute says when one waits on a person.
-      const gate = wf.typedSearchAttributes.get(WsmigratePendingApproval);
-      const phase = gate && gate !== 'none' ? 'awaiting-approval' : (wf.typedSearchAttributes.get(WsmigratePhase) ?? 'starting');
-      counts[phase] = (counts[phase] ?? 0) + 1;
+      rows.push({ phase: wf.typedSearchAttributes.get(WsmigratePhase), pendingGate: wf.typedSearchAttributes.get(WsmigratePendingApproval) });
     }
   } catch {
     // visibility is a convenience here; the fleet's own counts stand without it
   }
-  return counts;
+  return countRunningByPhase(rows);
 }

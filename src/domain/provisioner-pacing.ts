@@ -4,6 +4,8 @@
  * that queue and the users' own Start/Update wait behind it. Pure: the numbers in, the window out.
  */
 
+import { formatDuration } from './duration-text';
+
 /** What one read of `/provisionerdaemons` and `/provisionerjobs?status=pending,running` found. */
 export interface ProvisionerCapacity {
   /** Online daemons that can take the template's jobs. */
@@ -70,11 +72,22 @@ export interface FleetPacingStatus {
   checkedAt?: string;
 }
 
-/** One line for progress output and the Web UI. */
-export function pacingLine(p: FleetPacingStatus): string {
+/**
+ * One line for progress output and the Web UI. Given `nowMs`, the daemons' reading says its age: the
+ * fleet reads them only when it wants to start a migration, so a reading can be minutes old.
+ */
+export function pacingLine(p: FleetPacingStatus, nowMs?: number): string {
   if (p.mode === 'off') return 'pacing off: up to the concurrency, whatever Coder can run';
   if (p.mode === 'fallback') return `pacing fell back to the concurrency (${p.fallback ?? 'daemons unknown'})`;
   const c = p.capacity;
-  const daemons = c ? `${c.busy}/${c.daemons} daemon(s) busy, ${c.usersQueued} users' job(s) queued` : 'daemons not read yet';
+  const readAt = p.checkedAt ? Date.parse(p.checkedAt) : NaN;
+  const age = nowMs !== undefined && Number.isFinite(readAt) ? ` (read ${formatDuration(Math.max(0, nowMs - readAt))} ago)` : '';
+  const daemons = c ? `${c.busy}/${c.daemons} daemon(s) busy, ${c.usersQueued} users' job(s) queued${age}` : 'daemons not read yet';
   return `paced: window ${p.width} (share ${p.share} of the online daemons) · ${daemons}${p.full && !p.waiting ? ' · our builds fill the share: the next start waits for one to end' : ''}${p.waiting ? ` · **waiting**: ${p.waiting}` : ''}`;
+}
+
+/** How many migrations run at once, in a gate's question: while paced, the concurrency alone overstates it. */
+export function windowText(concurrency: number, p: FleetPacingStatus | undefined): string {
+  if (!p || p.mode !== 'paced') return `${concurrency} at a time`;
+  return `up to ${concurrency} at a time, paced by Coder's provisioners${p.capacity ? `: ${p.width} now` : ''}`;
 }

@@ -23,6 +23,7 @@ import { migrateFleetInputSchema, type MigrateFleetInput } from '../domain/fleet
 import { fnv1a } from '../domain/fnv1a';
 import { countsRecord, fleetDoneText, summaryOf } from '../domain/fleet-summary';
 import { templateWorkflowId } from '../domain/migration-input';
+import { windowText } from '../domain/provisioner-pacing';
 import { childApprovalSignal, childDoneSignal } from '../contracts/fleet-report';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
@@ -172,7 +173,7 @@ async function canaryGate(run: FleetRun): Promise<void> {
   const decision = await run.gates.request(
     'fleet-continue',
     `canary:${fnv1a(lines)}`,
-    `${text} Continue fleet ${fleetName} with the rest, ${input.concurrency} at a time? PVC uids kept so far: ${st.counts.pvcUidsKept}.`,
+    `${text} Continue fleet ${fleetName} with the rest, ${windowText(input.concurrency, run.pacer.status)}? PVC uids kept so far: ${st.counts.pvcUidsKept}.`,
   );
   if (decision === 'rejected' || decision === 'timed-out') run.cancel('fleet-continue gate', decision);
 }

@@ -1,4 +1,6 @@
-import { fitToWidth, newGateLines, progressBar, progressLine, summaryTable } from '../../src/cli/fleet-render';
+import { fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../../src/cli/fleet-render';
+import { countRunningByPhase } from '../../src/domain/running-phases';
+import { windowText } from '../../src/domain/provisioner-pacing';
 import { emptyCounts } from '../../src/domain/fleet-progress';
 import { detailsMarkdown } from '../../src/domain/fleet-details';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
@@ -120,5 +122,29 @@ describe('fleet rendering', () => {
     expect(newGateLines(waits, announced)).toEqual(["waits for wsmigrate-template/coder/k8s-gpu at 'template-promote': wsmigrate approve wsmigrate-template/coder/k8s-gpu --approver <you>"]);
     expect(newGateLines(waits, announced)).toEqual([]);
     expect(newGateLines([{ kind: 'child-gate', workflowId: 'wsmigrate/k8s-gpu/alice/a', gateId: 'recover' }], announced)).toHaveLength(1);
+  });
+
+  it("`fleet status` counts a running migration between milestones as 'in progress' (never 'starting'), and a compensating one as compensating", () => {
+    const runningByPhase = countRunningByPhase([{}, { phase: 'compensating', pendingGate: 'none' }, { pendingGate: 'apply' }, {}]);
+    const text = statusText({ workflowId: 'wsmigrate-fleet/coder/k8s-dev', phase: 'running', progress: progress(), runningByPhase });
+    expect(text).toContain('  running by phase: in progress 2, compensating 1, awaiting-approval 1');
+    expect(text).not.toMatch(/starting/);
+  });
+
+  it("`fleet status` says how old the daemons' reading is", () => {
+    const capacity = { daemons: 4, busy: 2, offline: 0, usersQueued: 0, usersRunning: 1, oursActive: 1 };
+    const readAt = Date.parse('2026-12-06T19:00:00Z');
+    const pacing = { mode: 'paced' as const, share: 0.5, width: 4, capacity, checkedAt: new Date(readAt).toISOString() };
+    const text = statusText({ workflowId: 'wsmigrate-fleet/coder/k8s-dev', phase: 'running', progress: progress({ pacing }) }, readAt + 12_000);
+    expect(text).toContain("  paced: window 4 (share 0.5 of the online daemons) · 2/4 daemon(s) busy, 0 users' job(s) queued (read 12s ago)");
+    expect(statusText({ workflowId: 'w', phase: 'running', progress: progress({ pacing }) }, readAt + 185_000)).toContain('(read 3m05s ago)');
+  });
+
+  it('the canary gate asks for the window pacing allows, not the concurrency alone', () => {
+    const capacity = { daemons: 2, busy: 1, offline: 0, usersQueued: 0, usersRunning: 0, oursActive: 1 };
+    expect(windowText(10, { mode: 'paced', share: 0.5, width: 2, capacity })).toBe("up to 10 at a time, paced by Coder's provisioners: 2 now");
+    expect(windowText(10, { mode: 'paced', share: 0.5, width: 10 })).toBe("up to 10 at a time, paced by Coder's provisioners");
+    expect(windowText(10, { mode: 'fallback', share: 0.5, width: 10 })).toBe('10 at a time');
+    expect(windowText(10, { mode: 'off', share: 0.5, width: 10 })).toBe('10 at a time');
   });
 });

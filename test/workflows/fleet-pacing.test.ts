@@ -1,5 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { startFleet } from '../../src/client/fleet';
+import { controlFleet, fleetStatus, startFleet } from '../../src/client/fleet';
+import { statusText } from '../../src/cli/fleet-render';
 import { migrationStatus } from '../../src/client/migrations';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
@@ -149,5 +150,29 @@ describe('migrateFleet without the daemons API', () => {
     // The fleet's only local activity is the capacity reading: after the refusal it never asks again.
     const readings = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
     expect(readings).toHaveLength(1);
+  }, 180_000);
+});
+
+describe('migrateFleet paced, at its canary gate', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3, provisioners: 2 }));
+  });
+  afterAll(async () => env?.close());
+
+  it("`fleet status` asks to go on at the window the daemons allow (not --concurrency alone) and says how old the daemons' reading is", async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 1, concurrency: 10, provisionerShare: 0.5, archiveOldVersions: false, requireActiveVersion: false, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).pendingApproval?.gateId === 'fleet-continue', 90_000);
+    const text = statusText(await fleetStatus(env.t.client, handle.workflowId));
+    // Share 0.5 of 2 daemons is one slot, two migrations at once.
+    expect(text).toMatch(/Continue fleet coder\/\S+ with the rest, up to 10 at a time, paced by Coder's provisioners: 2 now\?/);
+    expect(text).toMatch(/paced: window 2 .* daemon\(s\) busy, 0 users' job\(s\) queued \(read \d+s ago\)/);
+    await controlFleet(env.t.client, handle.workflowId, 'cancel', 'sre', 'seen the gate');
+    await handle.result().catch(() => undefined);
   }, 180_000);
 });

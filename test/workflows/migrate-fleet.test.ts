@@ -41,6 +41,8 @@ describe('migrateFleet: template, canary, gate, window, archive', () => {
     expect(atGate.counts.migrated).toBe(2);
     expect(atGate.running).toEqual([]);
     expect(atGate.pendingApproval?.summary).toMatch(/Canary: 2 of 2 ok/);
+    // This simulator lists no daemons (404), so pacing fell back and --concurrency alone is the window (the paced words: fleet-pacing.test.ts).
+    expect(atGate.pendingApproval?.summary).toMatch(/with the rest, 4 at a time\?/);
     expect(env.notes.some((n) => n.kind === 'fleet-canary-done' && n.workflowId === handle.workflowId)).toBe(true);
     await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'mallory' })).rejects.toThrow(/'mallory' is not an approver/);
     // While the fleet migrates, the template requires its active version: the owner of a migrated
