@@ -135,8 +135,9 @@ export function parseJsonWithSpans(text: string, patterns: readonly JsonPathPatt
   try {
     spans = new Scanner(text, patterns, [], 'quick').run().spans;
   } catch (e) {
-    // A duplicated key is wrong even in valid JSON; anything else is left for the checks below.
-    if (!(e instanceof JsonSyntaxError) || !e.syntaxOnly) throw e;
+    // Whatever the quick pass stumbles on, a duplicated key included, may come after an error in a
+    // value it skipped: the checks below find the first problem, as scanJsonSpans does.
+    if (!(e instanceof JsonSyntaxError)) throw e;
   }
   let value: unknown;
   try {

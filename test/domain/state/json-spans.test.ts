@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ANY_INDEX, JsonSyntaxError, parseJsonOutline, parseJsonWithSpans, scanJsonSpans, type JsonPathPattern } from '../../../src/domain/state/json-spans';
+import { ANY_INDEX, JsonSyntaxError, parseJsonOutline, parseJsonWithSpans, scanJsonSpans, type JsonPathPattern, type JsonTokenSpan } from '../../../src/domain/state/json-spans';
 import { propertyRuns } from '../../harness/property-runs';
 
 describe('scanJsonSpans', () => {
@@ -291,5 +291,31 @@ describe('scalars, checked byte by byte', () => {
       expect(spans.map((s) => [s.path, text.slice(s.start, s.end)])).toEqual(expected);
     }
     expect(parseJsonOutline(text, patterns, []).value).toEqual({ a: 1, 'b"': 2, plain: 3 });
+  });
+});
+
+describe('what each reader reports, input by input', () => {
+  /** The spans, or the error as a caller sees it: its kind, where, the words, and whether JSON.parse sees it too. */
+  function outcome(read: () => { spans: readonly JsonTokenSpan[] } | readonly JsonTokenSpan[]): unknown {
+    try {
+      const result = read();
+      return Array.isArray(result) ? result : (result as { spans: unknown }).spans;
+    } catch (e) {
+      if (!(e instanceof JsonSyntaxError)) throw e;
+      return { name: e.name, message: e.message, offset: e.offset, line: e.line, column: e.column, syntaxOnly: e.syntaxOnly };
+    }
+  }
+
+  it.each<[string, string, JsonPathPattern[]]>([
+    ['a duplicated key after an error in a value the quick pass skips', '{"b": [1 2], "a": [{"t": 1, "t": 2}]}', [['a', ANY_INDEX, 't']]],
+    ['a text cut after a colon, where a skipped value was due', '{"a":', [['t']]],
+    ['a skipped value missing between two commas', '{"a": [1,,2]}', [['a', 't']]],
+    ['a skipped value missing between two commas, spaced', '{"a": [1, ,2]}', [['a', 't']]],
+    ['a quick-pass stumble after the first error', '{"b": [1 2] "a": 1}', [['a']]],
+  ])('parseJsonWithSpans reports the first problem, as the checking scan and the outline do: %s', (_, text, patterns) => {
+    const first = outcome(() => scanJsonSpans(text, patterns));
+    expect(first).toHaveProperty('message');
+    expect(outcome(() => parseJsonWithSpans(text, patterns))).toEqual(first);
+    expect(outcome(() => parseJsonOutline(text, patterns, []))).toEqual(first);
   });
 });
