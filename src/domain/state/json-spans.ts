@@ -387,7 +387,6 @@ class Scanner {
   }
 
   private parseSlice(start: number, end: number): { parsed: unknown; length: number } | undefined {
-    if (end <= start) return undefined;
     try {
       return { parsed: JSON.parse(this.text.slice(start, end)), length: end - start };
     } catch (e) {
