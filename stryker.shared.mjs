@@ -37,7 +37,7 @@ export const PARTS = {
     // all the state tests (0.2-0.3 mutants a second). Judged by the state reader's own tests, whose
     // properties hold it to JSON.parse, and the state rename's, which splice the spans it finds: a
     // lower bound on what the whole suite catches.
-    scanner: { mutate: ['src/domain/state/json-spans.ts'], tests: ['<rootDir>/test/domain/state/**/*.test.ts', '<rootDir>/test/domain/state-rename*.test.ts'], break: 78 },
+    scanner: { mutate: ['src/domain/state/json-spans.ts'], tests: ['<rootDir>/test/domain/state/**/*.test.ts', '<rootDir>/test/domain/state-rename*.test.ts'], break: 83 },
   },
   activities: {
     // 2026-12-06: a-c 95.58% (79.11% on 2026-12-02, before archive-versions.ts had unit tests), d-p 93.10% (63.34% whole, before its unit tests).

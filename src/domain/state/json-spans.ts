@@ -135,8 +135,9 @@ export function parseJsonWithSpans(text: string, patterns: readonly JsonPathPatt
   try {
     spans = new Scanner(text, patterns, [], 'quick').run().spans;
   } catch (e) {
-    // A duplicated key is wrong even in valid JSON; anything else is left for the checks below.
-    if (!(e instanceof JsonSyntaxError) || !e.syntaxOnly) throw e;
+    // Whatever the quick pass stumbles on, a duplicated key included, may come after an error in a
+    // value it skipped: the checks below find the first problem, as scanJsonSpans does.
+    if (!(e instanceof JsonSyntaxError)) throw e;
   }
   let value: unknown;
   try {
@@ -386,7 +387,6 @@ class Scanner {
   }
 
   private parseSlice(start: number, end: number): { parsed: unknown; length: number } | undefined {
-    if (end <= start) return undefined;
     try {
       return { parsed: JSON.parse(this.text.slice(start, end)), length: end - start };
     } catch (e) {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ANY_INDEX, JsonSyntaxError, parseJsonOutline, parseJsonWithSpans, scanJsonSpans, type JsonPathPattern } from '../../../src/domain/state/json-spans';
+import { ANY_INDEX, JsonSyntaxError, parseJsonOutline, parseJsonWithSpans, scanJsonSpans, type JsonPathPattern, type JsonPathStep, type JsonTokenSpan } from '../../../src/domain/state/json-spans';
 import { propertyRuns } from '../../harness/property-runs';
 
 describe('scanJsonSpans', () => {
@@ -291,5 +291,92 @@ describe('scalars, checked byte by byte', () => {
       expect(spans.map((s) => [s.path, text.slice(s.start, s.end)])).toEqual(expected);
     }
     expect(parseJsonOutline(text, patterns, []).value).toEqual({ a: 1, 'b"': 2, plain: 3 });
+  });
+});
+
+describe('what each reader reports, input by input', () => {
+  /** The spans, or the error as a caller sees it: its kind, where, the words, and whether JSON.parse sees it too. */
+  function outcome(read: () => { spans: readonly JsonTokenSpan[] } | readonly JsonTokenSpan[]): unknown {
+    try {
+      const result = read();
+      return Array.isArray(result) ? result : (result as { spans: unknown }).spans;
+    } catch (e) {
+      if (!(e instanceof JsonSyntaxError)) throw e;
+      return { name: e.name, message: e.message, offset: e.offset, line: e.line, column: e.column, syntaxOnly: e.syntaxOnly };
+    }
+  }
+
+  it('names its errors, and tells a duplicated key (valid JSON all the same) from a syntax error', () => {
+    expect(outcome(() => scanJsonSpans('', []))).toEqual({ name: 'JsonSyntaxError', message: 'line 1, column 1: the text ends where a value was expected', offset: 0, line: 1, column: 1, syntaxOnly: true });
+    expect(outcome(() => scanJsonSpans('{"a": [{"t": 1, "t": 2}]}', [['a', ANY_INDEX, 't']]))).toEqual({
+      name: 'JsonSyntaxError',
+      message: 'line 1, column 17: the key "t" appears twice in one object',
+      offset: 16,
+      line: 1,
+      column: 17,
+      syntaxOnly: false,
+    });
+    expect(String(new JsonSyntaxError('a problem', 3, 2, 1))).toBe('JsonSyntaxError: line 2, column 1: a problem');
+    expect(new JsonSyntaxError('a problem', 3, 2, 1).syntaxOnly).toBe(true);
+  });
+
+  it.each<[string, string, JsonPathPattern[]]>([
+    ['a duplicated key after an error in a value the quick pass skips', '{"b": [1 2], "a": [{"t": 1, "t": 2}]}', [['a', ANY_INDEX, 't']]],
+    ['a text cut after a colon, where a skipped value was due', '{"a":', [['t']]],
+    ['a skipped value missing between two commas', '{"a": [1,,2]}', [['a', 't']]],
+    ['a skipped value missing between two commas, spaced', '{"a": [1, ,2]}', [['a', 't']]],
+    ['a quick-pass stumble after the first error', '{"b": [1 2] "a": 1}', [['a']]],
+  ])('parseJsonWithSpans reports the first problem, as the checking scan and the outline do: %s', (_, text, patterns) => {
+    const first = outcome(() => scanJsonSpans(text, patterns));
+    expect(first).toHaveProperty('message');
+    expect(outcome(() => parseJsonWithSpans(text, patterns))).toEqual(first);
+    expect(outcome(() => parseJsonOutline(text, patterns, []))).toEqual(first);
+  });
+
+  it.each<[string, string, JsonPathPattern[], [JsonPathStep[], string, JsonTokenSpan['kind']][]]>([
+    ['a member after a skipped number, compact, closed after a tab', '{"x":1,"t":2\t}', [['t']], [[['t'], '2', 'number']]],
+    ['a member after a skipped number, compact', '{"x":1,"t":2}', [['t']], [[['t'], '2', 'number']]],
+    ['brackets inside the keys of a skipped value', '{"z":{"k[":0},"t":{"k]":1}}', [['t']], [[['t'], '{"k]":1}', 'object']]],
+    ['a skipped string that ends in an escaped backslash', '{"z":["\\\\"],"t":{"\\"":false}}', [['t']], [[['t'], '{"\\"":false}', 'object']]],
+    [
+      'escaped quotes and brackets in the keys of recorded objects',
+      '{"a":[{"a":[{"\\"":null}]},{"[":[{"}":null,"a":{"{":0,"\\"":true}}]}]}',
+      [['a', ANY_INDEX]],
+      [
+        [['a', 0], '{"a":[{"\\"":null}]}', 'object'],
+        [['a', 1], '{"[":[{"}":null,"a":{"{":0,"\\"":true}}]}', 'object'],
+      ],
+    ],
+    ['a span over an object hides a pattern for its empty-named member', '{"a":{"x":1,"":2},"b":3}', [['a'], ['a', '']], [[['a'], '{"x":1,"":2}', 'object']]],
+    ['a span over an array hides a pattern for its elements', '{"a":[1,{"t":2}]}', [['a'], ['a', ANY_INDEX], ['a', ANY_INDEX, 't']], [[['a'], '[1,{"t":2}]', 'array']]],
+    ['numbers that open with 0 and 9', '{"a":[{"t":0},{"t":9},{"t":-1},{"t":0.5},{"t":90}]}', [['a', ANY_INDEX, 't']], [
+        [['a', 0, 't'], '0', 'number'],
+        [['a', 1, 't'], '9', 'number'],
+        [['a', 2, 't'], '-1', 'number'],
+        [['a', 3, 't'], '0.5', 'number'],
+        [['a', 4, 't'], '90', 'number'],
+      ],
+    ],
+  ])('every reader finds the same spans: %s', (_, text, patterns, expected) => {
+    const spans = scanJsonSpans(text, patterns);
+    expect(spans.map((s) => [s.path, text.slice(s.start, s.end), s.kind])).toEqual(expected);
+    expect(parseJsonWithSpans(text, patterns)).toEqual({ value: JSON.parse(text), spans });
+    expect(parseJsonOutline(text, patterns, [])).toEqual({ value: JSON.parse(text), spans });
+  });
+
+  it.each([
+    ['laid out with tabs and not one space', '{\n\t"z":[\n\t\t1\n\t],\n\t"t":{\n\t\t"k":[\n\t\t]\n\t}\n}'],
+    ['with an object whose lines are indented less than the line it opens on', '{\n  "z": {\n"k": 1}, "t": 2}'],
+    ['with an array whose lines are indented less than the line it opens on', '{\n  "z": [\n1], "t": 2}'],
+    ['with CRLF line ends', '{\r\n  "z": {\r\n    "k": [\r\n      1\r\n    ]\r\n  },\r\n  "t": 2\r\n}'],
+  ])('the outline reads a document %s, the indentation guess wrong or right', (_, text) => {
+    expect(parseJsonOutline(text, [['t']], [['z']])).toEqual({ value: { ...JSON.parse(text), z: Array.isArray(JSON.parse(text).z) ? [] : {} }, spans: scanJsonSpans(text, [['t']]) });
+    expect(parseJsonOutline(text, [['t']], [])).toEqual({ value: JSON.parse(text), spans: scanJsonSpans(text, [['t']]) });
+  });
+
+  it('keeps a "__proto__" member writable and configurable, as JSON.parse does', () => {
+    const text = '{"a": [{"__proto__": {"p": 1}, "t": 1}]}';
+    const item = (parseJsonOutline(text, [['a', ANY_INDEX, 't']], []).value as { a: object[] }).a[0];
+    expect(Object.getOwnPropertyDescriptor(item, '__proto__')).toEqual(Object.getOwnPropertyDescriptor((JSON.parse(text) as { a: object[] }).a[0], '__proto__'));
   });
 });
