@@ -27,7 +27,10 @@ for area in "${areas[@]}"; do
     # An unknown part is refused by the config, naming the parts there are.
     domain-*) config=stryker.config.mjs; part=${area#domain-}; run=(npx stryker run) ;;
     activities-*) config=stryker.activities.config.mjs; part=${area#activities-}; run=(npx stryker run) ;;
-    workflows-*) config=stryker.workflows.config.mjs; part=${area#workflows-}; run=(node -r @swc-node/register scripts/with-dev-server.ts npx stryker run) ;;
+    # Applied one at a time to a copy, against the part's dev-server tests (scripts/workflow-mutants.mjs).
+    workflows-*)
+      if node scripts/workflow-mutants.mjs "${area#workflows-}" ${MUTATE_FULL:+--all}; then :; else failed+=("$area"); fi
+      continue ;;
     *) echo "mutate: unknown area '$area': domain, activities, workflows, or one of their parts ($(parts_of domain) $(parts_of activities) $(parts_of workflows))" >&2; exit 2 ;;
   esac
   baseline=mutation/$area-incremental.json.gz
