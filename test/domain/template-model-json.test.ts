@@ -16,7 +16,7 @@ const refusal = (files: Record<string, unknown>): string => {
 
 describe('template model from parsed JSON', () => {
   it('reads bodies given bare or in arrays, and skips array elements that are not bodies', () => {
-    const m = model({ 'main.tf': { resource: ['junk', 7, { kubernetes_pod: { p: {} } }], data: { coder_workspace: [{ me: [{}] }] }, module: [{ b: [{}], a: {} }, 'x'] } });
+    const m = model({ 'main.tf': { resource: ['junk', 7, null, { kubernetes_pod: { p: {} } }], data: { coder_workspace: [{ me: [{}] }] }, module: [{ b: [{}], a: {} }, 'x', null] } });
     expect(m).toEqual({
       resources: [
         { mode: 'managed', type: 'kubernetes_pod', name: 'p', file: 'main.tf' },
@@ -43,6 +43,9 @@ describe('template model from parsed JSON', () => {
     ['x${data.coder_workspace.me.start_count}', 'unknown'],
     ['${data.coder_workspace.me.start_count}x', 'unknown'],
     [true, 'unknown'],
+    // A one-element list is not a number, even when its only element would be one.
+    [['3'], 'unknown'],
+    [['${data.coder_workspace.me.start_count}'], 'unknown'],
   ])('count %j is %j', (count, expected) => {
     expect(model({ 'main.tf': pod({ count }) }).resources[0].count).toEqual(expected);
   });
@@ -58,6 +61,7 @@ describe('template model from parsed JSON', () => {
     ['${toset(["a"]) }x', 'unknown'],
     ['${["a"]}', 'unknown'],
     [['a'], 'unknown'],
+    [['${toset(["a"])}'], 'unknown'],
   ])('for_each %j is %j', (forEach, expected) => {
     expect(model({ 'main.tf': pod({ for_each: forEach }) }).resources[0].forEach).toEqual(expected);
   });
@@ -82,6 +86,19 @@ describe('template model from parsed JSON', () => {
     ]);
     expect(m.moved).toEqual([{ from: 'kubernetes_pod.x', to: 'kubernetes_pod.y', file: 'guard.tf' }]);
     expect(model({ 'g.tf': { moved: [{ from: 'a${b}c', to: 't.n' }] } }).moved[0].from).toBe('a${b}c');
+  });
+
+  it.each([
+    // Only a whole "${…}" is the interpolation hcl2json writes; text around it is kept as written.
+    ['${ kubernetes_pod.a["k 1"] }', 'kubernetes_pod.a["k 1"]'],
+    ['module.m.${kubernetes_pod.a}', 'module.m.${kubernetes_pod.a}'],
+    ['${kubernetes_pod.a}.b', '${kubernetes_pod.a}.b'],
+  ])('a moved block from %j moves %j', (from, address) => {
+    expect(model({ 'g.tf': { moved: { from, to: 'kubernetes_pod.b' } } }).moved).toEqual([{ from: address, to: 'kubernetes_pod.b', file: 'g.tf' }]);
+  });
+
+  it('refuses with an error named TemplateModelError, the failure type an activity reports', () => {
+    expect(() => model({ 'a.tf': [] })).toThrow(expect.objectContaining({ name: 'TemplateModelError' }));
   });
 
   it.each<[string, Record<string, unknown>, string]>([
@@ -116,6 +133,7 @@ describe('template model from parsed JSON', () => {
     ['a_override.tf', true],
     ['dir/x_override.tf', true],
     ['dir\\override.tf', true],
+    ['main_override.tf', true],
     ['xoverride.tf', false],
     ['override.tf.bak', false],
     ['override_x.tf', false],
@@ -145,5 +163,6 @@ describe('template model from parsed JSON', () => {
     const m = model({ 'main.tf': pod({}) }, given);
     given.push('x.y');
     expect(m.protectedAddresses).toEqual(['kubernetes_pod.p']);
+    expect(buildTemplateModel([{ file: 'main.tf', json: pod({}) }]).protectedAddresses).toEqual([]);
   });
 });
