@@ -70,6 +70,22 @@ describe('zeroTouchWorkspace meets a workspace or a build that lost its PVC', ()
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 
+  it('a healthy workspace already on the zero-touch version (migrated by the fleet above) is already-migrated: nothing built, its PVC the same', async () => {
+    const ws = env.sim.workspaces()[2];
+    const builds = await buildCount(2);
+    const uid = pvcUid(2);
+    const result = await (
+      await env.t.client.workflow.start('zeroTouchWorkspace', {
+        taskQueue: env.taskQueue,
+        workflowId: `zero-touch-safety/again/${ws.id}`,
+        args: [{ owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, approval: { policy: 'none' } }],
+      })
+    ).result();
+    expect(result).toMatchObject({ outcome: 'already-migrated', workspaceId: ws.id });
+    expect(await buildCount(2)).toBe(builds);
+    expect(pvcUid(2)).toBe(uid);
+  });
+
   async function zeroTouchRun(i: number): Promise<ApplicationFailure> {
     const ws = env.sim.workspaces()[i];
     const handle = await env.t.client.workflow.start('zeroTouchWorkspace', {
