@@ -132,6 +132,8 @@ export class ApprovalGates {
     p.summary = `${note} Before: ${p.summary}`;
     this.onPendingChange();
     await noteApprovalToFleet({ gateId: p.gateId, pending: true, summary: p.summary.slice(0, 300), since: p.requestedAt });
+    // Decided meanwhile: the message says so already; editing it back would offer buttons for a closed gate.
+    if (this.pending !== p || this.decided) return;
     this.refs = await this.tell(
       { workflowId: this.workflowId, gateId: p.gateId, planHash: p.planHash, requestedAt: p.requestedAt, kind: 'approval-changed', subject: `Changed under the gate: ${p.gateId}`, text: p.summary },
       this.refs,

@@ -184,7 +184,7 @@ const GATE_RECHECK_MAX_MS = 15 * 60_000;
  * answer does now, instead of showing a plan that will never be applied. Rechecks back off (each is
  * a timer and a read in the history). Best effort: a read that fails leaves the gate as it was.
  */
-async function noteBuildsUnderGate(ctx: RoundContext, pf: WorkspacePreflight, backup: StateBackup, lastRound: boolean): Promise<void> {
+async function noteBuildsUnderGate(ctx: RoundContext, pf: WorkspacePreflight, plannedOn: number, lastRound: boolean): Promise<void> {
   const { gates, subject } = ctx;
   const waiting = () => gates.pending?.gateId === 'apply';
   try {
@@ -192,7 +192,7 @@ async function noteBuildsUnderGate(ctx: RoundContext, pf: WorkspacePreflight, ba
       if (await condition(() => !waiting(), waitMs)) return;
       const latest = await ctx.acts.readLatestBuild.executeWithOptions({ summary: `has anyone built ${subject} since the plan at the apply gate?` }, [{ workspaceId: pf.workspaceId, subject }]);
       if (!waiting()) return;
-      if (latest.buildNumber > backup.buildNumber) return await gates.amendPending(changedUnderGate(subject, latest, backup.buildNumber, lastRound));
+      if (latest.buildNumber > plannedOn) return await gates.amendPending(changedUnderGate(subject, latest, plannedOn, lastRound));
     }
   } catch (err) {
     if (!isCancellation(err)) log.warn('could not check the workspace under the apply gate', { subject, error: (err as Error).message });
@@ -280,8 +280,12 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
     const summary = `${transition === 'start' ? 'Start' : 'Stop'} ${subject} on ${pf.targetVersionName} carrying the migrated state (${rewrite.renamedCount} instance(s) renamed), in one build. Guard: ${verdict.summary}`;
     const asked = gates.request('apply', verdict.planHash, summary, verdict.verdict === 'needs-approval');
     // Waiting at the gate (not merely allowed through): an owner's build meanwhile makes this plan stale; say so there.
-    const watching = gates.pending?.gateId === 'apply' && patched('wsmigrate-apply-gate-watch') ? noteBuildsUnderGate(ctx, pf, backup, lastRound) : undefined;
+    const gateWatch = gates.pending?.gateId === 'apply' && patched('wsmigrate-apply-gate-watch') ? new CancellationScope() : undefined;
+    const plannedOn = backup.buildNumber;
+    const watching = gateWatch?.run(() => noteBuildsUnderGate(ctx, pf, plannedOn, lastRound));
     const applyGate = await asked;
+    // A read still retrying (Coder down) must not hold up what the decision starts.
+    gateWatch?.cancel();
     await watching;
     if (applyGate === 'rejected' || applyGate === 'timed-out') {
       throw rejected(`migration of ${subject} ${applyGate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; restoring`);
