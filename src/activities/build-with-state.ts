@@ -4,6 +4,8 @@ import { sha256Hex } from '../adapters/hash';
 import { blobStep } from './blob-step';
 import { builtMeanwhile, refuseDowngrade, workspaceUnlessDeleted } from './builds';
 import { FailureType, coderStep, conflict, jobOutcomeText } from './failures';
+import { findNamedObject, outsideStateAdvice, parseAlreadyExists, type HeldBefore } from '../domain/object-outside-state';
+import { parseStateV4 } from '../domain/state';
 import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
 import type { ActivityDeps } from './ports';
 import type { StepReads } from './step-reads';
@@ -34,6 +36,8 @@ export interface StateBuildRequest {
   backupRef?: string;
   /** What to do when a blob cannot be read: said after the reason. */
   blobHint?: string;
+  /** How to try again once a person has dealt with what failed the build ("run `wsmigrate recover …` again"). */
+  rerun?: string;
 }
 
 export interface BuildWithStateInput extends Omit<StateBuildRequest, 'step'> {
@@ -105,14 +109,52 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
     coder.waitForBuild(created.id, { timeoutMs: req.timeoutMs, first: created, onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id, status: b.job.status }) }),
   );
   if (done.job.status !== 'succeeded') {
+    const why = jobOutcomeText(done.job);
+    const outside = await objectOutsideState(coder, req, done, why);
     throw ApplicationFailure.create({
-      message: `${step} #${done.build_number} of ${subject} (${req.transition} on version ${req.templateVersionId}) ended ${done.job.status}: ${jobOutcomeText(done.job)}`,
+      message: `${step} #${done.build_number} of ${subject} (${req.transition} on version ${req.templateVersionId}) ended ${done.job.status}: ${why}${outside ? `. ${outside.advice}` : ''}`,
       type: FailureType.buildFailed,
       nonRetryable: true,
-      details: [{ buildId: done.id, buildNumber: done.build_number }],
+      details: [{ buildId: done.id, buildNumber: done.build_number, ...(outside ? { outsideState: outside.object } : {}) }],
     });
   }
   return done;
+}
+
+/** How many recent builds' states are searched for the namespace and uid of an object left outside the state. */
+const OUTSIDE_STATE_DEPTH = 10;
+
+/**
+ * A build that failed with Kubernetes' AlreadyExists for an object its own state does not hold: which
+ * object, where (from the newest recent state that held it), and what a person does. Reads only;
+ * undefined for any other failure, or when the reads fail (Terraform's words then stand alone).
+ */
+async function objectOutsideState(coder: ActivityDeps['coder'], req: StateBuildRequest, failed: WorkspaceBuild, why: string) {
+  const object = parseAlreadyExists(why);
+  if (!object) return undefined;
+  try {
+    const own = parseStateV4((await coder.getWorkspaceBuildState(failed.id)).toString('utf8'));
+    if (findNamedObject(own.resources, object.name)) return undefined; // in its state: another problem than a leftover
+    const earlier = (await coder.workspaceBuilds(req.workspaceId, { limit: OUTSIDE_STATE_DEPTH })).filter((b) => b.build_number < failed.build_number);
+    let held: HeldBefore | undefined;
+    for (const b of earlier.sort((x, y) => y.build_number - x.build_number)) {
+      try {
+        const found = findNamedObject(parseStateV4((await coder.getWorkspaceBuildState(b.id)).toString('utf8')).resources, object.name);
+        if (found) {
+          held = { buildNumber: b.build_number, ...found };
+          break;
+        }
+      } catch {
+        // An unreadable older state only hides where the object was held.
+      }
+    }
+    return {
+      object: { ...object, ...(held?.namespace ? { namespace: held.namespace } : {}) },
+      advice: outsideStateAdvice(object, held, { buildNumber: failed.build_number, rerun: req.rerun ?? 'run it again' }),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A build right after the one read, started by us, with our transition and version (and, while it runs, our state), is an earlier attempt's. */
@@ -142,7 +184,11 @@ export function makeBuildWithState(deps: ActivityDeps) {
   /** `reads`: keeps the ended build for the part of a combined step that checks it. */
   return async function buildWithState(input: BuildWithStateInput, reads?: StepReads): Promise<BuiltWithState> {
     const { purpose, ...req } = input;
-    const build = await runStateBuildOnce(deps, { ...req, step: purpose === 'recover' ? 'recovery build' : 'migrated-state build' });
+    const build = await runStateBuildOnce(deps, {
+      ...req,
+      step: purpose === 'recover' ? 'recovery build' : 'migrated-state build',
+      rerun: purpose === 'recover' ? `run \`wsmigrate recover ${req.subject}\` again (the same --template and --version)` : 'run the migration again',
+    });
     if (reads) reads.endedBuild = build;
     return { buildId: build.id, buildNumber: build.build_number };
   };

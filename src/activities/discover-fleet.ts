@@ -10,6 +10,8 @@ import { FailureType, coderStep } from './failures';
 import { heartbeatIfInActivity } from './heartbeat';
 import type { ActivityDeps } from './ports';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
+import { makeAssessHealth } from './assess-health';
+import { cachedTemplateSourceLoader } from './template-source';
 
 export interface DiscoverFleetPageInput {
   organization: string;
@@ -25,7 +27,12 @@ export interface DiscoverFleetPageInput {
 export interface FleetPage {
   /** Workspaces to migrate, by owner, then name. */
   items: FleetItem[];
-  /** Already on the target version: finished by an earlier run. */
+  /**
+   * Already migrated: the latest build succeeded on the target version and the health check calls its
+   * state `migrated` (every protected object present as an earlier state held it). One on the target
+   * version that is not (a claim a build forgot and made anew, a build running since the listing) is
+   * in `items`: its own migration's preflight recovers it, waits for it or says why not.
+   */
   alreadyDone: number;
   /** Left out by the filters (owners, name glob, status, exclude). */
   filteredOut: number;
@@ -46,6 +53,8 @@ const LISTING_PASSES = 5;
 const LIST_PAGE = 100;
 
 const BLOCKED_JOB = new Set(['failed', 'canceled']);
+/** Health checks of workspaces on the target version at a time (each reads its recent builds' states). */
+const HEALTH_READS = 8;
 
 /** Owner, then name, lower-case: an order no start or stop changes (Coder's own puts running workspaces first). */
 const keyOf = (ws: { owner_name: string; name: string }) => `${ws.owner_name.toLowerCase()}/${ws.name.toLowerCase()}`;
@@ -54,7 +63,8 @@ const keyOf = (ws: { owner_name: string; name: string }) => `${ws.owner_name.toL
  * One page of the template's workspaces, sorted into "migrate", "done" and "filtered out". Only
  * names travel back: a page of a few hundred stays a few KB of workflow history.
  */
-export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
+export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAssessHealth(deps, cachedTemplateSourceLoader(deps.coder))) {
+  const { coder } = deps;
   return async function discoverFleetPage(input: DiscoverFleetPageInput): Promise<FleetPage> {
     const subject = `template ${input.organization}/${input.template}`;
     if (input.offset === 0) {
@@ -67,7 +77,8 @@ export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
     const page = { workspaces: all.slice(start, start + input.pageSize), count: all.length };
     const items: FleetItem[] = [];
     const blocked: FleetItem[] = [];
-    let alreadyDone = 0;
+    const onTarget: FleetItem[] = [];
+    const idOf = new Map<FleetItem, string>();
     let filteredOut = 0;
     let prebuilt = 0;
     for (const ws of page.workspaces) {
@@ -86,12 +97,24 @@ export function makeDiscoverFleetPage({ coder }: ActivityDeps) {
         input.targetVersionId,
       );
       if (selection === 'migrate') (BLOCKED_JOB.has(ws.latest_build.job.status) ? blocked : items).push({ owner: ws.owner_name, workspace: ws.name });
-      else if (selection === 'done') alreadyDone++;
+      else if (selection === 'done') {
+        const item = { owner: ws.owner_name, workspace: ws.name };
+        onTarget.push(item);
+        idOf.set(item, ws.id);
+      }
       else if (selection === 'prebuilt') prebuilt++;
       else filteredOut++;
     }
+    // On the target version is not yet migrated: only a healthy state counts as already migrated
+    // (README, "Workspace health"); the rest go to their own migration, which recovers a damaged one.
+    const healthy = await healthyOnTarget(onTarget, (item) =>
+      assessHealth({ workspaceId: idOf.get(item) as string, subject: `${item.owner}/${item.workspace}`, targetVersionId: input.targetVersionId }),
+    );
+    const alreadyDone = healthy.size;
+    blocked.push(...onTarget.filter((item) => !healthy.has(item)));
     // First on the page: a workspace whose last build failed may be one a guarded build left
-    // unable to start (its owner is blocked until the fleet repairs it).
+    // unable to start (its owner is blocked until the fleet repairs it); so may one on the target
+    // version that is not healthy.
     items.unshift(...blocked);
     const held = items.length > 0 ? await needingAttention(input.template) : new Set<string>();
     const heldForAttention = items.filter((i) => held.has(workspaceWorkflowId(input.template, i.owner, i.workspace)));
@@ -135,6 +158,21 @@ async function everyWorkspaceOnce(coder: ActivityDeps['coder'], template: string
     message: `discovery: ${subject}: saw ${byId.size} of ${count} workspaces after ${LISTING_PASSES} passes (workspaces keep moving in Coder's listing); trying again`,
     type: FailureType.busy,
   });
+}
+
+/** The workspaces whose health is `migrated`, checked a few at a time (heartbeating: a page may hold hundreds). */
+async function healthyOnTarget(items: readonly FleetItem[], health: (item: FleetItem) => Promise<{ health: string }>): Promise<Set<FleetItem>> {
+  const healthy = new Set<FleetItem>();
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      if ((await health(item)).health === 'migrated') healthy.add(item);
+      heartbeatIfInActivity({ healthChecked: next, of: items.length });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(HEALTH_READS, items.length) }, lane));
+  return healthy;
 }
 
 function firstAfter(sorted: { owner_name: string; name: string }[], after: string): number {

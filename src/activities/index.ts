@@ -10,6 +10,7 @@ import { makeCheckGivenVersion } from './check-given-version';
 import { makeCheckProtectedKept } from './check-protected-kept';
 import { makeDiscoverFleetPage } from './discover-fleet';
 import { makeListOrganizationTemplates } from './list-organization-templates';
+import { makeReadLatestBuild } from './latest-build';
 import { meterActivities } from './metered';
 import { makeNotify } from './notify';
 import type { ActivityDeps } from './ports';
@@ -56,7 +57,8 @@ export function createActivities(deps: ActivityDeps) {
     checkProtectedKept: makeCheckProtectedKept(deps, templateSources),
     checkFleetNames: makeCheckFleetNames(deps),
     checkGivenVersion: makeCheckGivenVersion(deps),
-    discoverFleetPage: makeDiscoverFleetPage(deps),
+    discoverFleetPage: makeDiscoverFleetPage(deps, makeAssessHealth(deps, templateSources)),
+    readLatestBuild: makeReadLatestBuild(deps),
     planVersionArchive: makePlanVersionArchive(deps),
     archiveTemplateVersions: makeArchiveTemplateVersions(deps),
     requireActiveVersion: makeRequireActiveVersion(deps),

@@ -97,6 +97,11 @@ export interface FleetState {
   started: number;
   canary: { workflowId: string; subject: string; outcome?: ChildOutcome }[];
   counts: FleetCounts;
+  /**
+   * Of `counts['already-migrated']`: found already migrated by discovery, so no migration ran for
+   * them and they do not widen the failure budget (absent in older runs' state: none).
+   */
+  foundMigrated?: number;
   durations: { totalMs: number; n: number };
   failures: FleetFailure[];
   paused: boolean;

@@ -19,7 +19,11 @@ export interface FleetCounts {
   'needs-attention': number;
   failed: number;
   'waiting-for-build': number;
-  /** Found already on the target version (finished by an earlier run), or never started (cancel, limit). */
+  /**
+   * Not migrated by this fleet and not already migrated: held for a human (its last migration ended
+   * needs-attention), or taken by another run of the same workspace. A workspace found already on the
+   * target version with a healthy state counts `already-migrated` (older runs counted it here).
+   */
   skipped: number;
   /** Persistent volumes (PVC/PV) checked after a migration to have kept their uid (recovered workspaces' too). */
   pvcUidsKept: number;
@@ -66,10 +70,18 @@ export function budgetAllowance(finished: number, budget: FailureBudget): number
   return Math.max(budget.min, Math.floor((budget.percent / 100) * finished));
 }
 
+/**
+ * The finished migrations the budget is a share of: those found already migrated by discovery
+ * (`foundMigrated`) never ran, so a re-run over a mostly migrated fleet keeps the budget it had.
+ */
+export function budgetBase(c: FleetCounts, foundMigrated = 0): number {
+  return Math.max(0, finishedCount(c) - foundMigrated);
+}
+
 /** True when the failures since the last "resume past the budget" exceed the allowance. */
-export function overBudget(c: FleetCounts, budget: FailureBudget, acceptedFailures: number): boolean {
+export function overBudget(c: FleetCounts, budget: FailureBudget, acceptedFailures: number, foundMigrated = 0): boolean {
   const bad = c.failed + c['needs-attention'] - acceptedFailures;
-  return bad > budgetAllowance(finishedCount(c), budget);
+  return bad > budgetAllowance(budgetBase(c, foundMigrated), budget);
 }
 
 /** Remaining time from observed durations: the rest run `concurrency` at a time. Undefined until one finished. */

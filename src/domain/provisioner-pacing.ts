@@ -91,3 +91,18 @@ export function windowText(concurrency: number, p: FleetPacingStatus | undefined
   if (!p || p.mode !== 'paced') return `${concurrency} at a time`;
   return `up to ${concurrency} at a time, paced by Coder's provisioners${p.capacity ? `: ${p.width} now` : ''}`;
 }
+
+/**
+ * What will pace a fleet, said before it starts (the demo's narration), from the daemons it will find:
+ * a fixed "N at a time" is wrong whenever the daemons' share, not the concurrency, is the limit.
+ */
+export function pacingPlanText(plan: { daemons: number; share: number; concurrency: number }): string {
+  const slots = pacedWidth(plan.daemons, plan.share, Number.MAX_SAFE_INTEGER);
+  const width = Math.min(plan.concurrency, slots * MIGRATIONS_PER_SLOT);
+  const share = plan.share === 1 ? 'all of them' : plan.share === 0.5 ? 'half of them' : `${Math.round(plan.share * 100)}% of them`;
+  const cap = width === plan.concurrency ? `--concurrency ${plan.concurrency}` : `${MIGRATIONS_PER_SLOT} per daemon of the share; --concurrency ${plan.concurrency} allows more`;
+  return (
+    `paced by Coder's ${plan.daemons} provisioner daemon(s): our builds keep to ${share} (${slots} at once), ` +
+    `up to ${width} migration(s) run at once (${cap}), and none starts while a user's build waits for a daemon`
+  );
+}

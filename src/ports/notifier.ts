@@ -1,6 +1,8 @@
 export type NotificationKind =
   | 'approval-requested'
   | 'approval-escalated'
+  /** What the pending gate's summary described changed under it (someone built the workspace): its message is edited. */
+  | 'approval-changed'
   | 'approval-timed-out'
   | 'approval-closed'
   | 'migration-failed'

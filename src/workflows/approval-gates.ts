@@ -35,6 +35,8 @@ export class ApprovalGates {
   pending: PendingApproval | undefined;
   readonly receipts: ApprovalReceipt[] = [];
   private decided: ApprovalReceipt | undefined;
+  /** The pending gate's chat messages, edited in place by every later notification of it. */
+  private refs: MessageRef[] = [];
 
   constructor(
     private readonly settings: ApprovalSettings,
@@ -102,20 +104,40 @@ export class ApprovalGates {
   }
 
   /** No decision within the timeout: says so once, to whom it escalates, and waits as long again. */
-  private async escalate(base: { workflowId: string; gateId: GateId; planHash: string; requestedAt: string }, summary: string, refs: MessageRef[]): Promise<{ refs: MessageRef[]; answered: boolean }> {
+  private async escalate(base: { workflowId: string; gateId: GateId; planHash: string; requestedAt: string }): Promise<boolean> {
     if (this.pending) this.pending.escalated = true;
     this.onPendingChange();
-    const sent = await this.tell(
+    this.refs = await this.tell(
       {
         ...base,
         kind: 'approval-escalated',
         subject: `Approval overdue: ${base.gateId}`,
-        text: `No decision within ${this.settings.timeout}. ${summary}`,
+        text: `No decision within ${this.settings.timeout}. ${this.pending?.summary ?? ''}`,
         escalateTo: this.settings.escalateTo,
       },
-      refs,
+      this.refs,
     );
-    return { refs: sent, answered: await condition(() => this.decided !== undefined, this.settings.timeout as Duration) };
+    return condition(() => this.decided !== undefined, this.settings.timeout as Duration);
+  }
+
+  /**
+   * What the pending gate's summary describes is no longer so (someone built the workspace under it):
+   * `note` goes first in its summary, wherever an approver reads it (status, the Web UI's details,
+   * the fleet's list, the chat message, edited in place). The plan hash stays: the decision is the
+   * same question, and `note` says what each answer does now.
+   */
+  async amendPending(note: string): Promise<void> {
+    const p = this.pending;
+    if (!p || this.decided) return;
+    p.summary = `${note} Before: ${p.summary}`;
+    this.onPendingChange();
+    await noteApprovalToFleet({ gateId: p.gateId, pending: true, summary: p.summary.slice(0, 300), since: p.requestedAt });
+    // Decided meanwhile: the message says so already; editing it back would offer buttons for a closed gate.
+    if (this.pending !== p || this.decided) return;
+    this.refs = await this.tell(
+      { workflowId: this.workflowId, gateId: p.gateId, planHash: p.planHash, requestedAt: p.requestedAt, kind: 'approval-changed', subject: `Changed under the gate: ${p.gateId}`, text: p.summary },
+      this.refs,
+    );
   }
 
   private clearPending(): void {
@@ -141,23 +163,26 @@ export class ApprovalGates {
     this.onPendingChange();
     await noteApprovalToFleet({ gateId, pending: true, summary: summary.slice(0, 300), since: this.pending.requestedAt });
     const base = { workflowId: this.workflowId, gateId, planHash, requestedAt: this.pending.requestedAt };
-    let refs: MessageRef[] = [];
+    this.refs = [];
     let answered: boolean;
     try {
-      refs = await this.tell({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary }, []);
+      this.refs = await this.tell({ ...base, kind: 'approval-requested', subject: `Approval needed: ${gateId}`, text: summary }, []);
       answered = await condition(() => this.decided !== undefined, this.settings.timeout as Duration);
-      if (!answered) ({ refs, answered } = await this.escalate(base, summary, refs));
+      if (!answered) answered = await this.escalate(base);
     } catch (err) {
       // Cancelled while waiting: the run goes on to restore and ends; no gate is pending any more, for
       // the UI's details, `approvals` and a `WsmigratePendingApproval != "none"` search alike.
       if (isCancellation(err)) this.clearPending();
       throw err;
     }
+    // As the approver last saw it (amendPending may have added to it).
+    const shown = this.pending?.summary ?? summary;
+    const refs = this.refs;
     this.clearPending();
     await noteApprovalToFleet({ gateId, pending: false });
     const d = this.decisionMade();
     if (!answered || !d) {
-      await this.tell({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: `Aborting and restoring; nothing proceeds without a human. ${summary}` }, refs);
+      await this.tell({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: `Aborting and restoring; nothing proceeds without a human. ${shown}` }, refs);
       return 'timed-out';
     }
     const verb = d.decision === 'approve' ? 'Approved' : 'Rejected';
@@ -166,7 +191,7 @@ export class ApprovalGates {
         ...base,
         kind: 'approval-closed',
         subject: `${verb}: ${gateId} by ${d.approver} (${d.channel})`,
-        text: summary,
+        text: shown,
         decision: { approver: d.approver, decision: d.decision, channel: d.channel, at: d.at, ...(d.slackUserId ? { slackUserId: d.slackUserId } : {}), ...(d.comment ? { reason: d.comment } : {}) },
       },
       refs,

@@ -5,6 +5,7 @@ import {
   ParentClosePolicy,
   condition,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   startChild,
 } from '@temporalio/workflow';
@@ -73,7 +74,15 @@ export async function discoverMore(run: FleetRun): Promise<void> {
   });
   const known = new Set(st.running.map((r) => r.workflowId));
   st.queue.push(...page.items.filter((i) => !known.has(workspaceWorkflowId(input.template, i.owner, i.workspace))));
-  st.counts.skipped += page.alreadyDone + page.heldForAttention.length;
+  if (patched('wsmigrate-found-migrated-counted')) {
+    // Already migrated (on the target version, healthy): what their own migration would answer, so
+    // counted as it would be; they never ran here, so they do not widen the failure budget.
+    st.counts['already-migrated'] += page.alreadyDone;
+    st.foundMigrated = (st.foundMigrated ?? 0) + page.alreadyDone;
+    st.counts.skipped += page.heldForAttention.length;
+  } else {
+    st.counts.skipped += page.alreadyDone + page.heldForAttention.length;
+  }
   // Already on the zero-touch version: built by their owners since it was promoted.
   if (st.zeroTouch) st.zeroTouch.migratedThemselves += page.alreadyDone;
   for (const h of page.heldForAttention) {

@@ -2,7 +2,7 @@ import { proxyActivities, setCurrentDetails, upsertSearchAttributes, workflowInf
 import type { WsmigrateActivities } from '../activities';
 import type { Notification } from '../activities/ports';
 import { detailsMarkdown } from '../domain/fleet-details';
-import { budgetAllowance, emptyCounts, etaMs, finishedCount } from '../domain/fleet-progress';
+import { budgetAllowance, budgetBase, emptyCounts, etaMs, finishedCount } from '../domain/fleet-progress';
 import type { MigrateFleetInput, MigrateFleetParams } from '../domain/fleet-input';
 import { waitsOnPeople } from '../domain/fleet-waits';
 import { WsmigratePhase } from '../contracts/search-attributes';
@@ -120,7 +120,7 @@ export class FleetRun {
       startedAt: st.startedAt,
       runs: st.runs,
       concurrency: input.concurrency,
-      budget: { allowance: budgetAllowance(finishedCount(st.counts), input.failureBudget), failures: st.counts.failed + st.counts['needs-attention'], accepted: st.acceptedFailures },
+      budget: { allowance: budgetAllowance(budgetBase(st.counts, st.foundMigrated), input.failureBudget), failures: st.counts.failed + st.counts['needs-attention'], accepted: st.acceptedFailures },
       control: st.control.slice(-20),
       namesChecked: st.namesChecked === true,
       approvals: [...gates.receipts],

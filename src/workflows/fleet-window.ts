@@ -1,6 +1,6 @@
 import { allHandlersFinished, condition, continueAsNew } from '@temporalio/workflow';
 import type { FleetItem } from '../contracts/migrate-fleet';
-import { budgetAllowance, finishedCount, nextCanaryIndex, overBudget } from '../domain/fleet-progress';
+import { budgetAllowance, budgetBase, finishedCount, nextCanaryIndex, overBudget } from '../domain/fleet-progress';
 import { fnv1a } from '../domain/fnv1a';
 import { countsRecord } from '../domain/fleet-summary';
 import { askChildrenToSignal, discoverMore, startChildMigration } from './fleet-children';
@@ -32,7 +32,7 @@ export class SlidingWindow {
         await condition(() => !st.paused || st.cancelled);
         continue;
       }
-      if (!isCanary && overBudget(st.counts, input.failureBudget, st.acceptedFailures)) {
+      if (!isCanary && overBudget(st.counts, input.failureBudget, st.acceptedFailures, st.foundMigrated)) {
         await this.budgetGate();
         continue;
       }
@@ -81,7 +81,7 @@ export class SlidingWindow {
   private async budgetGate(): Promise<void> {
     const { st, input, fleetName } = this.run;
     const bad = st.counts.failed + st.counts['needs-attention'];
-    const text = `${bad - st.acceptedFailures} migration(s) failed or need attention, more than the budget of ${budgetAllowance(finishedCount(st.counts), input.failureBudget)}; no new migration starts. ${st.running.length} still running. Recent: ${st.failures
+    const text = `${bad - st.acceptedFailures} migration(s) failed or need attention, more than the budget of ${budgetAllowance(budgetBase(st.counts, st.foundMigrated), input.failureBudget)}; no new migration starts. ${st.running.length} still running. Recent: ${st.failures
       .slice(-3)
       .map((f) => `${f.subject} ${f.outcome}: ${f.reason.slice(0, 120)}`)
       .join(' | ')}`;

@@ -189,12 +189,19 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
     if (failureType(err) === FailureType.builtMeanwhile) throw err;
     status.error = failureMessage(err);
     await acts.notify({ kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: `Recovery failed: ${status.error}` });
-    throw needsAttention(
-      ctx,
-      `${subject}: recovery from build #${goodBuild.number} failed: ${status.error}. ${backupList(backups)}. ` +
-        `Once the workspace is idle, put a backup back with: wsmigrate state restore ${subject} --backup <ref> --yes`,
-    );
+    // An object left outside the state fails a restore's start just the same: its own advice (delete or import it) is the way.
+    const next = leftOutsideState(err)
+      ? 'Nothing was deleted; the backups stay as they are'
+      : `Once the workspace is idle, put a backup back with: wsmigrate state restore ${subject} --backup <ref> --yes`;
+    throw needsAttention(ctx, `${subject}: recovery from build #${goodBuild.number} failed: ${status.error}. ${backupList(backups)}. ${next}`);
   }
+}
+
+/** The build failed on a Kubernetes object that exists outside its state (the build step's failure details say so). */
+function leftOutsideState(err: unknown): boolean {
+  const e = err as { details?: unknown[]; cause?: { details?: unknown[] } };
+  const d = (e?.cause?.details ?? e?.details)?.[0] as { outsideState?: unknown } | undefined;
+  return d?.outsideState !== undefined;
 }
 
 /**

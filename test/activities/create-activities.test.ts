@@ -39,6 +39,7 @@ describe('createActivities: what the worker registers', () => {
         'preflightWorkspace',
         'promoteTemplateVersion',
         'pushTemplateVersion',
+        'readLatestBuild',
         'readProvisionerCapacity',
         'releaseActiveVersion',
         'requestCancellation',

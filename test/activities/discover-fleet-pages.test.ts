@@ -7,7 +7,7 @@ import { WsmigratePhase } from '../../src/contracts/search-attributes';
 import { FailureType } from '../../src/domain/failure-types';
 import { workspaceWorkflowId } from '../../src/domain/migration-input';
 import { K8S_TEMPLATE_MAIN_TF, startSimulator, type CoderSimulator } from '../../src/sim';
-import { pushTemplateVersion, startBuild } from '../sim/helpers';
+import { fixtureSource, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
 
 /**
  * The fleet's discovery, page by page (test/activities/discover-fleet.test.ts has workspaces moving
@@ -17,6 +17,8 @@ import { pushTemplateVersion, startBuild } from '../sim/helpers';
 describe('fleet discovery, one page at a time', () => {
   let sim: CoderSimulator;
   let target: string;
+  /** A version with the _v1 types (the last two tests move workspaces onto it). */
+  let v1Target: string;
   /** Every workspace's owner/name, in the order discovery lists them (owner, then name, lower-case). */
   let sorted: string[];
   beforeAll(async () => {
@@ -124,13 +126,26 @@ describe('fleet discovery, one page at a time', () => {
     expect(names(page)).toEqual(sorted.slice(0, 3).filter((k) => k !== held));
     expect(queries).toEqual([`WorkflowType = 'migrateWorkspace' AND WsmigrateTemplate = '${sim.template.name}' AND WsmigratePhase = 'needs-attention'`]);
   });
-  // Last: it moves a workspace onto the target version.
-  it('counts a workspace already on the target version as done and one the filters leave out as filtered, listing neither', async () => {
+  // Last: it moves workspaces onto the target version.
+  it('counts a workspace already migrated (on the target version, healthy) as done and one the filters leave out as filtered, listing neither', async () => {
     const [done, excluded, alsoExcluded] = [sorted[1], sorted[4], sorted[5]];
     const doneWs = sim.workspaces().find((w) => `${w.owner}/${w.name}` === done)!;
-    expect((await startBuild(sim, doneWs.id, { transition: 'start', template_version_id: target })).job.status).toBe('succeeded');
-    const page = await discover({ pageSize: 10, filters: { status: 'any', owners: [], exclude: [excluded, alsoExcluded] } });
+    v1Target = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
+    // Migrated as wsmigrate does it: the renamed state travels in the build that pins the target version.
+    const migrated = Buffer.from(migrateStateByHand(sim.stateOf(doneWs.id))).toString('base64');
+    expect((await startBuild(sim, doneWs.id, { transition: 'start', template_version_id: v1Target, state: migrated })).job.status).toBe('succeeded');
+    const page = await discover({ pageSize: 10, targetVersionId: v1Target, filters: { status: 'any', owners: [], exclude: [excluded, alsoExcluded] } });
     expect(names(page)).toEqual(sorted.filter((k) => k !== done && k !== excluded && k !== alsoExcluded));
     expect(page).toMatchObject({ alreadyDone: 1, filteredOut: 2, total: 7, exhausted: true });
+  });
+
+  it('queues, first, a workspace on the target version whose state lost its home volume: only a healthy one counts as done', async () => {
+    const lost = sorted[3];
+    const lostWs = sim.workspaces().find((w) => `${w.owner}/${w.name}` === lost)!;
+    // A start on the _v1 version with the old state (no guard in this version): the build succeeds and destroys the PVC.
+    expect((await startBuild(sim, lostWs.id, { transition: 'start', template_version_id: v1Target })).job.status).toBe('succeeded');
+    const page = await discover({ pageSize: 10, targetVersionId: v1Target });
+    expect(names(page)[0]).toBe(lost);
+    expect(page).toMatchObject({ alreadyDone: 1, filteredOut: 0, total: 7 });
   });
 });

@@ -18,6 +18,9 @@ describe('wsmigrate demo', () => {
       expect(r.exitCode).toBe(0);
       expect(r.out).toContain(`Temporal Web UI:  http://127.0.0.1:${uiPort}`);
       expect(r.out).toMatch(/wsmigrate-fleet\/coder\/k8s-dev/);
+      // What paces the rest is said as it is: the demo's 20 daemons, not "3 at a time".
+      expect(r.out).toContain("the rest paced by Coder's 20 provisioner daemon(s): our builds keep to half of them (10 at once), up to 3 migration(s) run at once (--concurrency 3)");
+      expect(r.out).not.toContain("the rest 3 at a time");
       // The gates, in order: the template's promote, the canary's fleet-continue, the archive.
       const gates = [...r.out.matchAll(/approved '([a-z-]+)' as demo-sre/g)].map((m) => m[1]);
       expect(gates).toEqual(['template-promote', 'fleet-continue', 'fleet-archive']);

@@ -1,5 +1,5 @@
 import { migrateFleetInputSchema } from '../../src/domain/fleet-input';
-import { budgetAllowance, emptyCounts, etaMs, finishedCount, nextCanaryIndex, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
+import { budgetAllowance, budgetBase, emptyCounts, etaMs, finishedCount, nextCanaryIndex, outcomeOfFailure, overBudget, selectForFleet, type FleetWorkspaceFacts } from '../../src/domain/fleet-progress';
 import { InputError, parseInput } from '../../src/domain/migration-input';
 
 const TARGET = '11111111-2222-4333-8444-555555555555';
@@ -65,6 +65,15 @@ describe('fleet bookkeeping', () => {
     expect(finishedCount(fifty)).toBe(50);
     expect(overBudget(fifty, budget, 0)).toBe(false);
     expect(overBudget({ ...fifty, failed: 5 }, budget, 0)).toBe(true);
+  });
+
+  it('budget: workspaces discovery found already migrated never ran, so a re-run over a migrated fleet keeps the budget of what it migrates', () => {
+    const budget = { percent: 10, min: 2 };
+    // A re-run: 1,000 found already migrated, 20 migrated now, 3 failed. Counted in, they would allow 102 failures.
+    const rerun = { ...emptyCounts(), 'already-migrated': 1000, migrated: 20, failed: 3 };
+    expect(overBudget(rerun, budget, 0, 1000)).toBe(true);
+    expect(budgetBase(rerun, 1000)).toBe(23);
+    expect(overBudget(rerun, budget, 0)).toBe(false);
   });
 
   it('failure types map to outcomes', () => {

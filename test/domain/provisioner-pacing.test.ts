@@ -1,4 +1,4 @@
-import { MIGRATIONS_PER_SLOT, paceFleet, pacedWidth, pacingLine, type ProvisionerCapacity } from '../../src/domain/provisioner-pacing';
+import { MIGRATIONS_PER_SLOT, paceFleet, pacedWidth, pacingLine, pacingPlanText, type ProvisionerCapacity } from '../../src/domain/provisioner-pacing';
 
 const capacity = (c: Partial<ProvisionerCapacity>): ProvisionerCapacity => ({ daemons: 5, busy: 0, offline: 0, usersQueued: 0, usersRunning: 0, oursActive: 0, ...c });
 
@@ -41,5 +41,17 @@ describe("fleet pacing by Coder's provisioner daemons", () => {
     expect(pacingLine({ mode: 'paced', share: 0.5, width: 2, capacity: capacity({ busy: 4, usersQueued: 1 }), waiting: 'users first' })).toBe(
       "paced: window 2 (share 0.5 of the online daemons) · 4/5 daemon(s) busy, 1 users' job(s) queued · **waiting**: users first",
     );
+  });
+
+  it('says, before a fleet starts, what paces it: the daemons and the share, with the concurrency only where it is the cap', () => {
+    // The demo: 20 daemons, half of them, --concurrency 10: the concurrency caps the window.
+    expect(pacingPlanText({ daemons: 20, share: 0.5, concurrency: 10 })).toBe(
+      "paced by Coder's 20 provisioner daemon(s): our builds keep to half of them (10 at once), up to 10 migration(s) run at once (--concurrency 10), and none starts while a user's build waits for a daemon",
+    );
+    // Three daemons (Coder's built-in ones): the share, not --concurrency 10, is what limits it.
+    expect(pacingPlanText({ daemons: 3, share: 0.5, concurrency: 10 })).toBe(
+      "paced by Coder's 3 provisioner daemon(s): our builds keep to half of them (1 at once), up to 2 migration(s) run at once (2 per daemon of the share; --concurrency 10 allows more), and none starts while a user's build waits for a daemon",
+    );
+    expect(pacingPlanText({ daemons: 8, share: 0.25, concurrency: 3 })).toMatch(/keep to 25% of them \(2 at once\), up to 3 migration\(s\) run at once \(--concurrency 3\)/);
   });
 });

@@ -229,7 +229,7 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     }
   }, 120_000);
 
-  it('a batch (limit) migrates only that many; the next run skips them and finishes the rest, then archives with no gate under policy none', async () => {
+  it('a batch (limit) migrates only that many; the next run counts them already migrated and finishes the rest, then archives with no gate under policy none', async () => {
     const first = await run({ filters: { limit: 2 } });
     expect(first.summary).toMatchObject({ migrated: 2, skipped: 0 });
     expect(first.moreRemaining).toBe(true);
@@ -239,7 +239,8 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(true);
 
     const second = await run({ filters: { exclude: [] } });
-    expect(second.summary).toMatchObject({ migrated: 4, skipped: 2, failed: 0 });
+    // The first batch's two are already migrated (on the target version, healthy), not "skipped".
+    expect(second.summary).toMatchObject({ migrated: 4, alreadyMigrated: 2, skipped: 0, failed: 0 });
     expect(second.moreRemaining).toBe(false);
     expect(second.archive?.archived.map((v) => v.id)).toEqual([env.sim.template.originalVersionId]);
     // The second batch (another workflow) finds wsmigrate's own mark and gives the setting back.

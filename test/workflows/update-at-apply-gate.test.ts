@@ -36,6 +36,19 @@ describe("the owner's Update while the migration waits at its apply gate", () =>
     // The guard makes their start on the new version with the old state fail, forgetting the PVC entry (the claim stays).
     await waitFor(async () => (await env.coder.workspaceBuild(update.body.id)).job.status === 'failed');
 
+    // What the approver reads at the gate no longer describes a plan that will be applied: status, the Web UI's
+    // details and the chat message say the workspace changed, whose build it was, and what each answer does now.
+    const changed = new RegExp(
+      `^THE WORKSPACE CHANGED SINCE THIS PLAN: build #${update.body.build_number} \\(start on \\S+, \\w+ when seen, by ${ws.owner}\\) came after build #${update.body.build_number - 1}, the one backed up and planned\\. ` +
+        `This plan will not be applied; approving builds nothing on this plan: the run reads ${ws.owner}/${ws.name} again, backs it up and plans again .*Rejecting leaves their build as it is\\. Before: Start ${ws.owner}/${ws.name} on `,
+    );
+    await waitFor(async () => changed.test((await statusOf(handle.workflowId)).pendingApproval?.summary ?? ''), 60_000);
+    const meta = (await env.t.client.workflow.getHandle(handle.workflowId).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(meta.currentDetails).toContain('THE WORKSPACE CHANGED SINCE THIS PLAN');
+    const note = env.notes.find((n) => n.workflowId === handle.workflowId && n.kind === 'approval-changed');
+    expect(note).toMatchObject({ gateId: 'apply', subject: 'Changed under the gate: apply' });
+    expect(note?.text).toMatch(changed);
+
     await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
     await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'recover');
     expect((await statusOf(handle.workflowId)).pendingApproval?.summary).toMatch(new RegExp(`kubernetes_persistent_volume_claim\\.home forgotten by build #${update.body.build_number}`));

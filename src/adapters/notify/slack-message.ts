@@ -11,6 +11,7 @@ type Block = Record<string, unknown>;
 const ICON: Partial<Record<Notification['kind'], string>> = {
   'approval-requested': ':raising_hand:',
   'approval-escalated': ':alarm_clock:',
+  'approval-changed': ':warning:',
   'approval-timed-out': ':hourglass:',
   'migration-failed': ':rotating_light:',
   'migration-done': ':white_check_mark:',
@@ -41,7 +42,7 @@ export function slackMessage(n: Notification): { text: string; blocks: Block[] }
   if (n.gateId || n.planHash) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `gate \`${escape(n.gateId ?? '-')}\` · plan \`${escape(n.planHash ?? '-')}\`` }] });
   }
-  const open = n.kind === 'approval-requested' || n.kind === 'approval-escalated';
+  const open = n.kind === 'approval-requested' || n.kind === 'approval-escalated' || n.kind === 'approval-changed';
   if (open && n.gateId && n.planHash) {
     const value = encodeButtonValue({ workflowId: n.workflowId, gateId: n.gateId, planHash: n.planHash });
     blocks.push({

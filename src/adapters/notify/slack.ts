@@ -58,12 +58,12 @@ export function createSlackNotifier(opts: SlackNotifierOptions): Notifier {
     async notify(n: Notification): Promise<NotifyOutcome> {
       const message = slackMessage(n);
       const own = (n.messageRefs ?? []).filter((r) => r.backend === 'slack');
-      const editsInPlace = n.kind === 'approval-escalated' || n.kind === 'approval-closed' || n.kind === 'approval-timed-out';
+      const editsInPlace = n.kind === 'approval-escalated' || n.kind === 'approval-changed' || n.kind === 'approval-closed' || n.kind === 'approval-timed-out';
       if (editsInPlace && own.length > 0) {
         for (const ref of own) {
           await call(() => client.chat.update({ channel: ref.channel, ts: ref.ts, ...message }));
-          // An edit notifies no one; an overdue gate must, so it also gets a reply shown in the channel.
-          if (n.kind === 'approval-escalated') {
+          // An edit notifies no one; an overdue gate, or one whose plan was overtaken, must: a reply shown in the channel.
+          if (n.kind === 'approval-escalated' || n.kind === 'approval-changed') {
             await call(() => client.chat.postMessage({ channel: ref.channel, thread_ts: ref.ts, reply_broadcast: true, text: message.text }));
           }
         }

@@ -16,6 +16,7 @@ import { progressBar, progressLine, summaryTable } from '../fleet-render';
 import { processIo } from '../io';
 import { temporalCliPath } from '../../config/tools';
 import { startSimulator } from '../../sim';
+import { pacingPlanText } from '../../domain/provisioner-pacing';
 import { createWsmigrateWorker } from '../../worker/create-worker';
 import { ensureSearchAttributes } from '../../worker/ensure-search-attributes';
 import { installRuntime } from '../../worker/run-worker';
@@ -23,6 +24,8 @@ import { loadConfig } from '../../config/env';
 import type { CliIo } from '../io';
 
 const DEMO_DAEMONS = 20;
+/** The fleet's share of those daemons (the fleet's default, passed so the narration says what runs). */
+const DEMO_SHARE = 0.5;
 
 export interface DemoOptions {
   workspaces: string;
@@ -137,7 +140,8 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
       io.out(`${stoppedByOwners.length} stopped workspace(s) are left alone: they migrate themselves when their owners start them.`);
     } else {
       io.out(`migrateFleet coder/${template}: the template first (rewrite to _v1 + removed{} guards, push, promote),`);
-      io.out(`then a canary of ${o.canary}, the 'fleet-continue' gate, and the rest ${o.concurrency} at a time; at the end the old version is archived.`);
+      io.out(`then a canary of ${o.canary}, the 'fleet-continue' gate, and the rest ${pacingPlanText({ daemons: DEMO_DAEMONS, share: DEMO_SHARE, concurrency: Number(o.concurrency) })};`);
+      io.out(`at the end the old version is archived.`);
     }
     const fleet = await startFleet(
       client,
@@ -146,6 +150,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
         template,
         canary: Number(o.canary),
         concurrency: Number(o.concurrency),
+        provisionerShare: DEMO_SHARE,
         approval: { policy: 'destructive', approvers: ['demo-sre'] },
         ...(o.zeroTouch ? { zeroTouch: true } : {}),
       },

@@ -78,6 +78,18 @@ describe('Slack notifier (against a fake Web API)', () => {
     expect(closed.blocks.some((b) => b.type === 'actions')).toBe(false);
   });
 
+  it('edits the approval in place when the workspace changed under the gate, keeps its buttons, and replies in the channel so approvers see it', async () => {
+    const notifier = createSlackNotifier({ token: Secret.of(BOT), channel: 'C0123ABCD', apiUrl: slack.apiUrl, budget: FAST });
+    const ts = ((await notifier.notify(requested)) as { messageRefs: { ts: string }[] }).messageRefs[0].ts;
+    const before = slack.calls.length;
+    const text = 'THE WORKSPACE CHANGED SINCE THIS PLAN: build #7 (start on v2, running when seen, by bob) came after build #6. Before: Start bob/dev on v2 …';
+    await notifier.notify({ ...requested, kind: 'approval-changed', subject: 'Changed under the gate: apply', text, messageRefs: [{ backend: 'slack', channel: 'C0123ABCD', ts }] });
+    expect(slack.calls.slice(before).map((c) => c.method)).toEqual(['chat.update', 'chat.postMessage']);
+    const edited = slack.messages.get(ts)!;
+    expect(edited.blocks[0].text?.text).toContain('THE WORKSPACE CHANGED SINCE THIS PLAN: build #7');
+    expect(edited.blocks.find((b) => b.type === 'actions')!.elements!.map((b) => b.action_id)).toEqual([APPROVE_ACTION, REJECT_ACTION]);
+  });
+
   it('a Slack outage costs a bounded time, is logged without the token, and never fails the notify activity', async () => {
     const logs: string[] = [];
     const cfg = loadConfig({ SLACK_BOT_TOKEN: BOT, SLACK_CHANNEL: 'C0123ABCD', SLACK_API_URL: slack.apiUrl });

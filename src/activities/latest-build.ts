@@ -1,0 +1,37 @@
+import { coderStep } from './failures';
+import type { ActivityDeps } from './ports';
+
+export interface LatestBuildInput {
+  workspaceId: string;
+  subject: string;
+}
+
+/** The workspace's latest build, as a person would name it: no state, no logs. */
+export interface LatestBuild {
+  id: string;
+  buildNumber: number;
+  transition: string;
+  jobStatus: string;
+  templateVersionId: string;
+  templateVersionName?: string;
+  initiator?: string;
+  /** When its job was created (Coder's time). */
+  createdAt: string;
+}
+
+/** One read of the workspace: which build is its latest now (what a gate's plan may have been overtaken by). */
+export function makeReadLatestBuild({ coder }: ActivityDeps) {
+  return async function readLatestBuild(input: LatestBuildInput): Promise<LatestBuild> {
+    const b = (await coderStep('latest build', input.subject, () => coder.workspace(input.workspaceId))).latest_build;
+    return {
+      id: b.id,
+      buildNumber: b.build_number,
+      transition: b.transition,
+      jobStatus: b.job.status,
+      templateVersionId: b.template_version_id,
+      ...(b.template_version_name ? { templateVersionName: b.template_version_name } : {}),
+      ...(b.initiator_name ? { initiator: b.initiator_name } : {}),
+      createdAt: b.job.created_at,
+    };
+  };
+}
