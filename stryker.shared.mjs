@@ -2,6 +2,7 @@
 // stryker.activities.config.mjs), each area against its own unit tests. Their tests need no Temporal
 // server: the activities run on the in-process Coder simulator, so the jest global setup (which
 // starts a dev server) is skipped.
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +19,25 @@ const AREAS = {
   domain: { break: 70, timeoutMS: 10_000 },
   activities: { break: 70, timeoutMS: 20_000 },
 };
+
+/**
+ * `file:first-last`, Stryker's line range, found by the text of its first line (the first line holding
+ * `from`) and of its last (the first line from there holding `to`, or `from`'s line plus `to` lines
+ * when a number; then `plus` lines more, for a block's closing brace): a range that follows the code when lines are added above it, and refuses to load,
+ * naming the text, when the code it names is gone.
+ * @param {string} file
+ * @param {string} from
+ * @param {string | number} to
+ * @param {number} [plus]
+ */
+export function linesOf(file, from, to, plus = 0) {
+  const lines = readFileSync(join(dirname(fileURLToPath(import.meta.url)), file), 'utf8').split('\n');
+  const first = lines.findIndex((l) => l.includes(from));
+  if (first < 0) throw new Error(`stryker.shared.mjs: no line of ${file} holds ${JSON.stringify(from)}: the safety branch a workflows part names moved or changed; fix the part's anchors`);
+  const last = typeof to === 'number' ? first + to : lines.findIndex((l, i) => i >= first && l.includes(to));
+  if (last < 0 || last >= lines.length) throw new Error(`stryker.shared.mjs: no line of ${file} after ${JSON.stringify(from)} holds ${JSON.stringify(to)}: fix the part's anchors`);
+  return `${file}:${first + 1}-${last + 1 + plus}`;
+}
 
 /**
  * The parts a whole run is made of, each with its own reports and incremental file: Stryker writes its
@@ -48,12 +68,15 @@ export const PARTS = {
     'q-z': { mutate: ['src/activities/[q-z]*.ts'], break: 86 },
   },
   // The workflows' safety branches (scripts/workflow-mutants.mjs), each part against the dev-server
-  // tests that reach it, whole (`testNamePattern` keeps to those of the branch). Line ranges follow the
-  // files: after an edit above them, check them with `grep -n` (README).
+  // tests that reach it, whole (`testNamePattern` keeps to those of the branch). Ranges are found by
+  // their lines' text (linesOf), so they follow the code.
   workflows: {
     // migrateWorkspace: the guard's deny, and the apply gate forced open by needs-approval.
     migrate: {
-      mutate: ['src/workflows/migrate-workspace.ts:237-246'],
+      mutate: [
+        linesOf('src/workflows/migrate-workspace.ts', "if (verdict.verdict === 'deny')", "gates.request('apply'"),
+        linesOf('src/workflows/migrate-workspace.ts', "if (applyGate === 'rejected'", 2),
+      ],
       tests: ['<rootDir>/test/workflows/guard-verdicts.test.ts'],
       testNamePattern: 'a migration whose',
       // 2026-12-06: 58.97% (the survivors: messages, equivalents, and branches other test files kill; docs/mutation-survivors.md).
@@ -62,7 +85,11 @@ export const PARTS = {
     // recovery: the guard's deny, the gate asked whatever the policy (recoveryNeedsPerson), and the
     // protected-object check after the start.
     recover: {
-      mutate: ['src/workflows/recover-workspace.ts:106-112', 'src/workflows/recover-workspace.ts:138-139', 'src/workflows/recover-workspace.ts:163-163'],
+      mutate: [
+        linesOf('src/workflows/recover-workspace.ts', "if (verdict.verdict === 'deny')", 6),
+        linesOf('src/workflows/recover-workspace.ts', 'const askAnyway = recoveryNeedsPerson(', "gates.request('recover'"),
+        linesOf('src/workflows/recover-workspace.ts', 'const check = await acts.checkProtectedKept(', 0),
+      ],
       tests: ['<rootDir>/test/workflows/guard-verdicts.test.ts'],
       testNamePattern: 'a recovery whose',
       // 2026-12-06: 81.25%.
@@ -70,7 +97,10 @@ export const PARTS = {
     },
     // zero-touch: the health check before "already migrated", and a lost volume after the start.
     'zero-touch': {
-      mutate: ['src/workflows/zero-touch-workspace.ts:37-56', 'src/workflows/zero-touch-workspace.ts:72-79'],
+      mutate: [
+        linesOf('src/workflows/zero-touch-workspace.ts', 'if (pf.alreadyMigrated) {', "if (health.health === 'busy' || health.health === 'unreadable')", 3),
+        linesOf('src/workflows/zero-touch-workspace.ts', 'const check = await acts.postBuildCheck', 'throw failure;', 1),
+      ],
       tests: ['<rootDir>/test/workflows/zero-touch-safety.test.ts'],
       testNamePattern: 'zeroTouchWorkspace meets',
       // 2026-12-06: 46.30% (35.19% before the already-migrated test; docs/mutation-survivors.md).
