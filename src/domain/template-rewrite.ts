@@ -7,6 +7,7 @@ import { dirOf } from './hcl/module-tree';
 import { typeOccurrencesInHcl } from './hcl/native-occurrences';
 import { annotatedResources } from './hcl/protect-annotations';
 import { readTemplateConfig, type ConfigFile } from './hcl/template-config';
+import type { HclBlock } from './hcl/body-parser';
 import type { TemplateFile } from './hcl/template-file';
 import type { TypeOccurrence } from './hcl/type-references';
 
@@ -200,8 +201,9 @@ function zeroTouchTargets(configFiles: readonly ConfigFile[], renamedLabelStarts
         problems.push(`${where}: it sits in a child module; zero-touch adopts resources of the root module only`);
         continue;
       }
-      const block = file.parsed.items.find((it) => it.kind === 'block' && it.headerIndex === r.headerIndex);
-      const target = block?.kind === 'block' ? zeroTouchTarget(file.parsed, block, r.type, newType, r.name) : { reason: 'its block could not be read' };
+      // outlineHcl took r from this file's top-level blocks, so the lookup always finds its block.
+      const block = file.parsed.items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex)!;
+      const target = zeroTouchTarget(file.parsed, block, r.type, newType, r.name);
       if ('reason' in target) problems.push(`${where}: ${target.reason}`);
       else targets.push(target);
     }
