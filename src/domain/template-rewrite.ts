@@ -144,7 +144,9 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
   let zeroTouch: ZeroTouchTarget[] | undefined;
   if (opts.zeroTouch) {
     zeroTouch = zeroTouchTargets(model.configFiles, renamedLabelStarts);
-    const guarded = new Set(model.guardFiles.flatMap((p) => guardAddressesIn(p, files.find((f) => f.path === p)!.content)));
+    // The zero-touch file of an earlier run is regenerated: its removed blocks are not another file's.
+    const guardFiles = model.guardFiles.filter((p) => p !== DEFAULT_ZERO_TOUCH_FILE_NAME);
+    const guarded = new Set(guardFiles.flatMap((p) => guardAddressesIn(p, files.find((f) => f.path === p)!.content)));
     writeZeroTouchFile(out, zeroTouch, guarded);
   }
   const guards = opts.zeroTouch ? [] : updateGuardFile(out, model.guardFiles, guardFileName, newGuards);
