@@ -83,6 +83,35 @@ describe('zero-touch beside guard files and its own earlier file', () => {
     expect(removedBlocksFor(files, 'kubernetes_persistent_volume_claim.home')).toHaveLength(1);
   });
 
+  test('its own earlier file still adopting resources this run no longer renames is refused, not regenerated without them', () => {
+    const first = rewriteTemplate([{ path: 'main.tf', content: `${pvc()}${pvc('cache')}` }], { zeroTouch: true }).files;
+    // A later version adds a claim of the old type to the template zero-touch already rewrote; the file listed first.
+    const later = [first[1], { path: 'main.tf', content: `${first[0].content}${pvc('scratch')}` }];
+    expect(later[0].path).toBe(DEFAULT_ZERO_TOUCH_FILE_NAME);
+    const err = thrown(() => rewriteTemplate(later, { zeroTouch: true }));
+    expect(err).toBeInstanceOf(TemplateRewriteError);
+    expect(err.message).toBe(
+      `${DEFAULT_ZERO_TOUCH_FILE_NAME} still adopts kubernetes_persistent_volume_claim_v1.cache, kubernetes_persistent_volume_claim_v1.home for the workspaces not yet built with its version. ` +
+        'Regenerating it for this run would drop those removed and import blocks, and such a workspace would then destroy what they adopt. Keep the ' +
+        'file and declare the new resources with their _v1 types by hand, or delete it once every workspace has been built with its version, then run again.',
+    );
+  });
+
+  test('a resource counted since its earlier file is still the one it adopts: regenerated, with [0]', () => {
+    const mine = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { zeroTouch: true }).files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!;
+    const counted = pvc().replace('{\n  metadata', '{\n  count = data.coder_workspace.me.start_count\n  metadata');
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: counted }, mine], { zeroTouch: true });
+    expect(files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!.content).toContain('  to       = kubernetes_persistent_volume_claim_v1.home[0]\n');
+  });
+
+  test('its own earlier file edited into broken HCL is refused, naming it', () => {
+    const mine = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { zeroTouch: true }).files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!;
+    const broken = { ...mine, content: `${mine.content}import {\n  to = "open\n}\n` };
+    expect(thrown(() => rewriteTemplate([{ path: 'main.tf', content: pvc() }, broken], { zeroTouch: true })).message).toMatch(
+      new RegExp(`^${DEFAULT_ZERO_TOUCH_FILE_NAME.replace('.', '\\.')}:\\d+: unterminated string`),
+    );
+  });
+
   test("a test file's terraform block does not rule out Terraform 1.7: plan never reads test files", () => {
     const files = [
       { path: 'main.tf', content: pvc() },
