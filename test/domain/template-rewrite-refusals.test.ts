@@ -104,6 +104,13 @@ describe('zero-touch beside guard files and its own earlier file', () => {
     expect(files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!.content).toContain('  to       = kubernetes_persistent_volume_claim_v1.home[0]\n');
   });
 
+  test('an import block without `to` in its earlier file (edited by hand) adopts nothing: the file is regenerated', () => {
+    const mine = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { zeroTouch: true }).files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!;
+    const edited = { ...mine, content: `${mine.content}\nimport {\n  id = "coder/scratch"\n}\n` };
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: pvc() }, edited], { zeroTouch: true });
+    expect(files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)).toEqual(mine);
+  });
+
   test('its own earlier file edited into broken HCL is refused, naming it', () => {
     const mine = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { zeroTouch: true }).files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!;
     const broken = { ...mine, content: `${mine.content}import {\n  to = "open\n}\n` };
