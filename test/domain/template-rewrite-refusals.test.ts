@@ -32,6 +32,7 @@ describe('zero-touch refuses what it cannot adopt, every problem named at once',
     expect(err.message).toMatch(/ {2}extra\.tf\.json:\d+: kubernetes_secret\.s: zero-touch reads native \.tf files only; rewrite this \.tf\.json resource with the runbook/);
     expect(err.message).toMatch(/\nFix these, or migrate the template with the runbook \(template rewrite without --zero-touch\)$/);
     expect((err as ZeroTouchRefusedError).problems).toHaveLength(2);
+    expect(err.message.split('\n').slice(1, -1)).toEqual((err as ZeroTouchRefusedError).problems.map((p) => `  ${p}`));
   });
 
   test("a required_version that rules out 1.7 counts in the root module only; a data source is never adopted", () => {
@@ -59,6 +60,73 @@ describe('zero-touch refuses what it cannot adopt, every problem named at once',
     const first = rewriteTemplate([stale, { path: 'main.tf', content: pvc() }], { zeroTouch: true }).files;
     expect(first.map((f) => f.path)).toEqual([DEFAULT_ZERO_TOUCH_FILE_NAME, 'main.tf']);
     expect(first[0]).toEqual(mine);
+  });
+});
+
+describe('zero-touch beside guard files and its own earlier file', () => {
+  const removedBlocksFor = (files: { content: string }[], address: string) =>
+    files.flatMap((f) => f.content.match(new RegExp(`from = ${address.replace(/\./g, '\\.')}\\n`, 'g')) ?? []);
+
+  test("an address a guard file already removes gets no second removed block, only its import", () => {
+    const oldGuards = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { guardFileName: 'old_guards.tf' }).files.find((f) => f.path === 'old_guards.tf')!;
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: pvc() }, oldGuards], { zeroTouch: true });
+    expect(removedBlocksFor(files, 'kubernetes_persistent_volume_claim.home')).toHaveLength(1);
+    expect(files.find((f) => f.path === 'old_guards.tf')).toEqual(oldGuards);
+    expect(files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!.content).toContain('  to       = kubernetes_persistent_volume_claim_v1.home\n');
+  });
+
+  test('its own earlier file, regenerated beside the old types, keeps the removed block it held (not a guard file of another run)', () => {
+    const mine = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { zeroTouch: true }).files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!;
+    // main.tf back on the old types (the rewritten one never merged), the generated file kept.
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: pvc() }, mine], { zeroTouch: true });
+    expect(files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)).toEqual(mine);
+    expect(removedBlocksFor(files, 'kubernetes_persistent_volume_claim.home')).toHaveLength(1);
+  });
+
+  test('its own earlier file still adopting resources this run no longer renames is refused, not regenerated without them', () => {
+    const first = rewriteTemplate([{ path: 'main.tf', content: `${pvc()}${pvc('cache')}` }], { zeroTouch: true }).files;
+    // A later version adds a claim of the old type to the template zero-touch already rewrote; the file listed first.
+    const later = [first[1], { path: 'main.tf', content: `${first[0].content}${pvc('scratch')}` }];
+    expect(later[0].path).toBe(DEFAULT_ZERO_TOUCH_FILE_NAME);
+    const err = thrown(() => rewriteTemplate(later, { zeroTouch: true }));
+    expect(err).toBeInstanceOf(TemplateRewriteError);
+    expect(err.message).toBe(
+      `${DEFAULT_ZERO_TOUCH_FILE_NAME} still adopts kubernetes_persistent_volume_claim_v1.cache, kubernetes_persistent_volume_claim_v1.home for the workspaces not yet built with its version. ` +
+        'Regenerating it for this run would drop those removed and import blocks, and such a workspace would then destroy what they adopt. Keep the ' +
+        'file and declare the new resources with their _v1 types by hand, or delete it once every workspace has been built with its version, then run again.',
+    );
+  });
+
+  test('a resource counted since its earlier file is still the one it adopts: regenerated, with [0]', () => {
+    const mine = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { zeroTouch: true }).files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!;
+    const counted = pvc().replace('{\n  metadata', '{\n  count = data.coder_workspace.me.start_count\n  metadata');
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: counted }, mine], { zeroTouch: true });
+    expect(files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!.content).toContain('  to       = kubernetes_persistent_volume_claim_v1.home[0]\n');
+  });
+
+  test('an import block without `to` in its earlier file (edited by hand) adopts nothing: the file is regenerated', () => {
+    const mine = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { zeroTouch: true }).files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!;
+    const edited = { ...mine, content: `${mine.content}\nimport {\n  id = "coder/scratch"\n}\n` };
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: pvc() }, edited], { zeroTouch: true });
+    expect(files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)).toEqual(mine);
+  });
+
+  test('its own earlier file edited into broken HCL is refused, naming it', () => {
+    const mine = rewriteTemplate([{ path: 'main.tf', content: pvc() }], { zeroTouch: true }).files.find((f) => f.path === DEFAULT_ZERO_TOUCH_FILE_NAME)!;
+    const broken = { ...mine, content: `${mine.content}import {\n  to = "open\n}\n` };
+    expect(thrown(() => rewriteTemplate([{ path: 'main.tf', content: pvc() }, broken], { zeroTouch: true })).message).toMatch(
+      new RegExp(`^${DEFAULT_ZERO_TOUCH_FILE_NAME.replace('.', '\\.')}:\\d+: unterminated string`),
+    );
+  });
+
+  test("a test file's terraform block does not rule out Terraform 1.7: plan never reads test files", () => {
+    const files = [
+      { path: 'main.tf', content: pvc() },
+      { path: 'main.tftest.hcl', content: 'terraform {\n  required_version = "~> 1.5.0"\n}\nrun "plan" {\n  command = plan\n}\n' },
+    ];
+    expect(rewriteTemplate(files, { zeroTouch: true }).report.zeroTouch).toEqual([
+      { from: 'kubernetes_persistent_volume_claim.home', to: 'kubernetes_persistent_volume_claim_v1.home', kind: 'PersistentVolumeClaim' },
+    ]);
   });
 });
 

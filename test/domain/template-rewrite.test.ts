@@ -262,3 +262,53 @@ describe('override files and tests', () => {
     expect(contentOf(files, 'tests/cache.tftest.hcl')).toContain('target = module.cache.kubernetes_config_map_v1.c');
   });
 });
+
+// The tests above read a rewrite made while jest collects them; these make theirs inside the test.
+describe('what the rewrite reports and guards, one template each', () => {
+  test('each renamed token is reported with its file, line, old and new type and context', () => {
+    const { report } = rewriteTemplate([
+      {
+        path: 'main.tf',
+        content: 'resource "kubernetes_secret" "s" {}\nlocals {\n  id = kubernetes_secret.s.id\n}\nmoved {\n  from = kubernetes_secret.old\n  to   = kubernetes_secret.s\n}\n',
+      },
+    ]);
+    const secret = { file: 'main.tf', from: 'kubernetes_secret', to: 'kubernetes_secret_v1' };
+    expect(report.renamed).toEqual([
+      { ...secret, line: 1, context: 'label' },
+      { ...secret, line: 3, context: 'reference' },
+      { ...secret, line: 6, context: 'address' },
+      { ...secret, line: 7, context: 'address' },
+    ]);
+  });
+
+  test('a data source of a persistent kind is neither protected nor guarded: it owns no volume', () => {
+    const { files, report } = rewriteTemplate([{ path: 'main.tf', content: 'data "kubernetes_persistent_volume_claim" "home" {\n  metadata {\n    name = "home"\n  }\n}\n' }]);
+    expect(report.protectedResources).toEqual([]);
+    expect(report.guards).toEqual([]);
+    expect(files.map((f) => f.path)).toEqual(['main.tf']);
+  });
+
+  test('a resource marked "# wsmigrate:protect" is protected for its annotation and gets a guard', () => {
+    const { files, report } = rewriteTemplate([{ path: 'main.tf', content: '# wsmigrate:protect\nresource "kubernetes_secret" "ssh" {}\n' }]);
+    expect(report.protectedResources).toEqual([{ file: 'main.tf', line: 2, address: 'kubernetes_secret.ssh', why: 'annotation' }]);
+    expect(report.guards).toEqual([{ from: 'kubernetes_secret.ssh' }]);
+    expect(contentOf(files, 'wsmigrate_guards.tf')).toContain('  from = kubernetes_secret.ssh\n');
+  });
+
+  test("a module's own module calls resolve from its folder: its moved block follows the rename of its child", () => {
+    const { files } = rewriteTemplate([
+      { path: 'main.tf', content: 'module "a" {\n  source = "./modules/a"\n}\n' },
+      { path: 'modules/a/main.tf', content: 'module "b" {\n  source = "./b"\n}\nmoved {\n  from = module.b.kubernetes_config_map.x\n  to   = module.b.kubernetes_config_map.y\n}\n' },
+      { path: 'modules/a/b/main.tf', content: 'resource "kubernetes_config_map" "y" {}\n' },
+    ]);
+    expect(contentOf(files, 'modules/a/b/main.tf')).toBe('resource "kubernetes_config_map_v1" "y" {}\n');
+    expect(contentOf(files, 'modules/a/main.tf')).toContain('  from = module.b.kubernetes_config_map_v1.x\n  to   = module.b.kubernetes_config_map_v1.y\n');
+  });
+
+  test('two blocks whose type and name only run together alike are no collision', () => {
+    // kubernetes_service_account + "ci" renamed gives kubernetes_service_account_v1.ci; the other block is
+    // kubernetes_service._account_v1ci: a different address, whatever its letters run into.
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: 'resource "kubernetes_service_account" "ci" {}\nresource "kubernetes_service" "_account_v1ci" {}\n' }]);
+    expect(contentOf(files, 'main.tf')).toBe('resource "kubernetes_service_account_v1" "ci" {}\nresource "kubernetes_service_v1" "_account_v1ci" {}\n');
+  });
+});

@@ -337,6 +337,9 @@ describe('what each reader reports, input by input', () => {
     ['a member after a skipped number, compact, closed after a tab', '{"x":1,"t":2\t}', [['t']], [[['t'], '2', 'number']]],
     ['a member after a skipped number, compact', '{"x":1,"t":2}', [['t']], [[['t'], '2', 'number']]],
     ['brackets inside the keys of a skipped value', '{"z":{"k[":0},"t":{"k]":1}}', [['t']], [[['t'], '{"k]":1}', 'object']]],
+    // A string read up to its first delimiter instead of its closing quote would close the array at
+    // the `]` inside it and, the next key opening with a colon, read on to the end without a stumble.
+    ['a recorded array whose string element holds a bracket, then a key that opens with a colon', '{"arr":["a], "],":x":0}', [['arr']], [[['arr'], '["a], "]', 'array']]],
     ['a skipped string that ends in an escaped backslash', '{"z":["\\\\"],"t":{"\\"":false}}', [['t']], [[['t'], '{"\\"":false}', 'object']]],
     [
       'escaped quotes and brackets in the keys of recorded objects',
