@@ -30,6 +30,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         io.out(`    plan ${s.pendingApproval.planHash}`);
         io.out(`    ${approvalCommands(id, s.pendingApproval).cli}`);
       }
+      for (const w of s.waitingOn ?? []) io.out(`  waiting on: ${w}`);
       if (s.error && s.error !== s.run.reason && !(s.run.state === 'cancelled' && /cancel/i.test(s.error))) io.out(`  error: ${s.error}`);
     });
 
