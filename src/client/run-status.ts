@@ -2,7 +2,12 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';
-import { activityWaits, noWorkerText, taskQueueWorkers } from './run-waits';
+import { activityWaits, noWorkerText, queuedBuildWait, taskQueueWorkers } from './run-waits';
+
+/** Coder, when the shell has CODER_URL and a token: lets status say a build waits in Coder's queue. */
+export interface StatusCoder {
+  workspaceByOwnerAndName(owner: string, name: string): Promise<{ latest_build: Parameters<typeof queuedBuildWait>[1] }>;
+}
 
 /** What `wsmigrate status` shows: the run's own status where a worker answers, and what Temporal says of the run. */
 export interface RunStatus {
@@ -23,7 +28,7 @@ export interface RunStatus {
 }
 
 /** A run's status: a failed run says failed and why, even when its last query still names the step it failed in. */
-export async function runStatus(client: Client, workflowId: string): Promise<RunStatus> {
+export async function runStatus(client: Client, workflowId: string, coder?: StatusCoder): Promise<RunStatus> {
   let run: RunOutcome;
   try {
     run = await runOutcome(client, workflowId);
@@ -48,6 +53,14 @@ export async function runStatus(client: Client, workflowId: string): Promise<Run
       waitingOn.push(noWorkerText(workers));
     }
     waitingOn.push(...activityWaits(d.raw.pendingActivities ?? []));
+    // wsmigrate/<template>/<owner>/<workspace>: a workspace run whose build may sit in Coder's queue.
+    const parts = workflowId.split('/');
+    if (coder && parts.length === 4 && parts[0] === 'wsmigrate' && (d.raw.pendingActivities ?? []).length > 0) {
+      const subject = `${parts[2]}/${parts[3]}`;
+      const ws = await coder.workspaceByOwnerAndName(parts[2], parts[3]).catch(() => undefined);
+      const queued = queuedBuildWait(subject, ws?.latest_build);
+      if (queued) waitingOn.push(queued);
+    }
   }
   // An ended run's query needs a worker; its outcome does not, so the reason is shown either way.
   const detail = noWorker

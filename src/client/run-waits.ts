@@ -94,3 +94,28 @@ export function activityWaits(pending: readonly PendingActivity[], now = Date.no
   }
   return waits;
 }
+
+/** A build waiting this long in Coder's queue is said: under it, it is a normal moment of the wait. */
+export const BUILD_QUEUED_SAID_AFTER_MS = 30_000;
+
+interface QueuedBuildView {
+  build_number: number;
+  transition: string;
+  job: { status: string; created_at: string; queue_position?: number; queue_size?: number };
+}
+
+/**
+ * The workspace's latest build still pending in Coder's provisioner queue: the run waits on Coder's
+ * provisioner daemons (all offline, busy, or none with the job's tags), not on wsmigrate or a person.
+ */
+export function queuedBuildWait(subject: string, build: QueuedBuildView | undefined, now = Date.now()): string | undefined {
+  if (!build || build.job.status !== 'pending') return undefined;
+  const since = Date.parse(build.job.created_at);
+  if (!Number.isFinite(since) || now - since < BUILD_QUEUED_SAID_AFTER_MS) return undefined;
+  const place = (build.job.queue_position ?? 0) > 0 ? ` at place ${build.job.queue_position} of ${build.job.queue_size ?? '?'} in the queue` : '';
+  return (
+    `Coder's build #${build.build_number} (${build.transition}) of ${subject} has been pending for ${Math.round((now - since) / 1000)} s${place}: ` +
+    `no provisioner daemon has taken it yet. Check Coder's provisioner daemons (Deployment → Provisioners, or 'coder provisioner list'): ` +
+    `offline, all busy, or none with the tags of the template's version; the run goes on once one takes it`
+  );
+}

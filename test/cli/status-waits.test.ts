@@ -2,6 +2,8 @@ import { EXIT } from '../../src/cli/io';
 import { runMain } from '../harness/cli';
 import { cliAgainstWorker } from '../harness/cli-env';
 import { uniqueTaskQueue } from '../harness/temporal';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 
 /**
  * `wsmigrate status` of a running migration says on whom it waits when that is no gate: no worker
@@ -34,4 +36,49 @@ describe('status of a running migration that waits on no person', () => {
       await cli.env.t.client.workflow.getHandle(id).terminate('test: no worker on its queue');
     }
   }, 120_000);
+});
+
+describe("status of a migration whose build waits in Coder's provisioner queue", () => {
+  let env: MigrationEnv;
+  let version: string;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1, provisioners: 1 });
+    await env.startWorker();
+    version = (await env.migrateTemplate()).versionId;
+    Object.assign(process.env, { WSMIGRATE_TASK_QUEUE: env.taskQueue, CODER_URL: env.sim.url, CODER_SESSION_TOKEN: env.sim.token });
+  }, 120_000);
+  afterAll(async () => {
+    process.env = saved;
+    await env?.close();
+  });
+
+  it("the daemon offline: with Coder's URL and token in the shell, status names the pending build, its place in the queue and what to check; the run then goes on", async () => {
+    const ws = env.sim.workspaces()[0];
+    const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
+    env.sim.setDaemonOffline('sim-provisioner-1', true);
+    try {
+      expect((await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', version, '--approval', 'none')).exitCode).toBe(EXIT.ok);
+      let out = '';
+      await waitFor(async () => {
+        out = (await runMain('status', id)).out;
+        return /waiting on: Coder's build/.test(out);
+      }, 60_000);
+      expect(out).toMatch(
+        new RegExp(`^${id}: stopping\\n(.*\\n)*  waiting on: Coder's build #\\d+ \\(stop\\) of ${ws.owner}/${ws.name} has been pending for \\d+ s at place 1 of 1 in the queue: no provisioner daemon has taken it yet\\. Check Coder's provisioner daemons \\(Deployment → Provisioners, or 'coder provisioner list'\\)`),
+      );
+      // Without Coder's URL in the shell nothing is read from Coder (and nothing is guessed).
+      const bare = { url: process.env.CODER_URL, token: process.env.CODER_SESSION_TOKEN };
+      delete process.env.CODER_URL;
+      delete process.env.CODER_SESSION_TOKEN;
+      expect((await runMain('status', id)).out).not.toMatch(/Coder's build/);
+      Object.assign(process.env, { CODER_URL: bare.url, CODER_SESSION_TOKEN: bare.token });
+    } finally {
+      env.sim.setDaemonOffline('sim-provisioner-1', false);
+    }
+    await env.t.client.workflow.getHandle(id).result();
+    const end = (await runMain('status', id)).out;
+    expect(end).toMatch(new RegExp(`^${id}: migrated\\n`));
+    expect(end).not.toMatch(/waiting on/);
+  }, 180_000);
 });
