@@ -12,6 +12,7 @@ import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVers
 import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import { stateTypesStillDeclared } from '../domain/module-coverage';
+import { downgradeHazardsAgainst, holdsMigratedEntries, rootManagedDeclarations } from '../domain/downgrade-guard';
 import { parameterRefusals, sameParameterRules } from '../domain/build-parameters';
 import { describeIdentityChanges, parseRootConfig, persistentIdentityChanges } from '../domain/claim-identity';
 import { sensitiveValuesFor } from './push-template-version';
@@ -127,6 +128,20 @@ export function makePreflightWorkspace(
     const stillOld = summary.renameable.length ? stateTypesStillDeclared(parsed.resources, (await loadTemplateSource(input.targetVersionId, subject)).terraform) : [];
     if (stillOld.length > 0) {
       throw refuse(step, subject, `template version ${target.name} still declares ${stillOld.slice(0, 5).join(', ')} with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed (its result's versionId)`);
+    }
+    // A state already migrated, and a version that declares the old types of its _v1 entries: every
+    // build of it destroys the volumes. The guard would deny it after the stop (downtime for nothing,
+    // and recover would call the workspace "unmigrated"): say so before anything stops.
+    const downgrade = summary.renameable.length === 0 && holdsMigratedEntries(parsed.resources)
+      ? downgradeHazardsAgainst(parsed.resources, rootManagedDeclarations((await loadTemplateSource(input.targetVersionId, subject)).terraform))
+      : [];
+    if (downgrade.length > 0) {
+      throw refuse(
+        step,
+        subject,
+        `template version ${target.name} is older than this workspace's migrated state (${downgrade.slice(0, 5).join('; ')}), so it is not a migrated version; nothing was stopped. ` +
+          `Pass --version the id 'wsmigrate migrate template' printed (its result's versionId)`,
+      );
     }
     if (latest.template_version_id !== input.targetVersionId && summary.renameable.length > 0) {
       const [current, wanted] = await Promise.all([variablesOf(latest.template_version_id), variablesOf(input.targetVersionId)]);

@@ -14,6 +14,7 @@ import {
 } from '../contracts/migrate-fleet';
 import { WsmigratePendingApproval, WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { RefusedError } from './refused-error';
+import { refuseFleetBesideSchedules } from './fleet-conflicts';
 import { runOutcome } from './run-outcome';
 import { failureText } from './failure-text';
 import { templateWorkflowId } from '../domain/migration-input';
@@ -37,6 +38,8 @@ export function fleetStaticSummary(p: MigrateFleetParams): string {
 export async function startFleet(client: Client, input: MigrateFleetInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
   const p = parseInput(migrateFleetInputSchema, input);
   const workflowId = opts.workflowId ?? fleetWorkflowId(p.organization, p.template);
+  // The default id is the one a person starts by hand; another id is a deliberate second fleet (disjoint filters).
+  if (!opts.workflowId) await refuseFleetBesideSchedules(client, p.organization, p.template);
   try {
     return await client.workflow.start('migrateFleet', {
       taskQueue: opts.taskQueue,

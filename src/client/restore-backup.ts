@@ -2,7 +2,10 @@ import type { CoderApi } from '../activities/ports';
 import type { BlobStore } from '../adapters/blob-store';
 import type { WorkspaceBuild } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
+import { isTerraformSource, readTar } from '../adapters/template-tar';
+import { downgradeHazardsAgainst, rootManagedDeclarations } from '../domain/downgrade-guard';
 import { parseStateV4 } from '../domain/state';
+import { lookupDeprecated } from '../domain/type-map';
 
 /** How many recent builds are searched for the one the backup was taken from. */
 const BUILDS_SEARCHED = 25;
@@ -30,7 +33,31 @@ export class RestoreRefused extends Error {
 
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 
-type RestoreCoder = Pick<CoderApi, 'workspaceByOwnerAndName' | 'workspace' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'createWorkspaceBuild' | 'waitForBuild'>;
+type RestoreCoder = Pick<CoderApi, 'workspaceByOwnerAndName' | 'workspace' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'createWorkspaceBuild' | 'waitForBuild' | 'templateVersion' | 'downloadFile'>;
+
+/**
+ * Why building these state entries with this version would lose an object, one line each: a migrated
+ * (`_v1`) entry on a version that declares only its old type (the version plans the `_v1` object away:
+ * the volume is destroyed), and an old-type entry on a version that declares only its `_v1` twin (the
+ * object is forgotten or destroyed and created again, empty). The same rule the workflows' builds
+ * follow (activities/builds.ts refuseDowngrade), in both directions, for the by-hand restore.
+ */
+async function versionHazards(coder: RestoreCoder, resources: ReturnType<typeof parseStateV4>['resources'], versionId: string): Promise<string[]> {
+  const version = await coder.templateVersion(versionId);
+  const archive = await readTar(await coder.downloadFile(version.job.file_id));
+  const declared = rootManagedDeclarations(archive.filter((f) => isTerraformSource(f.path)).map((f) => ({ path: f.path, content: f.bytes.toString('utf8') })));
+  const hazards = downgradeHazardsAgainst(resources, declared);
+  for (const r of resources) {
+    if (r.mode !== 'managed' || r.module !== undefined) continue;
+    const mapping = lookupDeprecated('managed', r.type);
+    if (!mapping) continue;
+    const twin = `${mapping.replacement}.${r.name}`;
+    if (!declared.has(`${r.type}.${r.name}`) && declared.has(twin)) {
+      hazards.push(`${r.type}.${r.name} has the old type, but this version declares only ${twin}: the build would drop it from the state and create ${twin} anew`);
+    }
+  }
+  return hazards;
+}
 
 /** The newest build that holds exactly these bytes: the one the backup was read from (Coder keeps each build's state). */
 async function buildHolding(coder: RestoreCoder, workspaceId: string, sha256: string): Promise<WorkspaceBuild | undefined> {
@@ -87,7 +114,16 @@ export async function planRestore(
       `none of ${subject}'s last ${BUILDS_SEARCHED} builds holds this backup, so the version it belongs to is unknown: pass --version <the template version id it was taken under> and --transition start|stop`,
     );
   }
-  return { ...base, alreadyRestored: false, target: { transition, templateVersionId, ...(source ? { fromBuildNumber: source.build_number } : {}) } };
+  const hazards = await versionHazards(coder, backup.resources, templateVersionId);
+  if (hazards.length > 0) {
+    const taken = source && source.template_version_id !== templateVersionId ? ` The backup was taken from build #${source.build_number}, on version ${source.template_version_id}: leave --version out to build it there.` : '';
+    throw new RestoreRefused(
+      `the backup does not fit version ${templateVersionId}: ${hazards.join('; ')}. Nothing was written.${taken} ` +
+        `A backup taken before the migration (old types) goes on the old version; the migrated one (_v1 types) on the migrated version`,
+    );
+  }
+  const fromSource = source && source.template_version_id === templateVersionId;
+  return { ...base, alreadyRestored: false, target: { transition, templateVersionId, ...(fromSource ? { fromBuildNumber: source.build_number } : {}) } };
 }
 
 /** Runs the restore build and waits for it; throws when someone built meanwhile or the build did not succeed. */

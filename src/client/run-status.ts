@@ -2,6 +2,12 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';
+import { activityWaits, noWorkerText, queuedBuildWait, taskQueueWorkers } from './run-waits';
+
+/** Coder, when the shell has CODER_URL and a token: lets status say a build waits in Coder's queue. */
+export interface StatusCoder {
+  workspaceByOwnerAndName(owner: string, name: string): Promise<{ latest_build: Parameters<typeof queuedBuildWait>[1] }>;
+}
 
 /** What `wsmigrate status` shows: the run's own status where a worker answers, and what Temporal says of the run. */
 export interface RunStatus {
@@ -15,12 +21,14 @@ export interface RunStatus {
   verdict?: { verdict: string; summary: string };
   pendingApproval?: PendingApproval;
   error?: string;
-  /** Everything the run's status query answered (absent when no worker answers for an ended run). */
+  /** Everything the run's status query answered (absent when no worker answers). */
   detail?: MigrationStatus;
+  /** What a running run waits on that is no gate: no worker on its task queue, a step being retried, a step whose worker went quiet. */
+  waitingOn?: string[];
 }
 
 /** A run's status: a failed run says failed and why, even when its last query still names the step it failed in. */
-export async function runStatus(client: Client, workflowId: string): Promise<RunStatus> {
+export async function runStatus(client: Client, workflowId: string, coder?: StatusCoder): Promise<RunStatus> {
   let run: RunOutcome;
   try {
     run = await runOutcome(client, workflowId);
@@ -29,12 +37,44 @@ export async function runStatus(client: Client, workflowId: string): Promise<Run
     throw err;
   }
   const ended = run.state !== 'running' && run.state !== 'completed';
+  const waitingOn: string[] = [];
+  let searchPhase: string | undefined;
+  let noWorker = false;
+  let polling: string[] = [];
+  if (run.state === 'running') {
+    // A query waits for a worker; with none on the task queue it hangs, then says only DEADLINE_EXCEEDED.
+    // Ask Temporal who polls first, and read what it knows of the run without a worker.
+    const d = await client.workflow.getHandle(workflowId).describe();
+    searchPhase = (d.searchAttributes?.WsmigratePhase as string[] | undefined)?.[0];
+    const workers = await taskQueueWorkers(client, d.taskQueue).catch(() => undefined);
+    polling = workers?.live ?? [];
+    if (workers && workers.live.length === 0) {
+      noWorker = true;
+      waitingOn.push(noWorkerText(workers));
+    }
+    waitingOn.push(...activityWaits(d.raw.pendingActivities ?? []));
+    // wsmigrate/<template>/<owner>/<workspace>: a workspace run whose build may sit in Coder's queue.
+    const parts = workflowId.split('/');
+    if (coder && parts.length === 4 && parts[0] === 'wsmigrate' && (d.raw.pendingActivities ?? []).length > 0) {
+      const subject = `${parts[2]}/${parts[3]}`;
+      const ws = await coder.workspaceByOwnerAndName(parts[2], parts[3]).catch(() => undefined);
+      const queued = queuedBuildWait(subject, ws?.latest_build);
+      if (queued) waitingOn.push(queued);
+    }
+  }
   // An ended run's query needs a worker; its outcome does not, so the reason is shown either way.
-  const detail = await migrationStatus(client, workflowId).catch((err: unknown) => {
-    if (ended) return undefined;
-    throw err;
-  });
-  const phase = detail?.phase;
+  const detail = noWorker
+    ? undefined
+    : await migrationStatus(client, workflowId).catch((err: unknown) => {
+        if (ended) return undefined;
+        if (run.state === 'running') {
+          const who = polling.length ? ` (polling it lately: ${polling.join(', ')}; a worker killed in the last minute still shows)` : '';
+          waitingOn.unshift(`no worker answered the run's status query (${describeQueryError(err)})${who}: if no 'wsmigrate worker' runs on this task queue, start one; the run resumes where it stopped`);
+          return undefined;
+        }
+        throw err;
+      });
+  const phase = detail?.phase ?? (run.state === 'running' ? searchPhase : undefined);
   return {
     workflowId,
     phase: ended ? run.state : (phase ?? run.state),
@@ -45,6 +85,12 @@ export async function runStatus(client: Client, workflowId: string): Promise<Run
     ...(detail?.pendingApproval && !ended ? { pendingApproval: detail.pendingApproval } : {}),
     ...(detail && 'error' in detail && detail.error ? { error: detail.error } : {}),
     ...(detail ? { detail } : {}),
+    ...(waitingOn.length ? { waitingOn } : {}),
   };
 }
 
+
+function describeQueryError(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string } };
+  return [e.message, e.cause?.message].filter(Boolean).join(': ');
+}

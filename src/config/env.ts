@@ -287,7 +287,7 @@ export function requireCoder(cfg: WsmigrateConfig): CoderConnection {
   }
   if (!cfg.coderSessionToken) {
     problems.push(
-      'CODER_SESSION_TOKEN is not set; this command talks to Coder. Create a token for a template admin with: coder tokens create, then export CODER_SESSION_TOKEN=<token>',
+      "CODER_SESSION_TOKEN is not set; this command talks to Coder. Log in to Coder as an Owner or an Organization Admin (not a Template Admin: that role cannot start or stop other users' workspaces), run: coder tokens create, then export CODER_SESSION_TOKEN=<token>",
     );
   }
   if (problems.length > 0 || !cfg.coderUrl || !cfg.coderSessionToken) throw new ConfigError(problems);

@@ -124,8 +124,14 @@ export function approvalRefusal(
   if (approvers.length > 0 && !approvers.includes(input.approver)) {
     return `'${input.approver}' is not an approver for this run (allowed: ${approvers.join(', ')})`;
   }
+  if (typeof input.gateId !== 'string' || input.gateId === '') {
+    return `gateId is required: the pending gate is '${pending.gateId}' (its planHash is ${pending.planHash})`;
+  }
   if (input.gateId !== pending.gateId) {
     return `gate '${input.gateId}' is not the pending gate '${pending.gateId}'`;
+  }
+  if (typeof input.planHash !== 'string' || input.planHash === '') {
+    return `planHash is required: the pending plan of gate '${pending.gateId}' is ${pending.planHash} (what you approve; 'wsmigrate status' shows it)`;
   }
   if (input.planHash !== pending.planHash) {
     return `plan hash ${input.planHash} does not match the pending plan ${pending.planHash}: re-read the status and approve what is pending now`;

@@ -303,6 +303,9 @@ describe('requireCoder', () => {
       const message = (err as Error).message;
       expect(message).toMatch(/CODER_URL is not set.*CODER_URL=https:\/\/coder\.example\.com/);
       expect(message).toMatch(/CODER_SESSION_TOKEN is not set.*coder tokens create/);
+      // The role README and the preflight ask for: a Template Admin's token is refused at the first stop.
+      expect(message).toMatch(/as an Owner or an Organization Admin \(not a Template Admin: that role cannot start or stop other users' workspaces\)/);
+      expect(message).not.toMatch(/token for a template admin/i);
     }
   });
 

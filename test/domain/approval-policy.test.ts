@@ -68,6 +68,9 @@ describe('approvalRefusal', () => {
   it('refuses another gate or a stale plan hash', () => {
     expect(approvalRefusal(pending, { ...ok, gateId: 'start' }, any)).toMatch(/not the pending gate 'apply'/);
     expect(approvalRefusal(pending, { ...ok, planHash: 'sha256:old' }, any)).toMatch(/does not match the pending plan/);
+    // A hand-written update (temporal workflow update) without the field: say it is missing and what is pending, not 'plan hash undefined'.
+    expect(approvalRefusal(pending, { ...ok, planHash: undefined as never }, any)).toBe(`planHash is required: the pending plan of gate 'apply' is ${pending.planHash} (what you approve; 'wsmigrate status' shows it)`);
+    expect(approvalRefusal(pending, { ...ok, gateId: undefined as never }, any)).toBe(`gateId is required: the pending gate is 'apply' (its planHash is ${pending.planHash})`);
   });
   it('refuses malformed payloads with what to send', () => {
     expect(approvalRefusal(pending, { ...ok, approver: ' ' }, any)).toMatch(/approver is required/);

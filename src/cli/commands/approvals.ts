@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/env';
+import { loadConfig, requireCoder } from '../../config/env';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, asCliRefusal, type CliIo } from '../io';
 import { withTemporal } from '../with-temporal';
@@ -16,7 +16,15 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { runStatus } = await import('../../client/run-status');
-      const s = await withTemporal((c) => runStatus(c, id), log);
+      // With Coder's URL and token in the shell, status also says when a build waits in Coder's provisioner queue.
+      const cfg = loadConfig();
+      let coder: import('../../client/run-status').StatusCoder | undefined;
+      if (cfg.coderUrl && cfg.coderSessionToken) {
+        const { CoderClient } = await import('../../adapters/coder');
+        const c = requireCoder(cfg);
+        coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli', retry: { maxAttempts: 1 } });
+      }
+      const s = await withTemporal((c) => runStatus(c, id, coder), log);
       log.debug({ phase: s.phase, state: s.run.state, gate: s.pendingApproval?.gateId }, 'status read');
       if (o.json) return io.out(JSON.stringify(s, null, 2));
       io.out(`${id}: ${s.phase}${lastPhaseNote(s.lastPhase)}`);
@@ -30,6 +38,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         io.out(`    plan ${s.pendingApproval.planHash}`);
         io.out(`    ${approvalCommands(id, s.pendingApproval).cli}`);
       }
+      for (const w of s.waitingOn ?? []) io.out(`  waiting on: ${w}`);
       if (s.error && s.error !== s.run.reason && !(s.run.state === 'cancelled' && /cancel/i.test(s.error))) io.out(`  error: ${s.error}`);
     });
 

@@ -48,6 +48,11 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       const checked = await refuseUnknownNamesNow(loadConfig(), names, 'schedule');
       await withTemporal(async (client, taskQueue) => {
         let id: string;
+        if (!isOrganizationRun(o) && !o.paused) {
+          const { refuseScheduleBesideFleet } = await import('../../client/fleet-conflicts');
+          const { fleetScheduleId } = await import('../../client/schedules');
+          await refuseScheduleBesideFleet(client, o.org as string, templatesOf(o)[0], fleetScheduleId(name), { ownWindows: false });
+        }
         try {
           const spec = { cron: o.cron, timezone: o.timezone, batch: Number(o.batch), taskQueue };
           if (isOrganizationRun(o)) {
@@ -111,8 +116,18 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       .option('--note <text>', 'why (pause/unpause)')
       .action(async (name: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
-        const { controlFleetSchedule } = await import('../../client/schedules');
-        const { scheduleId: id, wasPaused } = await withTemporal((c) => controlFleetSchedule(c, name, action, o.note), log);
+        const { controlFleetSchedule, describeFleetSchedule, fleetScheduleId } = await import('../../client/schedules');
+        const { scheduleId: id, wasPaused } = await withTemporal(async (c) => {
+          if (action === 'unpause' || action === 'trigger') {
+            // A window beside a fleet of the same template started by hand migrates behind its gates.
+            const input = (await describeFleetSchedule(c, name)).input as { organization?: string; template?: string; templates?: unknown } | undefined;
+            if (input?.template && !input.templates) {
+              const { refuseScheduleBesideFleet } = await import('../../client/fleet-conflicts');
+              await refuseScheduleBesideFleet(c, input.organization ?? 'coder', input.template, fleetScheduleId(name), { ownWindows: true });
+            }
+          }
+          return controlFleetSchedule(c, name, action, o.note);
+        }, log);
         log.info({ scheduleId: id, action, ...(o.note ? { note: o.note } : {}) }, `schedule ${action} done`);
         io.out(`${{ pause: 'paused', unpause: 'unpaused', trigger: 'triggered', delete: 'deleted' }[action]} ${id}`);
         if (action === 'trigger' && wasPaused) io.err(`note: ${id} is paused; this window runs anyway, the cron's windows stay skipped until 'wsmigrate schedule unpause ${name}'`);

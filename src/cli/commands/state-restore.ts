@@ -11,8 +11,9 @@ Coder never holds the old types under a _v1 version. Use it when a migration end
 'needs-attention': its status shows the backup ref.
 
 Without --yes it only shows what it would do. It refuses a backup whose hash does not verify, a
-state from another workspace (different lineage), a workspace with a build in progress, and one
-built again between the check and the write. When no recent build holds the backup, name the
+state from another workspace (different lineage), a workspace with a build in progress, one
+built again between the check and the write, and a version whose types do not fit the backup's (a
+migrated backup on an old version destroys the volume). When no recent build holds the backup, name the
 build with --version <template version id> and --transition start|stop.
 
 Needs CODER_URL, CODER_SESSION_TOKEN (an Owner's or an Organization Admin's), and the WSMIGRATE_ENCRYPTION_KEY the

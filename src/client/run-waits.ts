@@ -1,0 +1,121 @@
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { failureText } from './failure-text';
+
+/**
+ * A live worker long-polls its task queue and the server notes each poll's start: about once a
+ * minute when idle (measured on the dev server: 12 s … 58 s ago). Nothing newer than this means no
+ * worker is there to run the run's next step or answer its status query.
+ */
+export const WORKER_SEEN_WITHIN_MS = 90_000;
+
+export interface TaskQueueWorkers {
+  taskQueue: string;
+  /** Pollers heard from within WORKER_SEEN_WITHIN_MS. */
+  live: string[];
+  /** The most recent poller otherwise (a worker that stopped or was killed). */
+  lastSeen?: { identity: string; at: string };
+}
+
+type Ts = { seconds?: { toNumber(): number } | number | null; nanos?: number | null } | null | undefined;
+
+function tsMs(ts: Ts): number | undefined {
+  if (!ts || ts.seconds === null || ts.seconds === undefined) return undefined;
+  const s = typeof ts.seconds === 'number' ? ts.seconds : ts.seconds.toNumber();
+  return s * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+}
+
+/** Who polls a run's task queue for workflow tasks (which answer queries and move the run on). */
+export async function taskQueueWorkers(client: Client, taskQueue: string, now = Date.now()): Promise<TaskQueueWorkers> {
+  const res = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  const live: string[] = [];
+  let lastSeen: { identity: string; ms: number } | undefined;
+  for (const p of res.pollers ?? []) {
+    const ms = tsMs(p.lastAccessTime as Ts);
+    if (ms === undefined) continue;
+    if (now - ms <= WORKER_SEEN_WITHIN_MS) live.push(p.identity ?? '?');
+    else if (!lastSeen || ms > lastSeen.ms) lastSeen = { identity: p.identity ?? '?', ms };
+  }
+  return { taskQueue, live, ...(lastSeen && live.length === 0 ? { lastSeen: { identity: lastSeen.identity, at: new Date(lastSeen.ms).toISOString() } } : {}) };
+}
+
+/** The sentence `status` says when nobody polls the run's task queue: on whom the run waits and what to do. */
+export function noWorkerText(w: TaskQueueWorkers): string {
+  const seen = w.lastSeen ? `the last one, ${w.lastSeen.identity}, polled at ${w.lastSeen.at}` : 'none has polled it recently';
+  return (
+    `no worker is polling task queue '${w.taskQueue}' (${seen}), so the run does not move and cannot answer its status: ` +
+    `start one with 'wsmigrate worker' (same TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and WSMIGRATE_TASK_QUEUE); ` +
+    `the run resumes where it stopped, nothing is lost meanwhile`
+  );
+}
+
+type PendingActivity = {
+  activityType?: { name?: string | null } | null;
+  state?: number | null;
+  attempt?: number | null;
+  maximumAttempts?: number | null;
+  lastFailure?: { message?: string | null } | null;
+  lastHeartbeatTime?: Ts;
+  lastStartedTime?: Ts;
+  lastWorkerIdentity?: string | null;
+  heartbeatDetails?: unknown;
+};
+
+/**
+ * What a running run's steps wait on, from Temporal's pending activities: a step being retried
+ * (Coder answering 5xx, a timeout, a refused token) with its last error, and a started step whose
+ * worker has gone quiet (killed mid-step: Temporal gives it to another worker once its heartbeat
+ * timeout passes).
+ */
+export function activityWaits(pending: readonly PendingActivity[], now = Date.now()): string[] {
+  const waits: string[] = [];
+  for (const a of pending) {
+    const name = a.activityType?.name ?? 'a step';
+    const attempt = a.attempt ?? 1;
+    if (attempt >= 2 || a.lastFailure) {
+      const of = a.maximumAttempts ? ` of ${a.maximumAttempts}` : '';
+      const why = a.lastFailure ? `: last error: ${failureText(a.lastFailure)}` : '';
+      waits.push(`step ${name} is being retried (attempt ${attempt}${of})${why}`);
+      continue;
+    }
+    const started = a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+    const heard = tsMs(a.lastHeartbeatTime) ?? tsMs(a.lastStartedTime);
+    if (started && heard !== undefined && now - heard > WORKER_SEEN_WITHIN_MS) {
+      const worker = a.lastWorkerIdentity ? `worker ${a.lastWorkerIdentity}` : 'its worker';
+      waits.push(
+        `step ${name} runs on ${worker}, not heard from for ${Math.round((now - heard) / 1000)} s: if that worker is gone, ` +
+          `Temporal gives the step to another worker once the run's heartbeat timeout (2m unless the run set heartbeatTimeout) has passed`,
+      );
+    }
+  }
+  return waits;
+}
+
+/** A build waiting this long in Coder's queue is said: under it, it is a normal moment of the wait. */
+export const BUILD_QUEUED_SAID_AFTER_MS = 30_000;
+
+interface QueuedBuildView {
+  build_number: number;
+  transition: string;
+  job: { status: string; created_at: string; queue_position?: number; queue_size?: number };
+}
+
+/**
+ * The workspace's latest build still pending in Coder's provisioner queue: the run waits on Coder's
+ * provisioner daemons (all offline, busy, or none with the job's tags), not on wsmigrate or a person.
+ */
+export function queuedBuildWait(subject: string, build: QueuedBuildView | undefined, now = Date.now()): string | undefined {
+  if (!build || build.job.status !== 'pending') return undefined;
+  const since = Date.parse(build.job.created_at);
+  if (!Number.isFinite(since) || now - since < BUILD_QUEUED_SAID_AFTER_MS) return undefined;
+  const place = (build.job.queue_position ?? 0) > 0 ? ` at place ${build.job.queue_position} of ${build.job.queue_size ?? '?'} in the queue` : '';
+  return (
+    `Coder's build #${build.build_number} (${build.transition}) of ${subject} has been pending for ${Math.round((now - since) / 1000)} s${place}: ` +
+    `no provisioner daemon has taken it yet. Check Coder's provisioner daemons (Deployment → Provisioners, or 'coder provisioner list'): ` +
+    `offline, all busy, or none with the tags of the template's version; the run goes on once one takes it`
+  );
+}
