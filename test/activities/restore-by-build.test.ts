@@ -36,7 +36,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 22, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 23, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -378,6 +378,18 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
       leftAsIs: `the workspace was deleted meanwhile: nothing to restore; the backup stays at ${backup.blob.ref}`,
     });
     expect(sent).toEqual([]);
+  });
+
+  it('a Coder that fails to give the workspace (500 after the retries) fails the step for a retry, never taken for a deleted one: nothing sent, our build stays for the next try', async () => {
+    const { input, built } = await migrated(22);
+    sim.setFaults({ error500Rate: 1, only: [`/api/v2/workspaces/${ws(22).id}`] });
+    try {
+      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({ type: 'CoderApi.server', nonRetryable: false });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    expect(sent).toEqual([]);
+    expect((await latest(ws(22).id)).id).toBe(built.buildId);
   });
 
   it("Option A, failed before the state build: the owner's Update after our stop (the backed-up build) is left as it is, as our stop wrote no migrated state", async () => {
