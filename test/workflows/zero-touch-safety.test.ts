@@ -142,6 +142,8 @@ describe("zeroTouchWorkspace meets a workspace it cannot judge: someone else's b
   let versionId: string;
   // What a user does between our preflight and our health check (a step boundary of the run).
   let afterPreflight: ((workspace: string) => Promise<void>) | undefined;
+  // Called when a run goes on to the backup: past the health check, which should have stopped it.
+  let onBackup: ((subject: string) => void) | undefined;
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 2, provisioners: 1 });
     await env.startWorker({
@@ -152,6 +154,10 @@ describe("zeroTouchWorkspace meets a workspace it cannot judge: someone else's b
           const r = await acts.preflightWorkspace(i);
           await afterPreflight?.(i.workspace);
           return r;
+        },
+        backupState: async (i) => {
+          onBackup?.(i.subject);
+          return acts.backupState(i);
         },
       }),
     });
@@ -171,7 +177,7 @@ describe("zeroTouchWorkspace meets a workspace it cannot judge: someone else's b
     for (const d of env.sim.provisionerDaemons()) env.sim.setDaemonOffline(d.name, offline);
   };
 
-  /** The run's failure; a run still going after `withinMs` (it went on to a backup or a start) is terminated and fails the test. */
+  /** The run's failure; a run that goes on to the backup, or is still going after `withinMs`, is terminated and fails the test. */
   async function zeroTouchFailure(i: number, withinMs: number): Promise<{ failure: ApplicationFailure; timers: number }> {
     const ws = env.sim.workspaces()[i];
     const handle = await env.t.client.workflow.start('zeroTouchWorkspace', {
@@ -186,10 +192,14 @@ describe("zeroTouchWorkspace meets a workspace it cannot judge: someone else's b
         (e: unknown) => ({ error: e }),
       ),
       new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), withinMs))),
-    ]).finally(() => clearTimeout(timer));
-    if (ended === 'still running') {
+      new Promise<'went on'>((resolve) => (onBackup = (s) => s === subject(i) && resolve('went on'))),
+    ]).finally(() => {
+      clearTimeout(timer);
+      onBackup = undefined;
+    });
+    if (ended === 'still running' || ended === 'went on') {
       await handle.terminate('the test gave up on it');
-      throw new Error(`${subject(i)}: the zero-touch run was still running after ${withinMs} ms (it went on past the health check)`);
+      throw new Error(`${subject(i)}: the zero-touch run ${ended === 'went on' ? 'went on to the backup' : `was still running after ${withinMs} ms`}, past the health check`);
     }
     expect(ended).toEqual({ error: expect.any(WorkflowFailedError) });
     const cause = ((ended as { error: WorkflowFailedError }).error).cause;
@@ -215,7 +225,7 @@ describe("zeroTouchWorkspace meets a workspace it cannot judge: someone else's b
       }).then((r) => r.json() as Promise<{ id: string; build_number: number }>);
     };
     try {
-      const { failure, timers } = await zeroTouchFailure(0, 90_000);
+      const { failure, timers } = await zeroTouchFailure(0, 160_000);
       expect(failure.type).toBe(FailureType.busy);
       expect(failure.message).toBe(`preflight: ${subject(0)} is busy: build #${owners!.build_number} (stop) is pending`);
       // It read the workspace again after each poll of its bounded wait, then gave up.
@@ -245,7 +255,7 @@ describe("zeroTouchWorkspace meets a workspace it cannot judge: someone else's b
       if (workspace === ws.name) expect((await putState(env.sim, read, '{"version": 4, "resources": [')).status).toBe(204);
     };
     try {
-      const { failure, timers } = await zeroTouchFailure(1, 60_000);
+      const { failure, timers } = await zeroTouchFailure(1, 120_000);
       expect(failure.type).toBe(FailureType.refused);
       expect(failure.message).toMatch(new RegExp(`^preflight: ${subject(1)} is unreadable: .+`));
       expect(timers).toBe(0);
