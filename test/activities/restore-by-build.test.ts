@@ -159,6 +159,18 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     expect(pvc(ws(21).id)).toBe(uid);
   });
 
+  it('a Coder that fails to give the workspace (500 after the retries) fails the step for a retry, never taken for a deleted one: nothing sent, our build stays for the next try', async () => {
+    const { input, built } = await migrated(22);
+    sim.setFaults({ error500Rate: 1, only: [`/api/v2/workspaces/${ws(22).id}`] });
+    try {
+      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({ type: 'CoderApi.server', nonRetryable: false });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    expect(sent).toEqual([]);
+    expect((await latest(ws(22).id)).id).toBe(built.buildId);
+  });
+
   it('after our migrated build, builds once on the prior version with the backed-up bytes; its state is checked and the PVC is the one from before', async () => {
     const { input, backup, built } = await migrated(1);
     const uid = pvc(ws(1).id);
@@ -378,18 +390,6 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
       leftAsIs: `the workspace was deleted meanwhile: nothing to restore; the backup stays at ${backup.blob.ref}`,
     });
     expect(sent).toEqual([]);
-  });
-
-  it('a Coder that fails to give the workspace (500 after the retries) fails the step for a retry, never taken for a deleted one: nothing sent, our build stays for the next try', async () => {
-    const { input, built } = await migrated(22);
-    sim.setFaults({ error500Rate: 1, only: [`/api/v2/workspaces/${ws(22).id}`] });
-    try {
-      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({ type: 'CoderApi.server', nonRetryable: false });
-    } finally {
-      sim.setFaults(undefined);
-    }
-    expect(sent).toEqual([]);
-    expect((await latest(ws(22).id)).id).toBe(built.buildId);
   });
 
   it("Option A, failed before the state build: the owner's Update after our stop (the backed-up build) is left as it is, as our stop wrote no migrated state", async () => {
