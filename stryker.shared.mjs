@@ -74,8 +74,9 @@ export const PARTS = {
       mutate: ['src/workflows/zero-touch-workspace.ts:37-56', 'src/workflows/zero-touch-workspace.ts:72-79'],
       tests: ['<rootDir>/test/workflows/zero-touch-safety.test.ts'],
       testNamePattern: 'zeroTouchWorkspace meets',
-      // 2026-12-06: 46.30% (35.19% before the already-migrated test; docs/mutation-survivors.md).
-      break: 46,
+      // 2026-12-06: 79.63% with the busy/unreadable tests (46.30% before them, 35.19% before the already-migrated test;
+      // docs/mutation-survivors.md).
+      break: 79,
     },
   },
 };
