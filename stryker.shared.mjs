@@ -65,7 +65,8 @@ export const PARTS = {
     'a-c': { mutate: ['src/activities/[a-c]*.ts'], break: 94 },
     // metered.ts (the activities' metrics) is tested beside the metrics it feeds, test/adapters/metrics/.
     'd-p': { mutate: ['src/activities/[d-p]*.ts'], tests: ['<rootDir>/test/activities/**/*.test.ts', '<rootDir>/test/adapters/metrics/metrics-units.test.ts'], break: 92 },
-    // 2026-12-06: q-z 71.38% whole, 87.01% once rewrite-template-source.ts had unit tests.
+    // 2026-12-06: q-z 71.38% whole, 87.01% once rewrite-template-source.ts had unit tests; 87.20% (579 of 664) from
+    // that baseline after the sample and restore tests, restore-by-build.ts's newer code measured for the first time.
     'q-z': { mutate: ['src/activities/[q-z]*.ts'], break: 86 },
   },
   // The workflows' safety branches (scripts/workflow-mutants.mjs), each part against the dev-server
@@ -104,8 +105,9 @@ export const PARTS = {
       ],
       tests: ['<rootDir>/test/workflows/zero-touch-safety.test.ts'],
       testNamePattern: 'zeroTouchWorkspace meets',
-      // 2026-12-06: 46.30% (35.19% before the already-migrated test; docs/mutation-survivors.md).
-      break: 46,
+      // 2026-12-06: 79.63% with the busy/unreadable tests (46.30% before them, 35.19% before the already-migrated test;
+      // docs/mutation-survivors.md).
+      break: 79,
     },
   },
 };

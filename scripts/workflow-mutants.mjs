@@ -8,9 +8,11 @@
 // in 11 s applied by hand, and was reported a timeout; all 16 of workflows-recover were). Stryker
 // still finds the mutants (its command runner with `true`, in seconds): only the verdicts are ours.
 //
-// Usage: node scripts/workflow-mutants.mjs <part> [--all]. Results are reused from the part's
+// Usage: node scripts/workflow-mutants.mjs <part> [--all | --survivors]. Results are reused from the part's
 // baseline (mutation/workflows-<part>-results.json.gz) for a mutant whose file and tests are
-// unchanged; --all (MUTATE_FULL) tests every one. Writes reports/mutation/workflows-<part>.json in
+// unchanged; --all (MUTATE_FULL) tests every one. --survivors, after tests were only added to the
+// part's (none changed or removed): a mutant the baseline's tests killed stays killed, as Stryker's
+// incremental mode keeps a kill while its killing test is unchanged; only the rest are tested again. Writes reports/mutation/workflows-<part>.json in
 // Stryker's report format (so scripts/mutation-score.mjs counts it) and exits 1 under the part's break.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -58,10 +60,11 @@ rmSync(listFile);
 const earlier = new Map();
 if (!flags.includes('--all') && existsSync(baselineFile)) {
   const base = JSON.parse(gunzipSync(readFileSync(baselineFile)).toString('utf8'));
-  if (base.wsmigrate?.testsSha256 === testsSha256) {
+  const sameTests = base.wsmigrate?.testsSha256 === testsSha256;
+  if (sameTests || flags.includes('--survivors')) {
     for (const [file, f] of Object.entries(base.files)) {
       if (report.files[file]?.source !== f.source) continue;
-      for (const m of f.mutants) earlier.set(`${file}|${keyOf(m)}`, m);
+      for (const m of f.mutants) if (sameTests || m.status === 'Killed' || m.status === 'Timeout') earlier.set(`${file}|${keyOf(m)}`, m);
     }
   }
 }

@@ -77,11 +77,12 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         }
         latest = await coderStep(step, input.subject, () => coder.waitForBuild(latest.id, { timeoutMs: input.timeoutMs }));
       }
-      const backAtPrior = latest.transition === input.prior.transition && latest.template_version_id === input.prior.templateVersionId && latest.job.status === 'succeeded';
-      if (latest.id === baseline.id && backAtPrior) return { changed: false };
+      // Nothing of this migration after the build it read or backed up: nothing to undo, whatever that build is. One
+      // not at the prior (its owner's start that failed) is theirs and stays as they left it: a stop over it undoes nothing of ours.
+      if (latest.id === baseline.id && !isOurs(latest)) return { changed: false };
       // A succeeded build after ours with the prior transition and version is this step's, from an earlier attempt.
       if (isRestore(latest) && !isOurs(latest) && latest.job.status === 'succeeded') return restored(deps, input, latest);
-      if (latest.id !== baseline.id && !isOurs(latest) && !isRestore(latest)) return theirs(coder, input, step, baseline, latest, isOurs);
+      if (!isOurs(latest) && !isRestore(latest)) return theirs(coder, input, step, baseline, latest, isOurs);
       if (isOurs(latest) && (await startedSinceStoppedBackup(coder, input, latest))) {
         const stop = await runStateBuildOnce(deps, {
           workspaceId: input.workspaceId,

@@ -12,6 +12,8 @@ export interface WsmigrateWorkerOptions {
   /** Defaults to the workflows of this package; tests may pass their own. */
   workflowsPath?: string;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Tests only: workflow interceptor modules bundled with the workflows (so these are bundled at start, never prebuilt). */
+  workflowInterceptorModules?: string[];
   /** Activities at once; each awaited Coder build holds one, so this bounds builds awaited at once (default 200). */
   maxConcurrentActivityTaskExecutions?: number;
 }
@@ -33,6 +35,8 @@ export function defaultWorkflowsPath(): string {
 /** Given code first; else the bundle the build wrote, when it is current; else bundle at start. */
 function workflowCode(opts: WsmigrateWorkerOptions): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   if (opts.workflowBundle) return { workflowBundle: opts.workflowBundle };
+  // A prebuilt bundle holds no interceptor of a test's: bundle the workflows with them.
+  if (opts.workflowInterceptorModules) return { workflowsPath: opts.workflowsPath ?? defaultWorkflowsPath() };
   if (opts.workflowsPath) return { workflowsPath: opts.workflowsPath };
   const prebuilt = prebuiltWorkflowBundle();
   return prebuilt ? { workflowBundle: { codePath: prebuilt } } : { workflowsPath: defaultWorkflowsPath() };
@@ -49,6 +53,7 @@ export async function createWsmigrateWorker(opts: WsmigrateWorkerOptions): Promi
     activities: opts.activities,
     dataConverter: opts.dataConverter,
     ...workflowCode(opts),
+    ...(opts.workflowInterceptorModules && !opts.workflowBundle ? { interceptors: { workflowModules: opts.workflowInterceptorModules } } : {}),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? WORKER_TUNING.maxConcurrentActivityTaskExecutions,
     maxConcurrentLocalActivityExecutions: WORKER_TUNING.maxConcurrentLocalActivityExecutions,
     maxCachedWorkflows: WORKER_TUNING.maxCachedWorkflows,

@@ -36,7 +36,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 21, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 23, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -126,6 +126,49 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     const { backup: _ignored, ...noBackup } = input;
     await expect(acts().restoreByBuild(noBackup)).resolves.toEqual({ changed: false });
     expect(sent).toEqual([]);
+  });
+
+  it("a read build that is not at the prior (its owner's start that failed; prior: a stop) with nothing of this migration after it: left as its owner left it, nothing built over it", async () => {
+    sim.setFaults({ failBuilds: { workspaceId: ws(21).id, transition: 'start', times: 1, message: 'node pool exhausted' } });
+    let failed;
+    try {
+      failed = await startBuild(sim, ws(21).id, { transition: 'start' });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    expect(failed.job.status).toBe('failed');
+    const uid = pvc(ws(21).id);
+    const backup = await acts().backupState({ workspaceId: ws(21).id, subject: subjectOf(21) });
+    expect(backup.buildId).toBe(failed.id);
+    sent.length = 0;
+    // As preflight reads it: a start that did not succeed leaves the workspace with a stop as its prior transition.
+    const input: RestoreByBuildInput = {
+      workspaceId: ws(21).id,
+      subject: subjectOf(21),
+      prior: { transition: 'stop', templateVersionId: failed.template_version_id },
+      readBuild: { id: failed.id, buildNumber: failed.build_number },
+      backup,
+      ownBuildIds: [],
+      timeoutMs: 30_000,
+    };
+    await expect(acts().restoreByBuild(input)).resolves.toEqual({ changed: false });
+    const { backup: _ignored, ...noBackup } = input;
+    await expect(acts().restoreByBuild(noBackup)).resolves.toEqual({ changed: false });
+    expect(sent).toEqual([]);
+    expect(await latest(ws(21).id)).toMatchObject({ id: failed.id, transition: 'start', job: { status: 'failed' } });
+    expect(pvc(ws(21).id)).toBe(uid);
+  });
+
+  it('a Coder that fails to give the workspace (500 after the retries) fails the step for a retry, never taken for a deleted one: nothing sent, our build stays for the next try', async () => {
+    const { input, built } = await migrated(22);
+    sim.setFaults({ error500Rate: 1, only: [`/api/v2/workspaces/${ws(22).id}`] });
+    try {
+      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({ type: 'CoderApi.server', nonRetryable: false });
+    } finally {
+      sim.setFaults(undefined);
+    }
+    expect(sent).toEqual([]);
+    expect((await latest(ws(22).id)).id).toBe(built.buildId);
   });
 
   it('after our migrated build, builds once on the prior version with the backed-up bytes; its state is checked and the PVC is the one from before', async () => {

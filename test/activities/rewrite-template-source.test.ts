@@ -165,3 +165,70 @@ describe('rewriteTemplateSource', () => {
     });
   });
 });
+
+/**
+ * The sample that stands for the active version's state is a workspace whose latest build on it
+ * succeeded. A failed start on it keeps the state of the build before (Coder's FailJob): another
+ * version's names, no evidence of what the active version computes from its values.
+ */
+describe('rewriteTemplateSource: a workspace whose latest build on the active version failed is not its sample', () => {
+  let sim: CoderSimulator;
+  let dir: string;
+  let coder: CoderClient;
+  let failedWs: { id: string; owner: string; name: string };
+  let goodWs: { id: string; owner: string; name: string };
+  let active: string;
+  const withSensitiveName = K8S_TEMPLATE_MAIN_TF.replace('-home"', '-${var.home_suffix}"') + '\nvariable "home_suffix" {\n  type      = string\n  sensitive = true\n}\n';
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 2, buildLatencyMs: 5 });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rewrite-src-'));
+    coder = new CoderClient({ url: sim.url, token: sim.token });
+    const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: withSensitiveName }]));
+    active = (await coder.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash, user_variable_values: [{ name: 'home_suffix', value: 'home' }] })).id;
+    expect((await coder.waitForTemplateVersion(active)).job.status).toBe('succeeded');
+    // Neither ends on a successful start, so Coder lists them by owner, then name: the failed one first.
+    const key = (w: { owner: string; name: string }) => `${w.owner.toLowerCase()}\0${w.name.toLowerCase()}`;
+    [failedWs, goodWs] = [...sim.workspaces()].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    expect((await startBuild(sim, goodWs.id, { transition: 'start', template_version_id: active })).job.status).toBe('succeeded');
+    expect((await startBuild(sim, goodWs.id, { transition: 'stop', template_version_id: active })).job.status).toBe('succeeded');
+    // The failed one's state names its claim as an older release did; its start on the active version fails and keeps that state.
+    const seeded = await latestBuildId(sim, failedWs.id);
+    const legacy = (await api(sim, 'GET', `/workspacebuilds/${seeded}/state`)).text.replaceAll(`coder-${failedWs.id}-home`, `coder-${failedWs.id}-legacy`);
+    expect((await putState(sim, seeded, legacy)).status).toBe(204);
+    sim.setFaults({ failBuilds: { workspaceId: failedWs.id, times: 1 } });
+    const failed = await startBuild(sim, failedWs.id, { transition: 'start', template_version_id: active });
+    sim.setFaults(undefined);
+    expect(failed.job.status).toBe('failed');
+    expect((await api(sim, 'GET', `/workspacebuilds/${failed.id}/state`)).text).toContain(`coder-${failedWs.id}-legacy`);
+    const listed = await coder.workspacesOfTemplatePage(sim.template.name, { offset: 0, limit: 25 });
+    expect(listed.workspaces.map((w) => [w.id, w.latest_build.template_version_id === active, w.latest_build.job.status])).toEqual([
+      [failedWs.id, true, 'failed'],
+      [goodWs.id, true, 'succeeded'],
+    ]);
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const rewriteToPush = (values: Record<string, string>) =>
+    stepsOf(
+      {
+        coder: new CoderClient({ url: sim.url, token: sim.token, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } }),
+        blobs: createFileBlobStore({ dir }),
+        notifier: { notify: async () => undefined },
+        templateVariables: { valuesFor: async () => values, whereFor: () => 'key "coder/k8s-dev" of /etc/wsmigrate/variables.json' },
+      },
+      { rewrite: makeRewriteTemplateSource },
+    ).rewrite({ subject: 'template coder/k8s-dev', versionId: active, renameDifferent: false, pushTo: { organization: 'coder', template: sim.template.name } });
+
+  it('the value the active version was pushed with is not refused over the failed one: rewritten and stored', async () => {
+    expect(await rewriteToPush({ home_suffix: 'home' })).toMatchObject({ unchanged: false, renamedCount: 4 });
+  });
+
+  it('a wrong value is refused naming the workspace whose build on the active version succeeded', async () => {
+    const err = (await rewriteToPush({ home_suffix: 'wr0ng-suffix-9931' }).catch((e: unknown) => e)) as { type: string; message: string };
+    expect(err).toMatchObject({ type: FailureType.refused });
+    expect(err.message).toContain(`than ${goodWs.owner}/${goodWs.name}'s state has`);
+    expect(err.message).not.toContain('wr0ng-suffix-9931');
+  });
+});

@@ -7,7 +7,8 @@ import { startTemplateMigration } from '../../src/client/migrations';
 import type { FleetProgress, FleetResult } from '../../src/contracts/migrate-fleet';
 import type { TemplateMigrationResult } from '../../src/contracts/migrate-template';
 import { waitFor } from '../harness/wait';
-import { homePvcName, startBuild } from '../sim/helpers';
+import { api, homePvcName, latestBuildId, putState, startBuild } from '../sim/helpers';
+import { FailureType } from '../../src/domain/failure-types';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(180_000);
@@ -126,6 +127,145 @@ describe('zeroTouchWorkspace meets a workspace or a build that lost its PVC', ()
     expect(failure.type).toBe('WsmigrateNeedsAttention');
     expect(failure.message).toMatch(new RegExp(`^${subject(4)}: the zero-touch start lost data: .*: kubernetes_persistent_volume_claim\\.home missing\\.`));
     expect(pvcUid(4)).toBe(before);
+  });
+});
+
+/**
+ * A workspace already on _v1 types whose health cannot be judged is neither "already migrated" nor
+ * a workspace to back up and start: one busy with someone else's build through the whole bounded wait
+ * fails as busy (for a later round), one whose state cannot be read is refused; neither gets a build,
+ * a backup or a state of ours. The worker's timers are a hundredth of their length
+ * (fixtures/short-timers): the run's five minutes of polls take seconds.
+ */
+describe("zeroTouchWorkspace meets a workspace it cannot judge: someone else's build running, or a state it cannot read", () => {
+  let env: MigrationEnv;
+  let versionId: string;
+  // What a user does between our preflight and our health check (a step boundary of the run).
+  let afterPreflight: ((workspace: string) => Promise<void>) | undefined;
+  // Called when a run goes on to the backup: past the health check, which should have stopped it.
+  let onBackup: ((subject: string) => void) | undefined;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, provisioners: 1 });
+    await env.startWorker({
+      workflowInterceptorModules: [require.resolve('./fixtures/short-timers')],
+      wrap: (acts) => ({
+        ...acts,
+        preflightWorkspace: async (i) => {
+          const r = await acts.preflightWorkspace(i);
+          await afterPreflight?.(i.workspace);
+          return r;
+        },
+        backupState: async (i) => {
+          onBackup?.(i.subject);
+          return acts.backupState(i);
+        },
+      }),
+    });
+    versionId = (
+      (await (
+        await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, zeroTouch: true, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })
+      ).result()) as TemplateMigrationResult
+    ).versionId;
+    // Each owner's start on the zero-touch version migrated it: no deprecated type left, healthy.
+    for (const ws of env.sim.workspaces()) expect((await startBuild(env.sim, ws.id, { transition: 'start', template_version_id: versionId })).job.status).toBe('succeeded');
+  });
+  afterAll(async () => env?.close());
+
+  const subject = (i: number) => `${env.sim.workspaces()[i].owner}/${env.sim.workspaces()[i].name}`;
+  const pvcUid = (i: number) => env.sim.cluster.pvc('coder', homePvcName(env.sim.workspaces()[i].id))?.uid;
+  const daemonsOffline = (offline: boolean) => {
+    for (const d of env.sim.provisionerDaemons()) env.sim.setDaemonOffline(d.name, offline);
+  };
+
+  /** The run's failure; a run that goes on to the backup, or is still going after `withinMs`, is terminated and fails the test. */
+  async function zeroTouchFailure(i: number, withinMs: number): Promise<{ failure: ApplicationFailure; timers: number }> {
+    const ws = env.sim.workspaces()[i];
+    const handle = await env.t.client.workflow.start('zeroTouchWorkspace', {
+      taskQueue: env.taskQueue,
+      workflowId: `zero-touch-safety/cannot-judge/${ws.id}`,
+      args: [{ owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, approval: { policy: 'none' } }],
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      handle.result().then(
+        (r: unknown) => ({ result: r }),
+        (e: unknown) => ({ error: e }),
+      ),
+      new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), withinMs))),
+      new Promise<'went on'>((resolve) => (onBackup = (s) => s === subject(i) && resolve('went on'))),
+    ]).finally(() => {
+      clearTimeout(timer);
+      onBackup = undefined;
+    });
+    if (ended === 'still running' || ended === 'went on') {
+      await handle.terminate('the test gave up on it');
+      throw new Error(`${subject(i)}: the zero-touch run ${ended === 'went on' ? 'went on to the backup' : `was still running after ${withinMs} ms`}, past the health check`);
+    }
+    expect(ended).toEqual({ error: expect.any(WorkflowFailedError) });
+    const cause = ((ended as { error: WorkflowFailedError }).error).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    const timers = ((await handle.fetchHistory()).events ?? []).filter((e) => e.timerStartedEventAttributes).length;
+    return { failure: cause as ApplicationFailure, timers };
+  }
+
+  it("busy with its owner's build through the whole wait: fails as busy, naming that build; nothing built, backed up or pushed by us, its PVC the same", async () => {
+    const ws = env.sim.workspaces()[0];
+    const uid = pvcUid(0);
+    const before = (await env.coder.workspace(ws.id)).latest_build.build_number;
+    const blobsBefore = (await env.blobs.list()).length;
+    let owners: { id: string; build_number: number } | undefined;
+    // Right after our preflight, its owner presses Stop; no provisioner is free, so it stays pending.
+    afterPreflight = async (workspace) => {
+      if (workspace !== ws.name) return;
+      daemonsOffline(true);
+      owners = await fetch(`${env.sim.url}/api/v2/workspaces/${ws.id}/builds`, {
+        method: 'POST',
+        headers: { 'Coder-Session-Token': env.sim.tokenOf(ws.owner), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ transition: 'stop' }),
+      }).then((r) => r.json() as Promise<{ id: string; build_number: number }>);
+    };
+    try {
+      const { failure, timers } = await zeroTouchFailure(0, 160_000);
+      expect(failure.type).toBe(FailureType.busy);
+      expect(failure.message).toBe(`preflight: ${subject(0)} is busy: build #${owners!.build_number} (stop) is pending`);
+      // It read the workspace again after each poll of its bounded wait, then gave up.
+      expect(timers).toBe(60);
+      expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ id: owners!.id, job: { status: 'pending' } });
+    } finally {
+      afterPreflight = undefined;
+      daemonsOffline(false);
+    }
+    // The owner's stop runs once a provisioner is back, and it is the only build since the run began: none of ours.
+    expect(owners!.build_number).toBe(before + 1);
+    await waitFor(async () => (await env.coder.workspace(ws.id)).latest_build.job.status === 'succeeded', 30_000);
+    expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ id: owners!.id, build_number: before + 1, transition: 'stop' });
+    expect((await env.blobs.list()).length).toBe(blobsBefore);
+    expect(pvcUid(0)).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it('its state overwritten after our preflight read it (a broken `coder state push`): refused as unreadable, saying why; nothing built, backed up or pushed by us', async () => {
+    const ws = env.sim.workspaces()[1];
+    const uid = pvcUid(1);
+    const read = await latestBuildId(env.sim, ws.id);
+    const good = (await api(env.sim, 'GET', `/workspacebuilds/${read}/state`)).text;
+    const builds = (await env.coder.workspace(ws.id)).latest_build.build_number;
+    const blobsBefore = (await env.blobs.list()).length;
+    afterPreflight = async (workspace) => {
+      if (workspace === ws.name) expect((await putState(env.sim, read, '{"version": 4, "resources": [')).status).toBe(204);
+    };
+    try {
+      const { failure, timers } = await zeroTouchFailure(1, 120_000);
+      expect(failure.type).toBe(FailureType.refused);
+      expect(failure.message).toMatch(new RegExp(`^preflight: ${subject(1)} is unreadable: .+`));
+      expect(timers).toBe(0);
+    } finally {
+      afterPreflight = undefined;
+      expect((await putState(env.sim, read, good)).status).toBe(204);
+    }
+    expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ id: read, build_number: builds });
+    expect((await env.blobs.list()).length).toBe(blobsBefore);
+    expect(pvcUid(1)).toBe(uid);
   });
 });
 
