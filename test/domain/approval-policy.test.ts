@@ -1,4 +1,4 @@
-import { approvalRefusal, gateRequiresApproval, recoveryNeedsPerson, type PendingApproval } from '../../src/domain/approval-policy';
+import { approvalRefusal, gateRequiresApproval, recoveryNeedsPerson, updateDecisionRefusal, type PendingApproval } from '../../src/domain/approval-policy';
 
 const pending: PendingApproval = {
   gateId: 'apply',
@@ -87,5 +87,28 @@ describe('approvalRefusal', () => {
   it('refuses an unknown channel and accepts the known ones', () => {
     expect(approvalRefusal(pending, { ...ok, channel: 'email' as never }, any)).toMatch(/channel must be one of cli, signal, slack, ui/);
     expect(approvalRefusal(pending, { ...ok, channel: 'slack', slackUserId: 'U1' }, any)).toBeUndefined();
+  });
+
+  it('refuses a field no approval has, naming it and the near one, before anything else is judged', () => {
+    const fields = 'an approval has gateId, planHash, approver, decision, comment, channel, slackUserId';
+    expect(approvalRefusal(pending, { ...ok, gateid: 'apply' } as never, any)).toBe(`unknown field 'gateid' (did you mean gateId?): ${fields}`);
+    expect(approvalRefusal(pending, { ...ok, color: 'red', plan_hash: 'x' } as never, any)).toBe(`unknown field 'color', 'plan_hash' (did you mean planHash?): ${fields}`);
+    // Even with nothing pending: the typo is what the sender must fix.
+    expect(approvalRefusal(undefined, { ...ok, aprover: 'bob' } as never, any)).toMatch(/^unknown field 'aprover' \(did you mean approver\?\)/);
+    expect(approvalRefusal(pending, { ...ok, comment: 'ok', channel: 'cli' }, any)).toBeUndefined();
+  });
+});
+
+describe('updateDecisionRefusal', () => {
+  it("refuses a payload whose decision is not the update's, and takes one that says nothing or the same", () => {
+    expect(updateDecisionRefusal({ decision: 'reject' }, 'approve')).toBe(
+      "the 'approve' update carries decision 'reject': send the update named for your decision (--name approve or --name reject), or leave decision out",
+    );
+    expect(updateDecisionRefusal({ decision: 'approve' }, 'reject')).toMatch(/^the 'reject' update carries decision 'approve'/);
+    expect(updateDecisionRefusal({ decision: 'approve' }, 'approve')).toBeUndefined();
+    expect(updateDecisionRefusal({ gateId: 'apply' }, 'approve')).toBeUndefined();
+    expect(updateDecisionRefusal(undefined, 'approve')).toBeUndefined();
+    expect(updateDecisionRefusal('reject', 'approve')).toBeUndefined();
+    expect(updateDecisionRefusal({ decision: null }, 'approve')).toBe("the 'approve' update carries decision 'null': send the update named for your decision (--name approve or --name reject), or leave decision out");
   });
 });
