@@ -1,4 +1,4 @@
-import { MIGRATIONS_PER_SLOT, paceFleet, pacedWidth, pacingLine, pacingPlanText, type ProvisionerCapacity } from '../../src/domain/provisioner-pacing';
+import { MIGRATIONS_PER_SLOT, paceFleet, pacedWidth, pacingLine, pacingPlanText, windowText, type ProvisionerCapacity } from '../../src/domain/provisioner-pacing';
 
 const capacity = (c: Partial<ProvisionerCapacity>): ProvisionerCapacity => ({ daemons: 5, busy: 0, offline: 0, usersQueued: 0, usersRunning: 0, oursActive: 0, ...c });
 
@@ -53,5 +53,26 @@ describe("fleet pacing by Coder's provisioner daemons", () => {
       "paced by Coder's 3 provisioner daemon(s): our builds keep to half of them (1 at once), up to 2 migration(s) run at once (2 per daemon of the share; --concurrency 10 allows more), and none starts while a user's build waits for a daemon",
     );
     expect(pacingPlanText({ daemons: 8, share: 0.25, concurrency: 3 })).toMatch(/keep to 25% of them \(2 at once\), up to 3 migration\(s\) run at once \(--concurrency 3\)/);
+  });
+
+  it("says how old the daemons' reading is, and when our own builds fill the share", () => {
+    const at = Date.parse('2026-12-06T10:00:00Z');
+    const p = { mode: 'paced' as const, share: 1, width: 4, capacity: capacity({ busy: 5, usersQueued: 0 }), checkedAt: '2026-12-06T09:57:30Z', full: true };
+    expect(pacingLine(p, at)).toBe("paced: window 4 (share 1 of the online daemons) · 5/5 daemon(s) busy, 0 users' job(s) queued (read 2m30s ago) · our builds fill the share: the next start waits for one to end");
+    // No clock given, or no reading time: no age; a reading from the future is not a negative age.
+    expect(pacingLine(p)).not.toMatch(/ago/);
+    expect(pacingLine({ ...p, checkedAt: undefined }, at)).not.toMatch(/ago/);
+    expect(pacingLine({ ...p, checkedAt: '2026-12-06T10:00:05Z' }, at)).toContain('(read 0s ago)');
+    // Waiting says why, and then "fill the share" is not said twice.
+    expect(pacingLine({ ...p, waiting: "users' builds first" }, at)).toBe("paced: window 4 (share 1 of the online daemons) · 5/5 daemon(s) busy, 0 users' job(s) queued (read 2m30s ago) · **waiting**: users' builds first");
+    expect(pacingLine({ mode: 'paced', share: 0.5, width: 1 })).toBe('paced: window 1 (share 0.5 of the online daemons) · daemons not read yet');
+    expect(pacingLine({ mode: 'fallback', share: 0.5, width: 1 })).toBe('pacing fell back to the concurrency (daemons unknown)');
+  });
+
+  it("says in a gate's question how many run at once: the concurrency alone only when not paced", () => {
+    expect(windowText(10, undefined)).toBe('10 at a time');
+    expect(windowText(10, { mode: 'fallback', share: 0.5, width: 10 })).toBe('10 at a time');
+    expect(windowText(10, { mode: 'paced', share: 0.5, width: 2 })).toBe("up to 10 at a time, paced by Coder's provisioners");
+    expect(windowText(10, { mode: 'paced', share: 0.5, width: 2, capacity: capacity({ busy: 1 }) })).toBe("up to 10 at a time, paced by Coder's provisioners: 2 now");
   });
 });
