@@ -50,7 +50,7 @@ export const PARTS = {
     // 88.07%, state 90.54% and scanner 78.29% on 2026-12-06; from their baselines on 2026-12-06: core
     // 88.95%, hcl 91.68%, state 93.04%, scanner 84.05%, its break kept a point lower since one of its
     // cost-only survivors is sometimes killed and sometimes not); a part without one falls back to its area's until a whole run sets it.
-    core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'], break: 86 },
+    core: { mutate: ['src/domain/*.ts', '!src/domain/{state-rename,template-rewrite,template-model,type-map}.ts'], break: 89 },
     plan: { mutate: ['src/domain/plan/**/*.ts'], break: 93 },
     hcl: { mutate: ['src/domain/hcl/**/*.ts', 'src/domain/{template-rewrite,template-model}.ts'], break: 90 },
     state: { mutate: ['src/domain/state/**/*.ts', '!src/domain/state/json-spans.ts', 'src/domain/{state-rename,type-map}.ts'], break: 92 },
