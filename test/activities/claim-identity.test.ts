@@ -72,6 +72,19 @@ describe("preflightWorkspace: a target version that would rename or move a works
       await expect(preflight(await push(sensitiveName))).resolves.toMatchObject({ renameable: 2 });
     });
 
+    test('a claim renamed by a literal, on a version that also declares a sensitive variable nobody gave the worker: refused naming both names, not a crash', async () => {
+      const renamedWithSecret = migrated(
+        K8S_TEMPLATE_MAIN_TF.replace('-home"', '-homes"') + '\nvariable "api_key" {\n  type      = string\n  sensitive = true\n  default   = "k"\n}\n',
+      );
+      const err = await preflight(await push(renamedWithSecret)).then(
+        () => undefined,
+        (e: unknown) => e as { type?: string; message: string },
+      );
+      // A TypeError here would be retried by Temporal as a transient failure, forever, instead of refused.
+      expect(err).toMatchObject({ type: FailureType.refused });
+      expect(err?.message).toContain(`would give kubernetes_persistent_volume_claim_v1.home the name 'coder-${ws().id}-homes' where build #`);
+    });
+
     test('the value the template was pushed with passes', async () => {
       await expect(preflightGiven(await push(sensitiveName), { home_suffix: 'home' })).resolves.toMatchObject({ renameable: 2 });
     });

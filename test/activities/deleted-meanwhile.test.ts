@@ -15,7 +15,8 @@ const STEPS = { stopWorkspace: makeStopWorkspace, startPinned: makeStartPinned }
 describe.each(['v2.27.9', 'v2.31.7'])("a workspace deleted by its owner while a step builds (Coder %s)", (version) => {
   let sim: CoderSimulator;
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 4, buildLatencyMs: 20, version });
+    // Long enough that their delete is still pending or running when the step reads it back, on a loaded machine too.
+    sim = await startSimulator({ workspaces: 4, buildLatencyMs: 250, version });
   });
   afterAll(async () => sim.close());
 

@@ -225,6 +225,8 @@ describe('the safety checks of the activities, met with plans and builds that lo
         type: 'WsmigrateDataLoss',
         nonRetryable: true,
         message: `post-build check: carol/dev: persistent data lost in build ${build.id}: kubernetes_persistent_volume_claim_v1.home missing. Restore the volume from your storage backups; the state backup is kept.`,
+        // Missing from the state is not replaced: the object may still be there, so the compensation restores.
+        details: [{ replaced: [] }],
       });
     });
 
@@ -237,6 +239,9 @@ describe('the safety checks of the activities, met with plans and builds that lo
       await expect(acts().postBuildCheck({ subject: 'dave/dev', buildId: build.id, backupRef })).rejects.toMatchObject({
         type: 'WsmigrateDataLoss',
         message: expect.stringContaining(`kubernetes_persistent_volume_claim_v1.home replaced (uid ${uid} -> ${now})`),
+        // The combined build step hands these to the build watch as destroyed: needs-attention at once, no restore
+        // of a state that names an object no longer in the cluster (combined-steps.ts, replacedByBuild).
+        details: [{ replaced: [`kubernetes_persistent_volume_claim_v1.home (replaced: uid ${uid} -> ${now})`] }],
       });
     });
   });
