@@ -62,7 +62,8 @@ export const PARTS = {
   },
   activities: {
     // 2026-12-06: a-c 95.58% (79.11% on 2026-12-02, before archive-versions.ts had unit tests), d-p 93.10% (63.34% whole, before its unit tests).
-    'a-c': { mutate: ['src/activities/[a-c]*.ts'], break: 85 },
+    // 2026-12-06 evening: 85.27% from the old baseline (the newer code measured first), 96.39% after its safety files' tests.
+    'a-c': { mutate: ['src/activities/[a-c]*.ts'], break: 96 },
     // d-p: 87.23% when the code landed since was first measured (2026-12-06 evening), 92.53% with its survivors' tests.
     // metered.ts (the activities' metrics) is tested beside the metrics it feeds, test/adapters/metrics/.
     'd-p': { mutate: ['src/activities/[d-p]*.ts'], tests: ['<rootDir>/test/activities/**/*.test.ts', '<rootDir>/test/adapters/metrics/metrics-units.test.ts'], break: 92 },

@@ -117,6 +117,37 @@ describe('combined workspace steps', () => {
         details: [{ buildId: 'b3', buildNumber: 3 }],
       });
     });
+    it('a post-build check that found the home volume replaced (its failure names it) is judged as destroyed: returned with what the build changed, never thrown for a restore', async () => {
+      const pvc = 'kubernetes_persistent_volume_claim_v1.home[0] (replaced: uid 1a2b -> 3c4d)'; // as post-build-check.ts names it
+      // The track saw nothing destroyed (else no check runs); the check found the volume replaced, and names it with two entries that are not names.
+      const { calls, combined } = fakeSteps({ changeCount: 2 }, async () => {
+        throw ApplicationFailure.create({ message: 'post-build check: the home volume was replaced', type: 'WsmigrateDataLoss', nonRetryable: true, details: [{ replaced: [pvc, 42, null] }] });
+      });
+      const r = await combined.buildWithStateAndCheck(input);
+      expect(r).toEqual({ built: { buildId: 'b3', buildNumber: 3 }, seen: { changeCount: 2, protectedDestroyed: [pvc] } });
+      expect(calls).toEqual(['build', 'track wf alice/dev t b3', 'check alice/dev b3 blob:backup']);
+    });
+
+    it('a failure that only looks like one (not an ApplicationFailure, or no names in its details) is thrown naming the build, never taken for a replacement', async () => {
+      const lookalike = Object.assign(new Error('post-build check: socket hang up'), { details: [{ replaced: ['kubernetes_persistent_volume_claim_v1.home[0]'] }] });
+      for (const thrown of [
+        lookalike,
+        ApplicationFailure.create({ message: 'post-build check: no names', type: 'WsmigrateDataLoss', nonRetryable: true, details: [{ replaced: 'kubernetes_persistent_volume_claim_v1.home[0]' }] }),
+        ApplicationFailure.create({ message: 'post-build check: none replaced', type: 'WsmigrateDataLoss', nonRetryable: true, details: [{ replaced: [] }] }),
+      ]) {
+        const { combined } = fakeSteps({}, async () => {
+          throw thrown;
+        });
+        await expect(combined.buildWithStateAndCheck(input)).rejects.toMatchObject({ message: thrown.message, details: [{ buildId: 'b3', buildNumber: 3 }] });
+      }
+    });
+
+    it('whatever the check rejects with (even nothing), the failure names the build so the compensation counts it as ours', async () => {
+      for (const thrown of [undefined, null, 'a string']) {
+        const { combined } = fakeSteps({}, () => Promise.reject(thrown));
+        await expect(combined.buildWithStateAndCheck(input)).rejects.toMatchObject({ message: String(thrown), nonRetryable: false, details: [{ buildId: 'b3', buildNumber: 3 }] });
+      }
+    });
   });
 
   describe('stopAndBackUp', () => {

@@ -105,6 +105,39 @@ describe("a retried step's own build, and everyone else's", () => {
       expect(sent).toEqual([]);
     });
 
+    it("the owner's Start (Update) on the promoted version right after the read has our place, transition and version: started by them, never taken for the migrated-state build", async () => {
+      // Option A read the stopped workspace; the owner starts it before our POST, on the active version, which is ours once promoted.
+      await byOwner(2, { transition: 'stop' });
+      const { input } = await prepared(2);
+      const theirs = await byOwner(2, { transition: 'start', template_version_id: v1 });
+      expect(theirs).toMatchObject({ build_number: input.read.buildNumber + 1, transition: 'start', template_version_id: v1, initiator_id: expect.any(String), job: { status: 'succeeded' } });
+      sent.length = 0;
+      await expect(acts().buildWithState(input)).rejects.toMatchObject({
+        type: FailureType.builtMeanwhile,
+        nonRetryable: true,
+        message: expect.stringContaining(`build #${theirs.build_number} (start, succeeded) was started by ${ws(2).owner} after build #${input.read.buildNumber}`),
+      });
+      expect(sent).toEqual([]);
+    });
+
+    it("a build right after the read by this token's own user (an SRE's dashboard click on the same account) with another transition or version is not ours: started by us is not enough", async () => {
+      for (const body of [
+        { transition: 'stop', template_version_id: v1 },
+        { transition: 'start', template_version_id: sim.template.originalVersionId },
+      ]) {
+        const { input } = await prepared(3);
+        const theirs = await client(sim).createWorkspaceBuild(ws(3).id, body as never).then((b) => client(sim).waitForBuild(b.id));
+        expect(theirs).toMatchObject({ build_number: input.read.buildNumber + 1, ...body, job: { status: 'succeeded' } });
+        sent.length = 0;
+        await expect(acts().buildWithState(input)).rejects.toMatchObject({
+          type: FailureType.builtMeanwhile,
+          nonRetryable: true,
+          message: expect.stringContaining(`build #${theirs.build_number} (${body.transition}, succeeded) was started by `),
+        });
+        expect(sent).toEqual([]);
+      }
+    });
+
     it('a stop someone pinned to the new version right after the read has our version but not our transition: not the migrated-state build', async () => {
       const { input } = await prepared(1);
       const theirs = await byOwner(1, { transition: 'stop', template_version_id: v1 });
