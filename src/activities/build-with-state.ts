@@ -169,7 +169,8 @@ async function isOurEarlierBuild(coder: ActivityDeps['coder'], req: StateBuildRe
   return sha256Hex(await coderStep(req.step, req.subject, () => coder.getWorkspaceBuildState(latest.id))) === req.state.sha256;
 }
 
-async function stateBytes(blobs: ActivityDeps['blobs'], req: StateBuildRequest): Promise<Buffer> {
+/** The bytes a build is to carry, read and checked against their sha256; nothing is sent to Coder here. */
+export async function stateBytes(blobs: ActivityDeps['blobs'], req: StateBuildRequest): Promise<Buffer> {
   const ref = req.state!;
   const bytes = await blobStep(req.step, req.subject, () => blobs.get(ref.ref), req.blobHint ?? `Nothing was written to Coder: build #${req.read.buildNumber} is unchanged`);
   if (sha256Hex(bytes) !== ref.sha256) throw conflict(req.step, req.subject, `the blob ${ref.ref} does not hold sha256 ${ref.sha256.slice(0, 12)}…; nothing was written to Coder`);

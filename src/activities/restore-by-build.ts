@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import type { StateBackup } from './backup-state';
-import { runStateBuildOnce } from './build-with-state';
+import { runStateBuildOnce, stateBytes, type StateBuildRequest } from './build-with-state';
 import { isWorkspaceGone } from './builds';
 import { heartbeatedBuildId } from './heartbeat';
 import { restoreDifferences } from '../domain/migration-check';
@@ -13,6 +13,8 @@ import type { ActivityDeps } from './ports';
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 /** The prior build is one the workspace already ran: a provisioner's passing failure may be tried again. */
 const RESTORE_BUILD_TRIES = 3;
+/** Our start on the migrated version ended so: Coder holds the state Terraform wrote, objects it created included (startedSinceStoppedBackup). */
+const STOPPED_FIRST = new Set(['succeeded', 'failed']);
 
 export interface RestoreByBuildInput {
   workspaceId: string;
@@ -83,7 +85,20 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
       // A succeeded build after ours with the prior transition and version is this step's, from an earlier attempt.
       if (isRestore(latest) && !isOurs(latest) && latest.job.status === 'succeeded') return restored(deps, input, latest);
       if (!isOurs(latest) && !isRestore(latest)) return theirs(coder, input, step, baseline, latest, isOurs);
+      const restoreRequest: StateBuildRequest = {
+        workspaceId: input.workspaceId,
+        subject: input.subject,
+        transition: input.prior.transition,
+        templateVersionId: input.prior.templateVersionId,
+        ...(input.backup ? { state: { ref: input.backup.blob.ref, sha256: input.backup.blob.sha256 } } : {}),
+        read: { id: latest.id, buildNumber: latest.build_number },
+        timeoutMs: input.timeoutMs,
+        step,
+        ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
+      };
       if (isOurs(latest) && (await startedSinceStoppedBackup(coder, input, latest))) {
+        // The backup is read and checked first: one that cannot be restored builds nothing, not even this stop.
+        await stateBytes(deps.blobs, restoreRequest);
         const stop = await runStateBuildOnce(deps, {
           workspaceId: input.workspaceId,
           subject: input.subject,
@@ -97,17 +112,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         continue;
       }
       try {
-        const build = await runStateBuildOnce(deps, {
-          workspaceId: input.workspaceId,
-          subject: input.subject,
-          transition: input.prior.transition,
-          templateVersionId: input.prior.templateVersionId,
-          ...(input.backup ? { state: { ref: input.backup.blob.ref, sha256: input.backup.blob.sha256 } } : {}),
-          read: { id: latest.id, buildNumber: latest.build_number },
-          timeoutMs: input.timeoutMs,
-          step,
-          ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
-        });
+        const build = await runStateBuildOnce(deps, restoreRequest);
         return await restored(deps, input, build);
       } catch (err) {
         // Our failed restore build is now the latest; it has the restore's shape (isRestore), so the next try goes on top of it.
@@ -123,10 +128,16 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
  * (AlreadyExists) every time, leaving the workspace unable to start. So that start is first stopped
  * on its own version with the state Coder holds for it, which removes them; the restore then starts
  * the workspace from the backup as the stop left it.
+ *
+ * A start of ours that *failed* is stopped the same way: provisionerd's FailJob stores the state
+ * Terraform wrote (coderd/provisionerdserver/provisionerdserver.go), and Terraform keeps what it
+ * created before the failure (a deployment whose rollout timed out stays, tainted). Measured on the
+ * real stack (test/workflows/real-stack.test.ts): without this stop the restore start failed
+ * AlreadyExists three times. A failed start that created nothing is stopped with nothing to change.
  */
 async function startedSinceStoppedBackup(coder: ActivityDeps['coder'], input: RestoreByBuildInput, latest: WorkspaceBuild): Promise<boolean> {
   if (!input.backup || input.prior.transition !== 'start') return false;
-  if (latest.transition !== 'start' || latest.job.status !== 'succeeded' || latest.template_version_id === input.prior.templateVersionId) return false;
+  if (latest.transition !== 'start' || !STOPPED_FIRST.has(latest.job.status) || latest.template_version_id === input.prior.templateVersionId) return false;
   const backupId = input.backup.buildId;
   const backedUp = await coderStep('restore build', input.subject, () => coder.workspaceBuild(backupId));
   return backedUp.transition === 'stop';

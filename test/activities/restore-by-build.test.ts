@@ -36,7 +36,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 23, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 26, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -229,6 +229,125 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     // The next attempt finds that restore and checks it again: nothing more is built.
     await expect(acts().restoreByBuild(again)).resolves.toEqual({ changed: true, buildId: now.id });
     expect(sent).toHaveLength(2);
+  });
+
+  /**
+   * The v1 source whose start fails after creating the deployment, as a rollout that times out does on
+   * a real cluster (test/workflows/real-stack.test.ts): two config maps of one name, made after it,
+   * the second AlreadyExists. The simulator stores the failed build's state as Terraform wrote it,
+   * deployment included, as provisionerd's FailJob does (coderd/provisionerdserver/provisionerdserver.go).
+   */
+  const FAILS_AFTER_DEPLOYMENT = `
+resource "kubernetes_config_map_v1" "first" {
+  count      = data.coder_workspace.me.start_count
+  depends_on = [kubernetes_deployment_v1.main]
+  metadata {
+    name      = "twice-\${data.coder_workspace.me.id}"
+    namespace = var.namespace
+  }
+}
+
+resource "kubernetes_config_map_v1" "second" {
+  count      = data.coder_workspace.me.start_count
+  depends_on = [kubernetes_config_map_v1.first]
+  metadata {
+    name      = "twice-\${data.coder_workspace.me.id}"
+    namespace = var.namespace
+  }
+}
+`;
+  const deploymentOf = (id: string) => sim.cluster.objects().find((o) => o.kind === 'Deployment' && o.name === `coder-${id}`);
+
+  /** Option A to the point of our migrated start on `version`, which fails (with the fault given, if any). */
+  async function failedMigratedStart(i: number, version: string) {
+    const read = await latest(ws(i).id);
+    const stop = await acts().stopWorkspace({ workspaceId: ws(i).id, subject: subjectOf(i), afterBuildNumber: read.build_number, timeoutMs: 30_000 });
+    const { input, backup, migrated: bytes } = await backedUp(i);
+    expect(deploymentOf(ws(i).id)).toBeUndefined();
+    const ours = await client().createWorkspaceBuild(ws(i).id, { transition: 'start', template_version_id: version, state: await blobs.get(bytes.ref) });
+    const failed = await client().waitForBuild(ours.id, { timeoutMs: 30_000 });
+    expect(failed.job.status).toBe('failed');
+    sent.length = 0;
+    // A failed attempt reports no id: the step knows our start by its shape.
+    const again: RestoreByBuildInput = { ...input, readBuild: { id: read.id, buildNumber: read.build_number }, ownBuildIds: [stop.buildId], ownStateBuild: { transition: 'start', templateVersionId: version } };
+    return { again, backup, failed, bytes };
+  }
+
+  it('Option A after our migrated start that failed having created the deployment: stops that start on its version with the state Coder holds for it, then starts the backup; no AlreadyExists, the PVC kept', async () => {
+    const i = 23;
+    const uid = pvc(ws(i).id);
+    const failing = (await pushTemplateVersion(sim, fixtureSource('template-v1') + FAILS_AFTER_DEPLOYMENT, { name: 'v1-fails-after-deployment' })).id;
+    const { again, backup, failed } = await failedMigratedStart(i, failing);
+    expect(failed.job.error).toMatch(/configmaps "twice-.*" already exists/);
+    // What FailJob stores: the state the failed apply wrote, with the deployment it created; the backup (our stop's) has none.
+    expect((await client().getWorkspaceBuildState(failed.id)).toString('utf8')).toContain('"kubernetes_deployment_v1"');
+    expect((await blobs.get(backup.blob.ref)).toString('utf8')).not.toContain('kubernetes_deployment');
+    const created = deploymentOf(ws(i).id);
+    expect(created).toBeDefined();
+    const r = await acts().restoreByBuild(again);
+    const now = await latest(ws(i).id);
+    expect(now).toMatchObject({ build_number: failed.build_number + 2, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+    expect(r).toEqual({ changed: true, buildId: now.id });
+    // The stop carries no state: Coder's own for the failed build, which holds the deployment, so the stop removes it.
+    expect(sent[0]).toEqual({ transition: 'stop', template_version_id: failing });
+    expect(Buffer.from(sent[1].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
+    expect(sent).toHaveLength(2);
+    expect(deploymentOf(ws(i).id)?.uid).not.toBe(created?.uid);
+    expect(sim.stateOf(ws(i).id)).not.toContain('_v1');
+    expect(pvc(ws(i).id)).toBe(uid);
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+  });
+
+  it('Option A after our migrated start that failed having created nothing: its stop on its version changes nothing, then the backup is started', async () => {
+    const i = 24;
+    const uid = pvc(ws(i).id);
+    sim.setFaults({ failBuilds: { workspaceId: ws(i).id, transition: 'start', times: 1, message: 'node not ready' } });
+    let failedStart;
+    try {
+      failedStart = await failedMigratedStart(i, v1);
+    } finally {
+      sim.setFaults(undefined);
+    }
+    const { again, backup, failed, bytes } = failedStart;
+    expect(deploymentOf(ws(i).id)).toBeUndefined();
+    const r = await acts().restoreByBuild(again);
+    const builds = await client().workspaceBuilds(ws(i).id, { limit: 2 });
+    expect(builds.map((b) => [b.build_number, b.transition, b.template_version_id, b.job.status])).toEqual([
+      [failed.build_number + 2, 'start', original, 'succeeded'],
+      [failed.build_number + 1, 'stop', v1, 'succeeded'],
+    ]);
+    expect(r).toEqual({ changed: true, buildId: builds[0].id });
+    // The stop held what our start was given, the migrated state, and left it as it was.
+    const managed = (b: Buffer) =>
+      (JSON.parse(b.toString('utf8')) as { resources: { mode: string; type: string; name: string; instances: { attributes: { metadata?: { uid?: string }[] } }[] }[] }).resources
+        .filter((x) => x.mode === 'managed')
+        .map((x) => [x.type, x.name, x.instances.map((n) => n.attributes.metadata?.[0]?.uid)]);
+    expect(managed(await client().getWorkspaceBuildState(builds[1].id))).toEqual(managed(await blobs.get(bytes.ref)));
+    expect(managed(await blobs.get(bytes.ref)).filter(([type]) => String(type).startsWith('kubernetes_'))).toEqual([['kubernetes_persistent_volume_claim_v1', 'home', [uid]]]);
+    expect(sent[0]).toEqual({ transition: 'stop', template_version_id: v1 });
+    expect(Buffer.from(sent[1].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
+    expect(sent).toHaveLength(2);
+    expect(pvc(ws(i).id)).toBe(uid);
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+  });
+
+  it('Option A after our failed migrated start, with a backup that cannot be read: nothing is built, not even the stop that would go first', async () => {
+    const i = 25;
+    sim.setFaults({ failBuilds: { workspaceId: ws(i).id, transition: 'start', times: 1, message: 'node not ready' } });
+    let failedStart;
+    try {
+      failedStart = await failedMigratedStart(i, v1);
+    } finally {
+      sim.setFaults(undefined);
+    }
+    const { again, backup, failed } = failedStart;
+    await blobs.remove(backup.blob.sha256);
+    await expect(acts().restoreByBuild(again)).rejects.toMatchObject({
+      type: FailureType.blobUnavailable,
+      message: expect.stringContaining(`Nothing was written to Coder. Coder keeps its own copy of the state from before the migration on build #${backup.buildNumber}`),
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(i).id)).id).toBe(failed.id);
   });
 
   it("the owner's Update after the backup has our migrated build's shape (a start on v1) but is theirs: left as it is, named, nothing built over it", async () => {

@@ -145,8 +145,11 @@ describe('backups every worker can read', () => {
       const ref = status.backup!.ref;
       expect(status.phase).toBe('restored');
       expect(ref).toBe(`${url}/sha256/${status.backup!.sha256}`);
-      // Worker B's one build is the restore: the prior transition on the prior version, run on the backup A took.
-      expect(buildPosts(run.ws.id)).toBe(run.postsAfterBuild + 1);
+      // Worker B's builds: our failed start stopped on its own version (it created nothing here: a stop
+      // that changes nothing), then the restore: the prior transition on the prior version, run on the backup A took.
+      expect(buildPosts(run.ws.id)).toBe(run.postsAfterBuild + 2);
+      const [, stopFirst] = await env.coder.workspaceBuilds(run.ws.id, { limit: 2 });
+      expect(stopFirst).toMatchObject({ transition: 'stop', template_version_id: targetVersionId, job: { status: 'succeeded' } });
       const latest = (await env.coder.workspace(run.ws.id)).latest_build;
       expect(latest).toMatchObject({ transition: 'start', template_version_id: env.sim.template.originalVersionId, job: { status: 'succeeded' } });
       const backup = JSON.parse((await store().get(ref)).toString('utf8')) as { lineage: string; resources: { type: string }[] };
