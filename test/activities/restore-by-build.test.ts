@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { makeBackupState } from '../../src/activities/backup-state';
 import { makeBuildWithState } from '../../src/activities/build-with-state';
 import { makeRestoreByBuild } from '../../src/activities/restore-by-build';
@@ -36,7 +37,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 26, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 28, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -229,6 +230,46 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     // The next attempt finds that restore and checks it again: nothing more is built.
     await expect(acts().restoreByBuild(again)).resolves.toEqual({ changed: true, buildId: now.id });
     expect(sent).toHaveLength(2);
+  });
+
+  it("Option A, retried after an attempt that built its stop and died: that stop (known by the id it heartbeated) is taken as ours, and the backup is started on top of it, nothing stopped twice", async () => {
+    const i = 26;
+    const read = await latest(ws(i).id);
+    const uid = pvc(ws(i).id);
+    const stop = await acts().stopWorkspace({ workspaceId: ws(i).id, subject: subjectOf(i), afterBuildNumber: read.build_number, timeoutMs: 30_000 });
+    const { input, backup, migrated: bytes } = await backedUp(i);
+    const built = await acts().buildWithState({ purpose: 'migrate', workspaceId: ws(i).id, subject: subjectOf(i), transition: 'start', templateVersionId: v1, state: bytes, read: input.readBuild, timeoutMs: 30_000 });
+    // The earlier attempt's stop of our start, on its version; the attempt died before its restore start.
+    const earlierStop = await client().waitForBuild((await client().createWorkspaceBuild(ws(i).id, { transition: 'stop', template_version_id: v1 })).id, { timeoutMs: 30_000 });
+    expect(earlierStop.job.status).toBe('succeeded');
+    sent.length = 0;
+    const again = { ...input, readBuild: { id: read.id, buildNumber: read.build_number }, ownBuildIds: [stop.buildId, built.buildId] };
+    const r = await new MockActivityEnvironment({ heartbeatDetails: { buildId: earlierStop.id } }).run(acts().restoreByBuild, again);
+    const now = await latest(ws(i).id);
+    expect(now).toMatchObject({ build_number: earlierStop.build_number + 1, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+    expect(r).toEqual({ changed: true, buildId: now.id });
+    expect(sent).toHaveLength(1);
+    expect(Buffer.from(sent[0].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
+    expect(pvc(ws(i).id)).toBe(uid);
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+  });
+
+  it('Option A, retried after an attempt whose restore start succeeded and was heartbeated: that start is the restore, checked, and nothing more is built', async () => {
+    const i = 27;
+    const read = await latest(ws(i).id);
+    const uid = pvc(ws(i).id);
+    const stop = await acts().stopWorkspace({ workspaceId: ws(i).id, subject: subjectOf(i), afterBuildNumber: read.build_number, timeoutMs: 30_000 });
+    const { input, migrated: bytes } = await backedUp(i);
+    const built = await acts().buildWithState({ purpose: 'migrate', workspaceId: ws(i).id, subject: subjectOf(i), transition: 'start', templateVersionId: v1, state: bytes, read: input.readBuild, timeoutMs: 30_000 });
+    const again = { ...input, readBuild: { id: read.id, buildNumber: read.build_number }, ownBuildIds: [stop.buildId, built.buildId] };
+    const first = await acts().restoreByBuild(again);
+    sent.length = 0;
+    // The attempt died after its restore start, having heartbeated that start's id.
+    const r = await new MockActivityEnvironment({ heartbeatDetails: { buildId: (first as { buildId: string }).buildId } }).run(acts().restoreByBuild, again);
+    expect(r).toEqual(first);
+    expect(sent).toHaveLength(0);
+    expect(await latest(ws(i).id)).toMatchObject({ id: (first as { buildId: string }).buildId, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+    expect(pvc(ws(i).id)).toBe(uid);
   });
 
   /**

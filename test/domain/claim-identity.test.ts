@@ -30,6 +30,9 @@ describe('plannedIdentity: the name and namespace a version gives a claim, when 
     ['text after the expression', 'name = "a" "b"', '', { namespace: 'default' }],
     ['a variable with an attribute', 'name = var.prefix.x', '', { namespace: 'default' }],
     ['a local with an attribute', 'name = local.claim.x', 'locals {\n  claim = "home"\n}', { namespace: 'default' }],
+    // Two-part references under other roots are not locals, even where a local of that name exists.
+    ['count.index beside a local named index', 'name = "home-${count.index}"', 'locals {\n  index = "x"\n}', { namespace: 'default' }],
+    ['each.key beside a local named key', 'name = each.key', 'locals {\n  key = "home"\n}', { namespace: 'default' }],
     ['a workspace data source without its field', 'name = data.coder_workspace.me', '', { namespace: 'default' }],
     ['a workspace field with an attribute after it', 'name = data.coder_workspace.me.id.x', '', { namespace: 'default' }],
     ['a workspace field under another root', 'name = resource.coder_workspace.me.id', '', { namespace: 'default' }],
