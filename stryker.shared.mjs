@@ -69,7 +69,8 @@ export const PARTS = {
     'd-p': { mutate: ['src/activities/[d-p]*.ts'], tests: ['<rootDir>/test/activities/**/*.test.ts', '<rootDir>/test/adapters/metrics/metrics-units.test.ts'], break: 92 },
     // 2026-12-06: q-z 71.38% whole, 87.01% once rewrite-template-source.ts had unit tests; 87.20% (579 of 664) from
     // that baseline after the sample and restore tests, restore-by-build.ts's newer code measured for the first time.
-    'q-z': { mutate: ['src/activities/[q-z]*.ts'], break: 86 },
+    // 87.92% (582 of 662) after the failed start's stop and the retried attempts' tests (2026-12-06, late).
+    'q-z': { mutate: ['src/activities/[q-z]*.ts'], break: 87 },
   },
   // The workflows' safety branches (scripts/workflow-mutants.mjs), each part against the dev-server
   // tests that reach it, whole (`testNamePattern` keeps to those of the branch). Ranges are found by
