@@ -73,6 +73,16 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     while (!ended && !sim.requestLog().some((r) => r.method === 'GET' && r.path.endsWith(`/workspacebuilds/${buildId}`))) await new Promise((r) => setTimeout(r, 5));
   }
 
+  /** `run`, while the simulator fails workspace i's next `times` builds of `transition`; the fault is cleared after, whatever happens. */
+  async function whileBuildsFail<T>(i: number, transition: 'start' | 'stop', message: string, run: () => Promise<T>, times = 1): Promise<T> {
+    sim.setFaults({ failBuilds: { workspaceId: ws(i).id, transition, times, message } });
+    try {
+      return await run();
+    } finally {
+      sim.setFaults(undefined);
+    }
+  }
+
   /** The backup of workspace i's latest build, and the migrated twin of its bytes, as the workflow holds them. */
   async function backedUp(i: number): Promise<{ backup: StateBackup; migrated: { ref: string; sha256: string }; input: RestoreByBuildInput }> {
     const backup = await acts().backupState({ workspaceId: ws(i).id, subject: subjectOf(i) });
@@ -130,13 +140,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   });
 
   it("a read build that is not at the prior (its owner's start that failed; prior: a stop) with nothing of this migration after it: left as its owner left it, nothing built over it", async () => {
-    sim.setFaults({ failBuilds: { workspaceId: ws(21).id, transition: 'start', times: 1, message: 'node pool exhausted' } });
-    let failed;
-    try {
-      failed = await startBuild(sim, ws(21).id, { transition: 'start' });
-    } finally {
-      sim.setFaults(undefined);
-    }
+    const failed = await whileBuildsFail(21, 'start', 'node pool exhausted', () => startBuild(sim, ws(21).id, { transition: 'start' }));
     expect(failed.job.status).toBe('failed');
     const uid = pvc(ws(21).id);
     const backup = await acts().backupState({ workspaceId: ws(21).id, subject: subjectOf(21) });
@@ -342,14 +346,7 @@ resource "kubernetes_config_map_v1" "second" {
   it('Option A after our migrated start that failed having created nothing: its stop on its version changes nothing, then the backup is started', async () => {
     const i = 24;
     const uid = pvc(ws(i).id);
-    sim.setFaults({ failBuilds: { workspaceId: ws(i).id, transition: 'start', times: 1, message: 'node not ready' } });
-    let failedStart;
-    try {
-      failedStart = await failedMigratedStart(i, v1);
-    } finally {
-      sim.setFaults(undefined);
-    }
-    const { again, backup, failed, bytes } = failedStart;
+    const { again, backup, failed, bytes } = await whileBuildsFail(i, 'start', 'node not ready', () => failedMigratedStart(i, v1));
     expect(deploymentOf(ws(i).id)).toBeUndefined();
     const r = await acts().restoreByBuild(again);
     const builds = await client().workspaceBuilds(ws(i).id, { limit: 2 });
@@ -374,14 +371,7 @@ resource "kubernetes_config_map_v1" "second" {
 
   it('Option A after our failed migrated start, with a backup that cannot be read: nothing is built, not even the stop that would go first', async () => {
     const i = 25;
-    sim.setFaults({ failBuilds: { workspaceId: ws(i).id, transition: 'start', times: 1, message: 'node not ready' } });
-    let failedStart;
-    try {
-      failedStart = await failedMigratedStart(i, v1);
-    } finally {
-      sim.setFaults(undefined);
-    }
-    const { again, backup, failed } = failedStart;
+    const { again, backup, failed } = await whileBuildsFail(i, 'start', 'node not ready', () => failedMigratedStart(i, v1));
     await blobs.remove(backup.blob.sha256);
     await expect(acts().restoreByBuild(again)).rejects.toMatchObject({
       type: FailureType.blobUnavailable,
@@ -524,13 +514,7 @@ resource "kubernetes_config_map_v1" "second" {
   it("someone else's build after the backup that failed is left as it is too, and the message says it failed and how to tell and mend damage", async () => {
     const { input } = await backedUp(18);
     // A stop (not the restore's shape: a failed build of the prior transition and version is taken for a failed restore and built over).
-    sim.setFaults({ failBuilds: { workspaceId: ws(18).id, transition: 'stop', times: 1, message: 'quota exceeded' } });
-    let theirs;
-    try {
-      theirs = await startBuild(sim, ws(18).id, { transition: 'stop' });
-    } finally {
-      sim.setFaults(undefined);
-    }
+    const theirs = await whileBuildsFail(18, 'stop', 'quota exceeded', () => startBuild(sim, ws(18).id, { transition: 'stop' }));
     expect(theirs.job.status).toBe('failed');
     const by = (await latest(ws(18).id)).initiator_name;
     await expect(acts().restoreByBuild(input)).resolves.toEqual({
@@ -571,16 +555,18 @@ resource "kubernetes_config_map_v1" "second" {
     const { input, backup, built } = await migrated(10);
     const uid = pvc(ws(10).id);
     // Four failures in store, one more than the restore tries: a restore that tried on would succeed on the fifth and fail this test at once, not hang.
-    sim.setFaults({ failBuilds: { workspaceId: ws(10).id, transition: 'start', times: 4, message: 'node pool exhausted' } });
-    try {
-      await expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
-        type: FailureType.buildFailed,
-        nonRetryable: true,
-        message: expect.stringMatching(new RegExp(`^restore build #${built.buildNumber + 3} of ${input.subject} \\(start on version ${original}\\) ended failed: .*node pool exhausted`)),
-      });
-    } finally {
-      sim.setFaults(undefined);
-    }
+    await whileBuildsFail(
+      10,
+      'start',
+      'node pool exhausted',
+      () =>
+        expect(acts().restoreByBuild({ ...input, ownBuildIds: [built.buildId] })).rejects.toMatchObject({
+          type: FailureType.buildFailed,
+          nonRetryable: true,
+          message: expect.stringMatching(new RegExp(`^restore build #${built.buildNumber + 3} of ${input.subject} \\(start on version ${original}\\) ended failed: .*node pool exhausted`)),
+        }),
+      4,
+    );
     await expectRestoreBuilds(backup, 3);
     expect(pvc(ws(10).id)).toBe(uid);
   });
