@@ -3,9 +3,8 @@ import type { BlobStore } from '../adapters/blob-store';
 import type { WorkspaceBuild } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { isTerraformSource, readTar } from '../adapters/template-tar';
-import { downgradeHazardsAgainst, rootManagedDeclarations } from '../domain/downgrade-guard';
+import { downgradeHazardsAgainst, oldTypeHazardsAgainst, rootManagedDeclarations } from '../domain/downgrade-guard';
 import { parseStateV4 } from '../domain/state';
-import { lookupDeprecated } from '../domain/type-map';
 
 /** How many recent builds are searched for the one the backup was taken from. */
 const BUILDS_SEARCHED = 25;
@@ -46,17 +45,7 @@ async function versionHazards(coder: RestoreCoder, resources: ReturnType<typeof 
   const version = await coder.templateVersion(versionId);
   const archive = await readTar(await coder.downloadFile(version.job.file_id));
   const declared = rootManagedDeclarations(archive.filter((f) => isTerraformSource(f.path)).map((f) => ({ path: f.path, content: f.bytes.toString('utf8') })));
-  const hazards = downgradeHazardsAgainst(resources, declared);
-  for (const r of resources) {
-    if (r.mode !== 'managed' || r.module !== undefined) continue;
-    const mapping = lookupDeprecated('managed', r.type);
-    if (!mapping) continue;
-    const twin = `${mapping.replacement}.${r.name}`;
-    if (!declared.has(`${r.type}.${r.name}`) && declared.has(twin)) {
-      hazards.push(`${r.type}.${r.name} has the old type, but this version declares only ${twin}: the build would drop it from the state and create ${twin} anew`);
-    }
-  }
-  return hazards;
+  return [...downgradeHazardsAgainst(resources, declared), ...oldTypeHazardsAgainst(resources, declared)];
 }
 
 /** The newest build that holds exactly these bytes: the one the backup was read from (Coder keeps each build's state). */

@@ -2,7 +2,7 @@ import { dirOf } from './hcl/module-tree';
 import { readTemplateConfig } from './hcl/template-config';
 import type { TemplateFile } from './hcl/template-file';
 import type { StateResourceView } from './state/parse';
-import { lookupReplacement } from './type-map';
+import { lookupDeprecated, lookupReplacement } from './type-map';
 
 type StateEntry = Pick<StateResourceView, 'module' | 'mode' | 'type' | 'name'>;
 
@@ -47,6 +47,25 @@ export function downgradeHazardsAgainst(state: readonly StateEntry[], declared: 
     const old = `${mapping.deprecated}.${r.name}`;
     if (declared.has(old) && !declared.has(`${r.type}.${r.name}`)) {
       hazards.push(`${r.type}.${r.name} is migrated, but this version declares the old ${old}: the build would destroy it and re-create it empty`);
+    }
+  }
+  return hazards;
+}
+
+/**
+ * The other direction, for a by-hand restore of an old-type state: a root entry `T.x` built with a
+ * version that declares only its `_v1` twin. Without the migration's rename the build drops it from
+ * the state and creates the twin anew, empty. One line per entry; empty when the version fits.
+ */
+export function oldTypeHazardsAgainst(state: readonly StateEntry[], declared: ReadonlySet<string>): string[] {
+  const hazards: string[] = [];
+  for (const r of state) {
+    if (r.mode !== 'managed' || r.module !== undefined) continue;
+    const mapping = lookupDeprecated('managed', r.type);
+    if (!mapping) continue;
+    const twin = `${mapping.replacement}.${r.name}`;
+    if (!declared.has(`${r.type}.${r.name}`) && declared.has(twin)) {
+      hazards.push(`${r.type}.${r.name} has the old type, but this version declares only ${twin}: the build would drop it from the state and create ${twin} anew`);
     }
   }
   return hazards;

@@ -1,4 +1,4 @@
-import { downgradeHazards, downgradeHazardsAgainst, holdsMigratedEntries } from '../../src/domain/downgrade-guard';
+import { downgradeHazards, downgradeHazardsAgainst, holdsMigratedEntries, oldTypeHazardsAgainst } from '../../src/domain/downgrade-guard';
 import { TYPE_MAP } from '../../src/domain/type-map';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
@@ -57,5 +57,22 @@ describe('the downgrade rule', () => {
     expect(holdsMigratedEntries([{ mode: 'managed', type: 'kubernetes_pod_security_policy_v1beta1', name: 'x' }])).toBe(true);
     expect(holdsMigratedEntries([])).toBe(false);
     expect(holdsMigratedEntries([entries[1], entries[0]])).toBe(true);
+  });
+});
+
+describe('the other direction: an old-type state on a version that declares only its _v1 twin', () => {
+  it('names each root old-type entry whose twin alone is declared, and nothing else', () => {
+    const state = [
+      { mode: 'managed' as const, type: 'kubernetes_persistent_volume_claim', name: 'home' },
+      { mode: 'managed' as const, type: 'kubernetes_deployment', name: 'main' },
+      { mode: 'managed' as const, type: 'kubernetes_secret', name: 'kept' },
+      { mode: 'managed' as const, type: 'kubernetes_service', name: 'sub', module: 'module.m' },
+      { mode: 'data' as const, type: 'kubernetes_config_map', name: 'cfg' },
+    ];
+    const declared = new Set(['kubernetes_persistent_volume_claim_v1.home', 'kubernetes_deployment.main', 'kubernetes_deployment_v1.main', 'kubernetes_secret.kept', 'kubernetes_service_v1.sub', 'kubernetes_config_map_v1.cfg']);
+    expect(oldTypeHazardsAgainst(state, declared)).toEqual([
+      'kubernetes_persistent_volume_claim.home has the old type, but this version declares only kubernetes_persistent_volume_claim_v1.home: the build would drop it from the state and create kubernetes_persistent_volume_claim_v1.home anew',
+    ]);
+    expect(oldTypeHazardsAgainst(migrated, declared)).toEqual([]);
   });
 });
