@@ -14,7 +14,7 @@ import {
 } from '../contracts/migrate-fleet';
 import { WsmigratePendingApproval, WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { RefusedError } from './refused-error';
-import { refuseFleetBesideSchedules } from './fleet-conflicts';
+import { refuseRunBesideOthers } from './fleet-conflicts';
 import { runOutcome } from './run-outcome';
 import { failureText } from './failure-text';
 import { templateWorkflowId } from '../domain/migration-input';
@@ -39,7 +39,7 @@ export async function startFleet(client: Client, input: MigrateFleetInput, opts:
   const p = parseInput(migrateFleetInputSchema, input);
   const workflowId = opts.workflowId ?? fleetWorkflowId(p.organization, p.template);
   // The default id is the one a person starts by hand; another id is a deliberate second fleet (disjoint filters).
-  if (!opts.workflowId) await refuseFleetBesideSchedules(client, p.organization, p.template);
+  if (!opts.workflowId) await refuseRunBesideOthers(client, { organization: p.organization, templates: [p.template], taskQueue: opts.taskQueue }, { workflowId, noun: 'fleet' });
   try {
     return await client.workflow.start('migrateFleet', {
       taskQueue: opts.taskQueue,

@@ -6,12 +6,14 @@ import { fleetStatus, type FleetStartOptions } from './fleet';
 import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
+import { refuseRunBesideOthers } from './fleet-conflicts';
 import { approvalCommands } from '../domain/run-details';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
   const p = parseInput(migrateOrganizationInputSchema, input);
   const workflowId = opts.workflowId ?? organizationWorkflowId(p.organization);
+  if (!opts.workflowId) await refuseRunBesideOthers(client, { organization: p.organization, templates: p.allTemplates ? 'all' : p.templates, taskQueue: opts.taskQueue }, { workflowId, noun: 'organization run' });
   try {
     return await client.workflow.start('migrateOrganization', {
       taskQueue: opts.taskQueue,

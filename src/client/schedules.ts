@@ -59,7 +59,19 @@ export async function createWindowSchedule(client: Client, name: string, spec: F
     memo: { cron: spec.cron, timezone: spec.timezone ?? 'UTC', batch: spec.batch },
     state: { note: spec.note ?? a.note },
   });
+  await untilListed(client, scheduleId);
   return scheduleId;
+}
+
+/**
+ * The schedule list is visibility's and lags a create by a moment: a `fleet start` right after
+ * `schedule create` would not see the schedule and start a fleet beside its windows. So a create
+ * returns once the list shows it (or after `waitMs`, the lag's bound in practice).
+ */
+async function untilListed(client: Client, scheduleId: string, waitMs = 10_000): Promise<void> {
+  for (const deadline = Date.now() + waitMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    for await (const s of client.schedule.list()) if (s.scheduleId === scheduleId) return;
+  }
 }
 
 /** One template's window: `migrateFleet` with `limit` = batch. */
@@ -103,7 +115,10 @@ export async function listFleetSchedules(client: Client): Promise<FleetScheduleI
   return out;
 }
 
-export async function describeFleetSchedule(client: Client, name: string): Promise<FleetScheduleInfo & { input: unknown; actionsTaken: number; skippedOverlap: number }> {
+export async function describeFleetSchedule(
+  client: Client,
+  name: string,
+): Promise<FleetScheduleInfo & { input: unknown; workflowType?: string; taskQueue?: string; actionsTaken: number; skippedOverlap: number }> {
   const scheduleId = fleetScheduleId(name);
   const d = await handleErrors(scheduleId, () => client.schedule.getHandle(scheduleId).describe());
   return {
@@ -115,6 +130,7 @@ export async function describeFleetSchedule(client: Client, name: string): Promi
     nextRuns: d.info.nextActionTimes.map((t) => t.toISOString()),
     recentRuns: d.info.recentActions.map((a) => ({ workflowId: a.action.workflow.workflowId, runId: a.action.workflow.firstExecutionRunId, takenAt: a.takenAt.toISOString() })),
     input: d.action.type === 'startWorkflow' ? d.action.args?.[0] : undefined,
+    ...(d.action.type === 'startWorkflow' ? { workflowType: d.action.workflowType, taskQueue: d.action.taskQueue } : {}),
     actionsTaken: d.info.numActionsTaken,
     skippedOverlap: d.info.numActionsSkippedOverlap,
   };

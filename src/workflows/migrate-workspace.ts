@@ -1,10 +1,7 @@
 import {
   ApplicationFailure,
   CancellationScope,
-  condition,
   isCancellation,
-  log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -15,13 +12,13 @@ import {
 } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import type { StateBackup } from '../activities/backup-state';
-import type { LatestBuild } from '../activities/latest-build';
 import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
 import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failureMessage, keepingFailedBuild, failureType, restoreStepOptions } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
+import { answerWatchingBuilds } from './gate-watch';
 import { BuildWatch, isNeedsAttention } from './build-watch';
 import { reportingToFleet } from './fleet-report';
 import { recoverDamagedWorkspace } from './recover-workspace';
@@ -174,38 +171,11 @@ async function dryRun(ctx: RoundContext, pf: WorkspacePreflight): Promise<Worksp
   };
 }
 
-/** How long the apply gate waits before it first asks Coder whether someone built the workspace, and at most between asks. */
-const GATE_RECHECK_FIRST_MS = 10_000;
-const GATE_RECHECK_MAX_MS = 15 * 60_000;
-
-/**
- * While the apply gate waits: has anyone (the owner's Update or Start, Coder's autostart) built the
- * workspace since the backup the plan was made from? Then the gate's summary says so, and what each
- * answer does now, instead of showing a plan that will never be applied. Rechecks back off (each is
- * a timer and a read in the history). Best effort: a read that fails leaves the gate as it was.
- */
-async function noteBuildsUnderGate(ctx: RoundContext, pf: WorkspacePreflight, plannedOn: number, lastRound: boolean): Promise<void> {
-  const { gates, subject } = ctx;
-  const waiting = () => gates.pending?.gateId === 'apply';
-  try {
-    for (let waitMs = GATE_RECHECK_FIRST_MS; ; waitMs = Math.min(2 * waitMs, GATE_RECHECK_MAX_MS)) {
-      if (await condition(() => !waiting(), waitMs)) return;
-      const latest = await ctx.acts.readLatestBuild.executeWithOptions({ summary: `has anyone built ${subject} since the plan at the apply gate?` }, [{ workspaceId: pf.workspaceId, subject }]);
-      if (!waiting()) return;
-      if (latest.buildNumber > plannedOn) return await gates.amendPending(changedUnderGate(subject, latest, plannedOn, lastRound));
-    }
-  } catch (err) {
-    if (!isCancellation(err)) log.warn('could not check the workspace under the apply gate', { subject, error: (err as Error).message });
-  }
-}
-
-/** What the approver must know once the plan under the gate is stale: whose build, and what approve and reject do now. */
-function changedUnderGate(subject: string, latest: LatestBuild, plannedOn: number, lastRound: boolean): string {
-  const build = `build #${latest.buildNumber} (${latest.transition} on ${latest.templateVersionName ?? latest.templateVersionId.slice(0, 8)}, ${latest.jobStatus} when seen, by ${latest.initiator ?? 'someone else'})`;
-  const approve = lastRound
+/** What approving the apply gate does once a build came after its plan: the run starts over, or (last round) ends. */
+function applyApproving(subject: string, lastRound: boolean): string {
+  return lastRound
     ? `this is the last of ${MAX_ROUNDS} rounds, so approving builds nothing: the run ends, leaving their build as it is (run the migration again)`
     : `approving builds nothing on this plan: the run reads ${subject} again, backs it up and plans again (and asks again where the policy says so)`;
-  return `THE WORKSPACE CHANGED SINCE THIS PLAN: ${build} came after build #${plannedOn}, the one backed up and planned. This plan will not be applied; ${approve}. Rejecting leaves their build as it is.`;
 }
 
 function rejected(message: string): ApplicationFailure {
@@ -278,15 +248,17 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
 
     enter('awaiting-approval');
     const summary = `${transition === 'start' ? 'Start' : 'Stop'} ${subject} on ${pf.targetVersionName} carrying the migrated state (${rewrite.renamedCount} instance(s) renamed), in one build. Guard: ${verdict.summary}`;
-    const asked = gates.request('apply', verdict.planHash, summary, verdict.verdict === 'needs-approval');
-    // Waiting at the gate (not merely allowed through): an owner's build meanwhile makes this plan stale; say so there.
-    const gateWatch = gates.pending?.gateId === 'apply' && patched('wsmigrate-apply-gate-watch') ? new CancellationScope() : undefined;
-    const plannedOn = backup.buildNumber;
-    const watching = gateWatch?.run(() => noteBuildsUnderGate(ctx, pf, plannedOn, lastRound));
-    const applyGate = await asked;
-    // A read still retrying (Coder down) must not hold up what the decision starts.
-    gateWatch?.cancel();
-    await watching;
+    // An owner's build while the gate waits makes this plan stale: the gate says so, and the build step refuses it.
+    const applyGate = await answerWatchingBuilds(gates.request('apply', verdict.planHash, summary, verdict.verdict === 'needs-approval'), {
+      gates,
+      acts,
+      patchId: 'wsmigrate-apply-gate-watch',
+      gateId: 'apply',
+      workspaceId: pf.workspaceId,
+      subject,
+      plannedOn: backup.buildNumber,
+      approving: applyApproving(subject, lastRound),
+    });
     if (applyGate === 'rejected' || applyGate === 'timed-out') {
       throw rejected(`migration of ${subject} ${applyGate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; restoring`);
     }

@@ -1,11 +1,13 @@
-import { ApplicationFailure, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import type { RecoveryBackups } from '../activities/backup-for-recovery';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
+import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
 import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { recoveryNeedsPerson } from '../domain/approval-policy';
 import { ApprovalGates } from './approval-gates';
+import { answerWatchingBuilds } from './gate-watch';
 import { parseWorkflowInput } from './workflow-input';
 import { FailureType } from '../domain/failure-types';
 import { QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, withActivityMessage } from './activity-presets';
@@ -49,9 +51,10 @@ const backupList = (b: RecoveryBackups) =>
  * needs-attention, naming the loss. Someone building it meanwhile starts the recovery over (bounded).
  */
 export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<WorkspaceRecoveryResult | WorkspaceMigrationResult> {
+  let startedOver: string | undefined;
   for (let round = 1; ; round++) {
     try {
-      return await recoverOnce(ctx);
+      return await recoverOnce(ctx, round, startedOver);
     } catch (err) {
       if (failureType(err) !== FailureType.builtMeanwhile) throw err;
       if (round >= RECOVERY_ROUNDS) {
@@ -66,11 +69,20 @@ export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<Wor
         );
       }
       ctx = { ...ctx, health };
+      // The next gate says why it asks again: an approval given before was for a plan that was never applied.
+      startedOver = `Try ${round + 1} of ${RECOVERY_ROUNDS}, planned again: ${failureMessage(err)}.`;
     }
   }
 }
 
-async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResult | WorkspaceMigrationResult> {
+/** What approving the recover gate does once a build came after its plan: the recovery starts over, or (last try) ends. */
+function recoverApproving(subject: string, round: number): string {
+  return round >= RECOVERY_ROUNDS
+    ? `this is the last of ${RECOVERY_ROUNDS} tries, so approving builds nothing: the recovery ends needs-attention, leaving their build as it is (run 'wsmigrate recover' again when it is idle)`
+    : `approving builds nothing on this plan: the recovery reads ${subject} again; still damaged, it backs it up and plans again (and asks again), else it ends saying what it is now`;
+}
+
+async function recoverOnce(ctx: RecoveryContext, round: number, startedOver: string | undefined): Promise<WorkspaceRecoveryResult | WorkspaceMigrationResult> {
   const { input, subject, health, acts, builds, gates, status, enter, done } = ctx;
   const { workflowId } = workflowInfo();
   const latest = health.latest;
@@ -133,10 +145,21 @@ async function recoverOnce(ctx: RecoveryContext): Promise<WorkspaceRecoveryResul
 
   enter('awaiting-approval');
   const summary =
-    `Recover ${subject}: ${health.reason}. Start it on the target version carrying the state of build #${goodBuild.number} (rewritten to _v1), ` +
+    `${startedOver ? `${startedOver} ` : ''}Recover ${subject}: ${health.reason}. Start it on the target version carrying the state of build #${goodBuild.number} (rewritten to _v1), ` +
     `in one build on top of build #${latest.number}. Guard: ${verdict.summary.replace(/\.?$/, '.')} ${backupList(backups)}`;
   const askAnyway = recoveryNeedsPerson(health.losses.map((l) => l.kind), verdict.verdict);
-  const gate = await gates.request('recover', verdict.planHash, askAnyway ? `${summary} Asked whatever the policy: ${askAnyway}.` : summary, askAnyway !== undefined);
+  // Written over a newer build, this state would forget what that build made (a volume made anew
+  // since: its data left outside the state): the gate says so, and the build step refuses it.
+  const gate = await answerWatchingBuilds(gates.request('recover', verdict.planHash, askAnyway ? `${summary} Asked whatever the policy: ${askAnyway}.` : summary, askAnyway !== undefined), {
+    gates,
+    acts,
+    patchId: 'wsmigrate-recover-gate-watch',
+    gateId: 'recover',
+    workspaceId: ctx.workspaceId,
+    subject,
+    plannedOn: backups.current.buildNumber,
+    approving: recoverApproving(subject, round),
+  });
   if (gate === 'rejected' || gate === 'timed-out') {
     throw ApplicationFailure.create({
       message: `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; nothing was changed. ${backupList(backups)}`,
@@ -222,14 +245,24 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
   const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
   const builds = proxyActivities<WsmigrateActivities>(buildStepOptions(input));
-  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n));
-  setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const subject = `${input.owner}/${input.workspace}`;
+  const title = `recover ${workspaceRunSummary(input.owner, input.workspace, input.template, input.targetVersionId.slice(0, 8))}`;
+  // The Web UI's details: what an approver reads there (a gate amended under them included), as for a migration.
+  const showDetails = () =>
+    setCurrentDetails(
+      renderRunDetails({ title, workflowId, phase: gates.pending ? 'awaiting-approval' : status.phase, stepsDone: status.stepsDone, verdict: status.verdict, pending: gates.pending, error: status.error }),
+    );
+  const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n), showDetails);
+  setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const enter = (phase: WorkspacePhase) => {
     status.phase = phase;
     upsertSearchAttributes([{ key: WsmigratePhase, value: phase }]);
+    showDetails();
   };
-  const done = (step: string) => status.stepsDone.push(step);
+  const done = (step: string) => {
+    status.stepsDone.push(step);
+    showDetails();
+  };
   upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
   enter('preflight');
   const pf = await acts.preflightWorkspace({ owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy });

@@ -14,9 +14,58 @@ import { waitFor } from '../harness/wait';
 describe('a fleet and a schedule of one template never run side by side', () => {
   const cli = cliAgainstWorker(4);
   const name = `overlap-${randomUUID().slice(0, 8)}`;
+  const orgWide = `${name}-org`;
+  const two = `${name}-two`;
   afterAll(async () => {
-    await runMain('schedule', 'delete', name).catch(() => undefined);
+    for (const n of [name, orgWide, two]) await runMain('schedule', 'delete', n).catch(() => undefined);
   });
+
+  it('organization-wide: --all-templates or several --template schedules, organization runs and fleets sharing a template are refused (exit 3); a fleet start right after a create sees the schedule', async () => {
+    const env = cli.env;
+    const t = env.sim.template.name;
+    const other = `other-${randomUUID().slice(0, 8)}`;
+    const cron = ['--cron', '0 2 * * 6', '--batch', '1', '--canary', '0', '--approval', 'none'];
+
+    // Created, then at once a fleet of one of its templates: the schedule list's lag after a create lets no fleet through.
+    expect((await runMain('schedule', 'create', orgWide, '--org', 'coder', '--all-templates', ...cron)).exitCode).toBe(EXIT.ok);
+    const fleet = await runMain('fleet', 'start', '--org', 'coder', '--template', t, '--version', cli.version, '--canary', '0', '--approval', 'none');
+    expect(fleet.exitCode).toBe(EXIT.denied);
+    expect(fleet.err).toMatch(
+      new RegExp(`fleet of coder/${t} not started: schedule wsmigrate-${orgWide} \\(next window [^)]+\\) starts an organization run of every template of coder at each window.*Pause the schedule first \\(wsmigrate schedule pause ${orgWide}\\)`),
+    );
+
+    // A second schedule that names the template among others (repeated --template): refused beside the first.
+    const beside = await runMain('schedule', 'create', two, '--org', 'coder', '--template', t, '--template', other, ...cron);
+    expect(beside.exitCode).toBe(EXIT.denied);
+    expect(beside.err).toMatch(
+      new RegExp(`wsmigrate-${two} would start an organization run of coder/\\{${t}, ${other}\\} beside schedule wsmigrate-${orgWide} \\(an organization run of every template of coder\\).*wsmigrate schedule pause ${orgWide}`),
+    );
+
+    // The organization-wide one paused, the two-template one created: an organization run by hand of every template is refused beside it.
+    expect((await runMain('schedule', 'pause', orgWide)).exitCode).toBe(EXIT.ok);
+    expect((await runMain('schedule', 'create', two, '--org', 'coder', '--template', t, '--template', other, ...cron)).exitCode).toBe(EXIT.ok);
+    const orgRun = await runMain('fleet', 'start', '--org', 'coder', '--all-templates', '--canary', '0', '--approval', 'none');
+    expect(orgRun.exitCode).toBe(EXIT.denied);
+    expect(orgRun.err).toMatch(new RegExp(`organization run of every template of coder not started: schedule wsmigrate-${two} \\(next window [^)]+\\) starts an organization run of coder/\\{${t}, ${other}\\} at each window`));
+
+    // Both paused, a fleet of the template by hand waits at its canary gate: neither schedule may take windows, nor a new organization-wide one.
+    expect((await runMain('schedule', 'pause', two)).exitCode).toBe(EXIT.ok);
+    const fleetId = `wsmigrate-fleet/coder/${t}`;
+    expect((await runMain('fleet', 'start', '--org', 'coder', '--template', t, '--version', cli.version, '--canary', '1', '--approver', 'sre')).exitCode).toBe(EXIT.ok);
+    await waitFor(async () => (await env.t.client.workflow.getHandle(fleetId).query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-continue', 90_000);
+    for (const [action, n] of [['unpause', two], ['trigger', orgWide]]) {
+      const r = await runMain('schedule', action, n);
+      expect(r.exitCode).toBe(EXIT.denied);
+      expect(r.err).toMatch(new RegExp(`wsmigrate-${n} would start an organization run of (coder/\\{${t}, ${other}\\}|every template of coder) while ${fleetId} runs`));
+    }
+    const wide = await runMain('schedule', 'create', `${orgWide}-2`, '--org', 'coder', '--all-templates', ...cron);
+    expect(wide.exitCode).toBe(EXIT.denied);
+    expect(wide.err).toMatch(new RegExp(`wsmigrate-${orgWide}-2 would start an organization run of every template of coder while ${fleetId} runs.*or create the schedule with --paused`));
+
+    expect((await runMain('fleet', 'cancel', fleetId, '--by', 'sre')).exitCode).toBe(EXIT.ok);
+    await env.t.client.workflow.getHandle(fleetId).result().catch(() => undefined);
+    for (const n of [orgWide, two]) expect((await runMain('schedule', 'delete', n)).exitCode).toBe(EXIT.ok);
+  }, 240_000);
 
   it('schedule create/unpause/trigger beside a running fleet, and fleet start beside an active schedule: refused (exit 3), saying which and what to do', async () => {
     const env = cli.env;

@@ -15,7 +15,7 @@ describe("the owner's Update while the migration waits at its apply gate", () =>
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2 }));
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }));
   });
   afterAll(async () => env?.close());
 
@@ -77,4 +77,50 @@ describe("the owner's Update while the migration waits at its apply gate", () =>
     expect(failure.message).toMatch(new RegExp(`nothing built back \\(build #${update.body.build_number} \\(start\\) by ${ws.owner} came after the backup and no migrated state reached Coder: left as it is; it ended failed: 'wsmigrate scan' tells`));
     expect((await env.coder.workspace(ws.id)).latest_build.id).toBe(update.body.id);
   });
+
+  it('on the last round the gate says approving ends the run; approved, nothing is built and their build is left as it is', async () => {
+    const ws = env.sim.workspaces()[2];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    const summary = async () => (await statusOf(handle.workflowId)).pendingApproval?.summary ?? '';
+    /** The apply gate of round `restarts + 1`, as first asked (not yet amended). */
+    const freshGate = async (restarts: number) => {
+      const st = await statusOf(handle.workflowId);
+      return st.pendingApproval?.gateId === 'apply' && (st.restarts ?? 0) === restarts && !st.pendingApproval.summary.startsWith('THE WORKSPACE CHANGED');
+    };
+    /** The owner's own stop or start (no version: the previous build's, the old one, on their unmigrated state), waited for. */
+    const ownerBuilds = async (transition: 'start' | 'stop') => {
+      const b = await api<{ id: string; build_number: number }>(env.sim, 'POST', `/workspaces/${ws.id}/builds`, { token: env.sim.tokenOf(ws.owner), json: { transition } });
+      expect(b.status).toBe(201);
+      expect((await env.coder.waitForBuild(b.body.id)).job.status).toBe('succeeded');
+      return { id: b.body.id, number: b.body.build_number };
+    };
+    // Rounds 1 and 2 overtaken by the owner's builds and approved anyway: each starts over.
+    for (const [round, transition] of [[0, 'stop'], [1, 'start']] as const) {
+      await waitFor(() => freshGate(round), 120_000);
+      const theirs = await ownerBuilds(transition);
+      await waitFor(async () => (await summary()).startsWith(`THE WORKSPACE CHANGED SINCE THIS PLAN: build #${theirs.number} `), 60_000);
+      expect(await summary()).toContain('approving builds nothing on this plan: the run reads');
+      await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+    }
+
+    await waitFor(() => freshGate(2), 120_000);
+    const last = await ownerBuilds('stop');
+    const lastRound = new RegExp(
+      `^THE WORKSPACE CHANGED SINCE THIS PLAN: build #${last.number} \\(stop on \\S+, succeeded when seen, by ${ws.owner}\\) came after build #${last.number - 1}, the one backed up and planned\\. ` +
+        `This plan will not be applied; this is the last of 3 rounds, so approving builds nothing: the run ends, leaving their build as it is \\(run the migration again\\)\\. ` +
+        `Rejecting leaves their build as it is\\. Before: Start ${ws.owner}/${ws.name} on `,
+    );
+    await waitFor(async () => lastRound.test(await summary()), 60_000);
+    expect(env.notes.filter((n) => n.workflowId === handle.workflowId && n.kind === 'approval-changed').at(-1)?.text).toMatch(lastRound);
+
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+    const failure = await workflowFailureOf(handle.result());
+    expect(failure.message).toMatch(new RegExp(`nothing built back \\(build #${last.number} \\(stop\\) by ${ws.owner} came after the backup`));
+    expect((await env.coder.workspace(ws.id)).latest_build.id).toBe(last.id);
+    expect((await statusOf(handle.workflowId)).stepsDone).not.toContain('build');
+  }, 240_000);
 });

@@ -3,15 +3,33 @@ import { InputError } from '../../domain/migration-input';
 import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf } from '../fleet-options';
 import { organizationInputFromOptions } from '../organization-options';
 import { cliLogger } from '../cli-logger';
-import { withTemporal } from '../with-temporal';
+import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, describeError, type CliIo } from '../io';
 import { refuseUnknownNamesNow } from '../names-now';
 import { usageErrorOf } from '../input-options';
+import { RefusedError } from '../../client/refused-error';
 
 /** gRPC INVALID_ARGUMENT anywhere in the chain (the SDK sometimes passes on only the server's text, hence the words too). */
 function isInvalidArgument(err: unknown): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) if (e.code === 3) return true;
   return false;
+}
+
+/** A schedule about to take windows (created unpaused, unpaused, triggered): refused beside a run or schedule sharing a template. */
+async function refuseWindowsBesideRuns(
+  client: Client,
+  name: string,
+  workflowType: string | undefined,
+  input: unknown,
+  taskQueue: string | undefined,
+  opts: { ownWindows: boolean; otherSchedules?: boolean },
+): Promise<void> {
+  const { coverageOf } = await import('../../domain/fleet-coverage');
+  const { refuseScheduleBesideRuns } = await import('../../client/fleet-conflicts');
+  const { fleetScheduleId } = await import('../../client/schedules');
+  const claim = coverageOf(workflowType, input, taskQueue);
+  if (!claim || !workflowType) return;
+  await refuseScheduleBesideRuns(client, { ...claim, workflowType }, fleetScheduleId(name), { ownWindows: opts.ownWindows, otherSchedules: opts.otherSchedules ?? !opts.ownWindows });
 }
 
 export function registerScheduleCommands(program: Command, io: CliIo): void {
@@ -48,21 +66,20 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       const checked = await refuseUnknownNamesNow(loadConfig(), names, 'schedule');
       await withTemporal(async (client, taskQueue) => {
         let id: string;
-        if (!isOrganizationRun(o) && !o.paused) {
-          const { refuseScheduleBesideFleet } = await import('../../client/fleet-conflicts');
-          const { fleetScheduleId } = await import('../../client/schedules');
-          await refuseScheduleBesideFleet(client, o.org as string, templatesOf(o)[0], fleetScheduleId(name), { ownWindows: false });
-        }
         try {
           const spec = { cron: o.cron, timezone: o.timezone, batch: Number(o.batch), taskQueue };
-          if (isOrganizationRun(o)) {
+          const orgRun = isOrganizationRun(o);
+          const input = orgRun ? organizationInputFromOptions(o, loadConfig().approvers) : fleetInputFromOptions(o, loadConfig().approvers);
+          if (!o.paused) await refuseWindowsBesideRuns(client, name, orgRun ? 'migrateOrganization' : 'migrateFleet', input, taskQueue, { ownWindows: false });
+          if (orgRun) {
             const { createOrganizationSchedule } = await import('../../client/organization');
-            id = await createOrganizationSchedule(client, name, organizationInputFromOptions(o, loadConfig().approvers), spec);
+            id = await createOrganizationSchedule(client, name, input as Parameters<typeof createOrganizationSchedule>[2], spec);
           } else {
-            id = await createFleetSchedule(client, name, fleetInputFromOptions(o, loadConfig().approvers), spec);
+            id = await createFleetSchedule(client, name, input as Parameters<typeof createFleetSchedule>[2], spec);
           }
         } catch (err) {
           if (err instanceof InputError) throw usageErrorOf(err);
+          if (err instanceof RefusedError) throw err;
           if (/already (exists|running)/i.test((err as Error).message)) throw new CliError(`a schedule named '${name}' exists; delete it first or pick another name`, EXIT.usage);
           if (isInvalidArgument(err) || /cron|calendar|time ?zone|\w+ is not in range \[/i.test(describeError(err))) {
             throw new CliError(`Temporal refused the schedule's spec: ${describeError(err)}; check --cron (e.g. '0 2 * * 6' = Saturdays 02:00) and --timezone (an IANA zone, e.g. Europe/Berlin)`, EXIT.usage);
@@ -116,15 +133,12 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       .option('--note <text>', 'why (pause/unpause)')
       .action(async (name: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
-        const { controlFleetSchedule, describeFleetSchedule, fleetScheduleId } = await import('../../client/schedules');
+        const { controlFleetSchedule, describeFleetSchedule } = await import('../../client/schedules');
         const { scheduleId: id, wasPaused } = await withTemporal(async (c) => {
           if (action === 'unpause' || action === 'trigger') {
             // A window beside a fleet of the same template started by hand migrates behind its gates.
-            const input = (await describeFleetSchedule(c, name)).input as { organization?: string; template?: string; templates?: unknown } | undefined;
-            if (input?.template && !input.templates) {
-              const { refuseScheduleBesideFleet } = await import('../../client/fleet-conflicts');
-              await refuseScheduleBesideFleet(c, input.organization ?? 'coder', input.template, fleetScheduleId(name), { ownWindows: true });
-            }
+            const d = await describeFleetSchedule(c, name);
+            await refuseWindowsBesideRuns(c, name, d.workflowType, d.input, d.taskQueue, { ownWindows: true, otherSchedules: action === 'unpause' });
           }
           return controlFleetSchedule(c, name, action, o.note);
         }, log);
