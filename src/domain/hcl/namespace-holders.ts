@@ -1,0 +1,75 @@
+import type { HclBlock, HclItem } from './body-parser';
+import type { ResourceDeclaration } from './config-outline';
+import type { Token } from './lexer';
+import { dirOf } from './module-tree';
+import type { ConfigFile, TemplateConfig } from './template-config';
+
+const NAMESPACE_TYPES = new Set(['kubernetes_namespace', 'kubernetes_namespace_v1']);
+
+/**
+ * The template's own namespaces that hold a protected resource. Deleting a namespace deletes every
+ * object in it (Kubernetes' namespace controller), its claims included: a template that makes one
+ * namespace per workspace and puts the home claim in it loses the claim with the namespace, so the
+ * namespace must be guarded like the claim. A namespace holds a resource when that resource's block
+ * refers to it (`kubernetes_namespace.ws.metadata[0].name`), directly or through `local.*` values,
+ * in the same module. Native-syntax files only.
+ */
+export function namespacesHoldingProtected(model: TemplateConfig, protectedResources: ReadonlySet<ResourceDeclaration>): ResourceDeclaration[] {
+  const held: ResourceDeclaration[] = [];
+  const byDir = new Map<string, ConfigFile[]>();
+  for (const f of model.configFiles) byDir.set(dirOf(f.path), [...(byDir.get(dirOf(f.path)) ?? []), f]);
+  for (const files of byDir.values()) {
+    const namespaces = files.flatMap((f) => f.outline.resources).filter((r) => r.mode === 'managed' && NAMESPACE_TYPES.has(r.type));
+    if (namespaces.length === 0) continue;
+    const locals = localsOf(files);
+    const referenced = new Set<string>();
+    for (const f of files) {
+      if (f.syntax !== 'native') continue;
+      for (const r of f.outline.resources) {
+        if (!protectedResources.has(r)) continue;
+        const block = f.parsed.items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex);
+        if (block) namespaceRefs(expressionsOf(block.body, f.parsed.tokens), locals, referenced, new Set());
+      }
+    }
+    held.push(...namespaces.filter((n) => referenced.has(`${n.type}.${n.name}`)));
+  }
+  return held;
+}
+
+/** A run of tokens of one expression. */
+type Expression = readonly Token[];
+
+function expressionsOf(items: readonly HclItem[], tokens: readonly Token[]): Expression[] {
+  return items.flatMap((it) => (it.kind === 'attribute' ? [tokens.slice(it.exprStart, it.exprEnd)] : expressionsOf(it.body, tokens)));
+}
+
+/** Each `locals` value of the module, by name. */
+function localsOf(files: readonly ConfigFile[]): Map<string, Expression> {
+  const out = new Map<string, Expression>();
+  for (const f of files) {
+    if (f.syntax !== 'native') continue;
+    for (const it of f.parsed.items) {
+      if (it.kind !== 'block' || it.type.text !== 'locals') continue;
+      for (const a of it.body) if (a.kind === 'attribute') out.set(a.name.text, f.parsed.tokens.slice(a.exprStart, a.exprEnd));
+    }
+  }
+  return out;
+}
+
+/** Adds `type.name` of every namespace the expressions refer to, following `local.x` once each. */
+function namespaceRefs(expressions: readonly Expression[], locals: ReadonlyMap<string, Expression>, out: Set<string>, seenLocals: Set<string>): void {
+  for (const expr of expressions) {
+    const idents = expr.filter((t) => t.kind !== 'space');
+    for (let i = 0; i + 2 < idents.length; i++) {
+      const [root, dot, name] = [idents[i], idents[i + 1], idents[i + 2]];
+      if (root.kind !== 'ident' || dot.kind !== 'punct' || dot.text !== '.' || name.kind !== 'ident') continue;
+      if (i > 0 && idents[i - 1].kind === 'punct' && idents[i - 1].text === '.') continue; // an attribute, not a root
+      if (NAMESPACE_TYPES.has(root.text)) out.add(`${root.text}.${name.text}`);
+      if (root.text === 'local' && !seenLocals.has(name.text)) {
+        seenLocals.add(name.text);
+        const value = locals.get(name.text);
+        if (value) namespaceRefs([value], locals, out, seenLocals);
+      }
+    }
+  }
+}
