@@ -7,6 +7,8 @@ import { dirOf } from './hcl/module-tree';
 import { parseHclFile, typeOccurrencesInHcl, type ParsedHcl } from './hcl/native-occurrences';
 import { attributeNamed, blocksOfType, type HclAttribute, type HclBlock } from './hcl/body-parser';
 import { isTrivia } from './hcl/lexer';
+import { kubernetesProviderConstraints } from './hcl/provider-requirements';
+import { admitsVersionAtLeast } from './hcl/version-constraint';
 import { protectedDeclarations, type ProtectionReason } from './hcl/protect-annotations';
 import { readTemplateConfig, type ConfigFile } from './hcl/template-config';
 import type { TemplateFile } from './hcl/template-file';
@@ -121,6 +123,7 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
   }
 
   refuseCollisions(model.configFiles, renamedLabelStarts);
+  if (renamed.length > 0) refuseProviderWithoutV1Types(model.configFiles);
 
   const protectedResources: TemplateRewriteReport['protectedResources'] = [];
   const newGuards: string[] = [];
@@ -175,6 +178,29 @@ export function externalModuleRefusal(modules: readonly ExternalModule[]): strin
     'wsmigrate cannot rename the deprecated kubernetes_* types inside such a module, and workspaces may hold them in their state ' +
     '(module.NAME.kubernetes_...), which the new version would destroy and re-create. Migrate the module itself to the _v1 types ' +
     '(a new module release, pinned here) or vendor it into the template as a local folder (source = "./modules/NAME"), then run again'
+  );
+}
+
+/** hashicorp/kubernetes 2.7.0 (November 30, 2021) is the first release with the versioned (_v1) names. */
+const V1_TYPES_SINCE = [2, 7, 0] as const;
+
+/**
+ * A template whose required_providers keep hashicorp/kubernetes below 2.7.0 cannot build once its
+ * types are renamed ("The provider hashicorp/kubernetes does not support resource type …"): refuse
+ * it here, naming the constraint, rather than push a version that fails in Coder.
+ */
+function refuseProviderWithoutV1Types(configFiles: readonly ConfigFile[]): void {
+  const tooOld = configFiles.flatMap((f) =>
+    f.syntax === 'native' && f.parsed.dialect === 'config'
+      ? kubernetesProviderConstraints(f.parsed)
+          .filter((c) => !admitsVersionAtLeast(c.value, V1_TYPES_SINCE))
+          .map((c) => `${f.path}:${c.line}: required_providers pins hashicorp/kubernetes to "${c.value}"`)
+      : [],
+  );
+  if (tooOld.length === 0) return;
+  throw new TemplateRewriteError(
+    `${tooOld.join('; ')}: no release it allows has the _v1 types (they came with 2.7.0), so the rewritten template would fail to build. ` +
+      'Allow hashicorp/kubernetes >= 2.7.0 there (e.g. "~> 2.7") and run again; from 1.x that is a major upgrade of its own: try it on one workspace first',
   );
 }
 

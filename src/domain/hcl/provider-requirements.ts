@@ -1,0 +1,45 @@
+import { blocksOfType, type HclBlock } from './body-parser';
+import { isTrivia, type Token } from './lexer';
+import type { ParsedHcl } from './native-occurrences';
+
+/** One `version` constraint given to hashicorp/kubernetes in a `required_providers` block. */
+export interface KubernetesProviderConstraint {
+  readonly line: number;
+  readonly value: string;
+}
+
+/**
+ * The literal `version` constraints a file's `terraform { required_providers { … } }` blocks give
+ * the hashicorp/kubernetes provider: entries whose `source` names it, or a `kubernetes` entry
+ * without a source (Terraform's default namespace), in the object form or the legacy string form.
+ */
+export function kubernetesProviderConstraints(parsed: ParsedHcl): KubernetesProviderConstraint[] {
+  return blocksOfType(parsed.items, 'terraform')
+    .flatMap((t) => blocksOfType(t.body, 'required_providers'))
+    .flatMap((rp: HclBlock) =>
+      rp.body.flatMap((entry) => {
+        if (entry.kind !== 'attribute') return [];
+        const toks = parsed.tokens.slice(entry.exprStart, entry.exprEnd).filter((t) => !isTrivia(t));
+        if (toks[0]?.kind === 'quoteOpen') {
+          const legacy = literalAt(toks, 0);
+          return entry.name.text === 'kubernetes' && legacy ? [{ line: entry.name.line, value: legacy.text }] : [];
+        }
+        const source = valueOf(toks, 'source');
+        const isKubernetes = source ? /^(registry\.terraform\.io\/)?hashicorp\/kubernetes$/i.test(source.text) : entry.name.text === 'kubernetes';
+        const version = valueOf(toks, 'version');
+        return isKubernetes && version ? [{ line: version.line, value: version.text }] : [];
+      }),
+    );
+}
+
+/** The literal string of `key = "…"` among an object constructor's tokens. */
+function valueOf(toks: readonly Token[], key: string): Token | undefined {
+  for (let i = 0; i + 2 < toks.length; i++) {
+    if (toks[i].kind === 'ident' && toks[i].text === key && toks[i + 1].kind === 'punct' && (toks[i + 1].text === '=' || toks[i + 1].text === ':')) return literalAt(toks, i + 2);
+  }
+  return undefined;
+}
+
+function literalAt(toks: readonly Token[], i: number): Token | undefined {
+  return toks[i]?.kind === 'quoteOpen' && toks[i + 1]?.kind === 'literal' && toks[i + 2]?.kind === 'quoteClose' ? toks[i + 1] : undefined;
+}
