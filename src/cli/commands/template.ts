@@ -28,7 +28,8 @@ What it does:
   forgets the old volume and fails its build instead of destroying the volume.
   Protected: PVCs and PVs, and any resource whose header has, on the line directly above it,
     # wsmigrate:protect        (or  // wsmigrate:protect)
-  A blank line between that comment and the resource block does NOT count.
+  A blank line between that comment and the resource block does NOT count. A namespace the
+  template creates and puts a protected resource in is protected too (deleting it deletes them).
 
   DIFFERENT pairs (ingress, cron_job, hpa, pdb, csr, webhooks, csi_driver) are other
   implementations: they are refused and left alone (rewrite them by hand, import their state),
