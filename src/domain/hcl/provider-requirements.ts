@@ -1,6 +1,6 @@
 import { blocksOfType, type HclBlock } from './body-parser';
 import { isTrivia, type Token } from './lexer';
-import type { ParsedHcl } from './native-occurrences';
+import { parseHclFile, type ParsedHcl } from './native-occurrences';
 
 /** One `version` constraint given to hashicorp/kubernetes in a `required_providers` block. */
 export interface KubernetesProviderConstraint {
@@ -42,4 +42,25 @@ function valueOf(toks: readonly Token[], key: string): Token | undefined {
 
 function literalAt(toks: readonly Token[], i: number): Token | undefined {
   return toks[i]?.kind === 'quoteOpen' && toks[i + 1]?.kind === 'literal' && toks[i + 2]?.kind === 'quoteClose' ? toks[i + 1] : undefined;
+}
+
+/**
+ * The hashicorp/kubernetes version a dependency lock file (`.terraform.lock.hcl`, which a template
+ * may carry and `terraform init` then honours) selects, when it holds one.
+ */
+export function lockedKubernetesVersion(path: string, content: string): KubernetesProviderConstraint | undefined {
+  let parsed: ParsedHcl;
+  try {
+    parsed = parseHclFile(path, content, 'config');
+  } catch {
+    return undefined; // a lock file Terraform could not read either: init will say so
+  }
+  for (const block of blocksOfType(parsed.items, 'provider')) {
+    if (!/^(registry\.terraform\.io\/)?hashicorp\/kubernetes$/i.test(block.labels[0]?.value ?? '')) continue;
+    const version = block.body.find((it) => it.kind === 'attribute' && it.name.text === 'version');
+    if (version?.kind !== 'attribute') continue;
+    const lit = literalAt(parsed.tokens.slice(version.exprStart, version.exprEnd).filter((t) => !isTrivia(t)), 0);
+    if (lit) return { line: lit.line, value: lit.text };
+  }
+  return undefined;
 }
