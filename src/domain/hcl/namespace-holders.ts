@@ -12,7 +12,8 @@ const NAMESPACE_TYPES = new Set(['kubernetes_namespace', 'kubernetes_namespace_v
  * namespace per workspace and puts the home claim in it loses the claim with the namespace, so the
  * namespace must be guarded like the claim. A namespace holds a resource when that resource's block
  * refers to it (`kubernetes_namespace.ws.metadata[0].name`), directly or through `local.*` values,
- * in the same module. Native-syntax files only.
+ * or names its namespace with the very expression the namespace's name is (`local.ns` in both), in
+ * the same module. Native-syntax files only.
  */
 export function namespacesHoldingProtected(model: TemplateConfig, protectedResources: ReadonlySet<ResourceDeclaration>): ResourceDeclaration[] {
   const held: ResourceDeclaration[] = [];
@@ -23,17 +24,45 @@ export function namespacesHoldingProtected(model: TemplateConfig, protectedResou
     if (namespaces.length === 0) continue;
     const locals = localsOf(files);
     const referenced = new Set<string>();
+    const namespaceTexts = new Set<string>();
     for (const f of files) {
       if (f.syntax !== 'native') continue;
       for (const r of f.outline.resources) {
         if (!protectedResources.has(r)) continue;
-        const block = f.parsed.items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex);
-        if (block) namespaceRefs(expressionsOf(block.body, f.parsed.tokens), locals, referenced, new Set());
+        const block = blockOf(f, r);
+        if (!block) continue;
+        namespaceRefs(expressionsOf(block.body, f.parsed.tokens), locals, referenced, new Set());
+        const text = metadataText(block, 'namespace', f.parsed.tokens);
+        if (text) namespaceTexts.add(text);
       }
     }
-    held.push(...namespaces.filter((n) => referenced.has(`${n.type}.${n.name}`)));
+    // Also a namespace named by the very expression the claim's namespace is (`local.ns` in both, or the same text).
+    const sameName = (n: ResourceDeclaration): boolean => {
+      const f = files.find((c) => c.path === n.file);
+      const block = f?.syntax === 'native' ? blockOf(f, n) : undefined;
+      const text = block && f?.syntax === 'native' ? metadataText(block, 'name', f.parsed.tokens) : undefined;
+      return text !== undefined && namespaceTexts.has(text);
+    };
+    held.push(...namespaces.filter((n) => referenced.has(`${n.type}.${n.name}`) || sameName(n)));
   }
   return held;
+}
+
+function blockOf(f: ConfigFile & { syntax: 'native' }, r: ResourceDeclaration): HclBlock | undefined {
+  return f.parsed.items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex);
+}
+
+/** The source text (blanks dropped) of `metadata { <attribute> = … }`, when set. */
+function metadataText(block: HclBlock, attribute: string, tokens: readonly Token[]): string | undefined {
+  const metadata = block.body.find((it): it is HclBlock => it.kind === 'block' && it.type.text === 'metadata');
+  const attr = metadata?.body.find((it) => it.kind === 'attribute' && it.name.text === attribute);
+  if (attr?.kind !== 'attribute') return undefined;
+  const text = tokens
+    .slice(attr.exprStart, attr.exprEnd)
+    .filter((t) => t.kind !== 'space' && t.kind !== 'comment' && t.kind !== 'newline')
+    .map((t) => t.text)
+    .join('');
+  return text === '' ? undefined : text;
 }
 
 /** A run of tokens of one expression. */

@@ -179,3 +179,48 @@ describe('protectedConfigAddresses: namespaces that hold a protected resource', 
     expect(protectedConfigAddresses(files)).toEqual(['kubernetes_persistent_volume_claim.home']);
   });
 });
+
+describe('protectedConfigAddresses: a namespace named like the claim\'s namespace', () => {
+  test('the same expression (a local, or the same text) for both names protects it; another expression does not', () => {
+    const files = [
+      file('main.tf', [
+        'locals {',
+        '  ns = "ws-${data.coder_workspace.me.id}"',
+        '}',
+        'resource "kubernetes_namespace" "by_local" {',
+        '  metadata {',
+        '    name = local.ns',
+        '  }',
+        '}',
+        'resource "kubernetes_namespace" "by_text" {',
+        '  metadata {',
+        '    name = "cache-${data.coder_workspace.me.id}"',
+        '  }',
+        '}',
+        'resource "kubernetes_namespace" "other" {',
+        '  metadata {',
+        '    name = "tools-${data.coder_workspace.me.id}"',
+        '  }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata {',
+        '    name      = "home"',
+        '    namespace = local.ns',
+        '  }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "cache" {',
+        '  metadata {',
+        '    name      = "cache"',
+        '    namespace = "cache-${ data.coder_workspace.me.id }"',
+        '  }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_namespace.by_local',
+      'kubernetes_namespace.by_text',
+      'kubernetes_persistent_volume_claim.cache',
+      'kubernetes_persistent_volume_claim.home',
+    ]);
+  });
+});
