@@ -7,8 +7,7 @@ import { dirOf } from './hcl/module-tree';
 import { parseHclFile, typeOccurrencesInHcl, type ParsedHcl } from './hcl/native-occurrences';
 import { attributeNamed, blocksOfType, type HclAttribute, type HclBlock } from './hcl/body-parser';
 import { isTrivia } from './hcl/lexer';
-import { kubernetesProviderConstraints, lockedKubernetesVersion } from './hcl/provider-requirements';
-import { admitsVersionAtLeast } from './hcl/version-constraint';
+import { providerWithoutV1Types } from './hcl/provider-requirements';
 import { protectedDeclarations, type ProtectionReason } from './hcl/protect-annotations';
 import { readTemplateConfig, type ConfigFile } from './hcl/template-config';
 import type { TemplateFile } from './hcl/template-file';
@@ -123,7 +122,8 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
   }
 
   refuseCollisions(model.configFiles, renamedLabelStarts);
-  if (renamed.length > 0) refuseProviderWithoutV1Types(model.configFiles, files);
+  const noV1Types = renamed.length > 0 ? providerWithoutV1Types(model.configFiles, files) : undefined;
+  if (noV1Types) throw new TemplateRewriteError(noV1Types);
 
   const protectedResources: TemplateRewriteReport['protectedResources'] = [];
   const newGuards: string[] = [];
@@ -180,41 +180,6 @@ export function externalModuleRefusal(modules: readonly ExternalModule[]): strin
     '(a new module release, pinned here) or vendor it into the template as a local folder (source = "./modules/NAME"), then run again'
   );
 }
-
-/** hashicorp/kubernetes 2.7.0 (November 30, 2021) is the first release with the versioned (_v1) names. */
-const V1_TYPES_SINCE = [2, 7, 0] as const;
-
-/**
- * A template whose required_providers keep hashicorp/kubernetes below 2.7.0 cannot build once its
- * types are renamed ("The provider hashicorp/kubernetes does not support resource type …"): refuse
- * it here, naming the constraint, rather than push a version that fails in Coder.
- */
-function refuseProviderWithoutV1Types(configFiles: readonly ConfigFile[], files: readonly TemplateFile[]): void {
-  const tooOld = configFiles.flatMap((f) =>
-    f.syntax === 'native' && f.parsed.dialect === 'config'
-      ? kubernetesProviderConstraints(f.parsed)
-          .filter((c) => !admitsVersionAtLeast(c.value, V1_TYPES_SINCE))
-          .map((c) => `${f.path}:${c.line}: required_providers pins hashicorp/kubernetes to "${c.value}"`)
-      : [],
-  );
-  if (tooOld.length > 0) {
-    throw new TemplateRewriteError(
-      `${tooOld.join('; ')}: no release it allows has the _v1 types (they came with 2.7.0), so the rewritten template would fail to build. ` +
-        'Allow hashicorp/kubernetes >= 2.7.0 there (e.g. "~> 2.7") and run again; from 1.x that is a major upgrade of its own: try it on one workspace first',
-    );
-  }
-  // Coder runs `terraform init` in the template's root folder, which honours a lock file found there.
-  const lock = files.find((f) => f.path === LOCK_FILE);
-  const locked = lock && lockedKubernetesVersion(lock.path, lock.content);
-  if (locked && !admitsVersionAtLeast(`= ${locked.value}`, V1_TYPES_SINCE)) {
-    throw new TemplateRewriteError(
-      `${LOCK_FILE}:${locked.line}: the template's lock file selects hashicorp/kubernetes ${locked.value}, which has no _v1 types (they came with 2.7.0), ` +
-        'so the rewritten template would fail to build. Update the lock file (terraform init -upgrade, with a constraint that allows >= 2.7.0) or remove it, and run again',
-    );
-  }
-}
-
-const LOCK_FILE = '.terraform.lock.hcl';
 
 function zeroTouchTargets(configFiles: readonly ConfigFile[], renamedLabelStarts: ReadonlyMap<string, ReadonlySet<number>>): ZeroTouchTarget[] {
   const problems: string[] = [];

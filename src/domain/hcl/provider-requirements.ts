@@ -1,6 +1,45 @@
 import { blocksOfType, type HclBlock } from './body-parser';
 import { isTrivia, type Token } from './lexer';
 import { parseHclFile, type ParsedHcl } from './native-occurrences';
+import type { ConfigFile } from './template-config';
+import type { TemplateFile } from './template-file';
+import { admitsVersionAtLeast } from './version-constraint';
+
+/** hashicorp/kubernetes 2.7.0 (November 30, 2021) is the first release with the versioned (_v1) names. */
+const V1_TYPES_SINCE = [2, 7, 0] as const;
+
+const LOCK_FILE = '.terraform.lock.hcl';
+
+/**
+ * Why a template cannot build once its types are renamed to _v1, or undefined: its required_providers
+ * keep hashicorp/kubernetes below 2.7.0, or the lock file in its root folder (which `terraform init`
+ * honours there, as Coder runs it) selects such a release. Without this, the rewritten version would
+ * fail in Coder ("The provider hashicorp/kubernetes does not support resource type …").
+ */
+export function providerWithoutV1Types(configFiles: readonly ConfigFile[], files: readonly TemplateFile[]): string | undefined {
+  const tooOld = configFiles.flatMap((f) =>
+    f.syntax === 'native' && f.parsed.dialect === 'config'
+      ? kubernetesProviderConstraints(f.parsed)
+          .filter((c) => !admitsVersionAtLeast(c.value, V1_TYPES_SINCE))
+          .map((c) => `${f.path}:${c.line}: required_providers pins hashicorp/kubernetes to "${c.value}"`)
+      : [],
+  );
+  if (tooOld.length > 0) {
+    return (
+      `${tooOld.join('; ')}: no release it allows has the _v1 types (they came with 2.7.0), so the rewritten template would fail to build. ` +
+      'Allow hashicorp/kubernetes >= 2.7.0 there (e.g. "~> 2.7") and run again; from 1.x that is a major upgrade of its own: try it on one workspace first'
+    );
+  }
+  const lock = files.find((f) => f.path === LOCK_FILE);
+  const locked = lock && lockedKubernetesVersion(lock.path, lock.content);
+  if (locked && !admitsVersionAtLeast(`= ${locked.value}`, V1_TYPES_SINCE)) {
+    return (
+      `${LOCK_FILE}:${locked.line}: the template's lock file selects hashicorp/kubernetes ${locked.value}, which has no _v1 types (they came with 2.7.0), ` +
+      'so the rewritten template would fail to build. Update the lock file (terraform init -upgrade, with a constraint that allows >= 2.7.0) or remove it, and run again'
+    );
+  }
+  return undefined;
+}
 
 /** One `version` constraint given to hashicorp/kubernetes in a `required_providers` block. */
 export interface KubernetesProviderConstraint {
