@@ -128,6 +128,8 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
   const protectedResources: TemplateRewriteReport['protectedResources'] = [];
   const newGuards: string[] = [];
   for (const { resource: r, why } of protectedDeclarations(model)) {
+    // A folder no module call reaches (docs/, an old copy of the template) is never planned: nothing there to protect.
+    if (model.modules.prefixesOf(dirOf(r.file)).length === 0) continue;
     protectedResources.push({ file: r.file, line: r.line, address: `${r.type}.${r.name}`, why });
     if (renamedLabelStarts.get(r.file)?.has(r.typeStart)) {
       for (const prefix of model.modules.prefixesOf(dirOf(r.file))) newGuards.push(`${prefix}${r.type}.${r.name}`);
