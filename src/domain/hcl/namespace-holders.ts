@@ -1,7 +1,7 @@
 import type { HclBlock, HclItem } from './body-parser';
 import type { ResourceDeclaration } from './config-outline';
 import type { Token } from './lexer';
-import { dirOf } from './module-tree';
+import { dirOf, resolveLocalSource } from './module-tree';
 import type { ConfigFile, TemplateConfig } from './template-config';
 
 const NAMESPACE_TYPES = new Set(['kubernetes_namespace', 'kubernetes_namespace_v1']);
@@ -13,7 +13,8 @@ const NAMESPACE_TYPES = new Set(['kubernetes_namespace', 'kubernetes_namespace_v
  * namespace must be guarded like the claim. A namespace holds a resource when that resource's block
  * refers to it (`kubernetes_namespace.ws.metadata[0].name`), directly or through `local.*` values,
  * or names its namespace with the very expression the namespace's name is (`local.ns` in both), in
- * the same module. Native-syntax files only.
+ * the same module, or hands it to a local module whose protected resource reads that input.
+ * Native-syntax files only.
  */
 export function namespacesHoldingProtected(model: TemplateConfig, protectedResources: ReadonlySet<ResourceDeclaration>): ResourceDeclaration[] {
   const held: ResourceDeclaration[] = [];
@@ -43,9 +44,60 @@ export function namespacesHoldingProtected(model: TemplateConfig, protectedResou
       const text = block && f?.syntax === 'native' ? metadataText(block, 'name', f.parsed.tokens) : undefined;
       return text !== undefined && namespaceTexts.has(text);
     };
+    for (const name of namespacesPassedToProtected(files, byDir, locals, protectedResources)) referenced.add(name);
     held.push(...namespaces.filter((n) => referenced.has(`${n.type}.${n.name}`) || sameName(n)));
   }
   return held;
+}
+
+/**
+ * Namespaces handed to a local module (`namespace = kubernetes_namespace.ws.metadata[0].name` in the
+ * call) whose protected resource uses that input (`var.namespace`): one level of calls.
+ */
+function namespacesPassedToProtected(
+  files: readonly ConfigFile[],
+  byDir: ReadonlyMap<string, readonly ConfigFile[]>,
+  locals: ReadonlyMap<string, Expression>,
+  protectedResources: ReadonlySet<ResourceDeclaration>,
+): Set<string> {
+  const out = new Set<string>();
+  for (const f of files) {
+    if (f.syntax !== 'native') continue;
+    for (const call of f.parsed.items) {
+      if (call.kind !== 'block' || call.type.text !== 'module') continue;
+      const source = call.body.find((it) => it.kind === 'attribute' && it.name.text === 'source');
+      const sourceText = source?.kind === 'attribute' ? f.parsed.tokens.slice(source.exprStart, source.exprEnd).find((t) => t.kind === 'literal')?.text : undefined;
+      const childDir = resolveLocalSource(dirOf(f.path), sourceText);
+      if (childDir === undefined) continue;
+      const childUses = new Set(
+        (byDir.get(childDir) ?? []).flatMap((c) =>
+          c.syntax === 'native'
+            ? c.outline.resources.filter((r) => protectedResources.has(r)).flatMap((r) => {
+                const block = blockOf(c, r);
+                return block ? variablesIn(expressionsOf(block.body, c.parsed.tokens)) : [];
+              })
+            : [],
+        ),
+      );
+      for (const arg of call.body) {
+        if (arg.kind !== 'attribute' || !childUses.has(arg.name.text)) continue;
+        namespaceRefs([f.parsed.tokens.slice(arg.exprStart, arg.exprEnd)], locals, out, new Set());
+      }
+    }
+  }
+  return out;
+}
+
+/** Names of the `var.x` an expression reads. */
+function variablesIn(expressions: readonly Expression[]): string[] {
+  const names: string[] = [];
+  for (const expr of expressions) {
+    const t = expr.filter((x) => x.kind !== 'space');
+    for (let i = 0; i + 2 < t.length; i++) {
+      if (t[i].kind === 'ident' && t[i].text === 'var' && t[i + 1].text === '.' && t[i + 2].kind === 'ident' && !(i > 0 && t[i - 1].text === '.')) names.push(t[i + 2].text);
+    }
+  }
+  return names;
 }
 
 function blockOf(f: ConfigFile & { syntax: 'native' }, r: ResourceDeclaration): HclBlock | undefined {

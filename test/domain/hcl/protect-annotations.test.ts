@@ -224,3 +224,38 @@ describe('protectedConfigAddresses: a namespace named like the claim\'s namespac
     ]);
   });
 });
+
+describe('protectedConfigAddresses: a namespace handed to a local module that puts a claim in it', () => {
+  test('the input the claim reads protects the namespace; an input it does not read, or a registry module, does not', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "ws" {}',
+        'resource "kubernetes_namespace" "tools" {}',
+        'resource "kubernetes_namespace" "remote" {}',
+        'module "home" {',
+        '  source    = "./modules/home"',
+        '  namespace = kubernetes_namespace.ws.metadata[0].name',
+        '  tools_ns  = kubernetes_namespace.tools.metadata[0].name',
+        '}',
+        'module "elsewhere" {',
+        '  source    = "registry.example.com/acme/home/kubernetes"',
+        '  namespace = kubernetes_namespace.remote.metadata[0].name',
+        '}',
+      ]),
+      file('modules/home/main.tf', [
+        'variable "namespace" {}',
+        'variable "tools_ns" {}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata {',
+        '    name      = "home"',
+        '    namespace = var.namespace',
+        '  }',
+        '}',
+        'resource "kubernetes_config_map" "tools" {',
+        '  metadata { namespace = var.tools_ns }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_namespace.ws', 'module.home.kubernetes_persistent_volume_claim.home']);
+  });
+});
