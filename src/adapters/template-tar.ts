@@ -87,7 +87,11 @@ export async function writeTar(files: ArchiveFile[]): Promise<Buffer> {
 
 const TEXT_EXTENSIONS = ['.tf', '.tf.json', '.tftest.hcl', '.tfmock.hcl'];
 
-/** Terraform source files, the only ones the rewriter reads. */
+/**
+ * Terraform source files, the only ones the rewriter reads, and the root folder's dependency lock
+ * file, which `terraform init` honours there (the rewrite refuses one that selects a provider
+ * release without the _v1 types).
+ */
 export function isTerraformSource(path: string): boolean {
-  return TEXT_EXTENSIONS.some((ext) => path.endsWith(ext));
+  return TEXT_EXTENSIONS.some((ext) => path.endsWith(ext)) || path === '.terraform.lock.hcl';
 }

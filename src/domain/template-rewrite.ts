@@ -1,4 +1,4 @@
-import { isPersistentType, lookupDeprecated } from './type-map';
+import { lookupDeprecated } from './type-map';
 import { DEFAULT_GUARD_FILE_NAME, guardAddressesIn, isGuardFile, renderGuardFile } from './hcl/guard-blocks';
 import { typeOccurrencesInJson } from './hcl/json-occurrences';
 import { redactModuleSource } from './hcl/module-source';
@@ -7,7 +7,8 @@ import { dirOf } from './hcl/module-tree';
 import { parseHclFile, typeOccurrencesInHcl, type ParsedHcl } from './hcl/native-occurrences';
 import { attributeNamed, blocksOfType, type HclAttribute, type HclBlock } from './hcl/body-parser';
 import { isTrivia } from './hcl/lexer';
-import { annotatedResources } from './hcl/protect-annotations';
+import { providerWithoutV1Types } from './hcl/provider-requirements';
+import { protectedDeclarations, type ProtectionReason } from './hcl/protect-annotations';
 import { readTemplateConfig, type ConfigFile } from './hcl/template-config';
 import type { TemplateFile } from './hcl/template-file';
 import type { TypeOccurrence } from './hcl/type-references';
@@ -40,7 +41,7 @@ export interface TemplateRewriteReport {
   renamed: RenamedToken[];
   /** DIFFERENT types left alone (unless renameDifferent). */
   refused: { file: string; line: number; type: string; reason: string }[];
-  protectedResources: { file: string; line: number; address: string; why: 'persistent-kind' | 'annotation' }[];
+  protectedResources: { file: string; line: number; address: string; why: ProtectionReason }[];
   /** Config addresses (old type) that have a removed{} guard block in the guard file. */
   guards: { from: string }[];
   changedFiles: string[];
@@ -121,19 +122,17 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
   }
 
   refuseCollisions(model.configFiles, renamedLabelStarts);
+  const noV1Types = renamed.length > 0 ? providerWithoutV1Types(model.configFiles, files) : undefined;
+  if (noV1Types) throw new TemplateRewriteError(noV1Types);
 
-  const annotated = new Set(annotatedResources(model));
   const protectedResources: TemplateRewriteReport['protectedResources'] = [];
   const newGuards: string[] = [];
-  for (const file of model.configFiles) {
-    for (const r of file.outline.resources) {
-      if (r.mode !== 'managed') continue;
-      const why = annotated.has(r) ? 'annotation' : isPersistentType(r.type) ? 'persistent-kind' : undefined;
-      if (!why) continue;
-      protectedResources.push({ file: r.file, line: r.line, address: `${r.type}.${r.name}`, why });
-      if (renamedLabelStarts.get(file.path)?.has(r.typeStart)) {
-        for (const prefix of model.modules.prefixesOf(dirOf(r.file))) newGuards.push(`${prefix}${r.type}.${r.name}`);
-      }
+  for (const { resource: r, why } of protectedDeclarations(model)) {
+    // A folder no module call reaches (docs/, an old copy of the template) is never planned: nothing there to protect.
+    if (model.modules.prefixesOf(dirOf(r.file)).length === 0) continue;
+    protectedResources.push({ file: r.file, line: r.line, address: `${r.type}.${r.name}`, why });
+    if (renamedLabelStarts.get(r.file)?.has(r.typeStart)) {
+      for (const prefix of model.modules.prefixesOf(dirOf(r.file))) newGuards.push(`${prefix}${r.type}.${r.name}`);
     }
   }
 

@@ -1,6 +1,7 @@
 import type { KubeClusterView, KubeObject, PvcLoss } from './types';
 
 const PVC_KIND = 'PersistentVolumeClaim';
+const NAMESPACE_KIND = 'Namespace';
 
 export class AlreadyExistsError extends Error {
   constructor(readonly object: KubeObject) {
@@ -85,6 +86,12 @@ export class KubeCluster implements KubeClusterView {
     this.byKey.delete(key);
     if (kind === PVC_KIND && !cause.workspaceDelete) {
       this.losses.push({ workspace: cause.workspace, namespace, name, oldUid: existing.uid, buildId: cause.buildId });
+    }
+    // Kubernetes' namespace controller deletes everything in a deleted namespace, claims included.
+    if (kind === NAMESPACE_KIND) {
+      for (const inside of [...this.byKey.values()].filter((o) => o.namespace === name && o.kind !== NAMESPACE_KIND)) {
+        this.destroy(inside.kind, inside.namespace, inside.name, cause);
+      }
     }
     return { ...existing };
   }

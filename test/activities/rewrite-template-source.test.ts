@@ -95,6 +95,18 @@ describe('rewriteTemplateSource', () => {
     expect(await rewrite(remote, { allowRemoteModules: true })).toMatchObject({ unchanged: false, renamedCount: 4 });
   });
 
+  it('refuses a version whose lock file keeps hashicorp/kubernetes before the _v1 types (2.7.0), naming it; nothing stored', async () => {
+    const before = (await blobs.list()).length;
+    const lock = 'provider "registry.terraform.io/hashicorp/kubernetes" {\n  version     = "2.6.1"\n  constraints = "~> 2.6"\n}\n';
+    const pinned = (await pushTemplateVersion(sim, [{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }, { name: '.terraform.lock.hcl', content: lock }])).id;
+    await expect(rewrite(pinned)).rejects.toMatchObject({
+      type: FailureType.refused,
+      nonRetryable: true,
+      message: expect.stringContaining("rewrite template refused for template coder/k8s-dev: .terraform.lock.hcl:2: the template's lock file selects hashicorp/kubernetes 2.6.1, which has no _v1 types"),
+    });
+    expect((await blobs.list()).length).toBe(before);
+  });
+
   it('a source Coder fails to give (500 after the retries) fails the step for a retry, not a refusal', async () => {
     sim.setFaults({ error500Rate: 1, only: [`/api/v2/templateversions/${sim.template.originalVersionId}`] });
     try {

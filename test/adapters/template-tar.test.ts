@@ -32,5 +32,8 @@ describe('template tar', () => {
     expect(isTerraformSource('x.tf.json')).toBe(true);
     expect(isTerraformSource('terraform.tfvars')).toBe(false);
     expect(isTerraformSource('README.md')).toBe(false);
+    // The root lock file: terraform init honours it, so the rewrite must see it; one elsewhere is never read.
+    expect(isTerraformSource('.terraform.lock.hcl')).toBe(true);
+    expect(isTerraformSource('modules/x/.terraform.lock.hcl')).toBe(false);
   });
 });

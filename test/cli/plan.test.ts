@@ -65,6 +65,15 @@ describe('wsmigrate plan check', () => {
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+    it('protects the namespace a claim lives in: a real plan that destroys it is denied, naming it', async () => {
+      const plan = fixture('real/namespace-guarded-claim-only.show.json');
+      const template = join(__dirname, '..', 'fixtures', 'sim', 'template-namespace-per-workspace');
+      const r = await run('plan', 'check', plan, '--template', template);
+      expect(r.exitCode).toBe(EXIT.denied);
+      expect(r.out).toMatch(/DENY\s+protected kubernetes_namespace\.ws would be destroyed/);
+      expect(r.err).toContain('would destroy 1 protected resource(s): kubernetes_namespace.ws');
+    });
+
     it('protects resources annotated "# wsmigrate:protect"', async () => {
       const plan = fixture('show/removed-delete.json');
       expect((await run('plan', 'check', plan)).exitCode).toBe(EXIT.ok);

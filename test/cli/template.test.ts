@@ -113,6 +113,16 @@ describe('wsmigrate template rewrite', () => {
     expect(read(dir, 'main.tf')).toContain('"kubernetes_deployment"');
   });
 
+  test('a hashicorp/kubernetes pin older than the _v1 types (2.7.0) exits 1 naming it, and writes nothing', async () => {
+    const dir = copyOf('coder-k8s');
+    writeFileSync(join(dir, 'versions.tf'), 'terraform {\n  required_providers {\n    kubernetes = {\n      source  = "hashicorp/kubernetes"\n      version = "~> 2.6.0"\n    }\n  }\n}\n');
+    const r = await run('template', 'rewrite', dir, '--write');
+    expect(r.exitCode).toBe(EXIT.failure);
+    expect(r.err).toContain('versions.tf:5: required_providers pins hashicorp/kubernetes to "~> 2.6.0": no release it allows has the _v1 types');
+    expect(read(dir, 'main.tf')).toContain('"kubernetes_deployment"');
+    expect(existsSync(join(dir, 'wsmigrate_guards.tf'))).toBe(false);
+  });
+
   test('a folder without Terraform files, or no folder at all, exits 1', async () => {
     expect((await run('template', 'rewrite', join(work, 'missing'))).exitCode).toBe(EXIT.failure);
     writeFileSync(join(work, 'notes.txt'), 'hi');

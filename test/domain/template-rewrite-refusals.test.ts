@@ -223,3 +223,48 @@ describe('refusals of the plain rewrite', () => {
     expect(redactModuleSource('https://auth.example.com/m.zip?ref=v1')).toBe('https://auth.example.com/m.zip?ref=v1');
   });
 });
+
+describe('a hashicorp/kubernetes constraint without the _v1 types (they came with 2.7.0)', () => {
+  const terraformBlock = (entry: string) => `terraform {\n  required_providers {\n${entry}\n  }\n}\n`;
+  const template = (entry: string) => [{ path: 'main.tf', content: terraformBlock(entry) + pvc() }];
+
+  test.each([
+    ['~> 2.6.0', '    kubernetes = {\n      source  = "hashicorp/kubernetes"\n      version = "~> 2.6.0"\n    }'],
+    ['< 2.7.0', '    k8s = {\n      source  = "registry.terraform.io/hashicorp/kubernetes"\n      version = ">= 2.0, < 2.7.0"\n    }'],
+    ['= 1.13.4 (no source: the default namespace)', '    kubernetes = {\n      version = "1.13.4"\n    }'],
+    ['the legacy string form', '    kubernetes = "~> 1.13"'],
+  ])('%s: refused, naming file:line and the constraint, nothing rewritten', (_, entry) => {
+    const err = thrown(() => rewriteTemplate(template(entry)));
+    expect(err).toBeInstanceOf(TemplateRewriteError);
+    expect(err.message).toMatch(/^main\.tf:\d+: required_providers pins hashicorp\/kubernetes to "[^"]+": no release it allows has the _v1 types \(they came with 2\.7\.0\)/);
+    expect(err.message).toContain('Allow hashicorp/kubernetes >= 2.7.0 there');
+  });
+
+  test.each([
+    ['~> 2.6 (allows 2.7 and later)', '    kubernetes = {\n      source  = "hashicorp/kubernetes"\n      version = "~> 2.6"\n    }'],
+    ['~> 2.12.1, as Coder\'s examples pinned', '    kubernetes = {\n      source  = "hashicorp/kubernetes"\n      version = "~> 2.12.1"\n    }'],
+    ['no version', '    kubernetes = {\n      source = "hashicorp/kubernetes"\n    }'],
+    ['another provider pinned low', '    kubernetes = {\n      source  = "someone/kubernetes"\n      version = "1.0.0"\n    }\n    coder = {\n      source  = "coder/coder"\n      version = "0.6.10"\n    }'],
+  ])('%s: rewritten', (_, entry) => {
+    const { report } = rewriteTemplate(template(entry));
+    expect(report.renamed.map((r) => r.to)).toEqual(['kubernetes_persistent_volume_claim_v1']);
+  });
+
+  const lock = (version: string) =>
+    `# This file is maintained automatically by "terraform init".\n\nprovider "registry.terraform.io/coder/coder" {\n  version     = "0.6.10"\n  constraints = "0.6.10"\n  hashes = [\n    "h1:aaaa=",\n  ]\n}\n\nprovider "registry.terraform.io/hashicorp/kubernetes" {\n  version     = "${version}"\n  constraints = ">= 2.0.0"\n  hashes = [\n    "h1:bbbb=",\n    "zh:cccc",\n  ]\n}\n`;
+
+  test('a lock file in the root folder that selects a release without them: refused, naming it; a later release, or a lock file elsewhere, is fine', () => {
+    const files = (path: string, version: string) => [{ path: 'main.tf', content: pvc() }, { path, content: lock(version) }];
+    const err = thrown(() => rewriteTemplate(files('.terraform.lock.hcl', '2.6.1')));
+    expect(err).toBeInstanceOf(TemplateRewriteError);
+    expect(err.message).toMatch(/^\.terraform\.lock\.hcl:12: the template's lock file selects hashicorp\/kubernetes 2\.6\.1, which has no _v1 types \(they came with 2\.7\.0\)/);
+    expect(err.message).toContain('terraform init -upgrade');
+    expect(rewriteTemplate(files('.terraform.lock.hcl', '2.38.0')).report.renamed).toHaveLength(1);
+    expect(rewriteTemplate(files('modules/x/.terraform.lock.hcl', '2.6.1')).report.renamed).toHaveLength(1);
+  });
+
+  test('a template with nothing to rename is left alone whatever it pins', () => {
+    const files = [{ path: 'main.tf', content: terraformBlock('    kubernetes = "~> 1.13"') + 'resource "kubernetes_manifest" "m" {}\n' }];
+    expect(rewriteTemplate(files).report.unchanged).toBe(true);
+  });
+});

@@ -312,3 +312,15 @@ describe('what the rewrite reports and guards, one template each', () => {
     expect(contentOf(files, 'main.tf')).toBe('resource "kubernetes_service_account_v1" "ci" {}\nresource "kubernetes_service_v1" "_account_v1ci" {}\n');
   });
 });
+
+describe('folders Terraform never reads', () => {
+  test('a claim in an old copy under docs/ (no module call reaches it) is not reported protected, and gets no guard', () => {
+    const claim = 'resource "kubernetes_persistent_volume_claim" "home" {\n  metadata {\n    name = "home"\n  }\n}\n';
+    const { report } = rewriteTemplate([
+      { path: 'main.tf', content: claim },
+      { path: 'docs/legacy/main.tf', content: claim },
+    ]);
+    expect(report.protectedResources.map((p) => `${p.file} ${p.address}`)).toEqual(['main.tf kubernetes_persistent_volume_claim.home']);
+    expect(report.guards.map((g) => g.from)).toEqual(['kubernetes_persistent_volume_claim.home']);
+  });
+});

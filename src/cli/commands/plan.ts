@@ -17,7 +17,8 @@ const TRANSITIONS: Transition[] = ['start', 'stop', 'delete'];
 
 const RULES = `
 Guard rules (PVCs and PVs are protected under either type name; so are resources marked
-"# wsmigrate:protect" in --template, and every --protect address, instance keys ignored):
+"# wsmigrate:protect" in --template, the namespaces --template puts either in, and every
+--protect address, instance keys ignored):
   deny      a protected resource is deleted, replaced, or type-renamed in a start or stop:
             only a workspace delete may destroy it
   approval  an unprotected resource is replaced, or type-renamed (a delete of T.name paired with

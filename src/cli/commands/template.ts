@@ -2,10 +2,17 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { readTemplateDir, writeTemplateFiles } from '../../adapters/template-dir';
 import { DEFAULT_GUARD_FILE_NAME } from '../../domain/hcl/guard-blocks';
+import type { ProtectionReason } from '../../domain/hcl/protect-annotations';
 import { DEFAULT_ZERO_TOUCH_FILE_NAME } from '../../domain/hcl/zero-touch-blocks';
 import { externalModuleRefusal, HclSyntaxError, rewriteTemplate, TemplateRewriteError, ZeroTouchRefusedError, type TemplateFile, type TemplateRewriteReport } from '../../domain/template-rewrite';
 import { addModuleOptions, remoteModulesAllowed, remoteModulesWarning } from '../module-options';
 import { CliError, EXIT, type CliIo } from '../io';
+
+const PROTECTION_WORDS: Record<ProtectionReason, string> = {
+  annotation: '# wsmigrate:protect',
+  'persistent-kind': 'persistent kind',
+  'holds-protected': 'namespace holding a protected resource: deleting it deletes them',
+};
 
 const REWRITE_HELP = `
 What it does:
@@ -21,7 +28,8 @@ What it does:
   forgets the old volume and fails its build instead of destroying the volume.
   Protected: PVCs and PVs, and any resource whose header has, on the line directly above it,
     # wsmigrate:protect        (or  // wsmigrate:protect)
-  A blank line between that comment and the resource block does NOT count.
+  A blank line between that comment and the resource block does NOT count. A namespace the
+  template creates and puts a protected resource in is protected too (deleting it deletes them).
 
   DIFFERENT pairs (ingress, cron_job, hpa, pdb, csr, webhooks, csi_driver) are other
   implementations: they are refused and left alone (rewrite them by hand, import their state),
@@ -201,7 +209,7 @@ function renderText(dir: string, report: TemplateRewriteReport, diff: ChangedLin
   }
   if (report.protectedResources.length > 0) {
     lines.push('', 'Protected resources (never destroyed outside a workspace delete):');
-    for (const p of report.protectedResources) lines.push(`${p.file}:${p.line}  ${p.address}  (${p.why === 'annotation' ? '# wsmigrate:protect' : 'persistent kind'})`);
+    for (const p of report.protectedResources) lines.push(`${p.file}:${p.line}  ${p.address}  (${PROTECTION_WORDS[p.why]})`);
   }
   lines.push('');
   if (opts.write) {

@@ -2,6 +2,7 @@ import { isPersistentType } from '../type-map';
 import type { ResourceDeclaration } from './config-outline';
 import type { Token } from './lexer';
 import { dirOf } from './module-tree';
+import { namespacesHoldingProtected } from './namespace-holders';
 import { readTemplateConfig, type TemplateConfig } from './template-config';
 import type { TemplateFile } from './template-file';
 
@@ -20,16 +21,34 @@ export function findProtectAnnotations(files: TemplateFile[]): { file: string; l
 /**
  * Config addresses (`T.name`, or `module.m.T.name` inside a local module) of every managed
  * resource that must never be destroyed outside a workspace delete: persistent kinds (PVC, PV,
- * under either name) and annotated resources. Sorted, without duplicates.
+ * under either name), annotated resources, and the template's namespaces that hold either.
+ * Sorted, without duplicates.
  */
 export function protectedConfigAddresses(files: TemplateFile[]): string[] {
   const model = readTemplateConfig(files);
-  const annotated = new Set(annotatedResources(model));
-  const addresses = model.configFiles
-    .flatMap((f) => f.outline.resources)
-    .filter((r) => r.mode === 'managed' && (isPersistentType(r.type) || annotated.has(r)))
-    .flatMap((r) => model.modules.prefixesOf(dirOf(r.file)).map((prefix) => `${prefix}${r.type}.${r.name}`));
+  const addresses = protectedDeclarations(model)
+    .flatMap(({ resource: r }) => model.modules.prefixesOf(dirOf(r.file)).map((prefix) => `${prefix}${r.type}.${r.name}`));
   return [...new Set(addresses)].sort();
+}
+
+/** Why a resource is protected: its kind, its annotation, or a protected resource inside it (a namespace). */
+export type ProtectionReason = 'persistent-kind' | 'annotation' | 'holds-protected';
+
+/** The managed resource declarations of `model` that are protected, each with why. */
+export function protectedDeclarations(model: TemplateConfig): { resource: ResourceDeclaration; why: ProtectionReason }[] {
+  const annotated = new Set(annotatedResources(model));
+  const direct = model.configFiles
+    .flatMap((f) => f.outline.resources)
+    .filter((r) => r.mode === 'managed')
+    .flatMap((r) => {
+      const why: ProtectionReason | undefined = annotated.has(r) ? 'annotation' : isPersistentType(r.type) ? 'persistent-kind' : undefined;
+      return why ? [{ resource: r, why }] : [];
+    });
+  const directSet = new Set(direct.map((d) => d.resource));
+  const holders = namespacesHoldingProtected(model, directSet)
+    .filter((r) => !directSet.has(r))
+    .map((resource) => ({ resource, why: 'holds-protected' as const }));
+  return [...direct, ...holders];
 }
 
 /** The managed resource declarations of `model` that carry a protect annotation. */

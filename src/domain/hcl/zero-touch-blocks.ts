@@ -1,3 +1,4 @@
+import { admitsVersionAtLeast } from './version-constraint';
 import { attributeNamed, blocksOfType, type HclAttribute, type HclBlock } from './body-parser';
 import { isTrivia, type Token } from './lexer';
 import type { ParsedHcl } from './native-occurrences';
@@ -200,58 +201,9 @@ export function renderZeroTouchFile(targets: readonly ZeroTouchTarget[], already
   ].join('\n');
 }
 
-/**
- * Whether a `required_version` constraint admits some Terraform 1.7 or later. Comma-separated
- * constraints with =, !=, >, >=, <, <=, ~> (Terraform's syntax); checked against candidate versions.
- */
+/** Whether a `required_version` constraint admits some Terraform 1.7 or later. */
 export function admitsTerraform17(constraint: string): boolean {
-  const parts = constraint
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .map((p) => {
-      const m = /^(=|!=|>=|<=|>|<|~>)?\s*v?(\d+(?:\.\d+){0,2})/.exec(p);
-      return m ? { op: m[1] ?? '=', v: parseVersion(m[2]), digits: m[2].split('.').length } : undefined;
-    });
-  if (parts.some((p) => p === undefined)) return true; // unreadable: let Terraform judge it
-  const candidates: number[][] = [];
-  for (let minor = 7; minor <= 20; minor++) for (const patch of [0, 5, 99]) candidates.push([1, minor, patch]);
-  candidates.push([2, 0, 0]);
-  for (const p of parts) candidates.push(p!.v, [p!.v[0], p!.v[1], p!.v[2] + 1]);
-  return candidates.some((c) => cmp(c, [1, 7, 0]) >= 0 && parts.every((p) => satisfies(c, p!)));
-}
-
-function parseVersion(s: string): number[] {
-  const n = s.split('.').map(Number);
-  return [n[0] ?? 0, n[1] ?? 0, n[2] ?? 0];
-}
-
-function cmp(a: number[], b: number[]): number {
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return 0;
-}
-
-function satisfies(v: number[], c: { op: string; v: number[]; digits: number }): boolean {
-  const d = cmp(v, c.v);
-  switch (c.op) {
-    case '=':
-      return d === 0;
-    case '!=':
-      return d !== 0;
-    case '>':
-      return d > 0;
-    case '>=':
-      return d >= 0;
-    case '<':
-      return d < 0;
-    case '<=':
-      return d <= 0;
-    default: {
-      // ~> 1.6 allows 1.x >= 1.6; ~> 1.6.0 allows 1.6.x.
-      if (d < 0) return false;
-      return c.digits >= 3 ? v[0] === c.v[0] && v[1] === c.v[1] : v[0] === c.v[0];
-    }
-  }
+  return admitsVersionAtLeast(constraint, [1, 7, 0]);
 }
 
 /** The literal value of `required_version` in the `terraform` blocks of a file, when any. */

@@ -100,3 +100,162 @@ describe('protectedConfigAddresses', () => {
     ]);
   });
 });
+
+describe('protectedConfigAddresses: namespaces that hold a protected resource', () => {
+  // Deleting a namespace deletes every object in it: the namespace of a workspace's claim is as precious as the claim.
+  test('a namespace the claim refers to, directly (`[0]` or `.0`) or through locals, is protected; one it does not refer to is not', () => {
+    const files = [
+      file('main.tf', [
+        'locals {',
+        '  home_ns = local.ns_name',
+        '  ns_name = kubernetes_namespace_v1.via_local.metadata.0.name',
+        '}',
+        'resource "kubernetes_namespace" "direct" {',
+        '  metadata { name = "a" }',
+        '}',
+        'resource "kubernetes_namespace_v1" "via_local" {',
+        '  metadata { name = "b" }',
+        '}',
+        'resource "kubernetes_namespace" "scratch" {',
+        '  count = data.coder_workspace.me.start_count',
+        '  metadata { name = "c" }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata {',
+        '    name      = "home"',
+        '    namespace = kubernetes_namespace.direct.metadata[0].name',
+        '  }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "cache" {',
+        '  metadata {',
+        '    name      = "cache"',
+        '    namespace = "${local.home_ns}"',
+        '  }',
+        '}',
+        'resource "kubernetes_pod" "main" {',
+        '  metadata { namespace = kubernetes_namespace.scratch[0].metadata[0].name }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_namespace.direct',
+      'kubernetes_namespace_v1.via_local',
+      'kubernetes_persistent_volume_claim.cache',
+      'kubernetes_persistent_volume_claim.home',
+    ]);
+  });
+
+  test('an annotated resource protects its namespace too; a data source, another module and an attribute named like a namespace do not', () => {
+    const files = [
+      file('main.tf', [
+        'module "vol" {',
+        '  source = "./modules/vol"',
+        '}',
+        'resource "kubernetes_namespace" "ws" {}',
+        'data "kubernetes_namespace" "shared" {',
+        '  metadata { name = "shared" }',
+        '}',
+        '# wsmigrate:protect',
+        'resource "kubernetes_secret" "ssh" {',
+        '  metadata { namespace = kubernetes_namespace.ws.id }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "other" {',
+        '  metadata { namespace = data.kubernetes_namespace.shared.metadata[0].name }',
+        '  spec { volume_name = var.x.kubernetes_namespace.ws }',
+        '}',
+      ]),
+      file('modules/vol/main.tf', ['resource "kubernetes_namespace" "ws" {}', 'resource "kubernetes_persistent_volume_claim" "data" {}']),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_namespace.ws',
+      'kubernetes_persistent_volume_claim.other',
+      'kubernetes_secret.ssh',
+      'module.vol.kubernetes_persistent_volume_claim.data',
+    ]);
+  });
+
+  test('a local that refers to itself through another does not loop', () => {
+    const files = [file('main.tf', ['locals {', '  a = local.b', '  b = local.a', '}', 'resource "kubernetes_persistent_volume_claim" "home" {', '  metadata { namespace = local.a }', '}', 'resource "kubernetes_namespace" "ws" {}'])];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_persistent_volume_claim.home']);
+  });
+});
+
+describe('protectedConfigAddresses: a namespace named like the claim\'s namespace', () => {
+  test('the same expression (a local, or the same text) for both names protects it; another expression does not', () => {
+    const files = [
+      file('main.tf', [
+        'locals {',
+        '  ns = "ws-${data.coder_workspace.me.id}"',
+        '}',
+        'resource "kubernetes_namespace" "by_local" {',
+        '  metadata {',
+        '    name = local.ns',
+        '  }',
+        '}',
+        'resource "kubernetes_namespace" "by_text" {',
+        '  metadata {',
+        '    name = "cache-${data.coder_workspace.me.id}"',
+        '  }',
+        '}',
+        'resource "kubernetes_namespace" "other" {',
+        '  metadata {',
+        '    name = "tools-${data.coder_workspace.me.id}"',
+        '  }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata {',
+        '    name      = "home"',
+        '    namespace = local.ns',
+        '  }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "cache" {',
+        '  metadata {',
+        '    name      = "cache"',
+        '    namespace = "cache-${ data.coder_workspace.me.id }"',
+        '  }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_namespace.by_local',
+      'kubernetes_namespace.by_text',
+      'kubernetes_persistent_volume_claim.cache',
+      'kubernetes_persistent_volume_claim.home',
+    ]);
+  });
+});
+
+describe('protectedConfigAddresses: a namespace handed to a local module that puts a claim in it', () => {
+  test('the input the claim reads protects the namespace; an input it does not read, or a registry module, does not', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "ws" {}',
+        'resource "kubernetes_namespace" "tools" {}',
+        'resource "kubernetes_namespace" "remote" {}',
+        'module "home" {',
+        '  source    = "./modules/home"',
+        '  namespace = kubernetes_namespace.ws.metadata[0].name',
+        '  tools_ns  = kubernetes_namespace.tools.metadata[0].name',
+        '}',
+        'module "elsewhere" {',
+        '  source    = "registry.example.com/acme/home/kubernetes"',
+        '  namespace = kubernetes_namespace.remote.metadata[0].name',
+        '}',
+      ]),
+      file('modules/home/main.tf', [
+        'variable "namespace" {}',
+        'variable "tools_ns" {}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata {',
+        '    name      = "home"',
+        '    namespace = var.namespace',
+        '  }',
+        '}',
+        'resource "kubernetes_config_map" "tools" {',
+        '  metadata { namespace = var.tools_ns }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_namespace.ws', 'module.home.kubernetes_persistent_volume_claim.home']);
+  });
+});
