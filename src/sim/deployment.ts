@@ -263,8 +263,11 @@ export class SimDeployment {
   }
 
   private finishJob(job: ProvisionerJob, error?: string): void {
-    // A job whose cancel was asked ends canceled, whatever its provisioner made of it (provisionerdserver FailJob).
-    job.status = job.canceledAt !== undefined ? 'canceled' : error === undefined ? 'succeeded' : 'failed';
+    // The status Coder reports (coderd/provisionerjobs.go convertProvisionerJob) is the generated column
+    // provisioner_jobs.job_status (coderd/database/migrations, the migration that adds it: "Check the error first,
+    // then cancelled"): a canceled job its provisioner failed (an interrupted apply: FailJob with its error) is
+    // `failed`; only one that ended without an error (canceled while pending, or CompleteJob after the cancel) is `canceled`.
+    job.status = error !== undefined ? 'failed' : job.canceledAt !== undefined ? 'canceled' : 'succeeded';
     if (error !== undefined) job.error = error;
     job.completedAt = this.now();
     this.daemons?.release(job);
@@ -606,9 +609,15 @@ export class SimDeployment {
   /**
    * PATCH /workspacebuilds/{id}/cancel, as coderd/workspacebuilds.go patchCancelWorkspaceBuild: the
    * template must allow users to cancel jobs, else only an Owner may (403); a completed or already
-   * canceled job is a 400. A pending job is canceled at once and never runs, so the build keeps the
-   * state it was created with; a running one goes on to the end of its provisioner run (the apply is
-   * not undone) and then ends canceled with the state it wrote, as FailJob stores it.
+   * canceled job is a 400. A pending job (no worker) gets canceled_at and completed_at at once and
+   * never runs, so the build keeps the state it was created with (wsbuilder's, the `state` sent). A
+   * running one only gets canceled_at: provisionerd/runner learns of it on its next UpdateJob and
+   * cancels the provisioner, which interrupts Terraform (provisioner/terraform/executor_unix.go
+   * interruptCommandOnCancel, SIGINT); whatever the apply had done stays. Its end is stored as for any
+   * job (provisionerdserver CompleteJob/FailJob write the state it returns): an apply that finished
+   * anyway completes `canceled` with its full state; an interrupted one fails (`failed`, see finishJob)
+   * with the partial state Terraform wrote (provisioner/terraform/provision.go Apply). The structural
+   * provisioner always runs to its end (an apply that finished before provisionerd learned of the cancel).
    */
   cancelBuild(actor: User, build: BuildRecord): void {
     const ws = this.workspaces.get(build.workspaceId);
