@@ -13,8 +13,6 @@ import type { ActivityDeps } from './ports';
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 /** The prior build is one the workspace already ran: a provisioner's passing failure may be tried again. */
 const RESTORE_BUILD_TRIES = 3;
-/** Our start on the migrated version ended so: Coder holds the state Terraform wrote, objects it created included (startedSinceStoppedBackup). */
-const STOPPED_FIRST = new Set(['succeeded', 'failed']);
 
 export interface RestoreByBuildInput {
   workspaceId: string;
@@ -134,10 +132,25 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
  * created before the failure (a deployment whose rollout timed out stays, tainted). Measured on the
  * real stack (test/workflows/real-stack.test.ts): without this stop the restore start failed
  * AlreadyExists three times. A failed start that created nothing is stopped with nothing to change.
+ * A canceled one is stopped the same way whenever a provisioner took it (mayHaveApplied).
  */
+/**
+ * Whether a provisioner may have applied this ended job, leaving what it created in the state Coder
+ * stores for the build (provisionerdserver CompleteJob and FailJob write the state the job returns).
+ * A canceled job either ran (canceled while running, its apply finished: CompleteJob, `canceled`) or
+ * never did: canceled while pending it got completed_at with no worker (coderd/workspacebuilds.go
+ * patchCancelWorkspaceBuild) and no started_at (set only by AcquireProvisionerJob,
+ * coderd/database/queries/provisionerjobs.sql), so its build holds the state it was created with, the
+ * bytes we sent (coderd/wsbuilder/wsbuilder.go getState), and created nothing: no stop is needed.
+ */
+function mayHaveApplied(job: WorkspaceBuild['job']): boolean {
+  if (job.status === 'canceled') return Boolean(job.started_at);
+  return job.status === 'succeeded' || job.status === 'failed';
+}
+
 async function startedSinceStoppedBackup(coder: ActivityDeps['coder'], input: RestoreByBuildInput, latest: WorkspaceBuild): Promise<boolean> {
   if (!input.backup || input.prior.transition !== 'start') return false;
-  if (latest.transition !== 'start' || !STOPPED_FIRST.has(latest.job.status) || latest.template_version_id === input.prior.templateVersionId) return false;
+  if (latest.transition !== 'start' || !mayHaveApplied(latest.job) || latest.template_version_id === input.prior.templateVersionId) return false;
   const backupId = input.backup.buildId;
   const backedUp = await coderStep('restore build', input.subject, () => coder.workspaceBuild(backupId));
   return backedUp.transition === 'stop';
