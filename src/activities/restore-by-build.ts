@@ -121,20 +121,6 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
 }
 
 /**
- * Option A backs up the state of its own stop, which holds none of what our start then created (the
- * deployment, its pods): a restore start on top of that start would create them again and fail
- * (AlreadyExists) every time, leaving the workspace unable to start. So that start is first stopped
- * on its own version with the state Coder holds for it, which removes them; the restore then starts
- * the workspace from the backup as the stop left it.
- *
- * A start of ours that *failed* is stopped the same way: provisionerd's FailJob stores the state
- * Terraform wrote (coderd/provisionerdserver/provisionerdserver.go), and Terraform keeps what it
- * created before the failure (a deployment whose rollout timed out stays, tainted). Measured on the
- * real stack (test/workflows/real-stack.test.ts): without this stop the restore start failed
- * AlreadyExists three times. A failed start that created nothing is stopped with nothing to change.
- * A canceled one is stopped the same way whenever a provisioner took it (mayHaveApplied).
- */
-/**
  * Whether a provisioner may have applied this ended job, leaving what it created in the state Coder
  * stores for the build (provisionerdserver CompleteJob and FailJob write the state the job returns).
  * A canceled job either ran (canceled while running, its apply finished: CompleteJob, `canceled`) or
@@ -148,6 +134,20 @@ function mayHaveApplied(job: WorkspaceBuild['job']): boolean {
   return job.status === 'succeeded' || job.status === 'failed';
 }
 
+/**
+ * Option A backs up the state of its own stop, which holds none of what our start then created (the
+ * deployment, its pods): a restore start on top of that start would create them again and fail
+ * (AlreadyExists) every time, leaving the workspace unable to start. So that start is first stopped
+ * on its own version with the state Coder holds for it, which removes them; the restore then starts
+ * the workspace from the backup as the stop left it.
+ *
+ * A start of ours that *failed* is stopped the same way: provisionerd's FailJob stores the state
+ * Terraform wrote (coderd/provisionerdserver/provisionerdserver.go), and Terraform keeps what it
+ * created before the failure (a deployment whose rollout timed out stays, tainted). Measured on the
+ * real stack (test/workflows/real-stack.test.ts): without this stop the restore start failed
+ * AlreadyExists three times. A failed start that created nothing is stopped with nothing to change.
+ * A canceled one is stopped the same way whenever a provisioner took it (mayHaveApplied).
+ */
 async function startedSinceStoppedBackup(coder: ActivityDeps['coder'], input: RestoreByBuildInput, latest: WorkspaceBuild): Promise<boolean> {
   if (!input.backup || input.prior.transition !== 'start') return false;
   if (latest.transition !== 'start' || !mayHaveApplied(latest.job) || latest.template_version_id === input.prior.templateVersionId) return false;
