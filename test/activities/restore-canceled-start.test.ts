@@ -31,7 +31,7 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
 
   beforeAll(async () => {
     // Builds slow enough to be canceled while they run, as a person in the dashboard would.
-    sim = await startSimulator({ workspaces: 2, buildLatencyMs: 300, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 3, buildLatencyMs: 300, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rcs-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -142,6 +142,31 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
     expect(Buffer.from(sent[1].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
     expect(sent).toHaveLength(2);
     expect(deploymentOf(i)?.uid).not.toBe(created?.uid);
+    expect(pvc(i)).toBe(uid);
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+    await expectNoV1UnderOriginal(i);
+  });
+
+  it("the wait the step gave up on (wsmigrate never cancels a Coder job; its timeout says 'cancel it in the dashboard'): the compensation waits for our running start, someone cancels it meanwhile, and it is stopped on its version before the restore", async () => {
+    const i = 2;
+    const uid = pvc(i);
+    const { start, input } = await ourStart(i);
+    const restoring = acts().restoreByBuild(input);
+    // The compensation waits on our start (ours by its shape) while it runs; an SRE cancels it then.
+    const deadline = Date.now() + 10_000;
+    while (!sim.requestLog().some((r) => r.method === 'GET' && r.path.endsWith(`/workspacebuilds/${start.id}`)) || (await client().workspaceBuild(start.id)).job.status !== 'running') {
+      if (Date.now() > deadline) throw new Error('the compensation never waited on our running start');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await cancel(start.id);
+    const r = await restoring;
+    const builds = await client().workspaceBuilds(ws(i).id, { limit: 3 });
+    expect(builds.map((b) => [b.build_number, b.transition, b.template_version_id, b.job.status])).toEqual([
+      [start.build_number + 2, 'start', original, 'succeeded'],
+      [start.build_number + 1, 'stop', v1, 'succeeded'],
+      [start.build_number, 'start', v1, 'canceled'],
+    ]);
+    expect(r).toEqual({ changed: true, buildId: builds[0].id });
     expect(pvc(i)).toBe(uid);
     expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
     await expectNoV1UnderOriginal(i);
