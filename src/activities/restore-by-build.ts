@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
+import { sha256Hex } from '../adapters/hash';
 import type { StateBackup } from './backup-state';
 import { runStateBuildOnce, stateBytes, type StateBuildRequest } from './build-with-state';
 import { isWorkspaceGone } from './builds';
@@ -94,7 +95,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         step,
         ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
       };
-      if (isOurs(latest) && (await startedSinceStoppedBackup(coder, input, latest))) {
+      if ((isOurs(latest) || isRestore(latest)) && (await startedSinceStoppedBackup(coder, input, latest))) {
         // The backup is read and checked first: one that cannot be restored builds nothing, not even this stop.
         await stateBytes(deps.blobs, restoreRequest);
         const stop = await runStateBuildOnce(deps, {
@@ -146,11 +147,20 @@ function mayHaveApplied(job: WorkspaceBuild['job']): boolean {
  * created before the failure (a deployment whose rollout timed out stays, tainted). Measured on the
  * real stack (test/workflows/real-stack.test.ts): without this stop the restore start failed
  * AlreadyExists three times. A failed start that created nothing is stopped with nothing to change.
- * A canceled one is stopped the same way whenever a provisioner took it (mayHaveApplied).
+ * A canceled one is stopped the same way whenever a provisioner took it (mayHaveApplied). So is our
+ * own restore start that failed or was canceled after creating something (its state is no longer the
+ * backup's): the next restore start would create it again; that stop runs on the old version with
+ * the old types it holds.
  */
 async function startedSinceStoppedBackup(coder: ActivityDeps['coder'], input: RestoreByBuildInput, latest: WorkspaceBuild): Promise<boolean> {
   if (!input.backup || input.prior.transition !== 'start') return false;
-  if (latest.transition !== 'start' || !mayHaveApplied(latest.job) || latest.template_version_id === input.prior.templateVersionId) return false;
+  if (latest.transition !== 'start' || !mayHaveApplied(latest.job)) return false;
+  if (latest.template_version_id === input.prior.templateVersionId) {
+    // A restore start of ours that failed or was canceled (a succeeded one is the restore): it ran on the
+    // backup's bytes, so only one whose state Coder now holds otherwise can have created something.
+    const held = await coderStep('restore build', input.subject, () => coder.getWorkspaceBuildState(latest.id));
+    if (sha256Hex(held) === input.backup.blob.sha256) return false;
+  }
   const backupId = input.backup.buildId;
   const backedUp = await coderStep('restore build', input.subject, () => coder.workspaceBuild(backupId));
   return backedUp.transition === 'stop';

@@ -31,7 +31,7 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
 
   beforeAll(async () => {
     // Builds slow enough to be canceled while they run, as a person in the dashboard would.
-    sim = await startSimulator({ workspaces: 3, buildLatencyMs: 300, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 5, buildLatencyMs: 300, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rcs-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -169,6 +169,62 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
     expect(r).toEqual({ changed: true, buildId: builds[0].id });
     expect(pvc(i)).toBe(uid);
     expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+    await expectNoV1UnderOriginal(i);
+  });
+
+  it('our restore start canceled while running after it created the deployment: the next try stops it on its (old) version before starting the backup again, not AlreadyExists three times', async () => {
+    const i = 3;
+    const uid = pvc(i);
+    const { start, input } = await ourStart(i);
+    expect((await client().waitForBuild(start.id, { timeoutMs: 30_000 })).job.status).toBe('succeeded');
+    const restoring = acts().restoreByBuild(input);
+    // After the stop of our start on v1, the restore start on the old version runs: someone cancels it.
+    const deadline = Date.now() + 20_000;
+    let restore: { id: string; build_number: number } | undefined;
+    while (!restore) {
+      if (Date.now() > deadline) throw new Error('the restore start never ran');
+      const latest = (await client().workspace(ws(i).id)).latest_build;
+      if (latest.build_number === start.build_number + 2 && latest.transition === 'start' && latest.job.status === 'running') restore = latest;
+      else await new Promise((r) => setTimeout(r, 10));
+    }
+    await cancel(restore.id);
+    const r = await restoring;
+    const builds = await client().workspaceBuilds(ws(i).id, { limit: 5 });
+    expect(builds.map((b) => [b.build_number, b.transition, b.template_version_id, b.job.status])).toEqual([
+      [start.build_number + 4, 'start', original, 'succeeded'],
+      [start.build_number + 3, 'stop', original, 'succeeded'],
+      [start.build_number + 2, 'start', original, 'canceled'],
+      [start.build_number + 1, 'stop', v1, 'succeeded'],
+      [start.build_number, 'start', v1, 'succeeded'],
+    ]);
+    expect(r).toEqual({ changed: true, buildId: builds[0].id });
+    expect(pvc(i)).toBe(uid);
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+    await expectNoV1UnderOriginal(i);
+  });
+
+  it('our restore start that failed having created nothing (its state still the backup, byte for byte) is tried again on top of it, with no stop in between', async () => {
+    const i = 4;
+    const uid = pvc(i);
+    const { start, input } = await ourStart(i);
+    expect((await client().waitForBuild(start.id, { timeoutMs: 30_000 })).job.status).toBe('succeeded');
+    // The next start of this workspace is the restore (the stop of our start goes first): it fails before applying.
+    sim.setFaults({ failBuilds: { workspaceId: ws(i).id, transition: 'start', times: 1, message: 'node not ready' } });
+    let r: Awaited<ReturnType<ReturnType<typeof acts>['restoreByBuild']>>;
+    try {
+      r = await acts().restoreByBuild(input);
+    } finally {
+      sim.setFaults(undefined);
+    }
+    const builds = await client().workspaceBuilds(ws(i).id, { limit: 4 });
+    expect(builds.map((b) => [b.build_number, b.transition, b.template_version_id, b.job.status])).toEqual([
+      [start.build_number + 3, 'start', original, 'succeeded'],
+      [start.build_number + 2, 'start', original, 'failed'],
+      [start.build_number + 1, 'stop', v1, 'succeeded'],
+      [start.build_number, 'start', v1, 'succeeded'],
+    ]);
+    expect(r).toEqual({ changed: true, buildId: builds[0].id });
+    expect(pvc(i)).toBe(uid);
     await expectNoV1UnderOriginal(i);
   });
 });
