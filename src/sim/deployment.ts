@@ -94,6 +94,8 @@ export class SimDeployment {
   private nextLogId = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly buildWaiters = new Map<string, (() => void)[]>();
+  /** Running workspace-build jobs by job id: a cancel interrupts their provisioner run. */
+  private readonly interrupts = new Map<string, AbortController>();
   private closed = false;
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -617,7 +619,8 @@ export class SimDeployment {
    * job (provisionerdserver CompleteJob/FailJob write the state it returns): an apply that finished
    * anyway completes `canceled` with its full state; an interrupted one fails (`failed`, see finishJob)
    * with the partial state Terraform wrote (provisioner/terraform/provision.go Apply). The structural
-   * provisioner always runs to its end (an apply that finished before provisionerd learned of the cancel).
+   * provisioner always runs to its end (an apply that finished before provisionerd learned of the cancel);
+   * the Terraform one is interrupted (ProvisionRequest.interrupted).
    */
   cancelBuild(actor: User, build: BuildRecord): void {
     const ws = this.workspaces.get(build.workspaceId);
@@ -636,6 +639,7 @@ export class SimDeployment {
       return;
     }
     job.status = 'canceling';
+    this.interrupts.get(job.id)?.abort();
   }
 
   private runBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean): void {
@@ -673,14 +677,20 @@ export class SimDeployment {
     const ctx = this.workspaceContext(ws, version, build);
     const file = this.files.get(version.job.fileId);
     try {
-      const result = await this.provisioner.provision({
-        buildId: build.id,
-        state: acquired,
-        ctx,
-        config,
-        files: async () => (file ? unpackTar(file.bytes) : []),
-        newPvcData: pvcData,
-      });
+      const interrupt = new AbortController();
+      if (build.job.canceledAt !== undefined) interrupt.abort();
+      this.interrupts.set(build.job.id, interrupt);
+      const result = await this.provisioner
+        .provision({
+          buildId: build.id,
+          state: acquired,
+          ctx,
+          config,
+          files: async () => (file ? unpackTar(file.bytes) : []),
+          newPvcData: pvcData,
+          interrupted: interrupt.signal,
+        })
+        .finally(() => this.interrupts.delete(build.job.id));
       this.log(build.job, result.logs);
       // provisionerdserver CompleteJob/FailJob: the job's own state replaces whatever the build holds.
       build.state = result.state;
