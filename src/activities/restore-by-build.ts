@@ -126,7 +126,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
  * stores for the build (provisionerdserver CompleteJob and FailJob write the state the job returns).
  * A canceled job either ran (canceled while running, its apply finished: CompleteJob, `canceled`) or
  * never did: canceled while pending it got completed_at with no worker (coderd/workspacebuilds.go
- * patchCancelWorkspaceBuild) and no started_at (set only by AcquireProvisionerJob,
+ * patchCancelWorkspaceBuild) and no started_at (set when a daemon acquires it, AcquireProvisionerJob in
  * coderd/database/queries/provisionerjobs.sql), so its build holds the state it was created with, the
  * bytes we sent (coderd/wsbuilder/wsbuilder.go getState), and created nothing: no stop is needed.
  */
