@@ -20,7 +20,7 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
   let targetVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 5, provisioner: 'terraform' });
+    env = await createMigrationEnv({ workspaces: 6, provisioner: 'terraform' });
     kube = new KubeClient(await readKubeconfig(env.sim.provisioner.kubeconfig ?? ''));
     await env.startWorker();
     targetVersionId = (await env.migrateTemplate()).versionId;
@@ -207,6 +207,51 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     }
     expect(await kube.get('Deployment', 'coder', `coder-${ws(4).id}`)).toBeDefined();
     expect(await pvcUid(4)).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it("a cancel the provider outlasts (its rollout wait longer than the kill that follows the interrupt): the deployment stays in the cluster outside every state, so the restore fails AlreadyExists and the run ends needs-attention naming it; PVC kept, no _v1 state under the old version", async () => {
+    const uid = await pvcUid(5);
+    const originalVersionId = env.sim.template.originalVersionId;
+    // Longer than the kill after the interrupt (Coder: 5 minutes; the simulator: its 2-minute apply limit).
+    const migrated = await env.coder.templateVersion(targetVersionId);
+    const source = (await unpackTar(await env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
+    const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "10m"\n  }');
+    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-outlasts-the-cancel' });
+    expect(version.job.status).toBe('succeeded');
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws(5).owner, workspace: ws(5).name, template: env.sim.template.name, targetVersionId: version.id, approval: { policy: 'none' }, option: 'A' },
+      { taskQueue: env.taskQueue },
+    );
+    const deadline = Date.now() + 300_000;
+    let start: { id: string } | undefined;
+    while (!start) {
+      if (Date.now() > deadline) throw new Error('our start never created its deployment');
+      const latest = (await env.coder.workspace(ws(5).id)).latest_build;
+      const running = latest.template_version_id === version.id && latest.transition === 'start' && latest.job.status === 'running';
+      if (running && (await kube.get('Deployment', 'coder', `coder-${ws(5).id}`))) start = latest;
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    const res = await fetch(`${env.sim.url}/api/v2/workspacebuilds/${start.id}/cancel`, { method: 'PATCH', headers: { 'Coder-Session-Token': env.sim.token } });
+    expect(res.status).toBe(200);
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e as Error & { cause?: Error },
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    // Killed mid-create, Terraform never wrote the deployment into the state Coder stores for our start.
+    const held = (await env.coder.getWorkspaceBuildState(start.id)).toString('utf8');
+    expect(held).not.toContain('"kubernetes_deployment_v1"');
+    expect((await env.coder.workspaceBuild(start.id)).job).toMatchObject({ status: 'failed', canceled_at: expect.any(String) });
+    expect(await migrationStatus(env.t.client, handle.workflowId)).toMatchObject({ phase: 'needs-attention' });
+    expect(err?.cause?.message).toMatch(new RegExp(`kubectl delete deployments(\\.apps)? coder-${ws(5).id} -n coder`));
+    const builds = await env.coder.workspaceBuilds(ws(5).id, { limit: 12 });
+    for (const b of builds.filter((x) => x.template_version_id === originalVersionId)) {
+      expect([b.build_number, (await env.coder.getWorkspaceBuildState(b.id)).toString('utf8').includes('_v1"')]).toEqual([b.build_number, false]);
+    }
+    expect(await kube.get('Deployment', 'coder', `coder-${ws(5).id}`)).toBeDefined();
+    expect(await pvcUid(5)).toBe(uid);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 });
