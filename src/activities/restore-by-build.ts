@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
+import { sha256Hex } from '../adapters/hash';
 import type { StateBackup } from './backup-state';
 import { runStateBuildOnce, stateBytes, type StateBuildRequest } from './build-with-state';
 import { isWorkspaceGone } from './builds';
@@ -13,8 +14,6 @@ import type { ActivityDeps } from './ports';
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 /** The prior build is one the workspace already ran: a provisioner's passing failure may be tried again. */
 const RESTORE_BUILD_TRIES = 3;
-/** Our start on the migrated version ended so: Coder holds the state Terraform wrote, objects it created included (startedSinceStoppedBackup). */
-const STOPPED_FIRST = new Set(['succeeded', 'failed']);
 
 export interface RestoreByBuildInput {
   workspaceId: string;
@@ -96,7 +95,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         step,
         ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
       };
-      if (isOurs(latest) && (await startedSinceStoppedBackup(coder, input, latest))) {
+      if ((isOurs(latest) || isRestore(latest)) && (await startedSinceStoppedBackup(coder, input, latest))) {
         // The backup is read and checked first: one that cannot be restored builds nothing, not even this stop.
         await stateBytes(deps.blobs, restoreRequest);
         const stop = await runStateBuildOnce(deps, {
@@ -123,6 +122,20 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
 }
 
 /**
+ * Whether a provisioner may have applied this ended job, leaving what it created in the state Coder
+ * stores for the build (provisionerdserver CompleteJob and FailJob write the state the job returns).
+ * A canceled job either ran (canceled while running, its apply finished: CompleteJob, `canceled`) or
+ * never did: canceled while pending it got completed_at with no worker (coderd/workspacebuilds.go
+ * patchCancelWorkspaceBuild) and no started_at (set when a daemon acquires it, AcquireProvisionerJob in
+ * coderd/database/queries/provisionerjobs.sql), so its build holds the state it was created with, the
+ * bytes we sent (coderd/wsbuilder/wsbuilder.go getState), and created nothing: no stop is needed.
+ */
+function mayHaveApplied(job: WorkspaceBuild['job']): boolean {
+  if (job.status === 'canceled') return Boolean(job.started_at);
+  return job.status === 'succeeded' || job.status === 'failed';
+}
+
+/**
  * Option A backs up the state of its own stop, which holds none of what our start then created (the
  * deployment, its pods): a restore start on top of that start would create them again and fail
  * (AlreadyExists) every time, leaving the workspace unable to start. So that start is first stopped
@@ -134,10 +147,20 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
  * created before the failure (a deployment whose rollout timed out stays, tainted). Measured on the
  * real stack (test/workflows/real-stack.test.ts): without this stop the restore start failed
  * AlreadyExists three times. A failed start that created nothing is stopped with nothing to change.
+ * A canceled one is stopped the same way whenever a provisioner took it (mayHaveApplied). So is our
+ * own restore start that failed or was canceled after creating something (its state is no longer the
+ * backup's): the next restore start would create it again; that stop runs on the old version with
+ * the old types it holds.
  */
 async function startedSinceStoppedBackup(coder: ActivityDeps['coder'], input: RestoreByBuildInput, latest: WorkspaceBuild): Promise<boolean> {
   if (!input.backup || input.prior.transition !== 'start') return false;
-  if (latest.transition !== 'start' || !STOPPED_FIRST.has(latest.job.status) || latest.template_version_id === input.prior.templateVersionId) return false;
+  if (latest.transition !== 'start' || !mayHaveApplied(latest.job)) return false;
+  if (latest.template_version_id === input.prior.templateVersionId) {
+    // A restore start of ours that failed or was canceled (a succeeded one is the restore): it ran on the
+    // backup's bytes, so only one whose state Coder now holds otherwise can have created something.
+    const held = await coderStep('restore build', input.subject, () => coder.getWorkspaceBuildState(latest.id));
+    if (sha256Hex(held) === input.backup.blob.sha256) return false;
+  }
   const backupId = input.backup.buildId;
   const backedUp = await coderStep('restore build', input.subject, () => coder.workspaceBuild(backupId));
   return backedUp.transition === 'stop';

@@ -94,6 +94,8 @@ export class SimDeployment {
   private nextLogId = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly buildWaiters = new Map<string, (() => void)[]>();
+  /** Running workspace-build jobs by job id: a cancel interrupts their provisioner run. */
+  private readonly interrupts = new Map<string, AbortController>();
   private closed = false;
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -263,8 +265,11 @@ export class SimDeployment {
   }
 
   private finishJob(job: ProvisionerJob, error?: string): void {
-    // A job whose cancel was asked ends canceled, whatever its provisioner made of it (provisionerdserver FailJob).
-    job.status = job.canceledAt !== undefined ? 'canceled' : error === undefined ? 'succeeded' : 'failed';
+    // The status Coder reports (coderd/provisionerjobs.go convertProvisionerJob) is the generated column
+    // provisioner_jobs.job_status (coderd/database/migrations, the migration that adds it: "Check the error first,
+    // then cancelled"): a canceled job its provisioner failed (an interrupted apply: FailJob with its error) is
+    // `failed`; only one that ended without an error (canceled while pending, or CompleteJob after the cancel) is `canceled`.
+    job.status = error !== undefined ? 'failed' : job.canceledAt !== undefined ? 'canceled' : 'succeeded';
     if (error !== undefined) job.error = error;
     job.completedAt = this.now();
     this.daemons?.release(job);
@@ -606,9 +611,16 @@ export class SimDeployment {
   /**
    * PATCH /workspacebuilds/{id}/cancel, as coderd/workspacebuilds.go patchCancelWorkspaceBuild: the
    * template must allow users to cancel jobs, else only an Owner may (403); a completed or already
-   * canceled job is a 400. A pending job is canceled at once and never runs, so the build keeps the
-   * state it was created with; a running one goes on to the end of its provisioner run (the apply is
-   * not undone) and then ends canceled with the state it wrote, as FailJob stores it.
+   * canceled job is a 400. A pending job (no worker) gets canceled_at and completed_at at once and
+   * never runs, so the build keeps the state it was created with (wsbuilder's, the `state` sent). A
+   * running one only gets canceled_at: provisionerd/runner learns of it on its next UpdateJob and
+   * cancels the provisioner, which interrupts Terraform (provisioner/terraform/executor_unix.go
+   * interruptCommandOnCancel, SIGINT); whatever the apply had done stays. Its end is stored as for any
+   * job (provisionerdserver CompleteJob/FailJob write the state it returns): an apply that finished
+   * anyway completes `canceled` with its full state; an interrupted one fails (`failed`, see finishJob)
+   * with the partial state Terraform wrote (provisioner/terraform/provision.go Apply). The structural
+   * provisioner always runs to its end (an apply that finished before provisionerd learned of the cancel);
+   * the Terraform one is interrupted (ProvisionRequest.interrupted).
    */
   cancelBuild(actor: User, build: BuildRecord): void {
     const ws = this.workspaces.get(build.workspaceId);
@@ -627,6 +639,7 @@ export class SimDeployment {
       return;
     }
     job.status = 'canceling';
+    this.interrupts.get(job.id)?.abort();
   }
 
   private runBuild(build: BuildRecord, ws: WorkspaceRecord, version: TemplateVersionRecord, orphan: boolean): void {
@@ -664,14 +677,20 @@ export class SimDeployment {
     const ctx = this.workspaceContext(ws, version, build);
     const file = this.files.get(version.job.fileId);
     try {
-      const result = await this.provisioner.provision({
-        buildId: build.id,
-        state: acquired,
-        ctx,
-        config,
-        files: async () => (file ? unpackTar(file.bytes) : []),
-        newPvcData: pvcData,
-      });
+      const interrupt = new AbortController();
+      if (build.job.canceledAt !== undefined) interrupt.abort();
+      this.interrupts.set(build.job.id, interrupt);
+      const result = await this.provisioner
+        .provision({
+          buildId: build.id,
+          state: acquired,
+          ctx,
+          config,
+          files: async () => (file ? unpackTar(file.bytes) : []),
+          newPvcData: pvcData,
+          interrupted: interrupt.signal,
+        })
+        .finally(() => this.interrupts.delete(build.job.id));
       this.log(build.job, result.logs);
       // provisionerdserver CompleteJob/FailJob: the job's own state replaces whatever the build holds.
       build.state = result.state;

@@ -16,6 +16,12 @@ export interface ProvisionRequest {
   files(): Promise<ArchiveFile[]>;
   /** What a PVC created by this build holds (seeded homes carry their owner's data). */
   newPvcData: string;
+  /**
+   * Aborted when the running job is canceled (PATCH …/cancel): Coder's provisioner then interrupts
+   * Terraform (SIGINT) and keeps what the apply had done. A provisioner may ignore it and run to its end,
+   * as an apply that finishes before provisionerd learns of the cancel does.
+   */
+  interrupted?: AbortSignal;
 }
 
 export interface ProvisionResult {

@@ -153,7 +153,7 @@ export class TerraformProvisioner implements SimProvisioner {
     }
   }
 
-  private async terraform(args: string[], cwd: string, env: Record<string, string>, timeoutMs: number) {
+  private terraform(args: string[], cwd: string, env: Record<string, string>, timeoutMs: number) {
     return execa(terraformPath(), args, {
       cwd,
       env: { ...env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: this.cliConfig, KUBE_CONFIG_PATH: this.kubeconfigPath },
@@ -222,7 +222,12 @@ export class TerraformProvisioner implements SimProvisioner {
       const stage = STAGE_OF[ctx.transition];
       logs.push(stageLine(stage));
       const applyArgs = ['apply', '-input=false', '-no-color', '-auto-approve', ...(ctx.transition === 'delete' ? ['-destroy'] : [])];
-      const apply = await this.terraform(applyArgs, dir, env, APPLY_TIMEOUT_MS);
+      const applying = this.terraform(applyArgs, dir, env, APPLY_TIMEOUT_MS);
+      // Coder's provisioner on a cancel: SIGINT, and Terraform stops, writing the state of what it did (executor_unix.go interruptCommandOnCancel).
+      const interrupt = () => applying.kill('SIGINT');
+      if (req.interrupted?.aborted) interrupt();
+      req.interrupted?.addEventListener('abort', interrupt, { once: true });
+      const apply = await applying.finally(() => req.interrupted?.removeEventListener('abort', interrupt));
       logs.push(...toLines(apply.all ?? '', stage));
       const written = await readFile(stateFile).catch(() => req.state);
       await this.recordLosses(pvcsBefore, req, ctx.transition === 'delete');

@@ -67,4 +67,21 @@ describe('simulator: canceling a workspace build', () => {
     expect(types).toContain('kubernetes_persistent_volume_claim');
     expect(types).not.toContain('kubernetes_deployment');
   });
+
+  test("a running job canceled whose provisioner then fails it (an interrupted apply: FailJob with the error) ends failed, not canceled: Coder's job_status reads the error first", async () => {
+    sim = await startSimulator({ workspaces: 1, seed: 8, buildLatencyMs: 400 });
+    const ws = sim.workspaces()[0];
+    sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'stop', times: 1, message: 'Error: execution halted' } });
+    const build = (await api<BuildJson>(sim, 'POST', `/workspaces/${ws.id}/builds`, { json: { transition: 'stop' } })).body;
+    const deadline = Date.now() + 5_000;
+    while ((await api<BuildJson>(sim, 'GET', `/workspacebuilds/${build.id}`)).body.job.status !== 'running') {
+      if (Date.now() > deadline) throw new Error('the build never ran');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect((await api(sim, 'PATCH', `/workspacebuilds/${build.id}/cancel`)).status).toBe(200);
+    const { build: done, seen } = await waitForBuild(sim, build.id);
+    expect(seen).toContain('canceling');
+    expect(done.job).toMatchObject({ status: 'failed', error: 'Error: execution halted' });
+    expect((done.job as { canceled_at?: string }).canceled_at).toBeDefined();
+  });
 });

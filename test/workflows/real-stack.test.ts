@@ -20,7 +20,7 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
   let targetVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 4, provisioner: 'terraform' });
+    env = await createMigrationEnv({ workspaces: 6, provisioner: 'terraform' });
     kube = new KubeClient(await readKubeconfig(env.sim.provisioner.kubeconfig ?? ''));
     await env.startWorker();
     targetVersionId = (await env.migrateTemplate()).versionId;
@@ -141,6 +141,117 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     expect(managedTypes(3)).not.toContain('kubernetes_deployment_v1');
     expect(await kube.get('Deployment', 'coder', `coder-${ws(3).id}`)).toBeDefined();
     expect(await pvcUid(3)).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it("option A's start on the _v1 version canceled in Coder while it waits for its rollout (after creating the deployment): Terraform, interrupted, keeps the deployment in the state Coder stores and the job ends failed; stopped on its version first, then the backup started on the old one, PVC kept", async () => {
+    const uid = await pvcUid(4);
+    const originalVersionId = env.sim.template.originalVersionId;
+    // A rollout that never comes (no kubelet). The provider does not give up its wait on Terraform's interrupt: Terraform
+    // waits for it (up to this create timeout, well within the kill that follows an interrupt: Coder's 5 minutes,
+    // provisioner/terraform/serve.go defaultExitTimeout; the simulator's 2), then writes the state and stops.
+    const migrated = await env.coder.templateVersion(targetVersionId);
+    const source = (await unpackTar(await env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
+    const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "45s"\n  }');
+    expect(waiting).not.toBe(source);
+    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-waits-until-canceled' });
+    expect(version.job.status).toBe('succeeded');
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws(4).owner, workspace: ws(4).name, template: env.sim.template.name, targetVersionId: version.id, approval: { policy: 'none' }, option: 'A' },
+      { taskQueue: env.taskQueue },
+    );
+    // Our start runs and the API server has its deployment: press Cancel, as an Owner in the dashboard would.
+    const deadline = Date.now() + 300_000;
+    let start: { id: string } | undefined;
+    while (!start) {
+      if (Date.now() > deadline) throw new Error('our start never created its deployment');
+      const latest = (await env.coder.workspace(ws(4).id)).latest_build;
+      const running = latest.template_version_id === version.id && latest.transition === 'start' && latest.job.status === 'running';
+      if (running && (await kube.get('Deployment', 'coder', `coder-${ws(4).id}`))) start = latest;
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    const canceledAt = Date.now();
+    const res = await fetch(`${env.sim.url}/api/v2/workspacebuilds/${start.id}/cancel`, { method: 'PATCH', headers: { 'Coder-Session-Token': env.sim.token } });
+    expect(res.status).toBe(200);
+    const outcome = await handle.result().then(
+      (r) => ({ ok: r as unknown }),
+      (e: unknown) => ({ err: e }),
+    );
+    const builds = await env.coder.workspaceBuilds(ws(4).id, { limit: 12 });
+    const canceledBuild = await env.coder.workspaceBuild(start.id);
+    const heldTypes = (JSON.parse((await env.coder.getWorkspaceBuildState(start.id)).toString('utf8')).resources as { type: string }[]).map((r) => r.type);
+    // What the real stack did, in the test's output whatever the assertions below say.
+    console.log(
+      'canceled-start case:',
+      JSON.stringify({ outcome: 'ok' in outcome ? outcome.ok : String((outcome.err as Error & { cause?: Error }).cause?.message ?? outcome.err), secondsFromCancelToEnd: Math.round((Date.now() - canceledAt) / 1000) }),
+      JSON.stringify({ job: canceledBuild.job.status, error: canceledBuild.job.error ?? '', canceled_at: canceledBuild.job.canceled_at ?? null, heldTypes }),
+      JSON.stringify(builds.map((b) => [b.build_number, b.transition, b.template_version_id === version.id ? 'v1-waits' : b.template_version_id === originalVersionId ? 'original' : b.template_version_id, b.job.status])),
+      JSON.stringify(await migrationStatus(env.t.client, handle.workflowId)),
+    );
+    expect('err' in outcome && outcome.err).toBeInstanceOf(WorkflowFailedError);
+    // Interrupted, Terraform wrote the state of what it had done; FailJob stored it, and Coder's job_status reads the error first.
+    expect(canceledBuild.job).toMatchObject({ status: 'failed', canceled_at: expect.any(String), error: expect.stringContaining('execution halted') });
+    expect(heldTypes).toContain('kubernetes_deployment_v1');
+    expect(builds.slice(0, 4).map((b) => [b.transition, b.template_version_id, b.job.status])).toEqual([
+      ['start', originalVersionId, 'succeeded'],
+      ['stop', version.id, 'succeeded'],
+      ['start', version.id, 'failed'],
+      ['stop', originalVersionId, 'succeeded'],
+    ]);
+    expect(await migrationStatus(env.t.client, handle.workflowId)).toMatchObject({ phase: 'restored' });
+    expect(managedTypes(4)).toEqual(expect.arrayContaining(['kubernetes_persistent_volume_claim', 'kubernetes_deployment']));
+    expect(managedTypes(4)).not.toContain('kubernetes_deployment_v1');
+    for (const b of builds.filter((x) => x.template_version_id === originalVersionId)) {
+      expect([b.build_number, (await env.coder.getWorkspaceBuildState(b.id)).toString('utf8').includes('_v1"')]).toEqual([b.build_number, false]);
+    }
+    expect(await kube.get('Deployment', 'coder', `coder-${ws(4).id}`)).toBeDefined();
+    expect(await pvcUid(4)).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it("a cancel the provider outlasts (its rollout wait longer than the kill that follows the interrupt): the deployment stays in the cluster outside every state, so the restore fails AlreadyExists and the run ends needs-attention naming it; PVC kept, no _v1 state under the old version", async () => {
+    const uid = await pvcUid(5);
+    const originalVersionId = env.sim.template.originalVersionId;
+    // Longer than the kill after the interrupt (Coder: 5 minutes; the simulator: its 2-minute apply limit).
+    const migrated = await env.coder.templateVersion(targetVersionId);
+    const source = (await unpackTar(await env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
+    const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "10m"\n  }');
+    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-outlasts-the-cancel' });
+    expect(version.job.status).toBe('succeeded');
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws(5).owner, workspace: ws(5).name, template: env.sim.template.name, targetVersionId: version.id, approval: { policy: 'none' }, option: 'A' },
+      { taskQueue: env.taskQueue },
+    );
+    const deadline = Date.now() + 300_000;
+    let start: { id: string } | undefined;
+    while (!start) {
+      if (Date.now() > deadline) throw new Error('our start never created its deployment');
+      const latest = (await env.coder.workspace(ws(5).id)).latest_build;
+      const running = latest.template_version_id === version.id && latest.transition === 'start' && latest.job.status === 'running';
+      if (running && (await kube.get('Deployment', 'coder', `coder-${ws(5).id}`))) start = latest;
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    const res = await fetch(`${env.sim.url}/api/v2/workspacebuilds/${start.id}/cancel`, { method: 'PATCH', headers: { 'Coder-Session-Token': env.sim.token } });
+    expect(res.status).toBe(200);
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e as Error & { cause?: Error },
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    // Killed mid-create, Terraform never wrote the deployment into the state Coder stores for our start.
+    const held = (await env.coder.getWorkspaceBuildState(start.id)).toString('utf8');
+    expect(held).not.toContain('"kubernetes_deployment_v1"');
+    expect((await env.coder.workspaceBuild(start.id)).job).toMatchObject({ status: 'failed', canceled_at: expect.any(String) });
+    expect(await migrationStatus(env.t.client, handle.workflowId)).toMatchObject({ phase: 'needs-attention' });
+    expect(err?.cause?.message).toMatch(new RegExp(`kubectl delete deployments(\\.apps)? coder-${ws(5).id} -n coder`));
+    const builds = await env.coder.workspaceBuilds(ws(5).id, { limit: 12 });
+    for (const b of builds.filter((x) => x.template_version_id === originalVersionId)) {
+      expect([b.build_number, (await env.coder.getWorkspaceBuildState(b.id)).toString('utf8').includes('_v1"')]).toEqual([b.build_number, false]);
+    }
+    expect(await kube.get('Deployment', 'coder', `coder-${ws(5).id}`)).toBeDefined();
+    expect(await pvcUid(5)).toBe(uid);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 });
