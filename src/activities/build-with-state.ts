@@ -106,7 +106,7 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
   }
   const created = build;
   const done = await coderStep(step, subject, () =>
-    coder.waitForBuild(created.id, { timeoutMs: req.timeoutMs, first: created, onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id }) }),
+    coder.waitForBuild(created.id, { timeoutMs: req.timeoutMs, first: created, onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id, status: b.job.status }) }),
   );
   if (done.job.status !== 'succeeded') {
     const why = jobOutcomeText(done.job);

@@ -63,8 +63,7 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest, reads?: S
       timeoutMs: req.timeoutMs,
       // The build as Coder just answered it: the wait sleeps before its first read.
       first: build,
-      // The build id is all a retry reads; the same beat again only keeps the step alive (heartbeat.ts).
-      onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id }),
+      onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id, status: b.job.status }),
     }),
   );
   if (done.job.status !== 'succeeded') {

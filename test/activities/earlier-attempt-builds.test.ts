@@ -196,13 +196,14 @@ describe("a retried step's own build, and everyone else's", () => {
       expect(await acts().stopWorkspace({ workspaceId: ws(3).id, subject: subject(3), afterBuildNumber: read, timeoutMs: 30_000 })).toEqual({ buildId: stop.id, buildNumber: read + 1 });
     });
 
-    it('heartbeats the build it made at once, what the next attempt finds it by; not again per poll of a short build', async () => {
+    it('heartbeats the build it made at once, then its status while it runs: what the next attempt finds it by', async () => {
       const before = await latest(3);
       const env = new MockActivityEnvironment();
       const beats: unknown[] = [];
       env.on('heartbeat', (d: unknown) => beats.push(d));
       const r: { buildId: string } = await env.run(acts().startPinned, { workspaceId: ws(3).id, subject: subject(3), templateVersionId: before.template_version_id, afterBuildNumber: before.build_number, timeoutMs: 30_000 });
-      expect(beats).toEqual([{ buildId: r.buildId }]);
+      expect(beats[0]).toEqual({ buildId: r.buildId });
+      expect(beats.slice(1)).toContainEqual({ buildId: r.buildId, status: 'succeeded' });
     });
   });
 });
