@@ -34,6 +34,19 @@ import { ensureSearchAttributes } from '../src/worker/ensure-search-attributes';
 import type { FleetResult } from '../src/contracts/migrate-fleet';
 import type { TemplateMigrationResult } from '../src/contracts/migrate-template';
 
+const USAGE = `usage: node -r @swc-node/register bench/fleet-paced.ts [--workspaces 200] [--daemons 5] [--phase-ms 500] [--user-every-ms 2000]
+    [--concurrency 50] [--build-timeout 30s] [--scenarios a,b,c] [--show-history]
+  --scenarios b      one scenario (a: --concurrency unpaced, b: paced share 1, c: paced share 0.5)
+  --show-history     also one migrated workspace's events, Coder requests by route, idle daemons, CPU by thread
+  --workspaces 40    a smaller fleet (the ramp-up and tail weigh more in its figures)
+To profile the worker over the fleet's window: WSMIGRATE_BENCH_MARKS=1 node --cpu-prof --cpu-prof-dir DIR -r @swc-node/register
+bench/fleet-paced.ts --scenarios b; the marks it prints (fleet-start/-end, floor-start/-end) are the profile's clock (µs).
+`;
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? (process.argv[i + 1] as string) : fallback;
@@ -426,7 +439,7 @@ async function main(): Promise<void> {
     process.stdout.write(`  ${name} done\n`);
   }
   const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '–');
-  const head = ['scenario', 'wall s', 'wall ÷ bound', "÷ bound with users'", "users' wait p50", 'p95 (build-times)', 'user builds', 'timeouts', 'events/ws', 'actions/ws', 'activities+local/ws', 'CPU-s/ws', 'CPU ÷ bare Temporal', 'migrated', 'not ok'];
+  const head = ['scenario', 'wall s', 'wall ÷ bound', "÷ bound with users'", "users' wait p50", 'p95 (build-times)', 'user builds', 'timeouts', 'events/ws', 'actions/ws', 'activities+local/ws', 'CPU-s/ws', 'floor CPU-s/ws', 'CPU ÷ bare Temporal', 'migrated', 'not ok'];
   const lines = rows.map((r) => [
     r.name,
     f(r.wallS, 1),
@@ -440,6 +453,7 @@ async function main(): Promise<void> {
     f(r.actionsPerWs, 1),
     `${f(r.activitiesPerWs, 1)}+${f(r.localsPerWs, 1)}`,
     f(r.cpuPerWs, 3),
+    f(r.baselineCpuPerWs, 3),
     f(r.cpuPerWs / r.baselineCpuPerWs),
     String(r.migrated),
     String(r.notOk),
