@@ -32,7 +32,7 @@ import { authorize, type Action, type RbacObject, type RoleName } from './rbac';
 import { sessionToken } from './session-token';
 import type { FailBuildsFault } from './types';
 import { loseFromState, takeLossyBuild, type LossyBuildFault } from './lossy-build';
-import { takeWrongStoredState, wrongStoredState, type WrongStoredStateFault } from './stored-state';
+import { stateStoredAtJobEnd, takeWrongStoredState, wrongStoredState, type WrongStoredStateFault } from './stored-state';
 import type { Transition, WorkspaceContext } from './workspace-context';
 
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -692,8 +692,7 @@ export class SimDeployment {
         })
         .finally(() => this.interrupts.delete(build.job.id));
       this.log(build.job, result.logs);
-      // provisionerdserver CompleteJob/FailJob: the job's own state replaces whatever the build holds.
-      build.state = result.state;
+      build.state = stateStoredAtJobEnd(build.state, result);
       if (!result.error && takeLossyBuild(this.lossyBuild, { workspaceId: build.workspaceId, transition: build.transition, state: build.state })) build.state = loseFromState(this.lossyBuild, build.state, this.cluster, { workspace: ws.id, buildId: build.id });
       if (!result.error && takeWrongStoredState(this.wrongStoredState, build)) build.state = wrongStoredState(this.wrongStoredState, build.state, this.buildBefore(ws, build)?.state);
       build.resources = this.resourcesOf(build);

@@ -27,3 +27,14 @@ export function wrongStoredState(fault: WrongStoredStateFault, written: Buffer, 
   const json = JSON.parse(written.toString('utf8')) as Record<string, unknown>;
   return Buffer.from(`${JSON.stringify({ ...json, resources: [] }, null, 2)}\n`);
 }
+
+/**
+ * The state Coder keeps for a build once its job ends (coderd/provisionerdserver/provisionerdserver.go):
+ * CompleteJob writes the job's state whatever it is; FailJob only when the job sent one
+ * (`jobType.WorkspaceBuild.State != nil`). After a failed apply the provisioner sends its state file's
+ * bytes, a read error ignored (provisioner/terraform/provision.go), and protobuf carries empty bytes as
+ * nil: a failed job whose state file is empty or gone leaves the build with the state it was created with.
+ */
+export function stateStoredAtJobEnd(created: Buffer, job: { state: Buffer; error?: string }): Buffer {
+  return job.error !== undefined && job.state.length === 0 ? created : job.state;
+}
