@@ -1,5 +1,5 @@
 import { formatBlobRef } from '../domain/blob-ref';
-import type { ActiveVersionLock, ActiveVersionRelease } from '../contracts/migrate-fleet';
+import type { ActiveVersionCheck, ActiveVersionLock, ActiveVersionRelease } from '../contracts/migrate-fleet';
 import { isCoderApiError } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { coderStep } from './failures';
@@ -60,20 +60,45 @@ export function makeRequireActiveVersion(deps: ActivityDeps) {
   };
 }
 
+/** Switches wsmigrate's setting off (never the operator's) on the template as read. */
+async function giveBack(deps: ActivityDeps, input: { organization: string; template: string }, t: { id: string; require_active_version?: boolean }): Promise<ActiveVersionRelease> {
+  const marker = markerBytes(t.id);
+  const sha = sha256Hex(marker);
+  const ours = await deps.blobs.has(formatBlobRef(deps.blobs.location, sha));
+  if (!t.require_active_version) {
+    if (ours) await deps.blobs.remove(sha);
+    return 'was-off';
+  }
+  if (!ours) return 'left-on-by-operator';
+  await coderStep('active-version release', `template ${input.organization}/${input.template}`, () => deps.coder.setTemplateRequireActiveVersion(t.id, false));
+  await deps.blobs.remove(sha);
+  return 'switched-off';
+}
+
 /** Once no old version can be built any more (archived), gives the operator's setting back, if it was wsmigrate's. */
 export function makeReleaseActiveVersion(deps: ActivityDeps) {
   return async function releaseActiveVersion(input: { organization: string; template: string }): Promise<ActiveVersionRelease> {
+    return giveBack(deps, input, await templateOf(deps, input.organization, input.template));
+  };
+}
+
+/**
+ * While the fleet holds the lock, the active version must stay its target: with
+ * require_active_version on, Coder's autostart and every member's start build the *active* version
+ * (coderd/autobuild/lifecycle_executor.go useActiveVersion), so an old version promoted again (a
+ * rollback) would be built on every migrated workspace's `_v1` state and destroy its PVC. Without
+ * the setting those builds take the previous build's version, the migrated one. So when the active
+ * version is another, wsmigrate's setting is given back at once.
+ */
+export function makeCheckActiveVersion(deps: ActivityDeps) {
+  return async function checkActiveVersion(input: { organization: string; template: string; targetVersionId: string }): Promise<ActiveVersionCheck> {
     const t = await templateOf(deps, input.organization, input.template);
-    const marker = markerBytes(t.id);
-    const sha = sha256Hex(marker);
-    const ours = await deps.blobs.has(formatBlobRef(deps.blobs.location, sha));
-    if (!t.require_active_version) {
-      if (ours) await deps.blobs.remove(sha);
-      return 'was-off';
-    }
-    if (!ours) return 'left-on-by-operator';
-    await coderStep('active-version release', `template ${input.organization}/${input.template}`, () => deps.coder.setTemplateRequireActiveVersion(t.id, false));
-    await deps.blobs.remove(sha);
-    return 'switched-off';
+    if (t.active_version_id === input.targetVersionId) return { state: 'target' };
+    const release = await giveBack(deps, input, t);
+    const name = await deps.coder.templateVersion(t.active_version_id).then(
+      (v) => v.name,
+      () => undefined,
+    );
+    return { state: 'changed', activeVersionId: t.active_version_id, ...(name ? { activeVersionName: name } : {}), release };
   };
 }

@@ -45,6 +45,9 @@ export type ActiveVersionLock =
 
 export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
 
+/** The fleet's watch of its target while it holds the lock: still active, or another version promoted (and what became of the setting). */
+export type ActiveVersionCheck = { state: 'target' } | { state: 'changed'; activeVersionId: string; activeVersionName?: string; release: ActiveVersionRelease };
+
 export type FleetStage = 'template' | 'canary' | 'canary-gate' | 'rolling' | 'archive' | 'done';
 /** Where a fleet stands: the same words in `fleet status`, the WsmigratePhase search attribute and README. */
 export type FleetPhase = 'running' | 'awaiting-approval' | 'paused' | 'cancelling' | 'done' | 'cancelled' | 'failed';

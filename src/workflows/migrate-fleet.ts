@@ -28,6 +28,7 @@ import { childApprovalSignal, childDoneSignal } from '../contracts/fleet-report'
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { archiveOldVersions } from './fleet-archive';
+import { watchActiveVersion } from './fleet-lock-watch';
 import { noteChildApproval, recordChildEnd } from './fleet-children';
 import { fleetEndedSignal, fleetProgressQuery, fleetResultQuery, type FleetControlEntry, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
 import { detailsMarkdown } from '../domain/fleet-details';
@@ -89,6 +90,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
     run.enter(input.canary > 0 ? 'canary' : 'rolling');
   }
   if (input.requireActiveVersion && !input.dryRun && !st.activeVersionLock && st.stage !== 'done' && st.stage !== 'archive') await holdActiveVersion(run);
+  watchActiveVersion(run);
 
   try {
     if (st.stage === 'canary') {

@@ -1,0 +1,87 @@
+import { CoderClient } from '../../src/adapters/coder';
+import { startFleet } from '../../src/client/fleet';
+import { fleetProgressQuery, type FleetProgress } from '../../src/contracts/migrate-fleet';
+import { api, homePvcName, waitForBuild } from '../sim/helpers';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+jest.setTimeout(240_000);
+
+async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await read().catch(() => undefined);
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  console.warn(`gave up waiting for ${what}`);
+  return undefined;
+}
+
+/**
+ * An admin promotes the pre-migration version again (a rollback) while a fleet holds the template's
+ * require_active_version (Premium). With the setting on, Coder's autostart builds the *active*
+ * version (coderd/autobuild/lifecycle_executor.go useActiveVersion): on a migrated workspace's `_v1`
+ * state that plans the claim away. The fleet must give its setting back as soon as the active
+ * version is not its target (then autostart builds the previous build's version, the migrated one),
+ * pause, and say why. Timers are shortened (fixtures/short-timers): the minute's watch takes 0.6 s.
+ */
+describe('an old version promoted again while the fleet holds require_active_version', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
+    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('gives the setting back, pauses the fleet and says why; the autostart that follows keeps the PVC', async () => {
+    const original = env.sim.template.originalVersionId;
+    const [ws] = env.sim.workspaces();
+    const uid = env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    // Every workspace migrated; the fleet holds the lock and waits at its archive gate.
+    const atGate = await until('the fleet-archive gate', async () => {
+      const p = await handle.query(fleetProgressQuery);
+      return p.pendingApproval?.gateId === 'fleet-archive' ? p : undefined;
+    });
+    expect(atGate).toBeDefined();
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(true);
+
+    // The owner stops the migrated workspace (on its previous build's version, the migrated one) and schedules an autostart.
+    const owner = new CoderClient({ url: env.sim.url, token: env.sim.tokenOf(ws.owner), retry: { maxAttempts: 1 } });
+    const stop = await owner.createWorkspaceBuild(ws.id, { transition: 'stop' });
+    expect((await waitForBuild(env.sim, stop.id)).build.job.status).toBe('succeeded');
+    expect((await api(env.sim, 'PUT', `/workspaces/${ws.id}/autostart`, { token: env.sim.tokenOf(ws.owner), json: { schedule: 'CRON_TZ=UTC 0 9 * * *' } })).status).toBe(204);
+
+    // An admin rolls the template back.
+    await env.coder.promoteTemplateVersion(env.sim.template.id, original);
+    await until('require_active_version given back', async () => ((await env.coder.template(env.sim.template.id)).require_active_version ? undefined : true), 20_000);
+
+    // Coder's lifecycle executor fires the autostart.
+    const tick = await api(env.sim, 'POST', '/sim/lifecycle/tick', { json: { force: true, workspace_ids: [ws.id] } });
+    expect(tick.status).toBe(200);
+    const started = await until('the autostart build', async () => {
+      const w = await env.coder.workspace(ws.id);
+      return w.latest_build.transition === 'start' ? w.latest_build.id : undefined;
+    });
+    const build = started ? (await waitForBuild(env.sim, started)).build : undefined;
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+    expect(build?.template_version_id).toBe(targetVersionId);
+    expect(env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
+
+    const p: FleetProgress = await handle.query(fleetProgressQuery);
+    expect(p.phase).toBe('awaiting-approval');
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
+    expect(p.note).toContain(`no longer the migrated version ${targetVersionId}`);
+    expect(p.note).toContain('switched require_active_version off');
+    expect(p.control.at(-1)).toMatchObject({ action: 'pause', by: 'wsmigrate' });
+    expect(env.notes.some((n) => n.kind === 'fleet-paused' && n.text.includes('no longer the migrated version'))).toBe(true);
+    await handle.cancel();
+  });
+});
