@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { WsmigrateActivities } from '../../src/activities';
 import { createDataConverter } from '../../src/adapters/temporal/data-converter';
+import { decide } from '../../src/client/approvals';
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import { runStatus } from '../../src/client/run-status';
 import { createWsmigrateWorker } from '../../src/worker/create-worker';
@@ -53,6 +54,10 @@ describe('status of a run whose worker fails its workflow tasks (another encrypt
     expect(text).toMatch(/fails this run's workflow task \(attempt \d+\), so the run moves no further/);
     expect(text).toMatch(/cannot decrypt a Temporal payload encrypted with key id [0-9a-f]+: this process has key id [0-9a-f]+/);
     expect(text).not.toContain("no worker answered");
+    // An approval meanwhile says why it cannot be taken and where the worker's error is.
+    await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' })).rejects.toThrow(
+      `approve not sent: ${handle.workflowId} takes no approval now, because its worker fails the run's workflow task`,
+    );
     await handle.terminate('test over');
   });
 });
