@@ -132,12 +132,17 @@ async function templateFirst(run: FleetRun): Promise<boolean> {
     st.targetVersionId = input.targetVersionId;
     return true;
   }
-  const t = await executeChild(migrateTemplate, {
-    workflowId: templateWorkflowId(input.organization, input.template),
-    args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }],
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-    staticSummary: `template ${run.fleetName} → _v1 (for fleet ${run.workflowId})`,
-  });
+  const template = () =>
+    executeChild(migrateTemplate, {
+      workflowId: templateWorkflowId(input.organization, input.template),
+      args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      staticSummary: `template ${run.fleetName} → _v1 (for fleet ${run.workflowId})`,
+    });
+  // A fleet cancelled while its template step runs (at its push or promote gate, say) cancels that
+  // step too: the template must not be pushed or promoted after the fleet was cancelled.
+  const t = patched('wsmigrate-fleet-cancel-reaches-template') ? await templateUnlessCancelled(run, template) : await template();
+  if (!t) return false;
   st.templateOutcome = t.outcome;
   if (t.outcome === 'dry-run') {
     st.note = `template dry run: the rewritten version was not pushed, so the workspaces cannot be dry-run against it (pass targetVersionId of a pushed _v1 version). ${t.report.renamedCount} reference(s) would be renamed.`;
@@ -145,6 +150,20 @@ async function templateFirst(run: FleetRun): Promise<boolean> {
   }
   st.targetVersionId = t.versionId;
   return true;
+}
+
+/** The template child, cancelled (Temporal's cancel: its gate ends, nothing more is pushed or promoted) once the fleet is; undefined then. */
+async function templateUnlessCancelled<T>(run: FleetRun, template: () => Promise<T>): Promise<T | undefined> {
+  const scope = new CancellationScope();
+  void condition(() => run.st.cancelled).then(() => scope.cancel());
+  try {
+    return await scope.run(template);
+  } catch (err) {
+    const cancelled = isCancellation(err) || (err instanceof ChildWorkflowFailure && isCancellation(err.cause));
+    if (!run.st.cancelled || !cancelled) throw err;
+    run.st.note = `cancelled while the template step ran: ${templateWorkflowId(run.input.organization, run.input.template)} was cancelled too, so nothing more of it was pushed or promoted`;
+    return undefined;
+  }
 }
 
 /** Asks Coder to require the template's active version while the fleet runs, and says plainly when that does not hold. */
