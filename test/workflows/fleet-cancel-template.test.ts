@@ -2,6 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { pendingApproval } from '../../src/client/approvals';
 import { controlFleet, fleetStatus, startFleet } from '../../src/client/fleet';
 import { templateWorkflowId } from '../../src/domain/migration-input';
+import { startOrganizationMigration } from '../../src/client/organization';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -45,5 +46,21 @@ describe('a fleet cancelled while its template waits at template-promote', () =>
     expect(template.status.name).toBe('CANCELLED');
     expect((await env.coder.template(env.sim.template.id)).active_version_id).toBe(before);
     expect(env.sim.workspaces().map((w) => env.sim.stateOf(w.id)).join('\n')).not.toContain('_v1');
+  });
+
+  it('an organization cancelled then says cancelling until its template fleet has ended, then cancelled', async () => {
+    const id = `wsmigrate-org/coder/${env.sim.template.name}`;
+    await startOrganizationMigration(env.t.client, { organization: 'coder', templates: [env.sim.template.name], canary: 1, approval: { policy: 'destructive', approvers: ['sre'] } }, { taskQueue: env.taskQueue, workflowId: id });
+    const templateId = templateWorkflowId('coder', env.sim.template.name);
+    await waitFor(async () => (await pendingApproval(env.t.client, templateId).catch(() => undefined))?.gateId === 'template-promote', 60_000);
+    await controlFleet(env.t.client, id, 'cancel', 'sre');
+    const handle = env.t.client.workflow.getHandle(id);
+    await handle.result().catch(() => undefined);
+    const phases: string[] = [];
+    for (const e of (await handle.fetchHistory()).events ?? []) {
+      const data = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.WsmigratePhase?.data;
+      if (data) phases.push(JSON.parse(Buffer.from(data).toString()) as string);
+    }
+    expect(phases).toEqual(['running', 'cancelling', 'cancelled']);
   });
 });
