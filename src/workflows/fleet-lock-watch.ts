@@ -1,38 +1,34 @@
 import { isCancellation, log, patched, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
-import type { ActiveVersionLock } from '../contracts/migrate-fleet';
 import { countsRecord } from '../domain/fleet-summary';
 import { QUICK_LOCAL_STEP } from './activity-presets';
 import type { FleetRun } from './fleet-run';
 
 const local = proxyLocalActivities<WsmigrateActivities>(QUICK_LOCAL_STEP);
 
-/** How often a fleet holding the lock reads the template's active version (Coder's lifecycle executor runs every minute). */
+/** How often a running fleet reads the template's active version (Coder's lifecycle executor runs every minute). */
 export const ACTIVE_VERSION_WATCH_MS = 60_000;
 
-/** wsmigrate's own require_active_version: this run's, or an earlier batch's (its marker). */
-function lockIsOurs(lock: ActiveVersionLock | undefined): boolean {
-  return lock?.state === 'switched-on' || (lock?.state === 'already-on' && lock.byWsmigrate);
-}
-
 /**
- * While the fleet holds require_active_version, Coder's autostart and members' starts build the
- * template's *active* version. Someone promoting an old version again (a rollback) would then have
- * Coder build it on migrated `_v1` states and destroy their PVCs. So, for as long as the fleet runs
- * (gates included), it reads the active version every minute; when it is no longer the fleet's
- * target, the setting is given back at once (Coder builds each workspace's previous version again),
- * the fleet pauses and says why. Runs beside the fleet's steps; never fails the fleet.
+ * Someone promoting another version (a rollback to the old one) while the fleet runs: Coder's
+ * "Update" of a migrated workspace then builds that version on its `_v1` state and destroys its PVC,
+ * and so does autostart of a workspace with automatic updates; with require_active_version on, every
+ * autostart and member's start does. So, for as long as the fleet runs (gates included), it reads the
+ * active version every minute; when it is no longer the fleet's target, wsmigrate's own setting is
+ * given back at once (Coder builds each workspace's previous version again), the fleet pauses and
+ * says why and what to do. Runs beside the fleet's steps; never fails the fleet.
  */
 export function watchActiveVersion(run: FleetRun): void {
   const { st, input } = run;
   const target = st.targetVersionId;
-  if (!target || input.dryRun || st.stage === 'done' || !lockIsOurs(st.activeVersionLock)) return;
+  if (!target || input.dryRun || st.stage === 'done') return;
   if (!patched('wsmigrate-active-version-watch')) return;
-  const watching = () => st.stage !== 'done' && lockIsOurs(st.activeVersionLock);
+  // A function, not inline tests: the fleet's steps change the stage while this waits.
+  const ended = () => st.stage === 'done';
   void (async () => {
-    while (watching()) {
+    while (!ended()) {
       await sleep(ACTIVE_VERSION_WATCH_MS);
-      if (!watching()) return;
+      if (ended()) return;
       const check = await local.checkActiveVersion({ organization: input.organization, template: input.template, targetVersionId: target }).catch((err: unknown) => {
         if (isCancellation(err)) throw err;
         log.warn('could not read the template active version; reading again in a minute', { template: run.fleetName, error: String(err) });
@@ -40,14 +36,16 @@ export function watchActiveVersion(run: FleetRun): void {
       });
       if (!check || check.state === 'target') continue;
       const active = `${check.activeVersionName ? `${check.activeVersionName} ` : ''}(${check.activeVersionId})`;
-      const released = check.release === 'switched-off' || check.release === 'was-off';
-      if (released) st.activeVersionLock = { state: 'given-back' };
+      if (check.release === 'switched-off') st.activeVersionLock = { state: 'given-back' };
       const what =
-        `The active version of template ${run.fleetName} is no longer the migrated version ${target}: ${active} was promoted. ` +
-        (released
+        `The active version of template ${run.fleetName} is no longer the migrated version ${target}: it is ${active} (promoted while the fleet ran, or the target was never promoted). ` +
+        (check.release === 'switched-off'
           ? `wsmigrate switched require_active_version off, since with it Coder's autostart and members' starts would build that version on migrated workspaces and destroy their PVCs (without it they build each workspace's previous version). `
-          : `require_active_version is on by the operator's choice: Coder's autostart and members' starts now build that version, which destroys the PVC of every migrated workspace it builds; switch it off or promote ${target} again now. `) +
-        `The fleet is paused: promote ${target} again, then 'wsmigrate fleet resume ${run.workflowId}', or cancel it.`;
+          : check.release === 'left-on-by-operator'
+            ? `require_active_version is on by the operator's choice: Coder's autostart and members' starts now build that version, which destroys the PVC of every migrated workspace it builds; switch it off or promote ${target} again now. `
+            : '') +
+        `A user's "Update" of a migrated workspace (and the autostart of one with automatic updates) now builds that version and destroys its PVC: promote ${target} again now. ` +
+        `The fleet is paused: once it is promoted again, 'wsmigrate fleet resume ${run.workflowId}', or cancel it.`;
       st.note = st.note ? `${st.note} ${what}` : what;
       if (!st.paused && !st.cancelled) {
         st.paused = true;

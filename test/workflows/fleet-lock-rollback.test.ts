@@ -85,3 +85,44 @@ describe('an old version promoted again while the fleet holds require_active_ver
     await handle.cancel();
   });
 });
+
+/**
+ * The same rollback on a Coder without Premium, where the fleet holds nothing (require_active_version
+ * is ignored): every migrated workspace now shows an update to the old version, and a user's "Update"
+ * builds it on the `_v1` state and destroys the PVC. wsmigrate cannot stop that build; the fleet must
+ * stop adding to it, pause, and tell the operator to promote the migrated version again.
+ */
+describe('an old version promoted again while a fleet runs on a Coder without Premium', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'agpl' });
+    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('pauses the fleet and says to promote the migrated version again, before more users press Update', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    await until('the fleet-archive gate', async () => ((await handle.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-archive' ? true : undefined));
+    expect((await handle.query(fleetProgressQuery)).control).toEqual([]);
+
+    await env.coder.promoteTemplateVersion(env.sim.template.id, env.sim.template.originalVersionId);
+    const p = await until('the fleet to pause', async () => {
+      const q = await handle.query(fleetProgressQuery);
+      return q.control.some((c) => c.action === 'pause') ? q : undefined;
+    }, 20_000);
+    expect(p?.control.at(-1)).toMatchObject({ action: 'pause', by: 'wsmigrate' });
+    expect(p?.note).toContain(`no longer the migrated version ${targetVersionId}`);
+    expect(p?.note).toContain(`A user's "Update" of a migrated workspace`);
+    expect(p?.note).toContain(`promote ${targetVersionId} again now`);
+    expect(p?.note).not.toContain('switched require_active_version off');
+    expect(env.notes.some((n) => n.kind === 'fleet-paused' && n.text.includes('no longer the migrated version'))).toBe(true);
+    await handle.cancel();
+  });
+});
