@@ -20,8 +20,16 @@ async function templateOf(deps: ActivityDeps, organization: string, template: st
 }
 
 export function makeRequireActiveVersion(deps: ActivityDeps) {
-  return async function requireActiveVersion(input: { organization: string; template: string; workflowId: string }): Promise<ActiveVersionLock> {
+  return async function requireActiveVersion(input: { organization: string; template: string; workflowId: string; targetVersionId?: string }): Promise<ActiveVersionLock> {
     const t = await templateOf(deps, input.organization, input.template);
+    // coderd/autobuild/lifecycle_executor.go useActiveVersion: with the setting on, autostart (and a member's start) builds the
+    // *active* version. Unless that is the fleet's target, it would build an old version on every migrated workspace.
+    if (input.targetVersionId && t.active_version_id !== input.targetVersionId && !t.require_active_version) {
+      return {
+        state: 'declined',
+        reason: `the fleet's target version ${input.targetVersionId} is not the template's active version (${t.active_version_id}): with the setting on, Coder's autostart and members' starts would build the active, old version on migrated workspaces and destroy their PVCs. Promote the target version first (then a later run switches it on)`,
+      };
+    }
     // The fleet's first change: a token that may not run the whole migration is refused before it.
     await refuseUnlessTokenMayMigrate(deps.coder, `template ${input.organization}/${input.template}`, {
       organizationId: t.organization_id,

@@ -38,6 +38,11 @@ export type ActiveVersionLock =
   /** Coder refused the change: migrated workspaces stay exposed to builds on old versions. */
   | { state: 'refused'; reason: string }
   /**
+   * wsmigrate left it off: the fleet's target is not the active version, so with the setting on
+   * Coder's autostart and members' starts would build the active, old version on migrated workspaces.
+   */
+  | { state: 'declined'; reason: string }
+  /**
    * How a run that archived the old versions ends: wsmigrate's setting (this run's or an earlier
    * batch's) switched back off, since no old version can be built from the version picker any more.
    */

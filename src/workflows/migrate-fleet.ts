@@ -169,9 +169,14 @@ async function templateUnlessCancelled<T>(run: FleetRun, template: () => Promise
 /** Asks Coder to require the template's active version while the fleet runs, and says plainly when that does not hold. */
 async function holdActiveVersion(run: FleetRun): Promise<void> {
   const { st, input, fleetName } = run;
-  st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId: run.workflowId });
-  if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held') {
-    const what = st.activeVersionLock.state === 'refused' ? `Coder refused to make template ${fleetName} require its active version` : `require active version does not hold on template ${fleetName}`;
+  st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId: run.workflowId, ...(st.targetVersionId ? { targetVersionId: st.targetVersionId } : {}) });
+  if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held' || st.activeVersionLock.state === 'declined') {
+    const what =
+      st.activeVersionLock.state === 'refused'
+        ? `Coder refused to make template ${fleetName} require its active version`
+        : st.activeVersionLock.state === 'declined'
+          ? `wsmigrate left 'require active version' off on template ${fleetName}`
+          : `require active version does not hold on template ${fleetName}`;
     // True during the run and after it: an archived version still builds through the API
     // (coderd/wsbuilder/wsbuilder.go has no archived check), so "until every workspace is migrated" was not.
     const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either (Coder still builds an archived version through the API): anyone who builds a migrated workspace on an old version destroys its PVC, during the migration and after it. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;

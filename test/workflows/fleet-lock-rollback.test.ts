@@ -126,3 +126,38 @@ describe('an old version promoted again while a fleet runs on a Coder without Pr
     await handle.cancel();
   });
 });
+
+/**
+ * A fleet started with --version of a _v1 version that is not (or no longer) the active one, on
+ * Premium: switching require_active_version on would make Coder's autostart and members' starts build
+ * the active, old version on every workspace the fleet migrates. The fleet must leave it off and say why.
+ */
+describe('a fleet whose target is not the active version does not switch require_active_version on', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 3, licence: 'premium' });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+    await env.coder.promoteTemplateVersion(env.sim.template.id, env.sim.template.originalVersionId);
+  });
+  afterAll(async () => env?.close());
+
+  it('leaves it off while the canary waits at its gate, and its note says why', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 1, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    const atGate = await until('the fleet-continue gate', async () => {
+      const p = await handle.query(fleetProgressQuery);
+      return p.pendingApproval?.gateId === 'fleet-continue' ? p : undefined;
+    });
+    expect(atGate?.counts.migrated).toBe(1);
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
+    expect(atGate?.note).toContain(`wsmigrate left 'require active version' off on template coder/${env.sim.template.name}`);
+    expect(atGate?.note).toContain(`the fleet's target version ${targetVersionId} is not the template's active version (${env.sim.template.originalVersionId})`);
+    await handle.cancel();
+  });
+});
