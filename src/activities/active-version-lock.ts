@@ -1,5 +1,5 @@
 import { formatBlobRef } from '../domain/blob-ref';
-import type { ActiveVersionLock, ActiveVersionRelease } from '../contracts/migrate-fleet';
+import type { ActiveVersionCheck, ActiveVersionLock, ActiveVersionRelease } from '../contracts/migrate-fleet';
 import { isCoderApiError } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { coderStep } from './failures';
@@ -20,8 +20,16 @@ async function templateOf(deps: ActivityDeps, organization: string, template: st
 }
 
 export function makeRequireActiveVersion(deps: ActivityDeps) {
-  return async function requireActiveVersion(input: { organization: string; template: string; workflowId: string }): Promise<ActiveVersionLock> {
+  return async function requireActiveVersion(input: { organization: string; template: string; workflowId: string; targetVersionId?: string }): Promise<ActiveVersionLock> {
     const t = await templateOf(deps, input.organization, input.template);
+    // coderd/autobuild/lifecycle_executor.go useActiveVersion: with the setting on, autostart (and a member's start) builds the
+    // *active* version. Unless that is the fleet's target, it would build an old version on every migrated workspace.
+    if (input.targetVersionId && t.active_version_id !== input.targetVersionId && !t.require_active_version) {
+      return {
+        state: 'declined',
+        reason: `the fleet's target version ${input.targetVersionId} is not the template's active version (${t.active_version_id}): with the setting on, Coder's autostart and members' starts would build the active, old version on migrated workspaces and destroy their PVCs. Promote the target version first (then a later run switches it on)`,
+      };
+    }
     // The fleet's first change: a token that may not run the whole migration is refused before it.
     await refuseUnlessTokenMayMigrate(deps.coder, `template ${input.organization}/${input.template}`, {
       organizationId: t.organization_id,
@@ -60,20 +68,45 @@ export function makeRequireActiveVersion(deps: ActivityDeps) {
   };
 }
 
+/** Switches wsmigrate's setting off (never the operator's) on the template as read. */
+async function giveBack(deps: ActivityDeps, input: { organization: string; template: string }, t: { id: string; require_active_version?: boolean }): Promise<ActiveVersionRelease> {
+  const marker = markerBytes(t.id);
+  const sha = sha256Hex(marker);
+  const ours = await deps.blobs.has(formatBlobRef(deps.blobs.location, sha));
+  if (!t.require_active_version) {
+    if (ours) await deps.blobs.remove(sha);
+    return 'was-off';
+  }
+  if (!ours) return 'left-on-by-operator';
+  await coderStep('active-version release', `template ${input.organization}/${input.template}`, () => deps.coder.setTemplateRequireActiveVersion(t.id, false));
+  await deps.blobs.remove(sha);
+  return 'switched-off';
+}
+
 /** Once no old version can be built any more (archived), gives the operator's setting back, if it was wsmigrate's. */
 export function makeReleaseActiveVersion(deps: ActivityDeps) {
   return async function releaseActiveVersion(input: { organization: string; template: string }): Promise<ActiveVersionRelease> {
+    return giveBack(deps, input, await templateOf(deps, input.organization, input.template));
+  };
+}
+
+/**
+ * While the fleet holds the lock, the active version must stay its target: with
+ * require_active_version on, Coder's autostart and every member's start build the *active* version
+ * (coderd/autobuild/lifecycle_executor.go useActiveVersion), so an old version promoted again (a
+ * rollback) would be built on every migrated workspace's `_v1` state and destroy its PVC. Without
+ * the setting those builds take the previous build's version, the migrated one. So when the active
+ * version is another, wsmigrate's setting is given back at once.
+ */
+export function makeCheckActiveVersion(deps: ActivityDeps) {
+  return async function checkActiveVersion(input: { organization: string; template: string; targetVersionId: string }): Promise<ActiveVersionCheck> {
     const t = await templateOf(deps, input.organization, input.template);
-    const marker = markerBytes(t.id);
-    const sha = sha256Hex(marker);
-    const ours = await deps.blobs.has(formatBlobRef(deps.blobs.location, sha));
-    if (!t.require_active_version) {
-      if (ours) await deps.blobs.remove(sha);
-      return 'was-off';
-    }
-    if (!ours) return 'left-on-by-operator';
-    await coderStep('active-version release', `template ${input.organization}/${input.template}`, () => deps.coder.setTemplateRequireActiveVersion(t.id, false));
-    await deps.blobs.remove(sha);
-    return 'switched-off';
+    if (t.active_version_id === input.targetVersionId) return { state: 'target' };
+    const release = await giveBack(deps, input, t);
+    const name = await deps.coder.templateVersion(t.active_version_id).then(
+      (v) => v.name,
+      () => undefined,
+    );
+    return { state: 'changed', activeVersionId: t.active_version_id, ...(name ? { activeVersionName: name } : {}), release };
   };
 }

@@ -22,8 +22,9 @@ export function makeAssessHealth(deps: ActivityDeps, loadTemplateSource: LoadTem
     const { annotatedAddresses } = protectionOf(source.terraform);
     const known = reads?.workspace?.id === input.workspaceId ? reads.workspace : undefined;
     const ws = known ?? (await coderStep(step, input.subject, () => deps.coder.workspace(input.workspaceId)));
-    return coderStep(step, input.subject, () =>
+    const health = await coderStep(step, input.subject, () =>
       readWorkspaceHealth(deps.coder, ws, { annotatedAddresses, v1VersionIds: [input.targetVersionId], ...(known && reads?.states ? { statesRead: reads.states } : {}) }),
     );
+    return ws.dormant_at ? { ...health, dormantSince: ws.dormant_at } : health;
   };
 }

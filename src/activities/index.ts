@@ -1,4 +1,4 @@
-import { makeReleaseActiveVersion, makeRequireActiveVersion } from './active-version-lock';
+import { makeCheckActiveVersion, makeReleaseActiveVersion, makeRequireActiveVersion } from './active-version-lock';
 import { makeArchiveTemplateVersions, makePlanVersionArchive } from './archive-versions';
 import { makeAssessHealth } from './assess-health';
 import { makeBackupForRecovery } from './backup-for-recovery';
@@ -63,6 +63,7 @@ export function createActivities(deps: ActivityDeps) {
     archiveTemplateVersions: makeArchiveTemplateVersions(deps),
     requireActiveVersion: makeRequireActiveVersion(deps),
     releaseActiveVersion: makeReleaseActiveVersion(deps),
+    checkActiveVersion: makeCheckActiveVersion(deps),
     readProvisionerCapacity: makeReadProvisionerCapacity(deps),
     listOrganizationTemplates: makeListOrganizationTemplates(deps),
     requestCancellation: makeRequestCancellation(),

@@ -110,7 +110,7 @@ function activeVersionLine(r: FleetResult): string | undefined {
   }
   if (released === 'left-on-by-operator') return 'require active version: left on (it was on before wsmigrate)';
   const lock = r.activeVersionLock;
-  if (!lock || lock.state === 'refused' || lock.state === 'not-held') return undefined; // said in the note
+  if (!lock || lock.state === 'refused' || lock.state === 'not-held' || lock.state === 'declined') return undefined; // said in the note
   if (lock.state === 'given-back') return 'require active version: given back (off)';
   if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
   return "require active version: on until the old versions are archived (members cannot start a workspace on an old version meanwhile; if you abandon the migration, give it back with `coder templates edit <template> --require-active-version=false`)";

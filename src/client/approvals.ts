@@ -3,6 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy';
 import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../contracts/approval';
 import { WsmigratePendingApproval } from '../contracts/search-attributes';
+import { failingWorkflowTask } from './workflow-task-failure';
 import { RefusedError } from './refused-error';
 import { runStatus, type RunStatus } from './run-status';
 
@@ -26,6 +27,22 @@ export interface DecisionOptions {
 
 /** Approves or rejects the pending gate through the validated update; the server answers at once. */
 export async function decide(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt> {
+  // A run whose worker fails its workflow tasks answers no query and takes no update (they time out or are refused).
+  const failing = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then((d) => failingWorkflowTask(client, workflowId, d.raw.pendingWorkflowTask))
+    .catch(() => undefined);
+  if (failing) {
+    throw new Error(
+      `${decision} not sent: ${workflowId} takes no approval now, because its worker fails the run's workflow task (attempt ${failing.attempt}): ${failing.message}. ` +
+        `Fix the worker, then ${decision} again once Temporal has retried the task ('wsmigrate status ${workflowId}' says when it moves again)`,
+    );
+  }
+  return decideOnce(client, workflowId, decision, opts);
+}
+
+async function decideOnce(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt> {
   let pending: PendingApproval | undefined;
   if (!opts.gateId || !opts.planHash) {
     pending = await pendingApproval(client, workflowId);

@@ -2,7 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client,
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
 import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
-import { fleetStatus, type FleetStartOptions } from './fleet';
+import { fleetStatus, type FleetStartOptions, type FleetStatus } from './fleet';
+import { addSummaries, summaryOf } from '../domain/fleet-summary';
 import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
@@ -48,8 +49,9 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
     const progress = await handle.query(organizationProgressQuery);
     // A gate two levels down (the template of the fleet running now) is still a person the run waits on.
     const current = progress.templates.find((r) => (r.state === 'canary' || r.state === 'rolling') && r.workflowId);
-    const waitingOn = current?.workflowId ? await fleetStatus(client, current.workflowId).then((f) => f.waitingOn ?? [], () => []) : [];
-    return { workflowId, phase: progress.phase, progress, ...(waitingOn.length ? { waitingOn } : {}) };
+    const child = current?.workflowId ? await fleetStatus(client, current.workflowId).catch(() => undefined) : undefined;
+    const live = liveOrganizationView(workflowId, progress, current?.workflowId, child);
+    return { workflowId, phase: progress.phase, progress: live.progress, ...(live.waitingOn.length ? { waitingOn: live.waitingOn } : {}) };
   }
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as OrganizationResult;
@@ -67,6 +69,26 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
     return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message, ...(failureType ? { failureType } : {}) };
   }
   return { workflowId, phase: status.toLowerCase() };
+}
+
+/**
+ * What an organization's run shows while it runs: the template fleet running now counted live (the
+ * run itself adds a fleet's counts only when it ends), and the organization's own pause, whose resume
+ * is the organization's: resuming the template fleet alone leaves the next templates held.
+ */
+export function liveOrganizationView(
+  workflowId: string,
+  progress: OrganizationProgress,
+  currentFleetId: string | undefined,
+  child: Pick<FleetStatus, 'progress' | 'waitingOn'> | undefined,
+): { progress: OrganizationProgress; waitingOn: FleetWait[] } {
+  const templates = progress.templates.map((r) =>
+    r.workflowId === currentFleetId && child?.progress ? { ...r, summary: addSummaries(r.summary, summaryOf(child.progress.counts)) } : r,
+  );
+  const lastPause = progress.phase === 'paused' ? [...progress.control].reverse().find((c) => c.action === 'pause') : undefined;
+  const own: FleetWait[] = lastPause ? [{ kind: 'paused', workflowId, by: lastPause.by, since: lastPause.at, ...(lastPause.reason ? { reason: lastPause.reason } : {}) }] : [];
+  const fromChild = (child?.waitingOn ?? []).filter((w) => !(lastPause && w.kind === 'paused'));
+  return { progress: { ...progress, templates, summary: templates.reduce((sum, r) => addSummaries(sum, r.summary), addSummaries(undefined, undefined)) }, waitingOn: [...own, ...fromChild] };
 }
 
 /** `fleet status` of a deployment-wide run, one line per template. */

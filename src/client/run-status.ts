@@ -3,6 +3,7 @@ import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';
 import { activityWaits, noWorkerText, queuedBuildWait, taskQueueWorkers } from './run-waits';
+import { failingWorkflowTask, failingWorkflowTaskText } from './workflow-task-failure';
 
 /** Coder, when the shell has CODER_URL and a token: lets status say a build waits in Coder's queue. */
 export interface StatusCoder {
@@ -51,6 +52,13 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
     if (workers && workers.live.length === 0) {
       noWorker = true;
       waitingOn.push(noWorkerText(workers));
+    } else {
+      // A worker polls but fails the run's workflow tasks: its query would only hang, then blame no worker.
+      const failing = await failingWorkflowTask(client, workflowId, d.raw.pendingWorkflowTask).catch(() => undefined);
+      if (failing) {
+        noWorker = true;
+        waitingOn.push(failingWorkflowTaskText(failing, polling));
+      }
     }
     waitingOn.push(...activityWaits(d.raw.pendingActivities ?? []));
     // wsmigrate/<template>/<owner>/<workspace>: a workspace run whose build may sit in Coder's queue.

@@ -38,12 +38,20 @@ export type ActiveVersionLock =
   /** Coder refused the change: migrated workspaces stay exposed to builds on old versions. */
   | { state: 'refused'; reason: string }
   /**
+   * wsmigrate left it off: the fleet's target is not the active version, so with the setting on
+   * Coder's autostart and members' starts would build the active, old version on migrated workspaces.
+   */
+  | { state: 'declined'; reason: string }
+  /**
    * How a run that archived the old versions ends: wsmigrate's setting (this run's or an earlier
    * batch's) switched back off, since no old version can be built from the version picker any more.
    */
   | { state: 'given-back' };
 
 export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
+
+/** The fleet's watch of its target while it holds the lock: still active, or another version promoted (and what became of the setting). */
+export type ActiveVersionCheck = { state: 'target' } | { state: 'changed'; activeVersionId: string; activeVersionName?: string; release: ActiveVersionRelease };
 
 export type FleetStage = 'template' | 'canary' | 'canary-gate' | 'rolling' | 'archive' | 'done';
 /** Where a fleet stands: the same words in `fleet status`, the WsmigratePhase search attribute and README. */

@@ -16,6 +16,14 @@ export interface FleetSummary {
   prebuilt?: number;
 }
 
+const NO_SUMMARY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0, prebuilt: 0 };
+
+/** Two fleets' summaries added field by field (an absent one counts nothing). */
+export function addSummaries(a: FleetSummary | undefined, b: FleetSummary | undefined): FleetSummary {
+  const base = a ?? NO_SUMMARY;
+  return Object.fromEntries(Object.entries(NO_SUMMARY).map(([k]) => [k, (base[k as keyof FleetSummary] ?? 0) + (b?.[k as keyof FleetSummary] ?? 0)])) as unknown as FleetSummary;
+}
+
 export function summaryOf(c: FleetCounts): FleetSummary {
   return {
     migrated: c.migrated,

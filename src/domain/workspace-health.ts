@@ -44,6 +44,8 @@ export interface WorkspaceHealth {
   recoverFrom?: { id: string; number: number };
   /** Instances of deprecated types in the latest state. */
   deprecatedLeft: number;
+  /** Set (by the health step, from the workspace) when it is dormant: Coder lets nobody start it until it is made active. */
+  dormantSince?: string;
 }
 
 export interface HealthInput {

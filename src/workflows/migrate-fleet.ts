@@ -28,6 +28,7 @@ import { childApprovalSignal, childDoneSignal } from '../contracts/fleet-report'
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { archiveOldVersions } from './fleet-archive';
+import { watchActiveVersion } from './fleet-lock-watch';
 import { noteChildApproval, recordChildEnd } from './fleet-children';
 import { fleetEndedSignal, fleetProgressQuery, fleetResultQuery, type FleetControlEntry, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
 import { detailsMarkdown } from '../domain/fleet-details';
@@ -89,6 +90,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
     run.enter(input.canary > 0 ? 'canary' : 'rolling');
   }
   if (input.requireActiveVersion && !input.dryRun && !st.activeVersionLock && st.stage !== 'done' && st.stage !== 'archive') await holdActiveVersion(run);
+  watchActiveVersion(run);
 
   try {
     if (st.stage === 'canary') {
@@ -130,12 +132,17 @@ async function templateFirst(run: FleetRun): Promise<boolean> {
     st.targetVersionId = input.targetVersionId;
     return true;
   }
-  const t = await executeChild(migrateTemplate, {
-    workflowId: templateWorkflowId(input.organization, input.template),
-    args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }],
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-    staticSummary: `template ${run.fleetName} → _v1 (for fleet ${run.workflowId})`,
-  });
+  const template = () =>
+    executeChild(migrateTemplate, {
+      workflowId: templateWorkflowId(input.organization, input.template),
+      args: [{ organization: input.organization, template: input.template, approval: input.approval, dryRun: input.dryRun, allowRemoteModules: input.allowRemoteModules, ...(input.zeroTouch ? { zeroTouch: true } : {}) }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      staticSummary: `template ${run.fleetName} → _v1 (for fleet ${run.workflowId})`,
+    });
+  // A fleet cancelled while its template step runs (at its push or promote gate, say) cancels that
+  // step too: the template must not be pushed or promoted after the fleet was cancelled.
+  const t = patched('wsmigrate-fleet-cancel-reaches-template') ? await templateUnlessCancelled(run, template) : await template();
+  if (!t) return false;
   st.templateOutcome = t.outcome;
   if (t.outcome === 'dry-run') {
     st.note = `template dry run: the rewritten version was not pushed, so the workspaces cannot be dry-run against it (pass targetVersionId of a pushed _v1 version). ${t.report.renamedCount} reference(s) would be renamed.`;
@@ -145,12 +152,31 @@ async function templateFirst(run: FleetRun): Promise<boolean> {
   return true;
 }
 
+/** The template child, cancelled (Temporal's cancel: its gate ends, nothing more is pushed or promoted) once the fleet is; undefined then. */
+async function templateUnlessCancelled<T>(run: FleetRun, template: () => Promise<T>): Promise<T | undefined> {
+  const scope = new CancellationScope();
+  void condition(() => run.st.cancelled).then(() => scope.cancel());
+  try {
+    return await scope.run(template);
+  } catch (err) {
+    const cancelled = isCancellation(err) || (err instanceof ChildWorkflowFailure && isCancellation(err.cause));
+    if (!run.st.cancelled || !cancelled) throw err;
+    run.st.note = `cancelled while the template step ran: ${templateWorkflowId(run.input.organization, run.input.template)} was cancelled too, so nothing more of it was pushed or promoted`;
+    return undefined;
+  }
+}
+
 /** Asks Coder to require the template's active version while the fleet runs, and says plainly when that does not hold. */
 async function holdActiveVersion(run: FleetRun): Promise<void> {
   const { st, input, fleetName } = run;
-  st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId: run.workflowId });
-  if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held') {
-    const what = st.activeVersionLock.state === 'refused' ? `Coder refused to make template ${fleetName} require its active version` : `require active version does not hold on template ${fleetName}`;
+  st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId: run.workflowId, ...(st.targetVersionId ? { targetVersionId: st.targetVersionId } : {}) });
+  if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held' || st.activeVersionLock.state === 'declined') {
+    const what =
+      st.activeVersionLock.state === 'refused'
+        ? `Coder refused to make template ${fleetName} require its active version`
+        : st.activeVersionLock.state === 'declined'
+          ? `wsmigrate left 'require active version' off on template ${fleetName}`
+          : `require active version does not hold on template ${fleetName}`;
     // True during the run and after it: an archived version still builds through the API
     // (coderd/wsbuilder/wsbuilder.go has no archived check), so "until every workspace is migrated" was not.
     const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either (Coder still builds an archived version through the API): anyone who builds a migrated workspace on an old version destroys its PVC, during the migration and after it. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;

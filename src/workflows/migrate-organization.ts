@@ -9,6 +9,7 @@ import {
   condition,
   getExternalWorkflowHandle,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -81,7 +82,10 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
   const control: FleetControlEntry[] = [];
 
   const total = () => rows.reduce((sum, r) => add(sum, r.summary), { ...EMPTY });
-  const phase = (): FleetPhase => (stage === 'done' ? (cancelled ? 'cancelled' : 'done') : gates.pending ? 'awaiting-approval' : paused ? 'paused' : 'running');
+  // A cancel is taken at once but ends the run only when the fleet running now has ended: 'cancelling' meanwhile, as a fleet says.
+  let cancelling = false;
+  const phase = (): FleetPhase =>
+    stage === 'done' ? (cancelled ? 'cancelled' : 'done') : gates.pending ? 'awaiting-approval' : cancelling ? 'cancelling' : paused ? 'paused' : 'running';
   const progress = (): OrganizationProgress => ({
     workflowId,
     organization: input.organization,
@@ -132,6 +136,7 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     if (action === 'cancel') {
       cancelled = true;
       paused = false;
+      cancelling = patched('wsmigrate-org-cancelling-phase');
     }
     refreshDetails();
     // The fleet running now follows; one that has just ended ignores it.

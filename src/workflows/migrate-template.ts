@@ -84,7 +84,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
     });
   }
   enter('promoting');
-  await acts.promoteTemplateVersion.executeWithOptions({ summary: `promote ${pushed.versionName} to active` }, [{ subject, templateId: pf.templateId, versionId: pushed.versionId }]);
+  await acts.promoteTemplateVersion.executeWithOptions({ summary: `promote ${pushed.versionName} to active` }, [{ subject, templateId: pf.templateId, versionId: pushed.versionId, sourceVersionId: pf.activeVersionId }]);
   enter('done');
   upsertMemo({ outcome: 'promoted', versionId: pushed.versionId });
   return { outcome: 'promoted', versionId: pushed.versionId, versionName: pushed.versionName, ...base };

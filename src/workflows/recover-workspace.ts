@@ -88,6 +88,16 @@ async function recoverOnce(ctx: RecoveryContext, round: number, startedOver: str
   const latest = health.latest;
   if (!latest) throw needsAttention(ctx, `${subject}: damaged but no build was read; run 'wsmigrate scan' and look at it by hand`);
   const destroyed = health.losses.filter((l) => l.kind === 'destroyed');
+  // coderd/rbac: a dormant workspace may be started by nobody, not even an Owner; the recovery's start would be refused after its approval.
+  if (health.dormantSince && destroyed.length === 0) {
+    throw ApplicationFailure.create({
+      message:
+        `recovery refused for ${subject}: it is damaged (${health.reason}) and dormant since ${health.dormantSince}, and Coder lets nobody start a dormant workspace, so the recovery's start would be refused. ` +
+        `Nothing was changed. Make it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ctx.workspaceId}/dormant {"dormant": false}), then run 'wsmigrate recover' (or the migration) again`,
+      type: FailureType.refused,
+      nonRetryable: true,
+    });
+  }
 
   enter('backing-up');
   const goodBuild = destroyed.length > 0 ? destroyed[0].heldIn : health.recoverFrom;

@@ -26,6 +26,7 @@ describe('createActivities: what the worker registers', () => {
         'backupState',
         'buildWithState',
         'buildWithStateAndCheck',
+        'checkActiveVersion',
         'checkFleetNames',
         'checkGivenVersion',
         'checkProtectedKept',

@@ -1,0 +1,163 @@
+import { CoderClient } from '../../src/adapters/coder';
+import { startFleet } from '../../src/client/fleet';
+import { fleetProgressQuery, type FleetProgress } from '../../src/contracts/migrate-fleet';
+import { api, homePvcName, waitForBuild } from '../sim/helpers';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+jest.setTimeout(240_000);
+
+async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await read().catch(() => undefined);
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  console.warn(`gave up waiting for ${what}`);
+  return undefined;
+}
+
+/**
+ * An admin promotes the pre-migration version again (a rollback) while a fleet holds the template's
+ * require_active_version (Premium). With the setting on, Coder's autostart builds the *active*
+ * version (coderd/autobuild/lifecycle_executor.go useActiveVersion): on a migrated workspace's `_v1`
+ * state that plans the claim away. The fleet must give its setting back as soon as the active
+ * version is not its target (then autostart builds the previous build's version, the migrated one),
+ * pause, and say why. Timers are shortened (fixtures/short-timers): the minute's watch takes 0.6 s.
+ */
+describe('an old version promoted again while the fleet holds require_active_version', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
+    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('gives the setting back, pauses the fleet and says why; the autostart that follows keeps the PVC', async () => {
+    const original = env.sim.template.originalVersionId;
+    const [ws] = env.sim.workspaces();
+    const uid = env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    // Every workspace migrated; the fleet holds the lock and waits at its archive gate.
+    const atGate = await until('the fleet-archive gate', async () => {
+      const p = await handle.query(fleetProgressQuery);
+      return p.pendingApproval?.gateId === 'fleet-archive' ? p : undefined;
+    });
+    expect(atGate).toBeDefined();
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(true);
+
+    // The owner stops the migrated workspace (on its previous build's version, the migrated one) and schedules an autostart.
+    const owner = new CoderClient({ url: env.sim.url, token: env.sim.tokenOf(ws.owner), retry: { maxAttempts: 1 } });
+    const stop = await owner.createWorkspaceBuild(ws.id, { transition: 'stop' });
+    expect((await waitForBuild(env.sim, stop.id)).build.job.status).toBe('succeeded');
+    expect((await api(env.sim, 'PUT', `/workspaces/${ws.id}/autostart`, { token: env.sim.tokenOf(ws.owner), json: { schedule: 'CRON_TZ=UTC 0 9 * * *' } })).status).toBe(204);
+
+    // An admin rolls the template back.
+    await env.coder.promoteTemplateVersion(env.sim.template.id, original);
+    await until('require_active_version given back', async () => ((await env.coder.template(env.sim.template.id)).require_active_version ? undefined : true), 20_000);
+
+    // Coder's lifecycle executor fires the autostart.
+    const tick = await api(env.sim, 'POST', '/sim/lifecycle/tick', { json: { force: true, workspace_ids: [ws.id] } });
+    expect(tick.status).toBe(200);
+    const started = await until('the autostart build', async () => {
+      const w = await env.coder.workspace(ws.id);
+      return w.latest_build.transition === 'start' ? w.latest_build.id : undefined;
+    });
+    const build = started ? (await waitForBuild(env.sim, started)).build : undefined;
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+    expect(build?.template_version_id).toBe(targetVersionId);
+    expect(env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
+
+    const p: FleetProgress = await handle.query(fleetProgressQuery);
+    expect(p.phase).toBe('awaiting-approval');
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
+    expect(p.note).toContain(`no longer the migrated version ${targetVersionId}`);
+    expect(p.note).toContain('switched require_active_version off');
+    expect(p.control.at(-1)).toMatchObject({ action: 'pause', by: 'wsmigrate' });
+    expect(env.notes.some((n) => n.kind === 'fleet-paused' && n.text.includes('no longer the migrated version'))).toBe(true);
+    await handle.cancel();
+  });
+});
+
+/**
+ * The same rollback on a Coder without Premium, where the fleet holds nothing (require_active_version
+ * is ignored): every migrated workspace now shows an update to the old version, and a user's "Update"
+ * builds it on the `_v1` state and destroys the PVC. wsmigrate cannot stop that build; the fleet must
+ * stop adding to it, pause, and tell the operator to promote the migrated version again.
+ */
+describe('an old version promoted again while a fleet runs on a Coder without Premium', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'agpl' });
+    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('pauses the fleet and says to promote the migrated version again, before more users press Update', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    await until('the fleet-archive gate', async () => ((await handle.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-archive' ? true : undefined));
+    expect((await handle.query(fleetProgressQuery)).control).toEqual([]);
+
+    await env.coder.promoteTemplateVersion(env.sim.template.id, env.sim.template.originalVersionId);
+    const p = await until('the fleet to pause', async () => {
+      const q = await handle.query(fleetProgressQuery);
+      return q.control.some((c) => c.action === 'pause') ? q : undefined;
+    }, 20_000);
+    expect(p?.control.at(-1)).toMatchObject({ action: 'pause', by: 'wsmigrate' });
+    expect(p?.note).toContain(`no longer the migrated version ${targetVersionId}`);
+    expect(p?.note).toContain(`A user's "Update" of a migrated workspace`);
+    expect(p?.note).toContain(`promote ${targetVersionId} again now`);
+    expect(p?.note).not.toContain('switched require_active_version off');
+    expect(env.notes.some((n) => n.kind === 'fleet-paused' && n.text.includes('no longer the migrated version'))).toBe(true);
+    await handle.cancel();
+  });
+});
+
+/**
+ * A fleet started with --version of a _v1 version that is not (or no longer) the active one, on
+ * Premium: switching require_active_version on would make Coder's autostart and members' starts build
+ * the active, old version on every workspace the fleet migrates. The fleet must leave it off and say why.
+ */
+describe('a fleet whose target is not the active version does not switch require_active_version on', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 3, licence: 'premium' });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+    await env.coder.promoteTemplateVersion(env.sim.template.id, env.sim.template.originalVersionId);
+  });
+  afterAll(async () => env?.close());
+
+  it('leaves it off while the canary waits at its gate, and its note says why', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 1, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    const atGate = await until('the fleet-continue gate', async () => {
+      const p = await handle.query(fleetProgressQuery);
+      return p.pendingApproval?.gateId === 'fleet-continue' ? p : undefined;
+    });
+    expect(atGate?.counts.migrated).toBe(1);
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
+    expect(atGate?.note).toContain(`wsmigrate left 'require active version' off on template coder/${env.sim.template.name}`);
+    expect(atGate?.note).toContain(`the fleet's target version ${targetVersionId} is not the template's active version (${env.sim.template.originalVersionId})`);
+    await handle.cancel();
+  });
+});

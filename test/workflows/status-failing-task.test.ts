@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import type { WsmigrateActivities } from '../../src/activities';
+import { createDataConverter } from '../../src/adapters/temporal/data-converter';
+import { decide } from '../../src/client/approvals';
+import { startWorkspaceMigration } from '../../src/client/migrations';
+import { runStatus } from '../../src/client/run-status';
+import { createWsmigrateWorker } from '../../src/worker/create-worker';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+jest.setTimeout(180_000);
+
+/**
+ * A worker restarted with another WSMIGRATE_ENCRYPTION_KEY polls the task queue but fails every
+ * workflow task of a run the CLI started with the old key. `wsmigrate status` must say that (the
+ * worker's own error, naming both key ids), not "no worker answered … start one", and at once
+ * instead of after a query's 30 s timeout.
+ */
+describe('status of a run whose worker fails its workflow tasks (another encryption key)', () => {
+  let env: MigrationEnv;
+  let stopWorker: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1 }, { encryptionKey: randomBytes(32) });
+    const worker = await createWsmigrateWorker({
+      connection: env.t.nativeConnection,
+      namespace: env.t.namespace,
+      taskQueue: env.taskQueue,
+      dataConverter: createDataConverter(randomBytes(32)),
+      activities: {} as WsmigrateActivities,
+    });
+    const running = worker.run();
+    stopWorker = async () => {
+      worker.shutdown();
+      await running;
+    };
+  });
+  afterAll(async () => {
+    await stopWorker?.();
+    await env?.close();
+  });
+
+  it("names the worker's failure and what to do", async () => {
+    const ws = env.sim.workspaces()[0];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    await waitFor(async () => ((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) >= 2, 60_000);
+    const started = Date.now();
+    const s = await runStatus(env.t.client, handle.workflowId);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const text = (s.waitingOn ?? []).join('\n');
+    expect(text).toMatch(/fails this run's workflow task \(attempt \d+\), so the run moves no further/);
+    expect(text).toMatch(/cannot decrypt a Temporal payload encrypted with key id [0-9a-f]+: this process has key id [0-9a-f]+/);
+    expect(text).not.toContain("no worker answered");
+    // An approval meanwhile says why it cannot be taken and where the worker's error is.
+    await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' })).rejects.toThrow(
+      `approve not sent: ${handle.workflowId} takes no approval now, because its worker fails the run's workflow task`,
+    );
+    await handle.terminate('test over');
+  });
+});
