@@ -26,7 +26,9 @@ export function startsOnAnotherActiveVersion(ws: ActiveVersionFacts, targetVersi
   return (
     `${why.join(' and ')}, so Coder starts it (its autostart, and its owner's start) on the template's active version ${ws.template_active_version_id}, ` +
     `not on the target version ${targetVersionId}: that start would build the migrated _v1 state on the old version and destroy the PVC. Nothing was stopped. ` +
-    `Promote the target version first ('wsmigrate migrate template' without --no-promote, or 'coder templates versions promote'), ` +
-    `or turn automatic updates off for this workspace (PUT /api/v2/workspaces/${ws.id}/autoupdates {"automatic_updates":"never"})`
+    `Promote the target version first ('wsmigrate migrate template' without --no-promote, or 'coder templates versions promote')` +
+    (ws.template_require_active_version === true
+      ? ''
+      : `, or turn automatic updates off for this workspace (PUT /api/v2/workspaces/${ws.id}/autoupdates {"automatic_updates":"never"})`)
   );
 }

@@ -22,15 +22,32 @@ describe('checkGivenVersion: the fleet accepts only an imported _v1 version of i
     broken = (await pushTemplateVersion(sim, fixtureSource('template-broken'))).id;
   });
   afterAll(() => sim.close());
-  const check = (versionId: string, template = sim.template.name, fetchImpl?: typeof fetch) =>
+  const check = (versionId: string, template = sim.template.name, fetchImpl?: typeof fetch, requireActiveVersion?: boolean) =>
     stepsOf(
       { coder: new CoderClient({ url: sim.url, token: sim.token, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...(fetchImpl ? { fetchImpl } : {}) }), blobs: createFileBlobStore({ dir: '/nonexistent-never-written' }), notifier: { notify: async () => undefined } },
       { checkGivenVersion: makeCheckGivenVersion },
-    ).checkGivenVersion({ organization: 'coder', template, versionId });
+    ).checkGivenVersion({ organization: 'coder', template, versionId, ...(requireActiveVersion !== undefined ? { requireActiveVersion } : {}) });
   const refusal = (text: string) => `fleet of template coder/${sim.template.name} refused before any change: ${text}`;
 
   it("passes the template's own migrated version", async () => {
     await expect(check(v1)).resolves.toBeUndefined();
+  });
+
+  it("with the fleet's require-active-version lock, refuses a _v1 version that is not the active one (Coder's autostart would build migrated states on the old one), and passes it once promoted", async () => {
+    await expect(check(v1, sim.template.name, undefined, true)).rejects.toMatchObject({
+      type: FailureType.refused,
+      nonRetryable: true,
+      message: expect.stringMatching(/refused before any change: template version \S+ \(\S+\) is not the template's active version \(\S+ is\), and the fleet makes the template require its active version: .*destroy its PVC\. Promote the version first .*--no-require-active-version$/),
+    });
+    await expect(check(v1, sim.template.name, undefined, false)).resolves.toBeUndefined();
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const before = sim.template.activeVersionId;
+    await coder.promoteTemplateVersion(sim.template.id, v1);
+    try {
+      await expect(check(v1, sim.template.name, undefined, true)).resolves.toBeUndefined();
+    } finally {
+      await coder.promoteTemplateVersion(sim.template.id, before);
+    }
   });
 
   it("refuses the template's old version, final, naming the template, the version and the old types it still declares", async () => {

@@ -1,5 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { startFleet } from '../../src/client/fleet';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { TemplateMigrationResult } from '../../src/contracts/migrate-template';
 import { api, waitForBuild } from '../sim/helpers';
@@ -44,7 +45,7 @@ async function stopAndSchedule(env: MigrationEnv, id: string, owner: string, aut
 }
 
 /** Coder's lifecycle executor, now, for this workspace only; waits for the build it made. */
-async function autostart(env: MigrationEnv, id: string): Promise<{ build_number: number; template_version_id: string; job: { status: string } } | undefined> {
+async function autostart(env: MigrationEnv, id: string): Promise<{ build_number: number; transition: string; template_version_id: string; job: { status: string } } | undefined> {
   const before = (await env.coder.workspace(id)).latest_build.build_number;
   expect((await api(env.sim, 'POST', '/sim/lifecycle/tick', { json: { force: true, workspace_ids: [id] } })).status).toBe(200);
   const latest = (await env.coder.workspace(id)).latest_build;
@@ -119,5 +120,41 @@ describe('a target version that is not the active one, and Coder building on the
     expect(started?.job.status).toBe('succeeded');
     expect(pvcOf(env, ws.id)?.uid).toBe(uid);
     expect(await v1StatesUnderOldVersions(env, ws.id, new Set([targetVersionId]))).toEqual([]);
+  }, 180_000);
+
+  it("a fleet given the pushed, not promoted version is refused before it makes the template require its (old) active version", async () => {
+    // The workspace migrated onto the pushed version by hand above (README step 2): stopped again, with its schedule.
+    const ws = env.sim.workspaces()[2];
+    await stopAndSchedule(env, ws.id, ws.owner, false);
+    expect((await env.coder.workspace(ws.id)).latest_build.template_version_id).toBe(targetVersionId);
+    const uid = pvcOf(env, ws.id)?.uid;
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, filters: { exclude: [`${ws.owner}/${ws.name}`] }, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const ended = handle.result().then(
+      () => ({ ok: true as const }),
+      (err: unknown) => ({ ok: false as const, cause: (err as WorkflowFailedError).cause as { type?: string; message?: string } | undefined }),
+    );
+    // Until the fleet ends, or the template reads back require_active_version (its lock).
+    let locked = false;
+    for (let i = 0; i < 300 && !locked; i++) {
+      const done = await Promise.race([ended, new Promise((r) => setTimeout(() => r(undefined), 100))]);
+      if (done) break;
+      locked = (await env.coder.template(env.sim.template.id)).require_active_version === true;
+    }
+    // Coder's next autostart of the migrated workspace.
+    const started = await autostart(env, ws.id);
+    if (!(await Promise.race([ended.then(() => true), new Promise((r) => setTimeout(() => r(false), 5_000))]))) await handle.terminate('test over');
+    expect(started?.transition ?? 'start').toBe('start');
+    expect(env.sim.cluster.pvcLosses().filter((l) => l.workspace === ws.id)).toEqual([]);
+    expect(pvcOf(env, ws.id)?.uid).toBe(uid);
+    expect(await v1StatesUnderOldVersions(env, ws.id, new Set([targetVersionId]))).toEqual([]);
+    expect(locked).toBe(false);
+    const out = await ended;
+    expect(out.ok).toBe(false);
+    expect(out.ok ? undefined : out.cause?.type).toBe('WsmigrateRefused');
+    expect(out.ok ? '' : out.cause?.message).toMatch(/not the template's active version.*promote/s);
   }, 180_000);
 });
