@@ -3,7 +3,7 @@ import { startTemplateMigration, startWorkspaceMigration } from '../../src/clien
 import { startFleet } from '../../src/client/fleet';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { TemplateMigrationResult } from '../../src/contracts/migrate-template';
-import { api, waitForBuild } from '../sim/helpers';
+import { api, fixtureSource, pushTemplateVersion, waitForBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 /**
@@ -156,5 +156,51 @@ describe('a target version that is not the active one, and Coder building on the
     expect(out.ok).toBe(false);
     expect(out.ok ? undefined : out.cause?.type).toBe('WsmigrateRefused');
     expect(out.ok ? '' : out.cause?.message).toMatch(/not the template's active version.*promote/s);
+  }, 180_000);
+});
+
+describe('an active _v1 version pushed by hand without guard blocks, and the fleet\'s require-active-version lock', () => {
+  let env: MigrationEnv;
+  let unguarded: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, buildLatencyMs: 20 });
+    await env.startWorker();
+    // `coder templates push` of a _v1 template by hand: no removed{} guard for the old PVC address; promoted.
+    unguarded = (await pushTemplateVersion(env.sim, fixtureSource('template-v1'), { promote: true })).id;
+    expect(env.sim.template.activeVersionId).toBe(unguarded);
+  }, 120_000);
+  afterAll(async () => env?.close());
+
+  it('the fleet is refused before it switches the lock on, so a workspace not yet migrated is still autostarted on its own (old) version', async () => {
+    // A workspace of a later batch (excluded here): stopped, not migrated, with an autostart schedule.
+    const ws = env.sim.workspaces()[0];
+    await stopAndSchedule(env, ws.id, ws.owner, false);
+    const oldVersion = (await env.coder.workspace(ws.id)).latest_build.template_version_id;
+    expect(oldVersion).not.toBe(unguarded);
+    const uid = pvcOf(env, ws.id)?.uid;
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId: unguarded, canary: 0, concurrency: 1, filters: { exclude: [`${ws.owner}/${ws.name}`] }, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const ended = handle.result().then(
+      () => ({ ok: true as const }),
+      (err: unknown) => ({ ok: false as const, cause: (err as WorkflowFailedError).cause as { type?: string; message?: string } | undefined }),
+    );
+    let locked = false;
+    for (let i = 0; i < 300 && !locked; i++) {
+      const done = await Promise.race([ended, new Promise((r) => setTimeout(() => r(undefined), 100))]);
+      if (done) break;
+      locked = (await env.coder.template(env.sim.template.id)).require_active_version === true;
+    }
+    const started = await autostart(env, ws.id);
+    if (!(await Promise.race([ended.then(() => true), new Promise((r) => setTimeout(() => r(false), 5_000))]))) await handle.terminate('test over');
+    expect(env.sim.cluster.pvcLosses().filter((l) => l.workspace === ws.id)).toEqual([]);
+    expect(pvcOf(env, ws.id)?.uid).toBe(uid);
+    expect(started?.template_version_id).toBe(oldVersion);
+    expect(locked).toBe(false);
+    const out = await ended;
+    expect(out.ok ? undefined : out.cause?.type).toBe('WsmigrateRefused');
+    expect(out.ok ? '' : out.cause?.message).toMatch(/no removed \{\} guard .*kubernetes_persistent_volume_claim\.home/);
   }, 180_000);
 });
