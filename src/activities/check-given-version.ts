@@ -7,6 +7,8 @@ export interface CheckGivenVersionInput {
   organization: string;
   template: string;
   versionId: string;
+  /** The fleet will make the template require its active version (so the given version must be the active one). */
+  requireActiveVersion?: boolean;
 }
 
 /**
@@ -19,7 +21,7 @@ export function makeCheckGivenVersion({ coder }: ActivityDeps) {
     const subject = `template ${input.organization}/${input.template}`;
     const template = await coderStep('check version', subject, () => coder.templateByName(input.organization, input.template));
     const problem = await coderStep('check version', subject, () =>
-      givenVersionProblem(coder, { id: template.id, organization: input.organization, name: input.template }, input.versionId),
+      givenVersionProblem(coder, { id: template.id, organization: input.organization, name: input.template }, input.versionId, input.requireActiveVersion ? { activeVersionId: template.active_version_id } : undefined),
     );
     if (!problem) return;
     throw ApplicationFailure.create({

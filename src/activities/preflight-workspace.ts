@@ -17,6 +17,7 @@ import { parameterRefusals, sameParameterRules } from '../domain/build-parameter
 import { describeIdentityChanges, parseRootConfig, persistentIdentityChanges } from '../domain/claim-identity';
 import { sensitiveValuesFor } from './push-template-version';
 import { variableChanges } from '../domain/version-settings';
+import { startsOnAnotherActiveVersion } from '../domain/active-version-starts';
 
 export interface WorkspacePreflightInput {
   owner: string;
@@ -129,6 +130,8 @@ export function makePreflightWorkspace(
     if (stillOld.length > 0) {
       throw refuse(step, subject, `template version ${target.name} still declares ${stillOld.slice(0, 5).join(', ')} with the deprecated type, so it is not a migrated version; pass --version the id 'wsmigrate migrate template' printed (its result's versionId)`);
     }
+    const activeHazard = summary.renameable.length + summary.needsImport.length > 0 ? startsOnAnotherActiveVersion(ws, input.targetVersionId) : undefined;
+    if (activeHazard) throw refuse(step, subject, activeHazard);
     // A state already migrated, and a version that declares the old types of its _v1 entries: every
     // build of it destroys the volumes. The guard would deny it after the stop (downtime for nothing,
     // and recover would call the workspace "unmigrated"): say so before anything stops.

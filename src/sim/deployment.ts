@@ -539,7 +539,7 @@ export class SimDeployment {
    * no authorization, on the previous build's version, or on the active one for a start when the
    * template requires it (Premium) or the workspace updates automatically (useActiveVersion).
    */
-  autobuild(ws: WorkspaceRecord, transition: 'start' | 'stop', reason: 'autostart' | 'autostop'): BuildRecord {
+  autobuild(ws: WorkspaceRecord, transition: 'start' | 'stop', reason: 'autostart' | 'autostop' | 'dormancy'): BuildRecord {
     const template = this.template(ws.templateId);
     const owner = this.userById(ws.ownerId);
     if (!template || !owner) throw new Error(`simulator invariant: workspace ${ws.name} has no template or owner`);

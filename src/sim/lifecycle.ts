@@ -23,20 +23,22 @@ export interface LifecycleTickOptions {
   workspaceIds?: readonly string[];
 }
 
-type Due = { transition: 'start' | 'stop'; reason: 'autostart' | 'autostop' } | undefined;
+type Due = { transition: 'start' | 'stop' | undefined; reason: 'autostart' | 'autostop' | 'dormancy' } | undefined;
 
 /**
- * getNextTransition in coderd/autobuild/lifecycle_executor.go, for the transitions the simulator
- * models: autostop (a start past its deadline), autostart (a stop whose schedule has come round since
- * it was built), and the failed-build cleanup (failure_ttl). Making a workspace dormant on its own
- * (time_til_dormant) and auto-delete are not modelled; a dormant one (PUT …/dormant) is never autostarted.
+ * getNextTransition in coderd/autobuild/lifecycle_executor.go, in its order: autostop (a start past its
+ * deadline; never a dormant workspace), autostart (a stop whose schedule has come round since it was
+ * built; never a dormant workspace), the failed-build cleanup (failure_ttl: a stop), then dormancy
+ * (time_til_dormant since last_used_at: a stop of a started workspace with reason "dormancy", or no
+ * build at all for a stopped one; either way the workspace is made dormant, UpdateWorkspaceDormantDeletingAt).
+ * Not modelled: the auto-delete of a dormant workspace (time_til_dormant_autodelete) and suspended owners.
  */
 function dueTransition(d: SimDeployment, ws: WorkspaceRecord, tick: Date, force: boolean): Due {
   const latest = d.latestBuild(ws);
   const template = d.template(ws.templateId);
   const failed = latest.job.status === 'failed';
   // isEligibleForAutostop
-  if (!failed && latest.transition === 'start' && latest.deadline !== undefined && (force || tick.getTime() >= Date.parse(latest.deadline))) {
+  if (!failed && ws.dormantAt === undefined && latest.transition === 'start' && latest.deadline !== undefined && (force || tick.getTime() >= Date.parse(latest.deadline))) {
     return { transition: 'stop', reason: 'autostop' };
   }
   // isEligibleForAutostart: the next scheduled time after the stop build was created has passed; never a dormant workspace.
@@ -49,6 +51,11 @@ function dueTransition(d: SimDeployment, ws: WorkspaceRecord, tick: Date, force:
   const failureTtl = template?.meta.failureTtlMs ?? 0;
   if (failed && failureTtl > 0 && latest.transition !== 'delete' && latest.job.completedAt && tick.getTime() - Date.parse(latest.job.completedAt) > failureTtl) {
     return { transition: 'stop', reason: 'autostop' };
+  }
+  // isEligibleForDormantStop: "Only stop started workspaces", whatever their job's status; a stopped one is only made dormant.
+  const timeTilDormant = template?.meta.timeTilDormantMs ?? 0;
+  if (ws.dormantAt === undefined && timeTilDormant > 0 && tick.getTime() - Date.parse(ws.lastUsedAt) > timeTilDormant) {
+    return { transition: latest.transition === 'start' ? 'stop' : undefined, reason: 'dormancy' };
   }
   return undefined;
 }
@@ -70,8 +77,10 @@ export function runLifecycleTick(d: SimDeployment, at: Date, opts: LifecycleTick
     }
     if (!due) continue;
     try {
-      d.autobuild(ws, due.transition, due.reason);
-      result.transitions[ws.id] = due.transition;
+      if (due.transition) d.autobuild(ws, due.transition, due.reason);
+      // Made dormant in the same transaction as its build: not when the build was refused.
+      if (due.reason === 'dormancy') ws.dormantAt = d.now();
+      if (due.transition) result.transitions[ws.id] = due.transition;
     } catch (err) {
       // The executor logs and moves on; a 409 (a build already active) is the usual one.
       result.errors[ws.id] = err instanceof ApiError ? `${err.status} ${err.message}` : err instanceof Error ? err.message : String(err);

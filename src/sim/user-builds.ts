@@ -1,5 +1,6 @@
+import { ApiError } from './api-error';
 import type { SimDeployment } from './deployment';
-import { ACTIVE_JOB_STATUSES, type BuildRecord } from './model';
+import { ACTIVE_JOB_STATUSES, type BuildRecord, type User, type WorkspaceRecord } from './model';
 
 export interface UserBuildStreamOptions {
   /** One build every this many ms (default 2000). */
@@ -19,9 +20,10 @@ export interface UserBuildStats {
 }
 
 /**
- * Users pressing Start and Stop on their own workspaces, a steady stream: each tick one owner builds
- * one of their idle workspaces (stop if it runs, start if not) on its previous build's version, as
- * `coder stop`/`coder start` do. Their jobs share the daemons' queue with everyone else's.
+ * Users running `coder start` and `coder stop` on their own workspaces, a steady stream: each tick one
+ * owner builds one of their idle workspaces (stop if it runs, start if not) on its previous build's
+ * version, and a start that the template's require-active-version refuses again on the active version,
+ * as cli/start.go does. Their jobs share the daemons' queue with everyone else's.
  */
 export class UserBuildStream {
   private readonly builds: BuildRecord[] = [];
@@ -70,12 +72,27 @@ export class UserBuildStream {
     const latest = d.latestBuild(ws);
     const transition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'stop' : 'start';
     try {
-      const build = d.createBuild(owner, ws, { transition, reason: 'dashboard' });
+      const build = this.userBuild(ws, owner, transition);
       this.builds.push(build);
       return build;
     } catch {
       // A refusal (a build that just started, a version now archived) is what a user would see and retry later.
       return undefined;
+    }
+  }
+
+  /**
+   * `coder start` (cli/start.go): a start on the previous build's version first; a 403 (the template
+   * requires its active version, Premium) makes it start again at once with the ACTIVE version
+   * (WorkspaceUpdate), carrying the latest state like any build.
+   */
+  private userBuild(ws: WorkspaceRecord, owner: User, transition: 'start' | 'stop'): BuildRecord {
+    try {
+      return this.d.createBuild(owner, ws, { transition, reason: 'cli' });
+    } catch (err) {
+      const template = this.d.template(ws.templateId);
+      if (transition !== 'start' || !(err instanceof ApiError) || err.status !== 403 || !template) throw err;
+      return this.d.createBuild(owner, ws, { transition, reason: 'cli', templateVersionId: template.activeVersionId });
     }
   }
 }

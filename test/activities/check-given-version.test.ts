@@ -15,22 +15,50 @@ import { fixtureSource, pushTemplateVersion } from '../sim/helpers';
 describe('checkGivenVersion: the fleet accepts only an imported _v1 version of its own template', () => {
   let sim: CoderSimulator;
   let v1: string;
+  let guarded: string;
   let broken: string;
   beforeAll(async () => {
     sim = await startSimulator({ workspaces: 1, buildLatencyMs: 5, moreTemplates: [{ name: 'team-tools', workspaces: 1, versioned: true }] });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
+    guarded = (await pushTemplateVersion(sim, fixtureSource('template-v1-guard'))).id;
     broken = (await pushTemplateVersion(sim, fixtureSource('template-broken'))).id;
   });
   afterAll(() => sim.close());
-  const check = (versionId: string, template = sim.template.name, fetchImpl?: typeof fetch) =>
+  const check = (versionId: string, template = sim.template.name, fetchImpl?: typeof fetch, requireActiveVersion?: boolean) =>
     stepsOf(
       { coder: new CoderClient({ url: sim.url, token: sim.token, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...(fetchImpl ? { fetchImpl } : {}) }), blobs: createFileBlobStore({ dir: '/nonexistent-never-written' }), notifier: { notify: async () => undefined } },
       { checkGivenVersion: makeCheckGivenVersion },
-    ).checkGivenVersion({ organization: 'coder', template, versionId });
+    ).checkGivenVersion({ organization: 'coder', template, versionId, ...(requireActiveVersion !== undefined ? { requireActiveVersion } : {}) });
   const refusal = (text: string) => `fleet of template coder/${sim.template.name} refused before any change: ${text}`;
 
   it("passes the template's own migrated version", async () => {
     await expect(check(v1)).resolves.toBeUndefined();
+  });
+
+  it("with the fleet's require-active-version lock, refuses a _v1 version that is not the active one (Coder's autostart would build migrated states on the old one), or an active one without guard blocks (it would build old states on it)", async () => {
+    await expect(check(v1, sim.template.name, undefined, true)).rejects.toMatchObject({
+      type: FailureType.refused,
+      nonRetryable: true,
+      message: expect.stringMatching(/refused before any change: template version \S+ \(\S+\) is not the template's active version \(\S+ is\), and the fleet makes the template require its active version: .*destroy its PVC\. Promote the version first .*--no-require-active-version$/),
+    });
+    await expect(check(v1, sim.template.name, undefined, false)).resolves.toBeUndefined();
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const before = sim.template.activeVersionId;
+    await coder.promoteTemplateVersion(sim.template.id, guarded);
+    try {
+      await expect(check(guarded, sim.template.name, undefined, true)).resolves.toBeUndefined();
+      // Active, but with no removed{destroy=false} for the PVC's old address: every autostart of a workspace
+      // not yet migrated would destroy its PVC on it once the template requires it.
+      await coder.promoteTemplateVersion(sim.template.id, v1);
+      await expect(check(v1, sim.template.name, undefined, true)).rejects.toMatchObject({
+        type: FailureType.refused,
+        nonRetryable: true,
+        message: expect.stringMatching(/has no removed \{\} guard \(lifecycle \{ destroy = false \}\) for kubernetes_persistent_volume_claim\.home, and the fleet makes the template require its active version: .*--no-require-active-version$/),
+      });
+      await expect(check(v1, sim.template.name, undefined, false)).resolves.toBeUndefined();
+    } finally {
+      await coder.promoteTemplateVersion(sim.template.id, before);
+    }
   });
 
   it("refuses the template's old version, final, naming the template, the version and the old types it still declares", async () => {

@@ -112,6 +112,31 @@ describe('simulator: the lifecycle executor', () => {
     }
   });
 
+  test('dormancy (time_til_dormant): a running workspace is stopped on its previous version, reason dormancy, and made dormant; a stopped one is only made dormant; a dormant one is never autostopped', async () => {
+    const [running, stopped] = sim.workspaces();
+    await startBuild(sim, stopped!.id, { transition: 'stop' });
+    expect((await put(running!.id, 'ttl', { ttl_ms: 3_600_000 }, sim.tokenOf(running!.owner))).status).toBe(204);
+    const t = (await api<Record<string, unknown>>(sim, 'GET', `/templates/${sim.template.id}`)).body;
+    expect((await api(sim, 'PATCH', `/templates/${sim.template.id}`, { json: { ...t, time_til_dormant_ms: 7 * 86_400_000 } })).status).toBe(200);
+    const before = await latest(running!.id);
+    // A day short of the threshold: nothing.
+    expect(sim.lifecycleTick(new Date(Date.now() + 6 * 86_400_000), { workspaceIds: [running!.id, stopped!.id] }).transitions).toEqual({});
+    const fired = sim.lifecycleTick(new Date(Date.now() + 8 * 86_400_000), { workspaceIds: [running!.id, stopped!.id] });
+    expect(fired.transitions).toEqual({ [running!.id]: 'stop' });
+    const stop = await latest(running!.id);
+    expect(stop).toMatchObject({ transition: 'stop', reason: 'dormancy', template_version_id: before.template_version_id, build_number: before.build_number + 1 });
+    await waitForBuild(sim, stop.id);
+    for (const id of [running!.id, stopped!.id]) expect((await api<{ dormant_at: string | null }>(sim, 'GET', `/workspaces/${id}`)).body.dormant_at).not.toBeNull();
+    // Dormant: no second dormancy, no autostart, no autostop even when forced.
+    expect(sim.lifecycleTick(new Date(Date.now() + 9 * 86_400_000), { force: true, workspaceIds: [running!.id, stopped!.id] }).transitions).toEqual({});
+    // Made active, started (a deadline from its ttl), made dormant by hand: isEligibleForAutostop skips it too.
+    expect((await api(sim, 'PUT', `/workspaces/${running!.id}/dormant`, { json: { dormant: false } })).status).toBe(200);
+    await startBuild(sim, running!.id, { transition: 'start' });
+    expect((await latest(running!.id)).deadline).not.toBeNull();
+    expect((await api(sim, 'PUT', `/workspaces/${running!.id}/dormant`, { json: { dormant: true } })).status).toBe(200);
+    expect(sim.lifecycleTick(new Date(Date.now() + 2 * 3_600_000), { force: true, workspaceIds: [running!.id] }).transitions).toEqual({});
+  });
+
   test('the settings routes refuse bad values naming the field, and need update on the workspace', async () => {
     const ws = sim.workspaces()[0]!;
     const bad = await put(ws.id, 'autostart', { schedule: 'CRON_TZ=UTC 0 9 1 * *' });

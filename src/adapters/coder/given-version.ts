@@ -1,4 +1,5 @@
 import { deprecatedTypesIn } from '../../domain/template-deprecations';
+import { unguardedProtected } from '../../domain/unguarded-protected';
 import { isTerraformSource, readTar } from '../template-tar';
 import type { CoderClient } from './client';
 import { isCoderApiError } from './errors';
@@ -21,6 +22,13 @@ export async function givenVersionProblem(
   coder: Pick<CoderClient, 'templateVersion' | 'downloadFile'>,
   template: { id: string; organization: string; name: string },
   versionId: string,
+  /**
+   * The fleet will make the template require its active version: Coder then autostarts every workspace
+   * on the ACTIVE version (coderd/autobuild/lifecycle_executor.go useActiveVersion), carrying its latest
+   * state. A given version that is not the active one would have every migrated workspace autostarted
+   * with its _v1 state on the old version.
+   */
+  lock?: { activeVersionId: string },
 ): Promise<GivenVersionProblem | undefined> {
   let version;
   try {
@@ -43,6 +51,27 @@ export async function givenVersionProblem(
     return {
       unknown: false,
       text: `${named} still declares ${deprecated.join(', ')}: it is not a migrated version, and every workspace already on it would be skipped as done; ${WHAT_TO_DO}`,
+    };
+  }
+  if (lock && lock.activeVersionId !== versionId) {
+    return {
+      unknown: false,
+      text:
+        `${named} is not the template's active version (${lock.activeVersionId} is), and the fleet makes the template require its active version: ` +
+        "Coder's autostart would then start every migrated workspace on the old active version with its _v1 state and destroy its PVC. " +
+        "Promote the version first ('coder templates versions promote', or 'wsmigrate migrate template' without --no-promote), or start the fleet with --no-require-active-version",
+    };
+  }
+  // Active, and about to be required: Coder then autostarts every workspace not yet migrated on it,
+  // with its old state. Without a removed{destroy=false} guard, Terraform destroys the old PVC there.
+  const unguarded = lock ? unguardedProtected(files) : [];
+  if (unguarded.length > 0) {
+    return {
+      unknown: false,
+      text:
+        `${named} has no removed {} guard (lifecycle { destroy = false }) for ${unguarded.slice(0, 5).join(', ')}, and the fleet makes the template require its active version: ` +
+        "Coder's autostart would then start every workspace not yet migrated on it with its old state, and Terraform would destroy its PVC. " +
+        "Push the version 'wsmigrate migrate template' writes (it adds wsmigrate_guards.tf) and pass its id, or start the fleet with --no-require-active-version",
     };
   }
   return undefined;
