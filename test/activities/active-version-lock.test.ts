@@ -41,6 +41,18 @@ describe("the fleet's hold on old versions (require_active_version)", () => {
     expect(await blobs.list()).toEqual([]);
   });
 
+  it("declines while the fleet's target is not the active version: the setting stays off, no mark, the reason names both versions", async () => {
+    const { sim, deps, input } = await depsFor(true);
+    const notActive = '00000000-0000-4000-8000-0000000000aa';
+    const lock = await makeRequireActiveVersion(deps)({ ...input, targetVersionId: notActive });
+    expect(lock).toMatchObject({ state: 'declined' });
+    expect(lock.state === 'declined' ? lock.reason : '').toContain(`${notActive} is not the template's active version (${sim.template.activeVersionId})`);
+    expect(await setting(sim)).toBe(false);
+    expect(await blobs.list()).toEqual([]);
+    // Its target active: the same call switches it on.
+    expect(await makeRequireActiveVersion(deps)({ ...input, targetVersionId: sim.template.activeVersionId })).toEqual({ state: 'switched-on' });
+  });
+
   it("leaves the operator's own setting on: no mark, no switch-off", async () => {
     const { sim, deps, input } = await depsFor(true);
     await new CoderClient({ url: sim.url, token: sim.token }).setTemplateRequireActiveVersion(sim.template.id, true);

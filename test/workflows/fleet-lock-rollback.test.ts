@@ -1,3 +1,4 @@
+import { WorkflowFailedError } from '@temporalio/client';
 import { CoderClient } from '../../src/adapters/coder';
 import { startFleet } from '../../src/client/fleet';
 import { fleetProgressQuery, type FleetProgress } from '../../src/contracts/migrate-fleet';
@@ -130,7 +131,9 @@ describe('an old version promoted again while a fleet runs on a Coder without Pr
 /**
  * A fleet started with --version of a _v1 version that is not (or no longer) the active one, on
  * Premium: switching require_active_version on would make Coder's autostart and members' starts build
- * the active, old version on every workspace the fleet migrates. The fleet must leave it off and say why.
+ * the active, old version on every workspace the fleet migrates. The fleet is refused before it
+ * migrates anything or touches the setting (checkGivenVersion); the lock's own 'declined' answer stays
+ * behind it for an active version that changes between that check and the lock.
  */
 describe('a fleet whose target is not the active version does not switch require_active_version on', () => {
   let env: MigrationEnv;
@@ -144,20 +147,22 @@ describe('a fleet whose target is not the active version does not switch require
   });
   afterAll(async () => env?.close());
 
-  it('leaves it off while the canary waits at its gate, and its note says why', async () => {
+  it('is refused before any workspace or the setting is touched, saying to promote the version first', async () => {
+    const buildsBefore = await Promise.all(env.sim.workspaces().map(async (w) => (await env.coder.workspace(w.id)).latest_build.id));
     const handle = await startFleet(
       env.t.client,
       { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 1, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
       { taskQueue: env.taskQueue },
     );
-    const atGate = await until('the fleet-continue gate', async () => {
-      const p = await handle.query(fleetProgressQuery);
-      return p.pendingApproval?.gateId === 'fleet-continue' ? p : undefined;
-    });
-    expect(atGate?.counts.migrated).toBe(1);
+    const cause = await handle.result().then(
+      () => undefined,
+      (err: unknown) => (err as WorkflowFailedError).cause as { type?: string; message?: string } | undefined,
+    );
+    expect(cause?.type).toBe('WsmigrateRefused');
+    expect(cause?.message).toContain(`is not the template's active version (${env.sim.template.originalVersionId} is)`);
+    expect(cause?.message).toContain('--no-require-active-version');
     expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
-    expect(atGate?.note).toContain(`wsmigrate left 'require active version' off on template coder/${env.sim.template.name}`);
-    expect(atGate?.note).toContain(`the fleet's target version ${targetVersionId} is not the template's active version (${env.sim.template.originalVersionId})`);
-    await handle.cancel();
+    const buildsAfter = await Promise.all(env.sim.workspaces().map(async (w) => (await env.coder.workspace(w.id)).latest_build.id));
+    expect(buildsAfter).toEqual(buildsBefore);
   });
 });
