@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { joinSentences } from '../domain/sentences';
 
 /** How a run's pending workflow task looks in `describe` (raw). */
 export interface PendingWorkflowTask {
@@ -27,5 +28,8 @@ export async function failingWorkflowTask(client: Client, workflowId: string, pe
 /** The `waiting on:` line for it: what fails, and that fixing the worker resumes the run where it stopped. */
 export function failingWorkflowTaskText(f: { attempt: number; message: string }, polling: readonly string[]): string {
   const who = polling.length ? ` (${polling.join(', ')})` : '';
-  return `the worker${who} fails this run's workflow task (attempt ${f.attempt}), so the run moves no further and answers no status query: ${f.message}. Fix that worker (or start one that can run it); the run resumes where it stopped`;
+  return joinSentences(
+    `the worker${who} fails this run's workflow task (attempt ${f.attempt}), so the run moves no further and answers no status query: ${f.message}`,
+    'Fix that worker (or start one that can run it); the run resumes where it stopped',
+  );
 }
