@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { WsmigrateActivities } from '../../src/activities';
-import { createDataConverter } from '../../src/adapters/temporal/data-converter';
+import { workerDataConverter } from '../../src/adapters/temporal/data-converter';
 import { decide } from '../../src/client/approvals';
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import { runStatus } from '../../src/client/run-status';
@@ -25,7 +25,8 @@ describe('status of a run whose worker fails its workflow tasks (another encrypt
       connection: env.t.nativeConnection,
       namespace: env.t.namespace,
       taskQueue: env.taskQueue,
-      dataConverter: createDataConverter(randomBytes(32)),
+      // The converter runWorker gives a worker: its decrypt error names the worker, not "this process".
+      dataConverter: workerDataConverter(randomBytes(32)),
       activities: {} as WsmigrateActivities,
     });
     const running = worker.run();
@@ -52,7 +53,8 @@ describe('status of a run whose worker fails its workflow tasks (another encrypt
     expect(Date.now() - started).toBeLessThan(10_000);
     const text = (s.waitingOn ?? []).join('\n');
     expect(text).toMatch(/fails this run's workflow task \(attempt \d+\), so the run moves no further/);
-    expect(text).toMatch(/cannot decrypt a Temporal payload encrypted with key id [0-9a-f]+: this process has key id [0-9a-f]+/);
+    expect(text).toMatch(/cannot decrypt a Temporal payload encrypted with key id [0-9a-f]+: the worker has key id [0-9a-f]+\. Give the client and the worker the same WSMIGRATE_ENCRYPTION_KEY/);
+    expect(text).not.toContain('this process');
     expect(text).not.toContain("no worker answered");
     // An approval meanwhile says why it cannot be taken and where the worker's error is.
     await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' })).rejects.toThrow(
