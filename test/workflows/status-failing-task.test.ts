@@ -20,7 +20,7 @@ describe('status of a run whose worker fails its workflow tasks (another encrypt
   let env: MigrationEnv;
   let stopWorker: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 1 }, { encryptionKey: randomBytes(32) });
+    env = await createMigrationEnv({ workspaces: 2 }, { encryptionKey: randomBytes(32) });
     const worker = await createWsmigrateWorker({
       connection: env.t.nativeConnection,
       namespace: env.t.namespace,
@@ -60,6 +60,42 @@ describe('status of a run whose worker fails its workflow tasks (another encrypt
     await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' })).rejects.toThrow(
       `approve not sent: ${handle.workflowId} takes no approval now, because its worker fails the run's workflow task`,
     );
+    // Temporal retries it on its own; status says so and roughly when (attempt 2's timeout: 10 s after it started).
+    expect(text).toMatch(/Temporal retries it by itself: attempt \d+ started at \S+ and the next is given to a worker (at about \S+ \(in about \d+s\)|any moment now)/);
+    expect(text).toContain("Do not 'temporal workflow reset' to hurry it");
     await handle.terminate('test over');
+  });
+
+  it('after the key is fixed, status keeps the recorded error but says when the next attempt comes, and the run moves on then, not sooner', async () => {
+    const ws = env.sim.workspaces()[1];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'all', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    // Past the third attempt the server adds a backoff (5 s at attempt 4) to each attempt's timeout.
+    await waitFor(async () => ((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) >= 4, 90_000);
+    const s = await runStatus(env.t.client, handle.workflowId);
+    const text = (s.waitingOn ?? []).join('\n');
+    // The worker is fixed: the wrong-key one stops, one with the run's key starts; status still shows the recorded error.
+    await stopWorker?.();
+    stopWorker = undefined;
+    await env.startWorker();
+    expect(((await runStatus(env.t.client, handle.workflowId)).waitingOn ?? []).join('\n')).toContain('cannot decrypt a Temporal payload');
+    expect(text).toMatch(/the error Temporal recorded at \S+; it keeps only the first failed attempt's, so it shows until an attempt succeeds\): cannot decrypt a Temporal payload/);
+    const due = /attempt (\d+) started at (\S+) and the next is given to a worker at about (\S+) \(in about/.exec(text);
+    expect(due).not.toBeNull();
+    const [attempt, startedAt, dueAt] = [Number(due![1]), Date.parse(due![2]), Date.parse(due![3])];
+    expect(attempt).toBeGreaterThanOrEqual(4);
+    // The fixed worker does not hurry it: the run moves on at the attempt status named.
+    await waitFor(async () => (await handle.describe()).raw.pendingWorkflowTask == null || ((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) === 1, 120_000);
+    const movedAt = Date.now();
+    const backoff = 5_000 * 2 ** (attempt - 4);
+    expect(movedAt).toBeGreaterThanOrEqual(dueAt - backoff / 5 - 1_000);
+    expect(movedAt).toBeLessThanOrEqual(dueAt + 5_000);
+    expect(dueAt - startedAt).toBe(10_000 + backoff);
+    // Once an attempt succeeds, status shows the run again, not the old error.
+    await waitFor(async () => !((await runStatus(env.t.client, handle.workflowId)).waitingOn ?? []).join('\n').includes('cannot decrypt'), 30_000);
+    if ((await handle.describe()).status.name === 'RUNNING') await handle.terminate('test over');
   });
 });
