@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { BlobRefError } from '../domain/blob-ref';
 import { BlobNotFoundError, BlobStoreAccessError, BlobStoreUnavailableError, BlobUnreadableError } from '../adapters/blob-store';
 import { FailureType } from '../domain/failure-types';
+import { joinSentences, withAside } from '../domain/sentences';
 
 /**
  * How many attempts a step gives a store that is down or a blob that is not there. A few, because
@@ -37,11 +38,12 @@ export async function blobStep<T>(step: string, subject: string, fn: () => Promi
   try {
     return await fn();
   } catch (err) {
-    const message = (why: string) => `${step} failed for ${subject}: ${why}${hint ? `. ${hint}` : ''}`;
+    // The store's message may end with a full stop of its own (a store elsewhere ends "…read every backup."): one stop, never two.
+    const message = (why: string) => `${step} failed for ${subject}: ${joinSentences(why, hint)}`;
     if (err instanceof BlobNotFoundError || err instanceof BlobStoreUnavailableError) {
       const final = attempt() >= BLOB_STEP_ATTEMPTS;
       throw ApplicationFailure.create({
-        message: message(final ? `${err.message} (gave up after ${BLOB_STEP_ATTEMPTS} attempts)` : err.message),
+        message: message(final ? withAside(err.message, `gave up after ${BLOB_STEP_ATTEMPTS} attempts`) : err.message),
         type: FailureType.blobUnavailable,
         nonRetryable: final,
         details: [{ store: err.location, key: err.key }],

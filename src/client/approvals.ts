@@ -1,5 +1,6 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
+import { joinSentences } from '../domain/sentences';
 import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy';
 import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../contracts/approval';
 import { WsmigratePendingApproval } from '../contracts/search-attributes';
@@ -35,8 +36,10 @@ export async function decide(client: Client, workflowId: string, decision: 'appr
     .catch(() => undefined);
   if (failing) {
     throw new Error(
-      `${decision} not sent: ${workflowId} takes no approval now, because its worker fails the run's workflow task (attempt ${failing.attempt}): ${failing.message}. ` +
+      joinSentences(
+        `${decision} not sent: ${workflowId} takes no approval now, because its worker fails the run's workflow task (attempt ${failing.attempt}): ${failing.message}`,
         `Fix the worker, then ${decision} again once Temporal has retried the task ('wsmigrate status ${workflowId}' says when it moves again)`,
+      ),
     );
   }
   return decideOnce(client, workflowId, decision, opts);

@@ -1,6 +1,7 @@
 import { isCoderApiError, type CoderClient, type Workspace } from '../adapters/coder';
 import { DEFAULT_HEALTH_DEPTH, readWorkspaceHealth } from '../adapters/coder/read-workspace-health';
 import { isTerraformSource, readTar } from '../adapters/template-tar';
+import { dormantNote, type DormantNote } from '../domain/dormancy';
 import { isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
 import type { LossKind } from '../domain/protected-loss';
 import { templateProtection } from '../domain/template-protection';
@@ -16,6 +17,8 @@ export interface ScanRow {
   latestBuild: { number: number; transition: string; status: string; job: string };
   /** For `damaged`: what was lost, how, and by which build. */
   damaged?: { since: number; losses: { address: string; kind: LossKind; build: number; at: string }[] };
+  /** Set when the workspace is dormant, whatever its health: nobody can start it until it is made active. */
+  dormant?: DormantNote;
 }
 
 export interface ScanReport {
@@ -139,6 +142,7 @@ async function scanOne(coder: ScanCoder, ws: Workspace, opts: { annotatedAddress
     id: ws.id,
     version: latest.template_version_name ?? latest.template_version_id,
     latestBuild: { number: latest.build_number, transition: latest.transition, status: latest.status, job: latest.job.status },
+    ...(ws.dormant_at ? { dormant: dormantNote(ws) } : {}),
   };
   try {
     const h = await readWorkspaceHealth(coder, ws, opts);
@@ -169,10 +173,20 @@ export function formatScanReport(r: ScanReport): string[] {
       w.version,
       // The build's job, not the workspace's status: a finished start is "succeeded", not "running".
       `#${w.latestBuild.number} ${w.latestBuild.transition} ${w.latestBuild.job}${w.latestBuild.job === 'succeeded' ? ` (workspace ${w.latestBuild.status})` : ''}`,
-      w.damaged ? `since build #${w.damaged.since}: ${w.reason}` : w.reason,
+      `${w.dormant ? `DORMANT since ${w.dormant.since}; ` : ''}${w.damaged ? `since build #${w.damaged.since}: ${w.reason}` : w.reason}`,
     ]),
   ];
   const widths = table[0].slice(0, -1).map((_, i) => Math.max(...table.map((row) => row[i].length)));
   for (const row of table) lines.push(row.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]) : cell)).join('  '));
-  return [...lines, ...prebuilt];
+  return [...lines, ...dormantLines(r.workspaces), ...prebuilt];
+}
+
+/** Dormant workspaces, after the table: each needs its owner or an admin before anything can start it. */
+function dormantLines(rows: readonly ScanRow[]): string[] {
+  const dormant = rows.filter((w) => w.dormant);
+  if (dormant.length === 0) return [];
+  return [
+    `${dormant.length} dormant workspace(s): ${dormant.map((w) => w.workspace).join(', ')}.`,
+    ...dormant.map((w) => `  ${w.workspace}: dormant since ${w.dormant?.since}. ${w.dormant?.action}`),
+  ];
 }

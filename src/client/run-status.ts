@@ -54,7 +54,7 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
       waitingOn.push(noWorkerText(workers));
     } else {
       // A worker polls but fails the run's workflow tasks: its query would only hang, then blame no worker.
-      const failing = await failingWorkflowTask(client, workflowId, d.raw.pendingWorkflowTask).catch(() => undefined);
+      const failing = await failingWorkflowTask(client, workflowId, d.raw.pendingWorkflowTask, d.raw.executionConfig?.defaultWorkflowTaskTimeout).catch(() => undefined);
       if (failing) {
         noWorker = true;
         waitingOn.push(failingWorkflowTaskText(failing, polling));

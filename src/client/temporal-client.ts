@@ -1,7 +1,7 @@
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { WsmigrateConfig } from '../config/env';
 import { encryptionKeyBytes } from '../config/env';
-import { createDataConverter } from '../adapters/temporal/data-converter';
+import { clientDataConverter } from '../adapters/temporal/data-converter';
 
 /**
  * Address, TLS (server CA, client certificate for mTLS, server name) and API key for every
@@ -35,6 +35,6 @@ export async function connectTemporal(cfg: WsmigrateConfig): Promise<Connection>
 /** A client that encodes payloads exactly as the worker does (same key, same codec). */
 export async function connectClient(cfg: WsmigrateConfig): Promise<{ client: Client; connection: Connection }> {
   const connection = await connectTemporal(cfg);
-  const client = new Client({ connection, namespace: cfg.temporalNamespace, dataConverter: createDataConverter(encryptionKeyBytes(cfg)) });
+  const client = new Client({ connection, namespace: cfg.temporalNamespace, dataConverter: clientDataConverter(encryptionKeyBytes(cfg)) });
   return { client, connection };
 }

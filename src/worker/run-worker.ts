@@ -12,7 +12,7 @@ import { connectTemporal, temporalConnectionOptions } from '../client/temporal-c
 import { describeConfig } from '../config/describe-config';
 import { encryptionKeyBytes, type WsmigrateConfig } from '../config/env';
 import { createWsmigrateWorker } from './create-worker';
-import { createDataConverter } from '../adapters/temporal/data-converter';
+import { workerDataConverter } from '../adapters/temporal/data-converter';
 import { ensureSearchAttributes } from './ensure-search-attributes';
 import { checkBlobStore } from './check-blob-store';
 import { warnIfFileStoreShared } from './shared-store-warning';
@@ -92,7 +92,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       namespace: cfg.temporalNamespace,
       taskQueue: cfg.taskQueue,
       activities: createActivities(deps),
-      dataConverter: createDataConverter(encryptionKeyBytes(cfg)),
+      dataConverter: workerDataConverter(encryptionKeyBytes(cfg)),
       maxConcurrentActivityTaskExecutions: cfg.workerActivitySlots,
     });
     opts.signal?.addEventListener('abort', () => worker.shutdown());

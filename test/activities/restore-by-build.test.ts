@@ -12,6 +12,7 @@ import type { RestoreByBuildInput } from '../../src/activities/restore-by-build'
 import { BlobStoreUnavailableError, createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
+import { formatBlobRef, formatLocation } from '../../src/domain/blob-ref';
 import { recordingCoder } from './fixtures/recorded-builds';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
@@ -37,7 +38,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 28, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 29, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -379,6 +380,25 @@ resource "kubernetes_config_map_v1" "second" {
     });
     expect(sent).toEqual([]);
     expect((await latest(ws(i).id)).id).toBe(failed.id);
+  });
+
+  it('a backup kept in another store: the message a user reads has one full stop between sentences, never "backup.. Nothing"', async () => {
+    const i = 28;
+    const { again, backup } = await whileBuildsFail(i, 'start', 'node not ready', () => failedMigratedStart(i, v1));
+    // The file store's "lives in store …" message ends with a sentence of its own ("…so any of them can read every backup.").
+    const elsewhere = { ...again, backup: { ...backup, blob: { ...backup.blob, ref: formatBlobRef(formatLocation({ kind: 'file', dir: '/srv/other-worker' }), backup.blob.sha256) } } };
+    const failure = (await acts().restoreByBuild(elsewhere).then(
+      () => undefined,
+      (e: unknown) => e as { type: string; message: string },
+    ))!;
+    expect(failure.type).toBe(FailureType.blobUnavailable);
+    expect(failure.message).toContain('so any of them can read every backup. Nothing was written to Coder. Coder keeps its own copy');
+    expect(failure.message).not.toMatch(/\.\./);
+    // On the last attempt, "gave up" goes inside the sentence it qualifies.
+    const last = await new MockActivityEnvironment({ attempt: 3 }, { logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } }).run(() => acts().restoreByBuild(elsewhere).then(() => '', (e: unknown) => (e as Error).message));
+    expect(last).toContain('read every backup (gave up after 3 attempts). Nothing was written to Coder.');
+    expect(last).not.toMatch(/\.\.|\. \(gave up/);
+    expect(sent).toEqual([]);
   });
 
   it("the owner's Update after the backup has our migrated build's shape (a start on v1) but is theirs: left as it is, named, nothing built over it", async () => {

@@ -75,6 +75,16 @@ describe('EncryptionCodec', () => {
     await expect(codec.decode(encoded)).rejects.not.toThrow(key.toString('hex'));
   });
 
+  it('names who holds the other key: the worker, this command, the codec server', async () => {
+    const encoded = await new EncryptionCodec(randomBytes(32)).encode([payloads[0]]);
+    const otherId = metadataText(encoded[0], METADATA_KEY_ID);
+    for (const holder of ['the worker', 'this wsmigrate command', 'the codec server'] as const) {
+      await expect(new EncryptionCodec(key, [], holder).decode(encoded)).rejects.toThrow(
+        `cannot decrypt a Temporal payload encrypted with key id ${otherId}: ${holder} has key id ${encryptionKeyId(key)}. Give the client and the worker the same WSMIGRATE_ENCRYPTION_KEY`,
+      );
+    }
+  });
+
   it('fails clearly when a payload was altered or relabelled with another key id', async () => {
     const [encoded] = await codec.encode([payloads[0]]);
     const data = Buffer.from(encoded.data ?? []);

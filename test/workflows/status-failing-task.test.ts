@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { WsmigrateActivities } from '../../src/activities';
-import { createDataConverter } from '../../src/adapters/temporal/data-converter';
+import { workerDataConverter } from '../../src/adapters/temporal/data-converter';
 import { decide } from '../../src/client/approvals';
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import { runStatus } from '../../src/client/run-status';
@@ -20,12 +20,13 @@ describe('status of a run whose worker fails its workflow tasks (another encrypt
   let env: MigrationEnv;
   let stopWorker: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 1 }, { encryptionKey: randomBytes(32) });
+    env = await createMigrationEnv({ workspaces: 2 }, { encryptionKey: randomBytes(32) });
     const worker = await createWsmigrateWorker({
       connection: env.t.nativeConnection,
       namespace: env.t.namespace,
       taskQueue: env.taskQueue,
-      dataConverter: createDataConverter(randomBytes(32)),
+      // The converter runWorker gives a worker: its decrypt error names the worker, not "this process".
+      dataConverter: workerDataConverter(randomBytes(32)),
       activities: {} as WsmigrateActivities,
     });
     const running = worker.run();
@@ -52,12 +53,49 @@ describe('status of a run whose worker fails its workflow tasks (another encrypt
     expect(Date.now() - started).toBeLessThan(10_000);
     const text = (s.waitingOn ?? []).join('\n');
     expect(text).toMatch(/fails this run's workflow task \(attempt \d+\), so the run moves no further/);
-    expect(text).toMatch(/cannot decrypt a Temporal payload encrypted with key id [0-9a-f]+: this process has key id [0-9a-f]+/);
+    expect(text).toMatch(/cannot decrypt a Temporal payload encrypted with key id [0-9a-f]+: the worker has key id [0-9a-f]+\. Give the client and the worker the same WSMIGRATE_ENCRYPTION_KEY/);
+    expect(text).not.toContain('this process');
     expect(text).not.toContain("no worker answered");
     // An approval meanwhile says why it cannot be taken and where the worker's error is.
     await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' })).rejects.toThrow(
       `approve not sent: ${handle.workflowId} takes no approval now, because its worker fails the run's workflow task`,
     );
+    // Temporal retries it on its own; status says so and roughly when (attempt 2's timeout: 10 s after it started).
+    expect(text).toMatch(/Temporal retries it by itself: attempt \d+ started at \S+ and the next is given to a worker (at about \S+ \(in about \d+s\)|any moment now)/);
+    expect(text).toContain("Do not 'temporal workflow reset' to hurry it");
     await handle.terminate('test over');
+  });
+
+  it('after the key is fixed, status keeps the recorded error but says when the next attempt comes, and the run moves on then, not sooner', async () => {
+    const ws = env.sim.workspaces()[1];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: env.sim.template.activeVersionId, approval: { policy: 'all', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    // Past the third attempt the server adds a backoff (5 s at attempt 4) to each attempt's timeout.
+    await waitFor(async () => ((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) >= 4, 90_000);
+    const s = await runStatus(env.t.client, handle.workflowId);
+    const text = (s.waitingOn ?? []).join('\n');
+    // The worker is fixed: the wrong-key one stops, one with the run's key starts; status still shows the recorded error.
+    await stopWorker?.();
+    stopWorker = undefined;
+    await env.startWorker();
+    expect(((await runStatus(env.t.client, handle.workflowId)).waitingOn ?? []).join('\n')).toContain('cannot decrypt a Temporal payload');
+    expect(text).toMatch(/the error Temporal recorded at \S+; it keeps only the first failed attempt's, so it shows until an attempt succeeds\): cannot decrypt a Temporal payload/);
+    const due = /attempt (\d+) started at (\S+) and the next is given to a worker at about (\S+) \(in about/.exec(text);
+    expect(due).not.toBeNull();
+    const [attempt, startedAt, dueAt] = [Number(due![1]), Date.parse(due![2]), Date.parse(due![3])];
+    expect(attempt).toBeGreaterThanOrEqual(4);
+    // The fixed worker does not hurry it: the run moves on at the attempt status named.
+    await waitFor(async () => (await handle.describe()).raw.pendingWorkflowTask == null || ((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) === 1, 120_000);
+    const movedAt = Date.now();
+    const backoff = 5_000 * 2 ** (attempt - 4);
+    expect(movedAt).toBeGreaterThanOrEqual(dueAt - backoff / 5 - 1_000);
+    expect(movedAt).toBeLessThanOrEqual(dueAt + 5_000);
+    expect(dueAt - startedAt).toBe(10_000 + backoff);
+    // Once an attempt succeeds, status shows the run again, not the old error.
+    await waitFor(async () => !((await runStatus(env.t.client, handle.workflowId)).waitingOn ?? []).join('\n').includes('cannot decrypt'), 30_000);
+    if ((await handle.describe()).status.name === 'RUNNING') await handle.terminate('test over');
   });
 });

@@ -15,6 +15,12 @@ function aadFor(keyId: string): Buffer {
 }
 
 /**
+ * Who holds the codec, as its errors name it: the decrypt error of a worker reaches an SRE through
+ * `wsmigrate status` (the failed workflow task's message), where "this process" would read as the CLI.
+ */
+export type CodecHolder = 'the worker' | 'this wsmigrate command' | 'the codec server' | 'this process';
+
+/**
  * Encrypts every Temporal payload (workflow inputs, results, signals, memos, failures' details) with
  * AES-256-GCM, so the Temporal server and its database only see ciphertext. The whole Payload proto
  * is encrypted, metadata included, so even the original encoding is hidden. Search attributes do not
@@ -31,6 +37,7 @@ export class EncryptionCodec implements PayloadCodec {
   constructor(
     private readonly key: Buffer,
     previousKeys: readonly Buffer[] = [],
+    private readonly holder: CodecHolder = 'this process',
   ) {
     this.keyId = encryptionKeyId(key);
     this.keysById = new Map([...previousKeys, key].map((k) => [encryptionKeyId(k), k]));
@@ -59,7 +66,7 @@ export class EncryptionCodec implements PayloadCodec {
       const key = this.keysById.get(keyId);
       if (!key) {
         throw new Error(
-          `cannot decrypt a Temporal payload encrypted with key id ${keyId}: this process has key id ${[...this.keysById.keys()].join(', ')}. ` +
+          `cannot decrypt a Temporal payload encrypted with key id ${keyId}: ${this.holder} has key id ${[...this.keysById.keys()].join(', ')}. ` +
             'Give the client and the worker the same WSMIGRATE_ENCRYPTION_KEY (compare key ids with `wsmigrate config`)',
         );
       }

@@ -31,7 +31,7 @@ export function registerCodecServerCommand(program: Command, _io: CliIo): void {
       const { processLogger } = await import('../process-logger');
       const logger = processLogger(cfg, 'codec-server', cfg.codecToken ? [cfg.codecToken.reveal()] : []);
       const server = await startCodecServer({
-        codec: new EncryptionCodec(key),
+        codec: new EncryptionCodec(key, [], 'the codec server'),
         host: opts.host,
         port,
         uiOrigin,

@@ -16,6 +16,9 @@ Reads every workspace of a template and classifies it from its recent builds and
               uid: its data is gone; restore it from your storage backups)
   busy        a build is running
   unreadable  its state cannot be read or parsed (the row says why)
+A dormant workspace (Coder's dormant_at set) is marked DORMANT whatever its health, with what to do:
+Coder lets nobody start it until its owner or an admin makes it active, so a migration or recovery
+that must start it refuses it.
 
 It only reads (GET): run it before and after each batch. Talks to Coder directly (CODER_URL,
 CODER_SESSION_TOKEN of a template admin: reading state needs it); no Temporal needed.
