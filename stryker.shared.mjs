@@ -100,6 +100,22 @@ export const PARTS = {
       // 2026-12-06: 81.25%.
       break: 81,
     },
+    // gate-watch: an approval gate watching for builds made under it (workflows/gate-watch.ts, shared by
+    // the apply and recover gates), and what the recover gate hands it and says once its plan is stale.
+    'gate-watch': {
+      mutate: [
+        'src/workflows/gate-watch.ts',
+        linesOf('src/workflows/recover-workspace.ts', 'function recoverApproving(', 4),
+        linesOf('src/workflows/recover-workspace.ts', "patchId: 'wsmigrate-recover-gate-watch'", 'approving: recoverApproving('),
+        linesOf('src/workflows/recover-workspace.ts', "startedOver = `Try ${round + 1}", 0),
+        linesOf('src/workflows/recover-workspace.ts', '`${startedOver ? `${startedOver} ` :', 0),
+      ],
+      tests: ['<rootDir>/test/workflows/stale-recover-gate.test.ts'],
+      testNamePattern: 'the gate says the plan is stale|let through by the policy',
+      // 2026-12-07: 51.56% (33 of 64) before the first-look assertion and the policy-none test (5 more
+      // killed by hand, ~59% expected); `--survivors` re-tests the rest (docs/mutation-survivors.md).
+      break: 51,
+    },
     // zero-touch: the health check before "already migrated", and a lost volume after the start.
     'zero-touch': {
       mutate: [

@@ -10,14 +10,33 @@ describe('fleet coverage: which templates a fleet, an organization run or a sche
     expect(coverageOf('migrateWorkspace', { template: 'k8s' })).toBeUndefined();
   });
 
+  it('reads an organization run widely: no template named, or allTemplates whatever else it names, is every template; a non-name is no template', () => {
+    // A run whose input names no template migrates every one: read narrower, a second run of the same templates would be let start beside it.
+    expect(coverageOf('migrateOrganization', { organization: 'acme' })?.templates).toBe('all');
+    expect(coverageOf('migrateOrganization', { organization: 'acme', templates: [] })?.templates).toBe('all');
+    expect(coverageOf('migrateOrganization', { organization: 'acme', allTemplates: true, templates: ['a'] })?.templates).toBe('all');
+    expect(coverageOf('migrateOrganization', { organization: 'acme', templates: ['a', 3, null] })?.templates).toEqual(['a']);
+    // A start input that is missing or names no template of a fleet covers nothing to compare.
+    expect(coverageOf('migrateFleet', undefined)).toBeUndefined();
+    expect(coverageOf('migrateFleet', { organization: 'acme', template: 7 })).toBeUndefined();
+    expect(coverageOf('migrateOrganization', undefined)).toEqual({ organization: 'coder', templates: 'all' });
+  });
+
   it('two share a template only within one organization; every template reaches only runs on its own task queue', () => {
     const fleet = { organization: 'coder', templates: ['k8s'], taskQueue: 'q1' };
     expect(sharedTemplates(fleet, { organization: 'coder', templates: ['gpu', 'k8s'], taskQueue: 'q2' })).toEqual(['k8s']);
+    expect(overlaps(fleet, { organization: 'coder', templates: ['gpu', 'k8s'] })).toBe(true);
     expect(overlaps(fleet, { organization: 'coder', templates: ['gpu'] })).toBe(false);
     expect(overlaps(fleet, { organization: 'other', templates: ['k8s'] })).toBe(false);
     expect(sharedTemplates(fleet, { organization: 'coder', templates: 'all', taskQueue: 'q1' })).toEqual(['k8s']);
     expect(overlaps(fleet, { organization: 'coder', templates: 'all', taskQueue: 'q2' })).toBe(false);
+    expect(overlaps({ organization: 'coder', templates: 'all', taskQueue: 'q2' }, fleet)).toBe(false);
+    expect(overlaps({ organization: 'coder', templates: 'all', taskQueue: 'q1' }, fleet)).toBe(true);
     expect(overlaps({ organization: 'coder', templates: 'all' }, { organization: 'coder', templates: 'all', taskQueue: 'q2' })).toBe(true);
+    // A queue not known on either side is no proof they differ: every template then overlaps, whichever side lacks it.
+    expect(sharedTemplates(fleet, { organization: 'coder', templates: 'all' })).toEqual(['k8s']);
+    expect(sharedTemplates({ organization: 'coder', templates: 'all' }, fleet)).toEqual(['k8s']);
+    expect(sharedTemplates({ organization: 'coder', templates: 'all', taskQueue: 'q1' }, { organization: 'coder', templates: 'all' })).toBe('all');
   });
 
   it('names what it covers', () => {

@@ -233,6 +233,8 @@ describe('a hashicorp/kubernetes constraint without the _v1 types (they came wit
     ['< 2.7.0', '    k8s = {\n      source  = "registry.terraform.io/hashicorp/kubernetes"\n      version = ">= 2.0, < 2.7.0"\n    }'],
     ['= 1.13.4 (no source: the default namespace)', '    kubernetes = {\n      version = "1.13.4"\n    }'],
     ['the legacy string form', '    kubernetes = "~> 1.13"'],
+    ['a colon between key and value', '    kubernetes = {\n      source: "hashicorp/kubernetes"\n      version: "~> 2.6.0"\n    }'],
+    ['a source spelled in capitals (addresses are case-insensitive)', '    kubernetes = {\n      source  = "HashiCorp/Kubernetes"\n      version = "2.6.1"\n    }'],
   ])('%s: refused, naming file:line and the constraint, nothing rewritten', (_, entry) => {
     const err = thrown(() => rewriteTemplate(template(entry)));
     expect(err).toBeInstanceOf(TemplateRewriteError);
@@ -244,6 +246,9 @@ describe('a hashicorp/kubernetes constraint without the _v1 types (they came wit
     ['~> 2.6 (allows 2.7 and later)', '    kubernetes = {\n      source  = "hashicorp/kubernetes"\n      version = "~> 2.6"\n    }'],
     ['~> 2.12.1, as Coder\'s examples pinned', '    kubernetes = {\n      source  = "hashicorp/kubernetes"\n      version = "~> 2.12.1"\n    }'],
     ['no version', '    kubernetes = {\n      source = "hashicorp/kubernetes"\n    }'],
+    ['another provider pinned low in the legacy string form', '    kubernetes = "~> 2.7"\n    coder = "0.6.10"'],
+    ['a provider of Terraform\'s default namespace other than kubernetes, pinned low', '    kubernetes = {\n      source = "hashicorp/kubernetes"\n    }\n    random = {\n      version = "1.0.0"\n    }'],
+    ['hashicorp/kubernetes-alpha, another provider, pinned below 2.7', '    kubernetes = {\n      source = "hashicorp/kubernetes"\n    }\n    kubernetes-alpha = {\n      source  = "hashicorp/kubernetes-alpha"\n      version = "0.6.0"\n    }'],
     ['another provider pinned low', '    kubernetes = {\n      source  = "someone/kubernetes"\n      version = "1.0.0"\n    }\n    coder = {\n      source  = "coder/coder"\n      version = "0.6.10"\n    }'],
   ])('%s: rewritten', (_, entry) => {
     const { report } = rewriteTemplate(template(entry));
@@ -261,6 +266,12 @@ describe('a hashicorp/kubernetes constraint without the _v1 types (they came wit
     expect(err.message).toContain('terraform init -upgrade');
     expect(rewriteTemplate(files('.terraform.lock.hcl', '2.38.0')).report.renamed).toHaveLength(1);
     expect(rewriteTemplate(files('modules/x/.terraform.lock.hcl', '2.6.1')).report.renamed).toHaveLength(1);
+  });
+
+  test('the lock file\'s kubernetes-alpha entry is another provider; a lock file that is not HCL is left to terraform init', () => {
+    const alpha = 'provider "registry.terraform.io/hashicorp/kubernetes-alpha" {\n  version = "0.6.0"\n}\n\n';
+    expect(rewriteTemplate([{ path: 'main.tf', content: pvc() }, { path: '.terraform.lock.hcl', content: alpha + lock('2.38.0') }]).report.renamed).toHaveLength(1);
+    expect(rewriteTemplate([{ path: 'main.tf', content: pvc() }, { path: '.terraform.lock.hcl', content: 'provider "registry.terraform.io/hashicorp/kubernetes" {\n  version = \n' }]).report.renamed).toHaveLength(1);
   });
 
   test('a template with nothing to rename is left alone whatever it pins', () => {

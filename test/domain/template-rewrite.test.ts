@@ -324,3 +324,18 @@ describe('folders Terraform never reads', () => {
     expect(report.guards.map((g) => g.from)).toEqual(['kubernetes_persistent_volume_claim.home']);
   });
 });
+
+describe('a namespace both annotated and holding the claim', () => {
+  test('is reported once, for its annotation, and gets one guard', () => {
+    const { report } = rewriteTemplate([
+      {
+        path: 'main.tf',
+        content:
+          '# wsmigrate:protect\nresource "kubernetes_namespace" "ws" {\n  metadata {\n    name = "ws"\n  }\n}\n' +
+          'resource "kubernetes_persistent_volume_claim" "home" {\n  metadata {\n    name      = "home"\n    namespace = kubernetes_namespace.ws.metadata[0].name\n  }\n}\n',
+      },
+    ]);
+    expect(report.protectedResources.map((p) => `${p.address} ${p.why}`)).toEqual(['kubernetes_namespace.ws annotation', 'kubernetes_persistent_volume_claim.home persistent-kind']);
+    expect(report.guards.map((g) => g.from)).toEqual(['kubernetes_namespace.ws', 'kubernetes_persistent_volume_claim.home']);
+  });
+});

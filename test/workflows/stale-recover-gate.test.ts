@@ -16,7 +16,7 @@ describe("the owner's build while a recovery waits at its recover gate", () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 2 }));
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }));
   });
   afterAll(async () => env?.close());
 
@@ -28,12 +28,19 @@ describe("the owner's build while a recovery waits at its recover gate", () => {
     const { startBuildId } = await env.sim.updateAndRestart(wsId);
     expect((await env.coder.waitForBuild(startBuildId)).job.status).toBe('failed');
   };
-  const recoverAsking = async (ws: { owner: string; name: string }) =>
+  const recoverAsking = async (ws: { owner: string; name: string }, policy: 'all' | 'none' = 'all') =>
     startWorkspaceRecovery(
       env.t.client,
-      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, approval: { policy: 'all', approvers: ['sre'] } },
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, approval: { policy, approvers: ['sre'] } },
       { taskQueue: env.taskQueue },
     );
+  /** How many of the run's reads of the latest build have come back and been acted on (a workflow task completed after). */
+  const readsDone = async (id: string) => {
+    const events = (await env.t.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    const reads = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readLatestBuild').map((e) => String(e.eventId)));
+    const lastTaskDone = Math.max(...events.filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => Number(e.eventId)));
+    return events.filter((e) => reads.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)) && Number(e.eventId) < lastTaskDone).length;
+  };
   /** The owner's own build (no version: Coder reuses the previous build's), waited for to its end, whatever it is. */
   const ownerBuilds = async (ws: { id: string; owner: string }, transition: 'start' | 'stop') => {
     const b = await api<{ id: string; build_number: number }>(env.sim, 'POST', `/workspaces/${ws.id}/builds`, { token: env.sim.tokenOf(ws.owner), json: { transition } });
@@ -54,6 +61,10 @@ describe("the owner's build while a recovery waits at its recover gate", () => {
     await damage(ws.id);
     const handle = await recoverAsking(ws);
     await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'recover', 120_000);
+    // The gate's first look finds no build after its plan: it says nothing of a change.
+    const readsBefore = await readsDone(handle.workflowId);
+    await waitFor(async () => (await readsDone(handle.workflowId)) > readsBefore, 60_000);
+    expect(await pendingSummary(handle.workflowId)).toMatch(new RegExp(`^Recover ${ws.owner}/${ws.name}: `));
 
     const stop = await ownerBuilds(ws, 'stop');
     const changed = changedText(
@@ -123,4 +134,15 @@ describe("the owner's build while a recovery waits at its recover gate", () => {
     expect(status.stepsDone).not.toContain('build');
     expect((await latestBuild(ws.id)).id).toBe(last.id);
   }, 180_000);
+
+  it('a recovery let through by the policy is not watched: no one is asked, and it is recovered at once', async () => {
+    const ws = env.sim.workspaces()[2];
+    const uid = env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    await damage(ws.id);
+    const handle = await recoverAsking(ws, 'none');
+    const result = (await handle.result()) as WorkspaceRecoveryResult;
+    expect(result.outcome).toBe('migrated');
+    expect((await statusOf(handle.workflowId)).approvals).toEqual([]);
+    expect(env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
+  }, 60_000);
 });

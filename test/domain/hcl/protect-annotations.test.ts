@@ -259,3 +259,154 @@ describe('protectedConfigAddresses: a namespace handed to a local module that pu
     expect(protectedConfigAddresses(files)).toEqual(['kubernetes_namespace.ws', 'module.home.kubernetes_persistent_volume_claim.home']);
   });
 });
+
+describe('protectedConfigAddresses: what a namespace-holding read must not take for a holder', () => {
+  test('a service account and a data namespace named like the claim\'s namespace are not protected', () => {
+    const files = [
+      file('main.tf', [
+        'locals {',
+        '  ns = "ws-${data.coder_workspace.me.id}"',
+        '}',
+        'resource "kubernetes_namespace" "ws" {',
+        '  metadata { name = local.ns }',
+        '}',
+        'data "kubernetes_namespace" "seen" {',
+        '  metadata { name = local.ns }',
+        '}',
+        'resource "kubernetes_service_account" "ws" {',
+        '  metadata { name = local.ns }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  lifecycle { ignore_changes = [metadata[0].annotations] }',
+        '  metadata {',
+        '    name      = "home"',
+        '    namespace = local.ns',
+        '  }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_namespace.ws', 'kubernetes_persistent_volume_claim.home']);
+  });
+
+  test('a namespace reached only through another root (var.x.kubernetes_namespace.y) is not one the claim refers to', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "other" {}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata { namespace = "home" }',
+        '  spec { volume_name = var.x.kubernetes_namespace.other }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_persistent_volume_claim.home']);
+  });
+
+  test('JSON-syntax files beside the native ones are left to the other checks: the native namespace holding a native claim is still found', () => {
+    const json = (o: unknown) => ({ path: 'extra.tf.json', content: JSON.stringify(o) });
+    const files = [
+      json({
+        resource: {
+          kubernetes_namespace: { j: { metadata: { name: 'ws' } } },
+          kubernetes_persistent_volume_claim: { jhome: { metadata: { name: 'jhome', namespace: 'ws' } } },
+        },
+      }),
+      file('main.tf', [
+        'resource "kubernetes_namespace" "ws" {',
+        '  metadata { name = "ws" }',
+        '}',
+        'module "jm" {',
+        '  source    = "./modules/home"',
+        '  namespace = kubernetes_namespace.ws.metadata[0].name',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata { namespace = kubernetes_namespace.ws.metadata[0].name }',
+        '}',
+      ]),
+      { path: 'modules/home/main.tf.json', content: JSON.stringify({ resource: { kubernetes_persistent_volume_claim: { data: { metadata: { namespace: '${var.namespace}' } } } } }) },
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_namespace.ws',
+      'kubernetes_persistent_volume_claim.home',
+      'kubernetes_persistent_volume_claim.jhome',
+      'module.jm.kubernetes_persistent_volume_claim.data',
+    ]);
+  });
+});
+
+describe('protectedConfigAddresses: a module call whose source is not its first argument', () => {
+  test('the namespace handed to it is protected all the same; an input named like a local the claim reads is not', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "ws" {}',
+        'resource "kubernetes_namespace" "tools" {}',
+        'module "home" {',
+        '  count     = 1',
+        '  namespace = kubernetes_namespace.ws.metadata[0].name',
+        '  tools_ns  = kubernetes_namespace.tools.metadata[0].name',
+        '  source    = "./modules/home"',
+        '}',
+      ]),
+      file('modules/home/main.tf', [
+        'variable "namespace" {}',
+        'variable "tools_ns" {}',
+        'locals {',
+        '  tools_ns = "tools"',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata {',
+        '    namespace = var.namespace',
+        '    labels    = { tools = local.tools_ns }',
+        '  }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_namespace.ws', 'module.home.kubernetes_persistent_volume_claim.home']);
+  });
+});
+
+describe('protectedConfigAddresses: how the claim may spell its namespace', () => {
+  test('inside a function call, over lines with a comment, through a local that a parameter\'s name does not shadow, or from another file of the module', () => {
+    const files = [
+      file('main.tf', [
+        'locals {',
+        '  name = kubernetes_namespace.by_local.metadata[0].name',
+        '}',
+        'data "coder_parameter" "size" {',
+        '  name = "size"',
+        '}',
+        'resource "kubernetes_namespace" "in_call" {}',
+        'resource "kubernetes_namespace" "by_local" {}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata { namespace = one(kubernetes_namespace.in_call[*].metadata[0].name) }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "cache" {',
+        '  metadata { namespace = local.name }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "data" {',
+        '  metadata { namespace = join("-", ["data", data.coder_workspace.me.id]) }',
+        '}',
+      ]),
+      file('namespaces.tf', [
+        'resource "kubernetes_namespace" "other" {',
+        '  metadata { name = "other" }',
+        '}',
+        'resource "kubernetes_namespace" "by_name" {',
+        '  metadata {',
+        '    name = join("-", [',
+        '      "data", # the claim\'s namespace',
+        '      data.coder_workspace.me.id',
+        '    ])',
+        '  }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_namespace.by_local',
+      'kubernetes_namespace.by_name',
+      'kubernetes_namespace.in_call',
+      'kubernetes_persistent_volume_claim.cache',
+      'kubernetes_persistent_volume_claim.data',
+      'kubernetes_persistent_volume_claim.home',
+    ]);
+  });
+});
