@@ -1,19 +1,9 @@
-import { attributeNamed, blocksOfType, type HclAttribute } from './hcl/body-parser';
-import { isTrivia } from './hcl/lexer';
+import { removedBlocksIn } from './hcl/guard-blocks';
 import { dirOf } from './hcl/module-tree';
-import { parseHclFile, type ParsedHcl } from './hcl/native-occurrences';
 import { protectedDeclarations } from './hcl/protect-annotations';
 import { readTemplateConfig } from './hcl/template-config';
 import { syntaxOf, type TemplateFile } from './hcl/template-file';
 import { lookupReplacement } from './type-map';
-
-function exprText(parsed: ParsedHcl, attr: HclAttribute): string {
-  return parsed.tokens
-    .slice(attr.exprStart, attr.exprEnd)
-    .filter((t) => !isTrivia(t))
-    .map((t) => t.text)
-    .join('');
-}
 
 /** The `from` of every root-folder `removed { lifecycle { destroy = false } }` block (native syntax). */
 function keptAddresses(files: readonly TemplateFile[]): Set<string> {
@@ -21,12 +11,7 @@ function keptAddresses(files: readonly TemplateFile[]): Set<string> {
   for (const f of files) {
     const kind = syntaxOf(f.path);
     if (kind.syntax !== 'native' || kind.dialect !== 'config' || dirOf(f.path) !== '') continue;
-    const parsed = parseHclFile(f.path, f.content, 'config');
-    for (const block of blocksOfType(parsed.items, 'removed')) {
-      const from = attributeNamed(block.body, 'from');
-      const destroy = blocksOfType(block.body, 'lifecycle').map((l) => attributeNamed(l.body, 'destroy'))[0];
-      if (from && destroy && exprText(parsed, destroy) === 'false') kept.add(exprText(parsed, from));
-    }
+    for (const block of removedBlocksIn(f.path, f.content)) if (block.keeps) kept.add(block.from);
   }
   return kept;
 }

@@ -1,4 +1,4 @@
-import { attributeNamed, blocksOfType } from './body-parser';
+import { attributeNamed, blocksOfType, type HclAttribute } from './body-parser';
 import { isTrivia } from './lexer';
 import { parseHclFile } from './native-occurrences';
 
@@ -24,19 +24,27 @@ export function isGuardFile(content: string): boolean {
   return firstLine.startsWith(GUARD_HEADER);
 }
 
-/** The `from` addresses of the removed blocks in a guard file, as written. */
-export function guardAddressesIn(path: string, content: string): string[] {
+/** Each removed block's `from` as written, and whether it keeps the object (`lifecycle { destroy = false }`). */
+export function removedBlocksIn(path: string, content: string): { from: string; keeps: boolean }[] {
   const parsed = parseHclFile(path, content, 'config');
-  return blocksOfType(parsed.items, 'removed').flatMap((block) => {
-    const from = attributeNamed(block.body, 'from');
-    if (!from) return [];
-    const text = parsed.tokens
-      .slice(from.exprStart, from.exprEnd)
+  const text = (attr: HclAttribute) =>
+    parsed.tokens
+      .slice(attr.exprStart, attr.exprEnd)
       .filter((t) => !isTrivia(t))
       .map((t) => t.text)
       .join('');
-    return text ? [text] : [];
+  return blocksOfType(parsed.items, 'removed').flatMap((block) => {
+    const from = attributeNamed(block.body, 'from');
+    const fromText = from ? text(from) : '';
+    if (!fromText) return [];
+    const destroy = blocksOfType(block.body, 'lifecycle').map((l) => attributeNamed(l.body, 'destroy'))[0];
+    return [{ from: fromText, keeps: destroy !== undefined && text(destroy) === 'false' }];
   });
+}
+
+/** The `from` addresses of the removed blocks in a guard file, as written. */
+export function guardAddressesIn(path: string, content: string): string[] {
+  return removedBlocksIn(path, content).map((b) => b.from);
 }
 
 /** The guard file for `addresses`: sorted, without duplicates, so the same set always gives the same bytes. */
