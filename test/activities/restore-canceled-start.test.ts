@@ -81,6 +81,13 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
     }
   }
 
+  /** The claim kept (same uid, no loss recorded) and no _v1 state under the old version. */
+  async function expectDataKept(i: number, uid: string | undefined) {
+    expect(pvc(i)).toBe(uid);
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+    await expectNoV1UnderOriginal(i);
+  }
+
   it('canceled while pending: it never ran and holds exactly the state we sent, so nothing is stopped; the backup is started on the old version, the PVC kept', async () => {
     const i = 0;
     const uid = pvc(i);
@@ -105,9 +112,7 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
     expect(sent).toHaveLength(1);
     expect(Buffer.from(sent[0].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
     expect(deploymentOf(i)).toBeDefined();
-    expect(pvc(i)).toBe(uid);
-    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
-    await expectNoV1UnderOriginal(i);
+    await expectDataKept(i, uid);
   });
 
   it('canceled while running after it created the deployment: that start is stopped on its version with the state Coder holds for it, then the backup is started; no AlreadyExists, the PVC kept', async () => {
@@ -142,9 +147,7 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
     expect(Buffer.from(sent[1].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
     expect(sent).toHaveLength(2);
     expect(deploymentOf(i)?.uid).not.toBe(created?.uid);
-    expect(pvc(i)).toBe(uid);
-    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
-    await expectNoV1UnderOriginal(i);
+    await expectDataKept(i, uid);
   });
 
   it("the wait the step gave up on (wsmigrate never cancels a Coder job; its timeout says 'cancel it in the dashboard'): the compensation waits for our running start, someone cancels it meanwhile, and it is stopped on its version before the restore", async () => {
@@ -167,9 +170,7 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
       [start.build_number, 'start', v1, 'canceled'],
     ]);
     expect(r).toEqual({ changed: true, buildId: builds[0].id });
-    expect(pvc(i)).toBe(uid);
-    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
-    await expectNoV1UnderOriginal(i);
+    await expectDataKept(i, uid);
   });
 
   it('our restore start canceled while running after it created the deployment: the next try stops it on its (old) version before starting the backup again, not AlreadyExists three times', async () => {
@@ -198,9 +199,7 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
       [start.build_number, 'start', v1, 'succeeded'],
     ]);
     expect(r).toEqual({ changed: true, buildId: builds[0].id });
-    expect(pvc(i)).toBe(uid);
-    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
-    await expectNoV1UnderOriginal(i);
+    await expectDataKept(i, uid);
   });
 
   it('our restore start that failed having created nothing (its state still the backup, byte for byte) is tried again on top of it, with no stop in between', async () => {
