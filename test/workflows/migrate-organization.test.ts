@@ -118,11 +118,13 @@ describe('migrateOrganization: cancel', () => {
     await waitFor(async () => organizationStatusText(await organizationStatus(env.t.client, id)).includes(`waits for ${templateRun} at 'template-promote'`), 60_000);
     expect(organizationStatusText(await organizationStatus(env.t.client, id))).toMatch(new RegExp(`waits for ${templateRun} at 'template-promote'.*: wsmigrate approve ${templateRun} --approver <you>`));
     await approveTemplatesAsTheyAsk(env, [env.sim.template.name, gpu], async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
-    await decide(env.t.client, id, 'approve', { approver: 'sre' });
-    await waitFor(async () => (await organizationStatus(env.t.client, id)).progress?.templates.find((r) => r.template === gpu)?.state === 'rolling', 60_000);
-    // No daemon: the migration in flight waits for its next build and no other can end, so the cancel lands mid-way.
+    // No daemon from before the rest is approved: the first fleet's pacing holds (nothing can build), so it
+    // cannot finish its four before the cancel lands, however slowly this machine polls. Taken away only
+    // once 'rolling' showed, its four once all ended in the gap (CI, at load).
     const daemons = env.sim.provisionerDaemons().map((d) => d.name);
     for (const name of daemons) env.sim.setDaemonOffline(name);
+    await decide(env.t.client, id, 'approve', { approver: 'sre' });
+    await waitFor(async () => (await organizationStatus(env.t.client, id)).progress?.templates.find((r) => r.template === gpu)?.state === 'rolling', 60_000);
     await controlFleet(env.t.client, id, 'cancel', 'sre', 'stop for today');
     for (const name of daemons) env.sim.setDaemonOffline(name, false);
     await expect(env.t.client.workflow.getHandle(id).result()).rejects.toThrow();
