@@ -24,6 +24,13 @@ export interface DiscoverFleetPageInput {
   pageSize: number;
 }
 
+export interface DormantSkip {
+  owner: string;
+  workspace: string;
+  id: string;
+  since: string;
+}
+
 export interface FleetPage {
   /** Workspaces to migrate, by owner, then name. */
   items: FleetItem[];
@@ -38,6 +45,8 @@ export interface FleetPage {
   filteredOut: number;
   /** Prebuilt workspaces (Coder's prebuilds user owns them): left to Coder's reconciler, never migrated. */
   prebuilt: number;
+  /** Running and dormant (fleet-progress.ts selectForFleet): skipped, never stopped or built; absent from older activities. */
+  dormant?: DormantSkip[];
   /** Whose latest migration ended needs-attention: a human restores them first; never retried by a fleet. */
   heldForAttention: FleetItem[];
   nextOffset: number;
@@ -81,6 +90,7 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
     const idOf = new Map<FleetItem, string>();
     let filteredOut = 0;
     let prebuilt = 0;
+    const dormant: DormantSkip[] = [];
     for (const ws of page.workspaces) {
       const selection = selectForFleet(
         {
@@ -92,6 +102,7 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
           latestTransition: ws.latest_build.transition,
           latestJobStatus: ws.latest_build.job.status,
           prebuilt: isPrebuiltWorkspace(ws),
+          ...(ws.dormant_at ? { dormantSince: ws.dormant_at } : {}),
         },
         input.filters,
         input.targetVersionId,
@@ -103,6 +114,7 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
         idOf.set(item, ws.id);
       }
       else if (selection === 'prebuilt') prebuilt++;
+      else if (selection === 'dormant') dormant.push({ owner: ws.owner_name, workspace: ws.name, id: ws.id, since: ws.dormant_at ?? '' });
       else filteredOut++;
     }
     // On the target version is not yet migrated: only a healthy state counts as already migrated
@@ -125,6 +137,7 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
       alreadyDone,
       filteredOut,
       prebuilt,
+      ...(dormant.length ? { dormant } : {}),
       heldForAttention,
       nextOffset,
       ...(last ? { cursor: keyOf(last) } : input.after !== undefined ? { cursor: input.after } : {}),
