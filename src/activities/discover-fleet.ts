@@ -47,8 +47,11 @@ export interface FleetPage {
   prebuilt: number;
   /** Running and dormant (fleet-progress.ts selectForFleet): skipped, never stopped or built; absent from older activities. */
   dormant?: DormantSkip[];
-  /** Whose latest migration ended needs-attention: a human restores them first; never retried by a fleet. */
-  heldForAttention: FleetItem[];
+  /**
+   * Whose latest migration ended needs-attention: a human restores them first; never retried by a fleet.
+   * `dormant`: it ended so because Coder made it dormant after its stop (its memo's cause).
+   */
+  heldForAttention: (FleetItem & { dormant?: true })[];
   nextOffset: number;
   /** Pass as `after` for the next page. */
   cursor?: string;
@@ -128,8 +131,12 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
     // unable to start (its owner is blocked until the fleet repairs it); so may one on the target
     // version that is not healthy.
     items.unshift(...blocked);
-    const held = items.length > 0 ? await needingAttention(input.template) : new Set<string>();
-    const heldForAttention = items.filter((i) => held.has(workspaceWorkflowId(input.template, i.owner, i.workspace)));
+    const held = items.length > 0 ? await needingAttention(input.template) : new Map<string, HeldCause>();
+    const heldForAttention = items.flatMap((i) => {
+      const cause = held.get(workspaceWorkflowId(input.template, i.owner, i.workspace));
+      if (cause === undefined) return [];
+      return [cause.dormant ? { ...i, dormant: true as const } : i];
+    });
     const nextOffset = start + page.workspaces.length;
     const last = page.workspaces[page.workspaces.length - 1];
     return {
@@ -193,12 +200,17 @@ function firstAfter(sorted: { owner_name: string; name: string }[], after: strin
   return i === -1 ? sorted.length : i;
 }
 
+interface HeldCause {
+  /** The run's memo says Coder made the workspace dormant after its stop (workspace-compensation.ts). */
+  dormant: boolean;
+}
+
 /**
  * Workflow ids of the template's migrations whose latest run ended needs-attention (from the
- * WsmigratePhase search attribute). Outside a worker (no Temporal client) it finds none.
+ * WsmigratePhase search attribute), with why where its memo says. Outside a worker (no Temporal client) it finds none.
  */
-async function needingAttention(template: string): Promise<Set<string>> {
-  const held = new Set<string>();
+async function needingAttention(template: string): Promise<Map<string, HeldCause>> {
+  const held = new Map<string, HeldCause>();
   let client;
   try {
     client = Context.current().client;
@@ -210,7 +222,7 @@ async function needingAttention(template: string): Promise<Set<string>> {
     if (held.has(wf.workflowId)) continue;
     // A later run of the same id (a by-hand retry) may have migrated it since: only the latest run counts.
     const latest = await client.workflow.getHandle(wf.workflowId).describe();
-    if (latest.typedSearchAttributes.get(WsmigratePhase) === 'needs-attention') held.add(wf.workflowId);
+    if (latest.typedSearchAttributes.get(WsmigratePhase) === 'needs-attention') held.set(wf.workflowId, { dormant: latest.memo?.cause === 'dormant' });
   }
   return held;
 }

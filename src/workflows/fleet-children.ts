@@ -101,7 +101,9 @@ export async function discoverMore(run: FleetRun): Promise<void> {
       workflowId: workspaceWorkflowId(input.template, h.owner, h.workspace),
       subject: `${h.owner}/${h.workspace}`,
       outcome: 'needs-attention',
-      reason: 'skipped: its last migration ended needs-attention; restore it by hand (wsmigrate state restore …), then run the fleet again',
+      reason: h.dormant
+        ? `skipped: its last migration ended needs-attention because Coder made it dormant after the migration's stop (it is stopped, its state and PVC kept): its owner or an admin makes it active, then run 'wsmigrate migrate workspace ${h.owner}/${h.workspace}' by hand; the fleet holds it until then`
+        : 'skipped: its last migration ended needs-attention; restore it by hand (wsmigrate state restore …), then run the fleet again',
     });
   }
   // Running and dormant: never stopped or built; skipped with who must act (older activities' pages have none).

@@ -42,8 +42,9 @@ export async function compensate(
     return restored.leftAsIs;
   } catch (compErr) {
     enter('needs-attention');
-    upsertMemo({ outcome: 'needs-attention' });
     const dormant = dormantRefusal(compErr);
+    // The cause lets a later fleet say what to do instead of "restore it by hand" (discover-fleet.ts).
+    upsertMemo({ outcome: 'needs-attention', ...(dormant ? { cause: 'dormant' } : {}) });
     // Made dormant by Coder after our stop: the cause first, then where it stands and who must act (not the token's permissions).
     const message = dormant
       ? dormantAfterStopText(ctx, pf, run.backup, dormant)

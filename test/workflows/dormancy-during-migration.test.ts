@@ -96,6 +96,9 @@ describe('dormancy during a migration', () => {
       const latest = (await env.coder.workspace(ws.id)).latest_build;
       expect([latest.transition, latest.job.status]).toEqual(['stop', 'succeeded']);
       expect(env.notes.find((n) => n.kind === 'migration-failed' && n.subject === `Needs attention: ${ws.owner}/${ws.name}`)?.text).toBe(message);
+      // A later fleet holds it saying why (discover-fleet.ts reads the cause from the memo).
+      const memo = (await env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`).describe()).memo;
+      expect(memo).toMatchObject({ outcome: 'needs-attention', cause: 'dormant' });
     }
   }, 180_000);
 });
