@@ -61,6 +61,16 @@ export interface BuiltWithState {
  * retry finds the build its earlier attempt made (heartbeated id, else build number + 1 with the same
  * transition and version, and, while its job runs, the same state) and waits for it.
  */
+/** Coder refused a start because the workspace is dormant: the cause first, not the token's permissions. */
+export function dormantStartRefused(step: string, subject: string, since: string, latestBuild: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: `${step} refused for ${subject}: Coder marked the workspace dormant at ${since}, during the migration (its latest build #${latestBuild}), and lets nobody start a dormant workspace (403); no build was queued`,
+    type: FailureType.dormant,
+    nonRetryable: true,
+    details: [{ dormantSince: since, latestBuildNumber: latestBuild }],
+  });
+}
+
 export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'coder' | 'blobs'>, req: StateBuildRequest): Promise<WorkspaceBuild> {
   const { step, subject } = req;
   const ws = await workspaceUnlessDeleted(coder, step, subject, req.workspaceId, req.read.buildNumber);
@@ -99,6 +109,12 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
       if (err instanceof ApplicationFailure && err.type === 'CoderApi.conflict') {
         const now = (await coderStep(step, subject, () => coder.workspace(req.workspaceId))).latest_build;
         throw builtMeanwhile(step, subject, now, req.read.buildNumber);
+      }
+      // 403 to a start: a token that lacks `start`, or a workspace Coder made dormant since it was read
+      // (coderd/autobuild/lifecycle_executor.go; wsbuilder.go authorize: nobody holds start on workspace_dormant).
+      if (err instanceof ApplicationFailure && err.type === 'CoderApi.forbidden' && req.transition === 'start') {
+        const now = await coderStep(step, subject, () => coder.workspace(req.workspaceId));
+        if (now.dormant_at) throw dormantStartRefused(step, subject, now.dormant_at, now.latest_build.build_number);
       }
       throw err;
     }

@@ -24,6 +24,13 @@ export interface DiscoverFleetPageInput {
   pageSize: number;
 }
 
+export interface DormantSkip {
+  owner: string;
+  workspace: string;
+  id: string;
+  since: string;
+}
+
 export interface FleetPage {
   /** Workspaces to migrate, by owner, then name. */
   items: FleetItem[];
@@ -38,8 +45,13 @@ export interface FleetPage {
   filteredOut: number;
   /** Prebuilt workspaces (Coder's prebuilds user owns them): left to Coder's reconciler, never migrated. */
   prebuilt: number;
-  /** Whose latest migration ended needs-attention: a human restores them first; never retried by a fleet. */
-  heldForAttention: FleetItem[];
+  /** Running and dormant (fleet-progress.ts selectForFleet): skipped, never stopped or built; absent from older activities. */
+  dormant?: DormantSkip[];
+  /**
+   * Whose latest migration ended needs-attention: a human restores them first; never retried by a fleet.
+   * `dormant`: it ended so because Coder made it dormant after its stop (its memo's cause).
+   */
+  heldForAttention: (FleetItem & { dormant?: true })[];
   nextOffset: number;
   /** Pass as `after` for the next page. */
   cursor?: string;
@@ -81,6 +93,7 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
     const idOf = new Map<FleetItem, string>();
     let filteredOut = 0;
     let prebuilt = 0;
+    const dormant: DormantSkip[] = [];
     for (const ws of page.workspaces) {
       const selection = selectForFleet(
         {
@@ -92,6 +105,7 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
           latestTransition: ws.latest_build.transition,
           latestJobStatus: ws.latest_build.job.status,
           prebuilt: isPrebuiltWorkspace(ws),
+          ...(ws.dormant_at ? { dormantSince: ws.dormant_at } : {}),
         },
         input.filters,
         input.targetVersionId,
@@ -103,6 +117,7 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
         idOf.set(item, ws.id);
       }
       else if (selection === 'prebuilt') prebuilt++;
+      else if (selection === 'dormant') dormant.push({ owner: ws.owner_name, workspace: ws.name, id: ws.id, since: ws.dormant_at ?? '' });
       else filteredOut++;
     }
     // On the target version is not yet migrated: only a healthy state counts as already migrated
@@ -116,8 +131,12 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
     // unable to start (its owner is blocked until the fleet repairs it); so may one on the target
     // version that is not healthy.
     items.unshift(...blocked);
-    const held = items.length > 0 ? await needingAttention(input.template) : new Set<string>();
-    const heldForAttention = items.filter((i) => held.has(workspaceWorkflowId(input.template, i.owner, i.workspace)));
+    const held = items.length > 0 ? await needingAttention(input.template) : new Map<string, HeldCause>();
+    const heldForAttention = items.flatMap((i) => {
+      const cause = held.get(workspaceWorkflowId(input.template, i.owner, i.workspace));
+      if (cause === undefined) return [];
+      return [cause.dormant ? { ...i, dormant: true as const } : i];
+    });
     const nextOffset = start + page.workspaces.length;
     const last = page.workspaces[page.workspaces.length - 1];
     return {
@@ -125,6 +144,7 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
       alreadyDone,
       filteredOut,
       prebuilt,
+      ...(dormant.length ? { dormant } : {}),
       heldForAttention,
       nextOffset,
       ...(last ? { cursor: keyOf(last) } : input.after !== undefined ? { cursor: input.after } : {}),
@@ -180,12 +200,17 @@ function firstAfter(sorted: { owner_name: string; name: string }[], after: strin
   return i === -1 ? sorted.length : i;
 }
 
+interface HeldCause {
+  /** The run's memo says Coder made the workspace dormant after its stop (workspace-compensation.ts). */
+  dormant: boolean;
+}
+
 /**
  * Workflow ids of the template's migrations whose latest run ended needs-attention (from the
- * WsmigratePhase search attribute). Outside a worker (no Temporal client) it finds none.
+ * WsmigratePhase search attribute), with why where its memo says. Outside a worker (no Temporal client) it finds none.
  */
-async function needingAttention(template: string): Promise<Set<string>> {
-  const held = new Set<string>();
+async function needingAttention(template: string): Promise<Map<string, HeldCause>> {
+  const held = new Map<string, HeldCause>();
   let client;
   try {
     client = Context.current().client;
@@ -197,7 +222,7 @@ async function needingAttention(template: string): Promise<Set<string>> {
     if (held.has(wf.workflowId)) continue;
     // A later run of the same id (a by-hand retry) may have migrated it since: only the latest run counts.
     const latest = await client.workflow.getHandle(wf.workflowId).describe();
-    if (latest.typedSearchAttributes.get(WsmigratePhase) === 'needs-attention') held.add(wf.workflowId);
+    if (latest.typedSearchAttributes.get(WsmigratePhase) === 'needs-attention') held.set(wf.workflowId, { dormant: latest.memo?.cause === 'dormant' });
   }
   return held;
 }

@@ -11,9 +11,10 @@ export function describeStatus(workflowId: string, s: RunStatus): string {
     // A fleet: where it stands, as `wsmigrate fleet status` shows it.
     const c = d.counts;
     lines.push(
-      `${d.organization}/${d.template} · stage ${d.stage}: migrated *${c.migrated}*${c.recovered ? ` (of them recovered ${c.recovered})` : ''}, already migrated ${c['already-migrated']}, restored ${c.restored}, needs attention ${c['needs-attention']}, failed ${c.failed}, skipped ${c.skipped}; running ${d.running.length}, remaining ${d.remaining}`,
+      `${d.organization}/${d.template} · stage ${d.stage}: migrated *${c.migrated}*${c.recovered ? ` (of them recovered ${c.recovered})` : ''}, already migrated ${c['already-migrated']}, restored ${c.restored}, needs attention ${c['needs-attention']}, failed ${c.failed}, skipped ${c.skipped}${c.dormant ? ` (${c.dormant} dormant)` : ''}; running ${d.running.length}, remaining ${d.remaining}`,
     );
     for (const f of d.failures.slice(-5)) lines.push(`• \`${f.subject}\` ${f.outcome}: ${f.reason}`);
+    for (const k of (d.skips ?? []).slice(-5)) lines.push(`• \`${k.subject}\` ${k.reason}`);
     for (const a of d.childApprovals.slice(0, 5)) lines.push(`child \`${a.workflowId}\` waits at \`${a.gateId}\``);
   }
   if (s.verdict) lines.push(`guard: ${s.verdict.verdict}: ${s.verdict.summary}`);

@@ -27,7 +27,7 @@ function barPhase(p: FleetProgress, waits: readonly FleetWait[]): string {
 /** One plain line of a running fleet, for logs and non-TTY output. */
 export function progressLine(p: FleetProgress, waits: readonly FleetWait[] = []): string {
   const c = p.counts;
-  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped${c.prebuilt ? `, ${c.prebuilt} prebuilt left to Coder` : ''} · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.phase !== 'paused' && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
+  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped${c.dormant ? ` (${c.dormant} dormant)` : ''}${c.prebuilt ? `, ${c.prebuilt} prebuilt left to Coder` : ''} · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.phase !== 'paused' && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
 }
 
 /**
@@ -72,6 +72,7 @@ export function summaryTable(r: FleetResult): string {
     ['needs-attention', s.needsAttention],
     ['failed', s.failed],
     ['skipped', s.skipped],
+    ...(s.dormant ? [['  of them dormant', s.dormant] as [string, number]] : []),
     // Coder's prebuilds reconciler replaces them on the active version (domain/prebuilt-workspaces.ts).
     ...(s.prebuilt ? [['prebuilt (Coder\'s)', s.prebuilt] as [string, number]] : []),
     ['PVC uids kept', s.pvcUidsKept],
@@ -81,6 +82,11 @@ export function summaryTable(r: FleetResult): string {
   if (r.failures.length) {
     lines.push('', 'not migrated:');
     for (const f of r.failures) lines.push(`  ${f.subject.padEnd(28)} ${f.outcome.padEnd(16)} ${f.reason.slice(0, 160)}`);
+  }
+  // Whole: the reason says who must act and how.
+  if (r.skips?.length) {
+    lines.push('', 'skipped (a person must act first):');
+    for (const s of r.skips) lines.push(`  ${s.subject.padEnd(28)} ${s.reason}`);
   }
   if (r.archive) {
     if (r.archive.archived.length) lines.push('', `archived old version(s): ${r.archive.archived.map((v) => v.name).join(', ')}`);
@@ -132,6 +138,7 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     }
     for (const a of p.childApprovals.slice(0, 10)) lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>`);
     for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${f.reason.slice(0, 160)}`);
+    for (const k of (p.skips ?? []).slice(-10)) lines.push(`  ${k.subject}: ${k.reason}`);
     return lines.join('\n');
   }
   if (s.result) return `${s.workflowId}: ${s.phase}\n${summaryTable(s.result)}`;

@@ -37,7 +37,7 @@ export class CliError extends Error {
 export const EXIT = { ok: 0, failure: 1, usage: 2, denied: 3, changesPending: 4 } as const;
 
 /** Failure types of a run that said no (a precondition, a guard, a person): README's "denied/refused". */
-const REFUSAL_TYPES: ReadonlySet<string> = new Set([FailureType.refused, FailureType.rejected, FailureType.guardDenied, FailureType.busy]);
+const REFUSAL_TYPES: ReadonlySet<string> = new Set([FailureType.refused, FailureType.dormant, FailureType.rejected, FailureType.guardDenied, FailureType.busy]);
 
 /** Failure types of a run given a name Coder does not know, or an input no workflow takes: README's "usage". */
 const USAGE_TYPES = new Set(['CoderApi.not-found', 'WsmigrateUnknownName', 'WsmigrateInvalidInput']);

@@ -59,6 +59,8 @@ type PendingActivity = {
   attempt?: number | null;
   maximumAttempts?: number | null;
   lastFailure?: { message?: string | null } | null;
+  /** Set while the step waits out its retry backoff: when Temporal gives it to a worker again. */
+  nextAttemptScheduleTime?: Ts;
   lastHeartbeatTime?: Ts;
   lastStartedTime?: Ts;
   lastWorkerIdentity?: string | null;
@@ -79,7 +81,9 @@ export function activityWaits(pending: readonly PendingActivity[], now = Date.no
     if (attempt >= 2 || a.lastFailure) {
       const of = a.maximumAttempts ? ` of ${a.maximumAttempts}` : '';
       const why = a.lastFailure ? `: last error: ${failureText(a.lastFailure)}` : '';
-      waits.push(`step ${name} is being retried (attempt ${attempt}${of})${why}`);
+      const nextMs = tsMs(a.nextAttemptScheduleTime);
+      const next = nextMs !== undefined ? `; next attempt at ${new Date(nextMs).toISOString()} (in ${Math.max(0, Math.round((nextMs - now) / 1000))} s)` : '';
+      waits.push(`step ${name} is being retried (attempt ${attempt}${of})${why}${next}`);
       continue;
     }
     const started = a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;

@@ -73,6 +73,13 @@ export interface FleetFailure {
   reason: string;
 }
 
+/** A workspace the fleet left alone, and why (a running dormant one: who must act). */
+export interface FleetSkip {
+  workflowId: string;
+  subject: string;
+  reason: string;
+}
+
 export interface ChildPendingApproval {
   workflowId: string;
   gateId: string;
@@ -112,6 +119,8 @@ export interface FleetState {
   foundMigrated?: number;
   durations: { totalMs: number; n: number };
   failures: FleetFailure[];
+  /** Workspaces skipped for a reason a person must act on (running dormant ones); capped like `failures`; absent in older runs' state. */
+  skips?: FleetSkip[];
   paused: boolean;
   cancelled: boolean;
   acceptedFailures: number;
@@ -162,6 +171,8 @@ export interface FleetProgress {
   total?: number;
   running: RunningChild[];
   failures: FleetFailure[];
+  /** Skipped workspaces a person must act on, and why (running dormant ones). */
+  skips?: FleetSkip[];
   pendingApproval?: PendingApproval;
   childApprovals: ChildPendingApproval[];
   etaMs?: number;
@@ -183,6 +194,8 @@ export interface FleetResult {
   summary: FleetSummary;
   targetVersionId?: string;
   failures: FleetFailure[];
+  /** Skipped workspaces a person must act on, and why (running dormant ones). */
+  skips?: FleetSkip[];
   archive?: FleetArchiveResult;
   zeroTouch?: ZeroTouchReport;
   /** What the fleet did so nobody starts a migrated workspace on an old version meanwhile. */

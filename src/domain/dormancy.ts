@@ -9,12 +9,23 @@ export interface DormantNote {
   action: string;
 }
 
+/** Who must act on a dormant workspace and how: one sentence for scan, the preflight, the fleet and the restore. */
+export function dormantWhoMustAct(workspaceId: string): string {
+  // coderd/workspaces.go putWorkspaceDormant: PUT /workspaces/{workspace}/dormant, codersdk.UpdateWorkspaceDormancy.
+  return `its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/${workspaceId}/dormant {"dormant": false})`;
+}
+
+/** Why a fleet skipped a running dormant workspace, and who must act (its summary, status, details and result say it). */
+export function dormantSkipReason(workspaceId: string, since: string): string {
+  return `skipped: dormant since ${since} (Coder starts it for nobody, so the migration could not start it again after its stop); nothing was stopped or built: ${dormantWhoMustAct(workspaceId)}, then run the fleet (or 'wsmigrate migrate workspace') again`;
+}
+
 export function dormantNote(ws: { id: string; dormant_at?: string | null }): DormantNote | undefined {
   if (!ws.dormant_at) return undefined;
   return {
     since: ws.dormant_at,
     action:
       'Coder lets nobody start a dormant workspace, so a migration or recovery that must start it refuses it; ' +
-      `its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws.id}/dormant {"dormant": false})`,
+      dormantWhoMustAct(ws.id),
   };
 }

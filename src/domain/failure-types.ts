@@ -4,6 +4,8 @@
  */
 export const FailureType = {
   refused: 'WsmigrateRefused', // a precondition says no: never retry, never proceed
+  // Coder marked the workspace dormant: nobody may start it until its owner or an admin makes it active (a fleet counts it skipped)
+  dormant: 'WsmigrateDormant',
   conflict: 'WsmigrateStateConflict', // state is neither what we backed up nor what we wrote
   buildFailed: 'WsmigrateBuildFailed',
   busy: 'WsmigrateWorkspaceBusy', // a build is running: retry later
@@ -24,4 +26,4 @@ export const FailureType = {
 
 export type WsmigrateFailureType = (typeof FailureType)[keyof typeof FailureType];
 
-export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss, FailureType.builtMeanwhile, FailureType.unknownName];
+export const FINAL_FAILURE_TYPES: string[] = [FailureType.refused, FailureType.dormant, FailureType.conflict, FailureType.buildFailed, FailureType.dataLoss, FailureType.builtMeanwhile, FailureType.unknownName];

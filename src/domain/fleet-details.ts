@@ -22,6 +22,7 @@ export interface FleetDetailsView {
   remaining: number;
   running: readonly unknown[];
   failures: readonly { subject: string; outcome: string; reason: string }[];
+  skips?: readonly { subject: string; reason: string }[];
   pendingApproval?: PendingApproval;
   childApprovals: readonly { workflowId: string; gateId: string }[];
   etaMs?: number;
@@ -43,7 +44,7 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
     ...(failure ? [`**Failed:** ${codeSpan(failure)}`, ''] : []),
     '| migrated | already | restored | needs attention | failed | skipped | running | to go (with running) | PVC uids kept |',
     '|---|---|---|---|---|---|---|---|---|',
-    `| ${c.migrated} | ${c['already-migrated']} | ${c.restored} | ${c['needs-attention']} | ${c.failed} | ${c.skipped} | ${p.running.length} | ${p.remaining} | ${c.pvcUidsKept} |`,
+    `| ${c.migrated} | ${c['already-migrated']} | ${c.restored} | ${c['needs-attention']} | ${c.failed} | ${c.skipped}${c.dormant ? ` (${c.dormant} dormant)` : ''} | ${p.running.length} | ${p.remaining} | ${c.pvcUidsKept} |`,
     '',
     `target version: \`${p.targetVersionId ?? '(template first)'}\` · concurrency ${p.concurrency} · budget ${p.budget.failures - p.budget.accepted}/${p.budget.allowance}${p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : ''} · run ${p.runs}`,
   ];
@@ -55,6 +56,10 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   if (p.failures.length) {
     lines.push('', '**Failures**', '');
     for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${codeSpan(f.reason.slice(0, 200))}`);
+  }
+  if (p.skips?.length) {
+    lines.push('', '**Skipped** (a person must act first)', '');
+    for (const s of p.skips.slice(-10)) lines.push(`- \`${s.subject}\` ${codeSpan(s.reason)}`);
   }
   if (p.pacing) lines.push('', pacingLine(p.pacing));
   if (p.note) lines.push('', p.note);

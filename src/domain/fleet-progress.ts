@@ -8,7 +8,8 @@ import { FailureType } from './failure-types';
 import { globToRegExp } from './glob';
 
 /** waiting-for-build: a zero-touch fleet left a stopped workspace to migrate itself at its next start. */
-export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed' | 'waiting-for-build';
+/** `skipped`: not a migration's failure (its preflight found it dormant and running): counted skipped, with why, never finished. */
+export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed' | 'waiting-for-build' | 'skipped';
 export const CHILD_OUTCOMES: readonly ChildOutcome[] = ['migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention', 'failed', 'waiting-for-build'];
 
 export interface FleetCounts {
@@ -31,6 +32,8 @@ export interface FleetCounts {
   recovered: number;
   /** Prebuilt workspaces found and left to Coder's prebuilds reconciler (prebuilt-workspaces.ts); absent in older runs' state. */
   prebuilt?: number;
+  /** Of `skipped`: running dormant workspaces (dormancy.ts), until their owner or an admin makes them active; absent in older runs' state. */
+  dormant?: number;
 }
 
 export function emptyCounts(): FleetCounts {
@@ -57,6 +60,7 @@ export interface ChildReport {
 export function outcomeOfFailure(failureType: string | undefined | null): ChildOutcome {
   if (failureType === FailureType.rolledBack) return 'restored';
   if (failureType === FailureType.needsAttention) return 'needs-attention';
+  if (failureType === FailureType.dormant) return 'skipped';
   return 'failed';
 }
 
@@ -104,14 +108,17 @@ export interface FleetWorkspaceFacts {
   latestJobStatus: string;
   /** Owned by Coder's prebuilds system user (prebuilt-workspaces.ts). */
   prebuilt?: boolean;
+  /** Coder's dormant_at, when set (dormancy.ts). */
+  dormantSince?: string;
 }
 
-export type FleetSelection = 'migrate' | 'done' | 'filtered' | 'prebuilt';
+export type FleetSelection = 'migrate' | 'done' | 'filtered' | 'prebuilt' | 'dormant';
 
 /**
  * `done`: its latest build succeeded on the target version. Only a finished migration gets there,
  * since the target version's guard blocks make an unmigrated workspace's build fail. `prebuilt`: left
- * to Coder's prebuilds reconciler, whatever the filters say.
+ * to Coder's prebuilds reconciler, whatever the filters say. `dormant`: running and dormant, skipped
+ * (never stopped or built) until its owner or an admin makes it active.
  */
 export function selectForFleet(ws: FleetWorkspaceFacts, filters: FleetFilters, targetVersionId: string): FleetSelection {
   if (ws.latestTransition === 'delete') return 'filtered';
@@ -121,6 +128,8 @@ export function selectForFleet(ws: FleetWorkspaceFacts, filters: FleetFilters, t
   if (filters.exclude.some((e) => e.toLowerCase() === `${ws.owner}/${ws.name}`.toLowerCase())) return 'filtered';
   if (ws.latestVersionId === targetVersionId && ws.latestJobStatus === 'succeeded') return 'done';
   if (filters.status !== 'any' && ws.status !== filters.status) return 'filtered';
+  // As the preflight's refusal: its migration could not start it again after its stop. A stopped one is migrated stopped.
+  if (ws.dormantSince && ws.latestTransition === 'start' && ws.latestJobStatus === 'succeeded') return 'dormant';
   return 'migrate';
 }
 

@@ -14,9 +14,11 @@ export interface FleetSummary {
   recovered: number;
   /** Prebuilt workspaces left to Coder's prebuilds reconciler (never migrated); absent in older results. */
   prebuilt?: number;
+  /** Of `skipped`: running dormant workspaces (their owner or an admin makes them active first); absent in older results. */
+  dormant?: number;
 }
 
-const NO_SUMMARY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0, prebuilt: 0 };
+const NO_SUMMARY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0, prebuilt: 0, dormant: 0 };
 
 /** Two fleets' summaries added field by field (an absent one counts nothing). */
 export function addSummaries(a: FleetSummary | undefined, b: FleetSummary | undefined): FleetSummary {
@@ -36,12 +38,13 @@ export function summaryOf(c: FleetCounts): FleetSummary {
     pvcUidsKept: c.pvcUidsKept,
     recovered: c.recovered ?? 0,
     prebuilt: c.prebuilt ?? 0,
+    dormant: c.dormant ?? 0,
   };
 }
 
 /** The text of the fleet-done notification. */
 export function fleetDoneText(summary: FleetSummary, moreRemaining: boolean): string {
-  return `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped${summary.prebuilt ? `, ${summary.prebuilt} prebuilt left to Coder (its reconciler replaces them on the active version)` : ''}; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`;
+  return `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped${summary.dormant ? ` (${summary.dormant} dormant: for each, its owner or an admin makes it active, then run the fleet again)` : ''}${summary.prebuilt ? `, ${summary.prebuilt} prebuilt left to Coder (its reconciler replaces them on the active version)` : ''}; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`;
 }
 
 /** The counts as a notification carries them. */

@@ -11,7 +11,8 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
-import type { FleetItem } from '../contracts/migrate-fleet';
+import type { FleetItem, FleetSkip } from '../contracts/migrate-fleet';
+import { dormantSkipReason } from '../domain/dormancy';
 import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
 import { workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { WsmigrateTemplate } from '../contracts/search-attributes';
@@ -39,9 +40,15 @@ export function recordChildEnd(run: FleetRun, r: ChildReport): void {
   }
   st.counts.pvcUidsKept += r.pvcUidsKept ?? 0;
   if (r.recovered) st.counts.recovered = (st.counts.recovered ?? 0) + 1;
-  const took = r.durationMs ?? Date.now() - child.startedAtMs;
-  st.durations.totalMs += took;
-  st.durations.n += 1;
+  if (r.outcome === 'skipped') {
+    // Its preflight found it running and dormant (made dormant since discovery): nothing was stopped; not a migration's time.
+    st.counts.dormant = (st.counts.dormant ?? 0) + 1;
+    addSkip(st, { workflowId: r.workflowId, subject: child.subject, reason: (r.reason ?? '').slice(0, 500) });
+  } else {
+    const took = r.durationMs ?? Date.now() - child.startedAtMs;
+    st.durations.totalMs += took;
+    st.durations.n += 1;
+  }
   if (r.outcome === 'failed' || r.outcome === 'restored' || r.outcome === 'needs-attention') {
     st.failures.push({ workflowId: r.workflowId, subject: child.subject, outcome: r.outcome, reason: (r.reason ?? '').slice(0, 300) });
     if (st.failures.length > KEEP_FAILURES) st.failures.splice(0, st.failures.length - KEEP_FAILURES);
@@ -50,6 +57,10 @@ export function recordChildEnd(run: FleetRun, r: ChildReport): void {
   if (canary) canary.outcome = r.outcome;
   st.childApprovals = st.childApprovals.filter((a) => a.workflowId !== r.workflowId);
   run.refreshDetails();
+}
+
+function addSkip(st: FleetRun['st'], skip: FleetSkip): void {
+  st.skips = [...(st.skips ?? []), skip].slice(-KEEP_FAILURES);
 }
 
 /** A child's gate opened or closed: the fleet's progress lists the migrations waiting for a person. */
@@ -90,8 +101,16 @@ export async function discoverMore(run: FleetRun): Promise<void> {
       workflowId: workspaceWorkflowId(input.template, h.owner, h.workspace),
       subject: `${h.owner}/${h.workspace}`,
       outcome: 'needs-attention',
-      reason: 'skipped: its last migration ended needs-attention; restore it by hand (wsmigrate state restore …), then run the fleet again',
+      reason: h.dormant
+        ? `skipped: its last migration ended needs-attention because Coder made it dormant after the migration's stop (it is stopped, its state and PVC kept): its owner or an admin makes it active, then run 'wsmigrate migrate workspace ${h.owner}/${h.workspace}' by hand; the fleet holds it until then`
+        : 'skipped: its last migration ended needs-attention; restore it by hand (wsmigrate state restore …), then run the fleet again',
     });
+  }
+  // Running and dormant: never stopped or built; skipped with who must act (older activities' pages have none).
+  for (const d of page.dormant ?? []) {
+    st.counts.skipped += 1;
+    st.counts.dormant = (st.counts.dormant ?? 0) + 1;
+    addSkip(st, { workflowId: workspaceWorkflowId(input.template, d.owner, d.workspace), subject: `${d.owner}/${d.workspace}`, reason: dormantSkipReason(d.id, d.since) });
   }
   st.filteredOut += page.filteredOut;
   // Older activities' pages have no count; older runs' state has no counter.

@@ -213,6 +213,7 @@ async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResul
     summary,
     ...(st.targetVersionId ? { targetVersionId: st.targetVersionId } : {}),
     failures: st.failures,
+    ...(st.skips?.length ? { skips: st.skips } : {}),
     ...(st.archive ? { archive: st.archive } : {}),
     ...(st.zeroTouch ? { zeroTouch: st.zeroTouch } : {}),
     ...(st.activeVersionLock ? { activeVersionLock: st.activeVersionLock } : {}),

@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -107,7 +108,11 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
 
   const preflightInput = { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy };
   const preflight = async (note = '') => {
-    const both = await acts.preflightAndAssess.executeWithOptions(
+    // A local activity's retries (Coder unreachable, 5xx, 429) show nowhere: not in describe()'s pending
+    // activities, so not in `wsmigrate status` or the Web UI. As a regular activity each attempt, its last
+    // error and the next attempt's time do; it costs two events more per preflight.
+    const step = patched('wsmigrate-preflight-retries-shown') ? durable : acts;
+    const both = await step.preflightAndAssess.executeWithOptions(
       { summary: `preflight ${subject}${note}: token permissions, build, target version, state; health of its builds and states` },
       [preflightInput],
     );

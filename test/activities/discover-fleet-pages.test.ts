@@ -126,6 +126,30 @@ describe('fleet discovery, one page at a time', () => {
     expect(names(page)).toEqual(sorted.slice(0, 3).filter((k) => k !== held));
     expect(queries).toEqual([`WorkflowType = 'migrateWorkspace' AND WsmigrateTemplate = '${sim.template.name}' AND WsmigratePhase = 'needs-attention'`]);
   });
+  it('says which held workspace ended needs-attention because Coder made it dormant after its stop (its memo), so the fleet can say what to do', async () => {
+    const [dormantHeld, plainHeld] = [sorted[0], sorted[1]];
+    const idOf = (k: string) => workspaceWorkflowId(sim.template.name, k.split('/')[0], k.split('/')[1]);
+    const memos = new Map<string, Record<string, unknown>>([
+      [idOf(dormantHeld), { outcome: 'needs-attention', cause: 'dormant' }],
+      [idOf(plainHeld), { outcome: 'needs-attention' }],
+    ]);
+    const client = {
+      withAbortSignal: <T>(_signal: AbortSignal, fn: () => T) => fn(),
+      workflow: {
+        list: async function* () {
+          for (const k of [dormantHeld, plainHeld]) yield { workflowId: idOf(k) };
+        },
+        getHandle: (workflowId: string) => ({
+          describe: async () => ({ memo: memos.get(workflowId), typedSearchAttributes: { get: (key: unknown) => (key === WsmigratePhase ? 'needs-attention' : undefined) } }),
+        }),
+      },
+    } as unknown as Client;
+    const page: FleetPage = await new MockActivityEnvironment({}, { client }).run(discover, {});
+    expect(page.heldForAttention).toEqual([
+      { owner: dormantHeld.split('/')[0], workspace: dormantHeld.split('/')[1], dormant: true },
+      { owner: plainHeld.split('/')[0], workspace: plainHeld.split('/')[1] },
+    ]);
+  });
   // Last: it moves workspaces onto the target version.
   it('counts a workspace already migrated (on the target version, healthy) as done and one the filters leave out as filtered, listing neither', async () => {
     const [done, excluded, alsoExcluded] = [sorted[1], sorted[4], sorted[5]];

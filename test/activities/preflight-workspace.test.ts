@@ -130,10 +130,11 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     const dormant = await api<{ dormant_at: string }>(sim, 'PUT', `/workspaces/${ws(8).id}/dormant`, { json: { dormant: true } });
     expect(dormant.status).toBe(200);
     const refused = await failure(acts().preflightWorkspace(inputFor(8)));
-    expect(refused).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+    // Its own type: a fleet counts it skipped (who must act), not failed.
+    expect(refused).toMatchObject({ type: FailureType.dormant, nonRetryable: true });
     expect(refused.message).toBe(
-      `preflight refused for ${ws(8).owner}/${ws(8).name}: the workspace is running but dormant (since ${dormant.body.dormant_at}): Coder lets nobody start a dormant workspace, so the migration could not start it again. ` +
-        `Make it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws(8).id}/dormant {"dormant": false}), or stop it and migrate it stopped`,
+      `preflight refused for ${ws(8).owner}/${ws(8).name}: the workspace is running but dormant (since ${dormant.body.dormant_at}): Coder lets nobody start a dormant workspace, so the migration could not start it again; nothing was stopped: ` +
+        `its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws(8).id}/dormant {"dormant": false}), then run the migration again (or stop it and migrate it stopped)`,
     );
     await startBuild(sim, ws(8).id, { transition: 'stop' });
     expect(await acts().preflightWorkspace(inputFor(8))).toMatchObject({ prior: { transition: 'stop' }, dormantSince: dormant.body.dormant_at });

@@ -80,6 +80,8 @@ describe('fleet bookkeeping', () => {
     expect(outcomeOfFailure('WsmigrateRolledBack')).toBe('restored');
     expect(outcomeOfFailure('WsmigrateNeedsAttention')).toBe('needs-attention');
     expect(outcomeOfFailure('WsmigrateRefused')).toBe('failed');
+    // Its preflight found it running and dormant: nothing was stopped, nobody's failure; skipped with who must act.
+    expect(outcomeOfFailure('WsmigrateDormant')).toBe('skipped');
     expect(outcomeOfFailure(undefined)).toBe('failed');
   });
 
@@ -103,6 +105,15 @@ describe('fleet bookkeeping', () => {
     expect(selectForFleet(ws(), filters({ owners: ['bob', 'ALICE'] }), TARGET)).toBe('migrate');
     expect(selectForFleet(ws(), filters({ exclude: ['alice/dev-2'] }), TARGET)).toBe('migrate');
     expect(selectForFleet(ws(), filters({ status: 'running' }), TARGET)).toBe('migrate');
+  });
+
+  it('selection: a running dormant workspace is skipped (its migration could not start it again); a stopped or failed one is migrated stopped; filters come first', () => {
+    const since = '2026-01-01T00:00:00Z';
+    expect(selectForFleet(ws({ dormantSince: since }), filters(), TARGET)).toBe('dormant');
+    expect(selectForFleet(ws({ dormantSince: since, latestTransition: 'stop', status: 'stopped' }), filters(), TARGET)).toBe('migrate');
+    expect(selectForFleet(ws({ dormantSince: since, latestJobStatus: 'failed', status: 'failed' }), filters(), TARGET)).toBe('migrate');
+    expect(selectForFleet(ws({ dormantSince: since }), filters({ owners: ['bob'] }), TARGET)).toBe('filtered');
+    expect(selectForFleet(ws({ dormantSince: since, latestVersionId: TARGET }), filters(), TARGET)).toBe('done');
   });
 
   it("selection: a prebuilt workspace is left to Coder's reconciler, whatever its version or the filters; one being deleted is filtered", () => {

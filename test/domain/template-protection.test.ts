@@ -55,8 +55,12 @@ describe('fleet summary', () => {
   test('the counts in words, with the recovered and the remaining mentioned only when there are any', () => {
     const c = { ...emptyCounts(), migrated: 5, 'already-migrated': 2, restored: 1, 'needs-attention': 3, failed: 4, skipped: 6, 'dry-run': 7, pvcUidsKept: 8 };
     const s = summaryOf(c);
-    expect(s).toEqual({ migrated: 5, alreadyMigrated: 2, restored: 1, needsAttention: 3, failed: 4, skipped: 6, dryRun: 7, pvcUidsKept: 8, recovered: 0, prebuilt: 0 });
+    expect(s).toEqual({ migrated: 5, alreadyMigrated: 2, restored: 1, needsAttention: 3, failed: 4, skipped: 6, dryRun: 7, pvcUidsKept: 8, recovered: 0, prebuilt: 0, dormant: 0 });
     expect(fleetDoneText(s, false)).toBe('5 migrated, 2 already migrated, 1 restored, 3 need attention, 4 failed, 6 skipped; 8 PVC uid(s) kept.');
+    // Of the skipped, the dormant ones say who must act.
+    expect(fleetDoneText({ ...s, dormant: 2 }, false)).toBe(
+      '5 migrated, 2 already migrated, 1 restored, 3 need attention, 4 failed, 6 skipped (2 dormant: for each, its owner or an admin makes it active, then run the fleet again); 8 PVC uid(s) kept.',
+    );
     expect(fleetDoneText({ ...s, recovered: 2 }, true)).toBe(
       '5 migrated (2 of them recovered from a damaged state), 2 already migrated, 1 restored, 3 need attention, 4 failed, 6 skipped; 8 PVC uid(s) kept. More workspaces remain for a later run.',
     );

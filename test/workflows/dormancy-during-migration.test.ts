@@ -84,5 +84,21 @@ describe('dormancy during a migration', () => {
       expect(out.message.length).toBeGreaterThan(20);
       expect(out.message).toMatch(/dormant/);
     }
+    if (option === 'A') {
+      // After our stop, no build of its own: the cause first, where it stands, who must act and what continues it.
+      expect(out).toMatchObject({ ok: false, type: 'WsmigrateNeedsAttention' });
+      const message = out.ok ? '' : out.message;
+      expect(message).toMatch(new RegExp(`^${ws.owner}/${ws.name}: Coder marked it dormant at \\S+, during the migration, after its stop: Coder lets nobody start a dormant workspace`));
+      expect(message).toMatch(/It is stopped \(build #\d+\) on its prior version \S+, holding the state backed up before anything was written \(sha256 [0-9a-f]{12}…, \S+\); the stop destroyed no protected object, so its home PVC is kept/);
+      expect(message).toContain(`its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws.id}/dormant {"dormant": false})`);
+      expect(message).toContain(`then run 'wsmigrate migrate workspace ${ws.owner}/${ws.name} --template ${env.sim.template.name} --version ${targetVersionId}' again`);
+      expect(message).not.toMatch(/lacks|Ask a Coder owner|grant/);
+      const latest = (await env.coder.workspace(ws.id)).latest_build;
+      expect([latest.transition, latest.job.status]).toEqual(['stop', 'succeeded']);
+      expect(env.notes.find((n) => n.kind === 'migration-failed' && n.subject === `Needs attention: ${ws.owner}/${ws.name}`)?.text).toBe(message);
+      // A later fleet holds it saying why (discover-fleet.ts reads the cause from the memo).
+      const memo = (await env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`).describe()).memo;
+      expect(memo).toMatchObject({ outcome: 'needs-attention', cause: 'dormant' });
+    }
   }, 180_000);
 });

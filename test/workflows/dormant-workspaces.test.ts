@@ -43,6 +43,9 @@ describe('dormant workspaces', () => {
     const before = (await env.coder.workspace(running!.id)).latest_build.build_number;
     const refused = await failureOf((await startWorkspaceMigration(env.t.client, input(1), { taskQueue: env.taskQueue })).result());
     expect(refused).toContain('the workspace is running but dormant');
+    // The fleet's sentence too: nothing stopped, who must act, then what.
+    expect(refused).toContain('nothing was stopped: its owner or an admin makes it active first (its page in the dashboard');
+    expect(refused).toContain('then run the migration again (or stop it and migrate it stopped)');
     expect(refused).toContain(`PUT /api/v2/workspaces/${running!.id}/dormant {"dormant": false}`);
     const latest = (await env.coder.workspace(running!.id)).latest_build;
     expect(latest.build_number).toBe(before);

@@ -1,0 +1,51 @@
+import { EXIT } from '../../src/cli/io';
+import { runMain } from '../harness/cli';
+import { waitFor } from '../harness/wait';
+import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+
+/**
+ * The workspace run's preflight when Coder answers 500 to it: Temporal retries the step, and
+ * `wsmigrate status` says so (attempt, last error, next attempt) instead of showing a bare
+ * "preflight" for minutes. It used to be a local activity, whose retries describe() never lists.
+ */
+describe('status of a migration whose preflight Temporal is retrying', () => {
+  let env: MigrationEnv;
+  let version: string;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1 });
+    await env.startWorker();
+    version = (await env.migrateTemplate()).versionId;
+    Object.assign(process.env, { WSMIGRATE_TASK_QUEUE: env.taskQueue });
+  }, 120_000);
+  afterAll(async () => {
+    process.env = saved;
+    await env?.close();
+  });
+
+  it('Coder answering 500: status names the step, its attempt, the last error (no token) and when the next attempt is; the run goes on once Coder answers', async () => {
+    const ws = env.sim.workspaces()[0];
+    const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
+    // The preflight's first request is /buildinfo: every answer to it fails until the faults are lifted.
+    env.sim.setFaults({ error500Rate: 1, includeBuildInfo: true, only: ['/buildinfo'] });
+    let out = '';
+    try {
+      expect((await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', version, '--approval', 'none')).exitCode).toBe(EXIT.ok);
+      await waitFor(async () => {
+        out = (await runMain('status', id)).out;
+        return /preflightAndAssess is being retried \(attempt [2-9]/.test(out);
+      }, 90_000);
+    } finally {
+      env.sim.setFaults(undefined);
+    }
+    expect(out).toMatch(new RegExp(`^${id}: preflight\\n`));
+    expect(out).toMatch(
+      /waiting on: step preflightAndAssess is being retried \(attempt \d+ of 10\): last error: preflight failed for .+: .*500.*; next attempt at \d{4}-\d\d-\d\dT[\d:.]+Z \(in \d+ s\)/,
+    );
+    expect(out).not.toContain(env.sim.token);
+    await env.t.client.workflow.getHandle(id).result();
+    const end = (await runMain('status', id)).out;
+    expect(end).toMatch(new RegExp(`^${id}: migrated\\n`));
+    expect(end).not.toMatch(/waiting on/);
+  }, 180_000);
+});

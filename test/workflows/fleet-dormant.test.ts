@@ -1,0 +1,73 @@
+import { startFleet } from '../../src/client/fleet';
+import { summaryTable } from '../../src/cli/fleet-render';
+import type { FleetResult } from '../../src/contracts/migrate-fleet';
+import { api } from '../sim/helpers';
+import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+
+/**
+ * Running dormant workspaces in a fleet (Coder lets nobody start a dormant workspace: coderd/rbac
+ * workspace_dormant, made so by PUT /workspaces/{id}/dormant or the lifecycle executor's
+ * time_til_dormant). Its migration could not start it again after its stop, so it is no failure of the
+ * migration: the fleet skips it, says who must act, and never stops or builds it. One is dormant when
+ * the fleet lists the template; the other is made dormant after that, just before its own preflight.
+ */
+describe('a fleet over running dormant workspaces', () => {
+  let env: MigrationEnv;
+  let lateName = '';
+  let madeLate = false;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 3, buildLatencyMs: 20 });
+    await env.startWorker({
+      wrap: (acts) => ({
+        ...acts,
+        preflightAndAssess: async (i) => {
+          if (i.workspace === lateName && !madeLate) {
+            madeLate = true;
+            const ws = env.sim.workspaces().find((w) => w.name === i.workspace)!;
+            expect((await api(env.sim, 'PUT', `/workspaces/${ws.id}/dormant`, { json: { dormant: true } })).status).toBe(200);
+          }
+          return acts.preflightAndAssess(i);
+        },
+      }),
+    });
+  }, 120_000);
+  afterAll(async () => env?.close());
+
+  it('counts them skipped (not failed) with who must act, in its result, summary, details and notification; builds neither; migrates the rest', async () => {
+    const [early, late, plain] = env.sim.workspaces();
+    lateName = late!.name;
+    expect((await api(env.sim, 'PUT', `/workspaces/${early!.id}/dormant`, { json: { dormant: true } })).status).toBe(200);
+    const buildsBefore = new Map(await Promise.all([early!, late!].map(async (w) => [w.id, (await env.coder.workspaceBuilds(w.id)).length] as const)));
+
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, canary: 0, concurrency: 3, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(madeLate).toBe(true);
+    expect(result.summary).toMatchObject({ migrated: 1, skipped: 2, dormant: 2, failed: 0, needsAttention: 0, restored: 0 });
+    expect(result.failures).toEqual([]);
+    const skips = new Map((result.skips ?? []).map((s) => [s.subject, s.reason]));
+    expect([...skips.keys()].sort()).toEqual([`${early!.owner}/${early!.name}`, `${late!.owner}/${late!.name}`].sort());
+    expect(skips.get(`${early!.owner}/${early!.name}`)).toMatch(/^skipped: dormant since \S+ \(Coder starts it for nobody.*nothing was stopped or built/);
+    expect(skips.get(`${late!.owner}/${late!.name}`)).toMatch(/the workspace is running but dormant \(since \S+\).*nothing was stopped/);
+    for (const w of [early!, late!]) {
+      expect(skips.get(`${w.owner}/${w.name}`)).toContain(`its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/${w.id}/dormant {"dormant": false})`);
+      // Never stopped or built: the same builds, still running.
+      const builds = await env.coder.workspaceBuilds(w.id);
+      expect(builds).toHaveLength(buildsBefore.get(w.id)!);
+      expect((await env.coder.workspace(w.id)).latest_build).toMatchObject({ transition: 'start', job: { status: 'succeeded' } });
+    }
+    expect((await env.coder.workspace(plain!.id)).latest_build).toMatchObject({ transition: 'start', template_version_id: result.targetVersionId });
+
+    expect(env.notes.find((n) => n.kind === 'fleet-done')?.text).toContain('2 skipped (2 dormant: for each, its owner or an admin makes it active, then run the fleet again)');
+    const table = summaryTable(result);
+    expect(table).toMatch(/skipped\s+2\n\s+of them dormant\s+2/);
+    expect(table).toContain('skipped (a person must act first):');
+    const meta = (await env.t.client.workflow.getHandle(handle.workflowId).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(meta.currentDetails).toContain('**Skipped** (a person must act first)');
+    expect(meta.currentDetails).toContain(`\`${early!.owner}/${early!.name}\``);
+    expect(meta.currentDetails).toMatch(/\| 0 \| 2 \(2 dormant\) \|/);
+  }, 240_000);
+});
