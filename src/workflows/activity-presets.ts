@@ -19,6 +19,12 @@ export const QUICK_LOCAL_STEP: LocalActivityOptions = {
   retry: QUICK_STEP.retry,
 };
 
+/** One attempt of a local step whose retries, if it needs them, run as a regular activity (status shows those). */
+export const ONE_LOCAL_ATTEMPT: LocalActivityOptions = {
+  startToCloseTimeout: '2m',
+  retry: { maximumAttempts: 1 },
+};
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** '30m' → 1800000. Inputs are validated by the schema, so a bad string is a programming error. */
@@ -72,6 +78,13 @@ export function failureMessage(err: unknown): string {
 export function failureType(err: unknown): string | undefined {
   const e = err as { type?: string; cause?: { type?: string } };
   return e?.cause?.type ?? e?.type;
+}
+
+/** A failure no retry can fix: marked non-retryable, or of a type the retry policies never retry. */
+export function isFinalFailure(err: unknown): boolean {
+  const e = err as { nonRetryable?: boolean; cause?: { nonRetryable?: boolean } };
+  const type = failureType(err);
+  return e?.cause?.nonRetryable === true || e?.nonRetryable === true || (type !== undefined && FINAL_FAILURE_TYPES.includes(type));
 }
 
 /** The build a failed build step made (its id in the failure's details), so the compensation knows it for ours. */

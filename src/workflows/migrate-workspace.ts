@@ -17,7 +17,7 @@ import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, durationMs, failureMessage, keepingFailedBuild, failureType, restoreStepOptions } from './activity-presets';
+import { ONE_LOCAL_ATTEMPT, QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, isFinalFailure, durationMs, failureMessage, keepingFailedBuild, failureType, restoreStepOptions } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { answerWatchingBuilds } from './gate-watch';
 import { BuildWatch, isNeedsAttention } from './build-watch';
@@ -66,6 +66,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
   // worker dying after the build would re-run the backup against the migrated state, and the
   // compensation would then "restore" the migrated bytes. It needs its own durable event.
   const durable = proxyActivities<WsmigrateActivities>(QUICK_STEP);
+  const once = proxyLocalActivities<WsmigrateActivities>(ONE_LOCAL_ATTEMPT);
   const builds = proxyActivities<WsmigrateActivities>(buildStepOptions(input));
   const restoring = proxyActivities<WsmigrateActivities>(restoreStepOptions(input));
   const subject = `${input.owner}/${input.workspace}`;
@@ -108,14 +109,20 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
 
   const preflightInput = { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy };
   const preflight = async (note = '') => {
-    // A local activity's retries (Coder unreachable, 5xx, 429) show nowhere: not in describe()'s pending
-    // activities, so not in `wsmigrate status` or the Web UI. As a regular activity each attempt, its last
-    // error and the next attempt's time do; it costs two events more per preflight.
-    const step = patched('wsmigrate-preflight-retries-shown') ? durable : acts;
-    const both = await step.preflightAndAssess.executeWithOptions(
-      { summary: `preflight ${subject}${note}: token permissions, build, target version, state; health of its builds and states` },
-      [preflightInput],
-    );
+    const options = { summary: `preflight ${subject}${note}: token permissions, build, target version, state; health of its builds and states` };
+    let both;
+    if (patched('wsmigrate-preflight-retries-shown')) {
+      // A local activity's retries (Coder unreachable, 5xx, 429) show nowhere: not in describe()'s pending
+      // activities, so not in `wsmigrate status` or the Web UI. So one local attempt (one marker event, the
+      // usual case), and after a failure a retry could fix, the retries as a regular activity, whose
+      // attempts, last error and next attempt status names. The preflight only reads.
+      both = await once.preflightAndAssess.executeWithOptions(options, [preflightInput]).catch((err: unknown) => {
+        if (isCancellation(err) || isFinalFailure(err)) throw err;
+        return durable.preflightAndAssess.executeWithOptions(options, [preflightInput]);
+      });
+    } else {
+      both = await acts.preflightAndAssess.executeWithOptions(options, [preflightInput]);
+    }
     title = workspaceRunSummary(input.owner, input.workspace, input.template, both.preflight.targetVersionName);
     done('preflight');
     return both;

@@ -13,7 +13,7 @@ describe('status of a migration whose preflight Temporal is retrying', () => {
   let version: string;
   const saved = { ...process.env };
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 1 });
+    env = await createMigrationEnv({ workspaces: 2 });
     await env.startWorker();
     version = (await env.migrateTemplate()).versionId;
     Object.assign(process.env, { WSMIGRATE_TASK_QUEUE: env.taskQueue });
@@ -47,5 +47,20 @@ describe('status of a migration whose preflight Temporal is retrying', () => {
     const end = (await runMain('status', id)).out;
     expect(end).toMatch(new RegExp(`^${id}: migrated\\n`));
     expect(end).not.toMatch(/waiting on/);
+    // The failed local attempt, then the retries as an activity: both in the history.
+    const events = (await env.t.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    expect(events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'preflightAndAssess')).toBe(true);
   }, 180_000);
+
+  it('a preflight that succeeds at once stays one local-activity marker: no activity events in the history (the cost of a fleet)', async () => {
+    const ws = env.sim.workspaces()[1];
+    const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
+    expect((await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', version, '--approval', 'none')).exitCode).toBe(EXIT.ok);
+    await env.t.client.workflow.getHandle(id).result();
+    const events = (await env.t.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'preflightAndAssess')).toEqual([]);
+    const markerText = (e: (typeof events)[number]) =>
+      Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((p) => p.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString('utf8')).join(' ');
+    expect(events.filter((e) => e.markerRecordedEventAttributes && markerText(e).includes('"preflightAndAssess"'))).toHaveLength(1);
+  }, 120_000);
 });
