@@ -1,9 +1,12 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { WsmigrateActivities } from '../../src/activities';
 import { fleetStatus, startFleet } from '../../src/client/fleet';
+import { startOrganizationMigration } from '../../src/client/organization';
 import { statusText } from '../../src/cli/fleet-render';
 import { fleetProgressQuery, type ActiveVersionLock, type FleetResult } from '../../src/contracts/migrate-fleet';
-import type { MigrateFleetInput } from '../../src/domain/fleet-input';
+import { fleetWorkflowId, type MigrateFleetInput } from '../../src/domain/fleet-input';
 import { api, homePvcName, waitForBuild } from '../sim/helpers';
+import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -193,4 +196,118 @@ describe("a template that required its active version before wsmigrate", () => {
     expect(await requireActive(env)).toBe(true);
     expect(statusText(await fleetStatus(env.t.client, handle.workflowId))).toMatch(/require active version: on \(the template's own setting\)/);
   });
+});
+
+describe('a Premium fleet that fails after it switched the setting on', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
+    await env.startWorker({
+      wrap: (acts): WsmigrateActivities => ({
+        ...acts,
+        // Every migration done; then the archive's plan fails for good (say, a token that lost a permission).
+        planVersionArchive: async () => {
+          throw ApplicationFailure.create({ message: 'planVersionArchive broke for this test', nonRetryable: true });
+        },
+      }),
+    });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('gives it back before it fails', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    await expect(handle.result()).rejects.toThrow();
+    expect((await handle.describe()).status.name).toBe('FAILED');
+    expect(await requireActive(env)).toBe(false);
+    expect((await handle.query(fleetProgressQuery)).activeVersionLock).toEqual({ state: 'given-back', atRunEnd: true });
+  });
+});
+
+describe("an organization's run: each template's fleet gives its own setting back as it ends", () => {
+  let env: MigrationEnv;
+  let gpu: string;
+  const heldBy = new Map<string, boolean>();
+
+  beforeAll(async () => {
+    gpu = uniqueTaskQueue('gpu');
+    env = await createMigrationEnv({ workspaces: 2, licence: 'premium', moreTemplates: [{ name: gpu, workspaces: 2 }] });
+    await env.startWorker({
+      wrap: (acts): WsmigrateActivities => ({
+        ...acts,
+        // As each fleet switches its template's setting on: is the other template's (an earlier fleet's) still on?
+        requireActiveVersion: async (i) => {
+          const other = i.template === gpu ? env.sim.template.name : gpu;
+          heldBy.set(i.template, (await env.coder.templateByName('coder', other)).require_active_version === true);
+          return acts.requireActiveVersion(i);
+        },
+      }),
+    });
+  });
+  afterAll(async () => env?.close());
+
+  it('one fleet after the other, neither template is left requiring its active version', async () => {
+    const id = `wsmigrate-org/coder/${env.sim.template.name}`;
+    const h = await startOrganizationMigration(
+      env.t.client,
+      { organization: 'coder', templates: [env.sim.template.name, gpu], canary: 0, concurrency: 2, archiveOldVersions: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue, workflowId: id },
+    );
+    await h.result();
+    expect([...heldBy.keys()].sort()).toEqual([env.sim.template.name, gpu].sort());
+    expect([...heldBy.values()]).toEqual([false, false]);
+    for (const t of [env.sim.template.name, gpu]) {
+      expect((await env.coder.templateByName('coder', t)).require_active_version).toBe(false);
+      expect((await fleetStatus(env.t.client, fleetWorkflowId('coder', t))).result?.activeVersionLock).toEqual({ state: 'given-back', atRunEnd: true });
+    }
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+});
+
+describe('a Premium fleet that continues as new', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  const calls: string[] = [];
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 40, buildLatencyMs: 5, licence: 'premium' });
+    await env.startWorker({
+      wrap: (acts): WsmigrateActivities => ({
+        ...acts,
+        requireActiveVersion: async (i) => {
+          calls.push('require');
+          return acts.requireActiveVersion(i);
+        },
+        releaseActiveVersion: async (i) => {
+          calls.push('release');
+          return acts.releaseActiveVersion(i);
+        },
+      }),
+    });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  }, 120_000);
+  afterAll(async () => env?.close());
+
+  it('holds the setting across its runs and gives it back once, as the last run ends', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 10, historyLimit: 200, archiveOldVersions: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 40, failed: 0 });
+    let runs = 0;
+    for await (const _ of env.t.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) runs += 1;
+    expect(runs).toBeGreaterThan(1);
+    expect(calls).toEqual(['require', 'release']);
+    expect(result.activeVersionLock).toEqual({ state: 'given-back', atRunEnd: true });
+    expect(await requireActive(env)).toBe(false);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 240_000);
 });
