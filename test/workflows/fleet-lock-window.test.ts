@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { WsmigrateActivities } from '../../src/activities';
+import { PrometheusMetrics } from '../../src/adapters/metrics/prometheus-metrics';
 import { fleetStatus, startFleet } from '../../src/client/fleet';
 import { startOrganizationMigration } from '../../src/client/organization';
 import { statusText } from '../../src/cli/fleet-render';
@@ -138,10 +139,12 @@ describe('a Premium fleet run in windows gives require_active_version back as ea
 describe('a Premium fleet keeps the setting while it runs (paused too) and gives it back when cancelled', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
+  const metrics = new PrometheusMetrics({ processMetrics: false });
+  const gauge = async () => (await metrics.registry.getSingleMetric('wsmigrate_template_active_version_held')?.get())?.values.find((v) => v.labels.template === env.sim.template.name)?.value;
 
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 3, licence: 'premium' });
-    await env.startWorker();
+    await env.startWorker({ metrics });
     targetVersionId = (await env.migrateTemplate()).versionId;
   });
   afterAll(async () => env?.close());
@@ -160,6 +163,7 @@ describe('a Premium fleet keeps the setting while it runs (paused too) and gives
     const held = await handle.query(fleetProgressQuery);
     expect(held.activeVersionLock).toEqual({ state: 'switched-on' });
     expect(await requireActive(env)).toBe(true);
+    expect(await gauge()).toBe(1);
 
     await handle.cancel();
     await expect(handle.result()).rejects.toThrow();
@@ -168,6 +172,7 @@ describe('a Premium fleet keeps the setting while it runs (paused too) and gives
     expect(status.result?.phase).toBe('cancelled');
     expect(status.result?.activeVersionLock).toEqual({ state: 'given-back', atRunEnd: true });
     expect(statusText(status)).toMatch(/require active version: given back \(off\) as this run ended/);
+    expect(await gauge()).toBe(0);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 });
