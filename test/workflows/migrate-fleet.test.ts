@@ -139,7 +139,9 @@ describe('migrateFleet: failure budget, pause, resume, cancel', () => {
     const handle = await startFleet(env.t.client, base(), { taskQueue: env.taskQueue });
     await controlFleet(env.t.client, handle.workflowId, 'pause', 'sre', 'look at the first ones');
     await expect(controlFleet(env.t.client, handle.workflowId, 'pause', 'sre')).rejects.toThrow(/already paused/);
-    await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length === 0, 90_000);
+    // Until none runs and the window has announced the pause: a pause that lands before the window opens
+    // (the fleet still switching require_active_version on) finds nothing running yet.
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length === 0 && env.notes.some((n) => n.kind === 'fleet-paused' && n.workflowId === handle.workflowId), 90_000);
     const paused = await progressOf(env, handle.workflowId);
     expect(paused.phase).toBe('paused');
     const finishedWhilePaused = paused.finished;
