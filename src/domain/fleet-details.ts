@@ -40,7 +40,7 @@ export interface FleetDetailsView {
  */
 export function activeVersionLockLine(lock: FleetDetailsView['activeVersionLock'], ended: boolean): string | undefined {
   if (!lock) return undefined;
-  if (lock.state === 'given-back') return lock.atRunEnd ? 'require active version: given back (off) as this run ended (a next run switches it on again)' : 'require active version: given back (off)';
+  if (lock.state === 'given-back') return lock.atRunEnd ? 'require active version: given back (off) as this run ended (the next run, if any, switches it on again)' : 'require active version: given back (off)';
   if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
   if (lock.state !== 'switched-on' && lock.state !== 'already-on') return undefined;
   return ended
