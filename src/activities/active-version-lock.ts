@@ -9,7 +9,7 @@ import { refuseUnlessTokenMayMigrate } from './token-permissions';
 /**
  * The marker that wsmigrate, not the operator, switched the setting on: a blob whose bytes name the
  * template, so any worker finds it by its content address and a later batch (another workflow) can
- * tell whose setting it is when the old versions are finally archived.
+ * tell whose setting it is: one whose give-back never happened (a terminated run) is given back by the next run's end.
  */
 function markerBytes(templateId: string): Buffer {
   return Buffer.from(`wsmigrate template-lock v1: require_active_version was switched on by wsmigrate for template ${templateId}\n`);
@@ -83,7 +83,7 @@ async function giveBack(deps: ActivityDeps, input: { organization: string; templ
   return 'switched-off';
 }
 
-/** Once no old version can be built any more (archived), gives the operator's setting back, if it was wsmigrate's. */
+/** Switches the setting off if it was wsmigrate's: once the old versions are archived, and as every fleet run ends. */
 export function makeReleaseActiveVersion(deps: ActivityDeps) {
   return async function releaseActiveVersion(input: { organization: string; template: string }): Promise<ActiveVersionRelease> {
     return giveBack(deps, input, await templateOf(deps, input.organization, input.template));

@@ -1,4 +1,5 @@
 import { formatDuration } from '../domain/duration-text';
+import { activeVersionLockLine } from '../domain/fleet-details';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
 import { approvalCommands } from '../domain/run-details';
@@ -116,10 +117,15 @@ function activeVersionLine(r: FleetResult): string | undefined {
   }
   if (released === 'left-on-by-operator') return 'require active version: left on (it was on before wsmigrate)';
   const lock = r.activeVersionLock;
-  if (!lock || lock.state === 'refused' || lock.state === 'not-held' || lock.state === 'declined') return undefined; // said in the note
-  if (lock.state === 'given-back') return 'require active version: given back (off)';
-  if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
-  return "require active version: on until the old versions are archived (members cannot start a workspace on an old version meanwhile; if you abandon the migration, give it back with `coder templates edit <template> --require-active-version=false`)";
+  if (lock?.state === 'given-back' && lock.atRunEnd) {
+    return r.moreRemaining
+      ? 'require active version: given back (off) as this run ended; the next run (window) switches it on again'
+      : 'require active version: given back (off) as this run ended';
+  }
+  const line = activeVersionLockLine(lock, true);
+  // Still on after the run (its give-back failed, the note says why, or a run from before the give-back): what to do.
+  if (lock?.state === 'switched-on' || (lock?.state === 'already-on' && lock.byWsmigrate)) return `${line}: do not promote an old version meanwhile, or give it back with \`coder templates edit <template> --require-active-version=false\``;
+  return line; // refused, not held, declined: said in the note
 }
 
 /** `fleet status` in words; `nowMs` dates the daemons' reading. */

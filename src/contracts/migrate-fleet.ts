@@ -43,10 +43,12 @@ export type ActiveVersionLock =
    */
   | { state: 'declined'; reason: string }
   /**
-   * How a run that archived the old versions ends: wsmigrate's setting (this run's or an earlier
-   * batch's) switched back off, since no old version can be built from the version picker any more.
+   * wsmigrate's setting (this run's or an earlier batch's) switched back off: by the run that archived
+   * the old versions, by the watch when another version was promoted, or (`atRunEnd`) as this run
+   * ended without either: the setting is held only while a fleet run runs and watches the active
+   * version, never between a schedule's windows or after a run that stopped short.
    */
-  | { state: 'given-back' };
+  | { state: 'given-back'; atRunEnd?: boolean };
 
 export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
 
@@ -187,6 +189,8 @@ export interface FleetProgress {
   pacing?: FleetPacingStatus;
   /** The names it was given are known to Coder (checked before anything changes). */
   namesChecked?: boolean;
+  /** What holds members to the active version now (absent when the fleet was not asked to, or has not yet). */
+  activeVersionLock?: ActiveVersionLock;
 }
 
 export interface FleetResult {

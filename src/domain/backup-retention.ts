@@ -64,7 +64,7 @@ export function planPrune(blobs: RetentionBlob[], running: RunningWorkflow[], no
     const storedAt = newestTime(blob);
     const keep = (reason: string): PruneDecision => ({ ref: blob.ref, sha256: blob.sha256, storedAt, action: 'keep', reason });
     if (blob.records.length === 0) return keep('no record of who wrote it (stored before wsmigrate kept records); delete it by hand if you are sure');
-    if (blob.records.some((r) => r.kind === 'template-lock')) return keep("wsmigrate's mark that it switched on the template's require_active_version; removed when the old versions are archived");
+    if (blob.records.some((r) => r.kind === 'template-lock')) return keep("wsmigrate's mark that it switched on the template's require_active_version; removed when wsmigrate gives the setting back (as each fleet run ends)");
     const ownRun = blob.records.find((r) => r.workflowId && runningIds.has(r.workflowId));
     if (ownRun) return keep(`its migration ${ownRun.workflowId} has not ended`);
     const busy = blob.records.find((r) => r.workspace && runningByWorkspace.has(r.workspace));

@@ -32,6 +32,21 @@ export interface FleetDetailsView {
   control: readonly { action: string; by: string; reason?: string }[];
   note?: string;
   pacing?: FleetPacingStatus;
+  activeVersionLock?: { state: string; byWsmigrate?: boolean; atRunEnd?: boolean };
+}
+
+/**
+ * Who holds members to the template's active version, in a word: wsmigrate holds it only while a
+ * run runs (and watches the active version); undefined where the note says why nothing holds it.
+ */
+export function activeVersionLockLine(lock: FleetDetailsView['activeVersionLock'], ended: boolean): string | undefined {
+  if (!lock) return undefined;
+  if (lock.state === 'given-back') return lock.atRunEnd ? 'require active version: given back (off) as this run ended (the next run, if any, switches it on again)' : 'require active version: given back (off)';
+  if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
+  if (lock.state !== 'switched-on' && lock.state !== 'already-on') return undefined;
+  return ended
+    ? 'require active version: still on after this run ended, and no run watches the active version'
+    : 'require active version: on while this run runs (it watches the active version every minute; given back when the run ends)';
 }
 
 export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
@@ -62,6 +77,8 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
     for (const s of p.skips.slice(-10)) lines.push(`- \`${s.subject}\` ${codeSpan(s.reason)}`);
   }
   if (p.pacing) lines.push('', pacingLine(p.pacing));
+  const lock = activeVersionLockLine(p.activeVersionLock, p.phase === 'done' || p.phase === 'cancelled' || p.phase === 'failed');
+  if (lock) lines.push('', lock);
   if (p.note) lines.push('', p.note);
   return lines.join('\n');
 }

@@ -127,6 +127,7 @@ export class FleetRun {
       approvals: [...gates.receipts],
       ...(st.note ? { note: st.note } : {}),
       pacing: { ...pacer.status },
+      ...(st.activeVersionLock ? { activeVersionLock: st.activeVersionLock } : {}),
     };
   }
 

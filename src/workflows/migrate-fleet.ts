@@ -3,6 +3,7 @@ import {
   CancellationScope,
   CancelledFailure,
   ChildWorkflowFailure,
+  ContinueAsNew,
   isCancellation,
   ParentClosePolicy,
   allHandlersFinished,
@@ -29,6 +30,7 @@ import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attribute
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { archiveOldVersions } from './fleet-archive';
 import { watchActiveVersion } from './fleet-lock-watch';
+import { giveBackLockAtEnd } from './fleet-lock-end';
 import { noteChildApproval, recordChildEnd } from './fleet-children';
 import { fleetEndedSignal, fleetProgressQuery, fleetResultQuery, type FleetControlEntry, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
 import { detailsMarkdown } from '../domain/fleet-details';
@@ -51,6 +53,9 @@ export async function migrateFleet(rawInput: MigrateFleetInput, carried?: FleetS
   try {
     return await migrateFleetSteps(rawInput, carried, seen);
   } catch (err) {
+    // A run cancelled before its steps' own cancel handling, or failed, ends too: the setting it holds is
+    // given back before that is told (a continue-as-new goes on holding it).
+    if (seen.run && !(err instanceof ContinueAsNew)) await giveBackLockAtEnd(seen.run);
     if (isCancellation(err)) throw err;
     // The template child's own words ("promotion of … rejected"), not "Child Workflow execution failed".
     const failure =
@@ -169,7 +174,9 @@ async function templateUnlessCancelled<T>(run: FleetRun, template: () => Promise
 /** Asks Coder to require the template's active version while the fleet runs, and says plainly when that does not hold. */
 async function holdActiveVersion(run: FleetRun): Promise<void> {
   const { st, input, fleetName } = run;
-  st.activeVersionLock = await acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId: run.workflowId, ...(st.targetVersionId ? { targetVersionId: st.targetVersionId } : {}) });
+  const ask = () => acts.requireActiveVersion({ organization: input.organization, template: input.template, workflowId: run.workflowId, ...(st.targetVersionId ? { targetVersionId: st.targetVersionId } : {}) });
+  // Not cancellable: a cancel while Coder switches it on must still leave the run knowing, to give it back as it ends.
+  st.activeVersionLock = patched('wsmigrate-lock-give-back-at-end') ? await CancellationScope.nonCancellable(ask) : await ask();
   if (st.activeVersionLock.state === 'refused' || st.activeVersionLock.state === 'not-held' || st.activeVersionLock.state === 'declined') {
     const what =
       st.activeVersionLock.state === 'refused'
@@ -207,6 +214,7 @@ async function canaryGate(run: FleetRun): Promise<void> {
 async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResult> {
   const { st, fleetName } = run;
   st.stage = 'done';
+  await giveBackLockAtEnd(run);
   const summary = summaryOf(st.counts);
   const result: FleetResult = {
     phase: st.cancelled ? 'cancelled' : 'done',

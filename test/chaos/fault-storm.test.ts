@@ -144,9 +144,19 @@ type StrayAction = 'update' | 'restart' | 'start-old';
 describe('stray users: Update, Restart and starts pinned to the old version while the fleet runs', () => {
   const N = FULL_SCALE ? 60 : 14;
   let env: MigrationEnv;
+  /** Run before the fleet gives require_active_version back as it ends: the users stop first (after it, nothing holds them). */
+  let beforeGiveBack: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: N, buildLatencyMs: 150 });
-    await env.startWorker();
+    await env.startWorker({
+      wrap: (acts) => ({
+        ...acts,
+        releaseActiveVersion: async (i) => {
+          await beforeGiveBack();
+          return acts.releaseActiveVersion(i);
+        },
+      }),
+    });
   });
   afterAll(async () => env?.close());
 
@@ -191,6 +201,9 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
 
     const handle = await startFleet(env.t.client, fleetInput(env, targetVersionId, { concurrency: FULL_SCALE ? 8 : 4 }), { taskQueue: env.taskQueue });
     let fleetDone = false;
+    // "While the fleet runs" ends when it gives the setting back (as it ends): from then on an old-version
+    // start is the unguarded case the README names, so the users stop just before it.
+    let usersStop = false;
     const approvals = approveRecoveries(handle.workflowId, () => fleetDone);
     const startOld = (ws: { id: string; owner: string }) =>
       ownerClient(ws.owner)
@@ -202,12 +215,12 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
         });
     const users = (async () => {
       // Once the fleet holds members to the active version, one owner always tries the old version first.
-      await waitFor(async () => (await env.coder.template(env.sim.template.id)).require_active_version === true, 60_000);
+      await waitFor(async () => usersStop || (await env.coder.template(env.sim.template.id)).require_active_version === true, 60_000);
       for (const ws of env.sim.workspaces()) {
-        if (refusedOldStarts > 0 || fleetDone) break;
+        if (refusedOldStarts > 0 || fleetDone || usersStop) break;
         await startOld(ws).catch(() => undefined);
       }
-      while (!fleetDone) {
+      while (!fleetDone && !usersStop) {
         await sleep(200 + rnd() * 400);
         const ws = env.sim.workspaces()[Math.floor(rnd() * N)];
         const action: StrayAction = (['update', 'restart', 'start-old'] as const)[Math.floor(rnd() * 3)];
@@ -233,6 +246,10 @@ describe('stray users: Update, Restart and starts pinned to the old version whil
         }
       }
     })();
+    beforeGiveBack = async () => {
+      usersStop = true;
+      await users.catch(() => undefined);
+    };
     const first = (await handle.result()) as FleetResult;
     fleetDone = true;
     await users;

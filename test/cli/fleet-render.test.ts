@@ -79,7 +79,11 @@ describe('fleet rendering', () => {
 
   it('says whether members can still start a migrated workspace on an old version, and how to give the setting back', () => {
     const base: FleetResult = { phase: 'done', summary: { migrated: 2, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 2, recovered: 0 }, failures: [], moreRemaining: true };
-    expect(summaryTable({ ...base, activeVersionLock: { state: 'switched-on' } })).toMatch(/require active version: on until the old versions are archived .*--require-active-version=false/);
+    // Held only while a run runs: a batch's run gives it back as it ends, and says the next one switches it on again.
+    expect(summaryTable({ ...base, activeVersionLock: { state: 'given-back', atRunEnd: true } })).toMatch(/require active version: given back \(off\) as this run ended; the next run \(window\) switches it on again/);
+    expect(summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'given-back', atRunEnd: true } })).toMatch(/require active version: given back \(off\) as this run ended$/m);
+    // Still on after the run (its give-back failed): nothing watches, so say what to do.
+    expect(summaryTable({ ...base, activeVersionLock: { state: 'switched-on' } })).toMatch(/require active version: still on after this run ended, and no run watches the active version: do not promote an old version .*--require-active-version=false/);
     expect(summaryTable({ ...base, activeVersionLock: { state: 'already-on', byWsmigrate: false } })).toMatch(/require active version: on \(the template's own setting\)/);
     expect(
       summaryTable({ ...base, moreRemaining: false, activeVersionLock: { state: 'already-on', byWsmigrate: true }, archive: { archived: [{ id: 'v1', name: 'old' }], keptInUse: [], activeVersion: 'switched-off' } }),
@@ -103,6 +107,13 @@ describe('fleet rendering', () => {
     expect(md).toContain('`wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver <you> --gate fleet-continue --plan canary:abc`');
     expect(md).toContain('"gateId":"fleet-continue","planHash":"canary:abc"');
     expect(md).toMatch(/- `bob\/api-2` failed: `preflight refused/);
+  });
+
+  it("the Web UI's details say the lock is held while the run runs and given back as it ended", () => {
+    expect(detailsMarkdown(progress({ phase: 'running', activeVersionLock: { state: 'switched-on' } }))).toMatch(/require active version: on while this run runs .*given back when the run ends/);
+    expect(detailsMarkdown(progress({ phase: 'done', activeVersionLock: { state: 'given-back', atRunEnd: true } }))).toMatch(/require active version: given back \(off\) as this run ended/);
+    expect(detailsMarkdown(progress({ phase: 'cancelled', activeVersionLock: { state: 'switched-on' } }))).toMatch(/still on after this run ended/);
+    expect(detailsMarkdown(progress({ phase: 'running', activeVersionLock: { state: 'not-held', reason: 'agpl' } }))).not.toMatch(/require active version/);
   });
 
   it('the bar fits the terminal: a longer line would wrap, and each redraw would leave the last one behind', () => {

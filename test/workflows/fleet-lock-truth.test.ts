@@ -8,12 +8,13 @@ import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 /**
  * What the fleet says about require_active_version is what Coder reads back (issue 21, C): on an
  * AGPL Coder the PATCH answers 200 and is ignored (coderd/database/dbauthz/accesscontrol.go), so
- * the fleet reports it not held; on Premium, held. Either way every home volume keeps its uid while
+ * the fleet reports it not held; on Premium, held while the run runs and given back as it ends. Either way every home volume keeps its uid while
  * the owners press Start (the previous build's version) and Update (the active version) throughout.
  */
 describe.each<[Licence, FleetResult['activeVersionLock']]>([
   ['agpl', { state: 'not-held', reason: expect.stringMatching(/reads it back as false/) as unknown as string }],
-  ['premium', { state: 'switched-on' }],
+  // Held while the run ran, and given back as it ended (no archive here).
+  ['premium', { state: 'given-back', atRunEnd: true }],
 ])('a fleet on a %s Coder', (licence, expectedLock) => {
   let env: MigrationEnv;
   let targetVersionId: string;
@@ -34,6 +35,8 @@ describe.each<[Licence, FleetResult['activeVersionLock']]>([
     // The owners, through the run: each presses twice, Start as the dashboard sends it (no version) and Update (the active version).
     let running = true;
     let pressed = 0;
+    // What Coder reads back while the run runs (Premium: held; AGPL: never).
+    let heldSeen = false;
     const owners = (async () => {
       for (let round = 0; round < 2 && running; round++) {
         for (const [i, ws] of env.sim.workspaces().entries()) {
@@ -41,6 +44,7 @@ describe.each<[Licence, FleetResult['activeVersionLock']]>([
           const body = (round + i) % 2 === 0 ? { transition: 'start' } : { transition: 'start', template_version_id: env.sim.template.activeVersionId };
           const res = await api(env.sim, 'POST', `/workspaces/${ws.id}/builds`, { token: env.sim.tokenOf(ws.owner), json: body });
           if (res.status === 201) pressed++;
+          if (running) heldSeen ||= (await env.coder.template(env.sim.template.id)).require_active_version === true;
           await new Promise((r) => setTimeout(r, 250));
         }
       }
@@ -69,7 +73,8 @@ describe.each<[Licence, FleetResult['activeVersionLock']]>([
     }
     expect(pressed).toBeGreaterThan(3);
     expect(result.activeVersionLock).toEqual(expectedLock);
-    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(licence === 'premium');
+    expect(heldSeen).toBe(licence === 'premium');
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
     if (licence === 'agpl') {
       expect(result.note).toMatch(/require active version does not hold on template .*Archiving does not stop it either.*wsmigrate scan/);
       const status = await fleetStatus(env.t.client, handle.workflowId);

@@ -139,7 +139,9 @@ describe('migrateFleet: failure budget, pause, resume, cancel', () => {
     const handle = await startFleet(env.t.client, base(), { taskQueue: env.taskQueue });
     await controlFleet(env.t.client, handle.workflowId, 'pause', 'sre', 'look at the first ones');
     await expect(controlFleet(env.t.client, handle.workflowId, 'pause', 'sre')).rejects.toThrow(/already paused/);
-    await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length === 0, 90_000);
+    // Until none runs and the window has announced the pause: a pause that lands before the window opens
+    // (the fleet still switching require_active_version on) finds nothing running yet.
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length === 0 && env.notes.some((n) => n.kind === 'fleet-paused' && n.workflowId === handle.workflowId), 90_000);
     const paused = await progressOf(env, handle.workflowId);
     expect(paused.phase).toBe('paused');
     const finishedWhilePaused = paused.finished;
@@ -234,16 +236,16 @@ describe('migrateFleet: dry run, batches and re-runs', () => {
     expect(first.summary).toMatchObject({ migrated: 2, skipped: 0 });
     expect(first.moreRemaining).toBe(true);
     expect(first.archive?.skipped).toBe('not every workspace is migrated yet');
-    // Between batches the old version is still in use, so members stay held to the active version.
-    expect(first.activeVersionLock).toEqual({ state: 'switched-on' });
-    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(true);
+    // Between batches no run watches the active version, so the batch gives the setting back as it ends (fleet-lock-window.test.ts).
+    expect(first.activeVersionLock).toEqual({ state: 'given-back', atRunEnd: true });
+    expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
 
     const second = await run({ filters: { exclude: [] } });
     // The first batch's two are already migrated (on the target version, healthy), not "skipped".
     expect(second.summary).toMatchObject({ migrated: 4, alreadyMigrated: 2, skipped: 0, failed: 0 });
     expect(second.moreRemaining).toBe(false);
     expect(second.archive?.archived.map((v) => v.id)).toEqual([env.sim.template.originalVersionId]);
-    // The second batch (another workflow) finds wsmigrate's own mark and gives the setting back.
+    // The second batch (another workflow) switches it on again, and gives it back once the old version is archived.
     expect(second.archive?.activeVersion).toBe('switched-off');
     expect(second.activeVersionLock).toEqual({ state: 'given-back' });
     expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);

@@ -59,7 +59,7 @@ export class PrometheusMetrics implements MigrationMetrics {
     this.damaged = new Counter({ name: 'wsmigrate_damaged_workspaces_total', help: 'Workspaces found damaged (a volume lost or a protected resource destroyed)', labelNames: ['reason'], registers });
     this.lockHeld = new Gauge({
       name: 'wsmigrate_template_active_version_held',
-      help: "1 when Coder reads the template's require_active_version back as on after the fleet set it, 0 when it does not hold (AGPL or an expired licence)",
+      help: "1 when Coder reads the template's require_active_version back as on after the fleet set it, 0 when it does not hold (AGPL or an expired licence) or wsmigrate gave it back (as each fleet run ends)",
       labelNames: ['template'],
       registers,
     });
