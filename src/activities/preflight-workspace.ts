@@ -18,6 +18,7 @@ import { describeIdentityChanges, parseRootConfig, persistentIdentityChanges } f
 import { sensitiveValuesFor } from './push-template-version';
 import { variableChanges } from '../domain/version-settings';
 import { startsOnAnotherActiveVersion } from '../domain/active-version-starts';
+import { inactiveTargetRefusal, inactiveTargetWarning, movesOntoInactiveVersion } from '../domain/inactive-target';
 
 export interface WorkspacePreflightInput {
   owner: string;
@@ -25,6 +26,8 @@ export interface WorkspacePreflightInput {
   template: string;
   targetVersionId: string;
   strategy: 'rename' | 'import';
+  /** Proceed onto a target that is not the template's active version (the result then warns); refused otherwise. */
+  allowInactiveVersion?: boolean;
 }
 
 export interface WorkspacePreflight {
@@ -43,6 +46,8 @@ export interface WorkspacePreflight {
   onTargetVersion: boolean;
   /** Set when the workspace is dormant: Coder starts it for nobody until it is made active. */
   dormantSince?: string;
+  /** Set when the run, allowed to, moves the workspace onto a version that is not active: what its owner's Update would do. */
+  inactiveTarget?: string;
 }
 
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
@@ -132,6 +137,8 @@ export function makePreflightWorkspace(
     }
     const activeHazard = summary.renameable.length + summary.needsImport.length > 0 ? startsOnAnotherActiveVersion(ws, input.targetVersionId) : undefined;
     if (activeHazard) throw refuse(step, subject, activeHazard);
+    const inactive = movesOntoInactiveVersion(ws, input.targetVersionId, summary.renameable.length + summary.needsImport.length);
+    if (inactive && !input.allowInactiveVersion) throw refuse(step, subject, inactiveTargetRefusal(input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id));
     // A state already migrated, and a version that declares the old types of its _v1 entries: every
     // build of it destroys the volumes. The guard would deny it after the stop (downtime for nothing,
     // and recover would call the workspace "unmigrated"): say so before anything stops.
@@ -206,6 +213,7 @@ export function makePreflightWorkspace(
       alreadyMigrated: summary.migrated,
       onTargetVersion: latest.template_version_id === input.targetVersionId,
       ...(ws.dormant_at ? { dormantSince: ws.dormant_at } : {}),
+      ...(inactive ? { inactiveTarget: inactiveTargetWarning(subject, input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id) } : {}),
     };
   };
 }
