@@ -137,8 +137,6 @@ export function makePreflightWorkspace(
     }
     const activeHazard = summary.renameable.length + summary.needsImport.length > 0 ? startsOnAnotherActiveVersion(ws, input.targetVersionId) : undefined;
     if (activeHazard) throw refuse(step, subject, activeHazard);
-    const inactive = movesOntoInactiveVersion(ws, input.targetVersionId, summary.renameable.length + summary.needsImport.length);
-    if (inactive && !input.allowInactiveVersion) throw refuse(step, subject, inactiveTargetRefusal(input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id));
     // A state already migrated, and a version that declares the old types of its _v1 entries: every
     // build of it destroys the volumes. The guard would deny it after the stop (downtime for nothing,
     // and recover would call the workspace "unmigrated"): say so before anything stops.
@@ -153,6 +151,9 @@ export function makePreflightWorkspace(
           `Pass --version the id 'wsmigrate migrate template' printed (its result's versionId)`,
       );
     }
+    // After the refusals that say the version is no migrated one at all: those are the truer reason.
+    const inactive = movesOntoInactiveVersion(ws, input.targetVersionId, summary.renameable.length + summary.needsImport.length);
+    if (inactive && !input.allowInactiveVersion) throw refuse(step, subject, inactiveTargetRefusal(input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id));
     if (latest.template_version_id !== input.targetVersionId && summary.renameable.length > 0) {
       const [current, wanted] = await Promise.all([variablesOf(latest.template_version_id), variablesOf(input.targetVersionId)]);
       const changed = variableChanges(current, wanted);
