@@ -55,4 +55,17 @@ describe('migrate workspace onto a version that is not the active one', () => {
     expect((await env.coder.workspace(ws.id)).outdated).toBe(true);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 180_000);
+
+  it('recover takes the flag too: without it the inactive version is refused; with it the preflight passes and the recovery says what it finds (here: nothing damaged)', async () => {
+    const env = cli.env;
+    const ws = env.sim.workspaces()[1];
+    const subject = `${ws.owner}/${ws.name}`;
+    const candidate = (await env.coder.templateVersions(env.sim.template.id)).find((v) => v.name === 'v1-candidate')!.id;
+    const refused = await runMain('recover', subject, '--template', env.sim.template.name, '--version', candidate, '--any-approver', '--wait');
+    expect(refused.exitCode).toBe(EXIT.denied);
+    expect(refused.err).toContain(`preflight refused for ${subject}: template version v1-candidate (${candidate}) is not the active version of template ${env.sim.template.name}`);
+    const allowed = await runMain('recover', subject, '--template', env.sim.template.name, '--version', candidate, '--allow-inactive-version', '--any-approver', '--wait');
+    expect(allowed.exitCode).toBe(EXIT.denied);
+    expect(allowed.err).toMatch(new RegExp(`recover refused for ${subject}: it is unmigrated .*use 'wsmigrate migrate workspace'`));
+  }, 180_000);
 });
