@@ -12,6 +12,9 @@ import { fixtureSource, pushTemplateVersion } from '../sim/helpers';
  */
 describe('migrate workspace onto a version that is not the active one', () => {
   const cli = cliAgainstWorker(2);
+  let pushed: string | undefined;
+  /** A second _v1 version, pushed once and not promoted. */
+  const candidateVersion = async () => (pushed ??= (await pushTemplateVersion(cli.env.sim, fixtureSource('template-v1'), { name: 'v1-candidate' })).id);
 
   it('--help names the flag and the hazard, on migrate workspace and recover', async () => {
     for (const command of [['migrate', 'workspace'], ['recover']]) {
@@ -25,7 +28,7 @@ describe('migrate workspace onto a version that is not the active one', () => {
     const ws = env.sim.workspaces()[0];
     const subject = `${ws.owner}/${ws.name}`;
     const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
-    const candidate = (await pushTemplateVersion(env.sim, fixtureSource('template-v1'), { name: 'v1-candidate' })).id;
+    const candidate = await candidateVersion();
     const built = (await env.coder.workspace(ws.id)).latest_build;
     const before = env.sim.requestLog().length;
 
@@ -60,7 +63,7 @@ describe('migrate workspace onto a version that is not the active one', () => {
     const env = cli.env;
     const ws = env.sim.workspaces()[1];
     const subject = `${ws.owner}/${ws.name}`;
-    const candidate = (await env.coder.templateVersions(env.sim.template.id)).find((v) => v.name === 'v1-candidate')!.id;
+    const candidate = await candidateVersion();
     const refused = await runMain('recover', subject, '--template', env.sim.template.name, '--version', candidate, '--any-approver', '--wait');
     expect(refused.exitCode).toBe(EXIT.denied);
     expect(refused.err).toContain(`preflight refused for ${subject}: template version v1-candidate (${candidate}) is not the active version of template ${env.sim.template.name}`);
