@@ -19,6 +19,7 @@ import { describeIdentityChanges, parseRootConfig, persistentIdentityChanges } f
 import { sensitiveValuesFor } from './push-template-version';
 import { variableChanges } from '../domain/version-settings';
 import { startsOnAnotherActiveVersion } from '../domain/active-version-starts';
+import { inactiveTargetRefusal, inactiveTargetWarning, movesOntoInactiveVersion } from '../domain/inactive-target';
 
 export interface WorkspacePreflightInput {
   owner: string;
@@ -26,6 +27,8 @@ export interface WorkspacePreflightInput {
   template: string;
   targetVersionId: string;
   strategy: 'rename' | 'import';
+  /** Proceed onto a target that is not the template's active version (the result then warns); refused otherwise. */
+  allowInactiveVersion?: boolean;
 }
 
 export interface WorkspacePreflight {
@@ -44,6 +47,8 @@ export interface WorkspacePreflight {
   onTargetVersion: boolean;
   /** Set when the workspace is dormant: Coder starts it for nobody until it is made active. */
   dormantSince?: string;
+  /** Set when the run, allowed to, moves the workspace onto a version that is not active: what its owner's Update would do. */
+  inactiveTarget?: string;
 }
 
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
@@ -148,6 +153,9 @@ export function makePreflightWorkspace(
           `Pass --version the id 'wsmigrate migrate template' printed (its result's versionId)`,
       );
     }
+    // After the refusals that say the version is no migrated one at all: those are the truer reason.
+    const inactive = movesOntoInactiveVersion(ws, input.targetVersionId, summary.renameable.length + summary.needsImport.length);
+    if (inactive && !input.allowInactiveVersion) throw refuse(step, subject, inactiveTargetRefusal(input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id));
     if (latest.template_version_id !== input.targetVersionId && summary.renameable.length > 0) {
       const [current, wanted] = await Promise.all([variablesOf(latest.template_version_id), variablesOf(input.targetVersionId)]);
       const changed = variableChanges(current, wanted);
@@ -208,6 +216,7 @@ export function makePreflightWorkspace(
       alreadyMigrated: summary.migrated,
       onTargetVersion: latest.template_version_id === input.targetVersionId,
       ...(ws.dormant_at ? { dormantSince: ws.dormant_at } : {}),
+      ...(inactive ? { inactiveTarget: inactiveTargetWarning(subject, input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id) } : {}),
     };
   };
 }

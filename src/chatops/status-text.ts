@@ -18,6 +18,7 @@ export function describeStatus(workflowId: string, s: RunStatus): string {
     for (const a of d.childApprovals.slice(0, 5)) lines.push(`child \`${a.workflowId}\` waits at \`${a.gateId}\``);
   }
   if (s.verdict) lines.push(`guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
+  for (const w of d && 'warnings' in d ? (d.warnings ?? []) : []) lines.push(`warning: ${w}`);
   if (s.pendingApproval) {
     lines.push(`waiting for approval of \`${s.pendingApproval.gateId}\` since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
     lines.push(`> ${s.pendingApproval.summary}`);

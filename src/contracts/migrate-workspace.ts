@@ -38,6 +38,8 @@ export interface WorkspaceMigrationStatus {
   buildChanges?: TrackedBuild[];
   /** Times the run started over because someone built the workspace between a read and our write. */
   restarts?: number;
+  /** What the operator must act on though the run goes on (a target that is not the template's active version). */
+  warnings?: string[];
 }
 
 export interface WorkspaceMigrationResult {

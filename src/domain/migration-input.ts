@@ -39,6 +39,12 @@ export const migrateWorkspaceInputSchema = object({
   /** A: stop first (default, the runbook's recommended path). B: stay running; the start is pinned to the new version. */
   option: oneOf(['A', 'B']).default('A'),
   strategy: oneOf(['rename', 'import']).default('rename'),
+  /**
+   * Migrate onto a target that is not the template's active version, asked for by name: the workspace
+   * is then "outdated", and its owner's Update builds the active version on the _v1 state (the PVC is
+   * destroyed) until the target is promoted. Refused in preflight without it (a dry run only warns).
+   */
+  allowInactiveVersion: bool().default(false),
   approval: approvalSettingsSchema,
   dryRun: bool().default(false),
   /** How long one Coder build may take before the step fails. */

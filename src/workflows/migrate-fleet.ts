@@ -133,7 +133,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
 async function templateFirst(run: FleetRun): Promise<boolean> {
   const { st, input } = run;
   if (input.targetVersionId) {
-    if (patched('wsmigrate-check-given-version')) await acts.checkGivenVersion({ organization: input.organization, template: input.template, versionId: input.targetVersionId, requireActiveVersion: input.requireActiveVersion && !input.dryRun });
+    if (patched('wsmigrate-check-given-version')) await acts.checkGivenVersion({ organization: input.organization, template: input.template, versionId: input.targetVersionId, requireActiveVersion: input.requireActiveVersion && !input.dryRun, dryRun: input.dryRun });
     st.targetVersionId = input.targetVersionId;
     return true;
   }

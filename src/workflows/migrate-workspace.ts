@@ -107,7 +107,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
   }
   enter('preflight');
 
-  const preflightInput = { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy };
+  // A dry run changes nothing: onto an inactive target it warns, as an allowed run does, instead of refusing.
+  const preflightInput = { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy, allowInactiveVersion: input.allowInactiveVersion || input.dryRun };
   const preflight = async (note = '') => {
     const options = { summary: `preflight ${subject}${note}: token permissions, build, target version, state; health of its builds and states` };
     let both;
@@ -124,6 +125,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
       both = await acts.preflightAndAssess.executeWithOptions(options, [preflightInput]);
     }
     title = workspaceRunSummary(input.owner, input.workspace, input.template, both.preflight.targetVersionName);
+    if (both.preflight.inactiveTarget) status.warnings = [both.preflight.inactiveTarget];
     done('preflight');
     return both;
   };
@@ -132,7 +134,7 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
   for (let round = 1; ; round++) {
     ({ preflight: pf, health } = await waitWhileBusy(subject, { preflight: pf, health }, () => preflight(' again (a build of someone else was running)')));
     // Only a workspace whose builds and states are healthy counts as migrated; a damaged one is recovered instead.
-    if (health.health === 'damaged') return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
+    if (health.health === 'damaged') return warnedOf(pf, await recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done }));
     if (health.health === 'busy' || health.health === 'unreadable') {
       throw ApplicationFailure.create({ message: `preflight: ${subject} is ${health.health}: ${health.reason}`, type: health.health === 'busy' ? FailureType.busy : FailureType.refused });
     }
@@ -141,9 +143,9 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
       upsertMemo({ outcome: 'already-migrated' });
       return { outcome: 'already-migrated', workspaceId: pf.workspaceId, renamedCount: 0, warnings: [] };
     }
-    if (input.dryRun) return dryRun(run, pf);
+    if (input.dryRun) return warnedOf(pf, await dryRun(run, pf));
     try {
-      return await migrateOnce(run, pf, round === MAX_ROUNDS);
+      return warnedOf(pf, await migrateOnce(run, pf, round === MAX_ROUNDS));
     } catch (err) {
       if (failureType(err) !== FailureType.builtMeanwhile || round >= MAX_ROUNDS) throw err;
       // Nothing of ours was written over their build: read the workspace again and start over.
@@ -153,6 +155,11 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
       status.error = undefined;
     }
   }
+}
+
+/** The result, first saying what the preflight warned of (a target that is not the active version: the owner's Update destroys the PVC). */
+function warnedOf<R extends WorkspaceMigrationResult>(pf: WorkspacePreflight, result: R): R {
+  return pf.inactiveTarget ? { ...result, warnings: [pf.inactiveTarget, ...result.warnings] } : result;
 }
 
 /** Rewrite, then plan and guard: one local step. */
@@ -304,7 +311,7 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
 
     // No memo: the result holds the outcome and the backup's sha256, and the phase is searchable.
     enter('migrated');
-    await acts.notify.executeWithOptions({ summary: 'notify migration-done' }, [{ kind: 'migration-done', workflowId, subject: `Migrated ${subject}`, text: `${rewrite.renamedCount} instance(s) renamed; volumes unchanged.` }]);
+    await acts.notify.executeWithOptions({ summary: 'notify migration-done' }, [{ kind: 'migration-done', workflowId, subject: `Migrated ${subject}`, text: `${rewrite.renamedCount} instance(s) renamed; volumes unchanged.${pf.inactiveTarget ? ` Warning: ${pf.inactiveTarget}` : ''}` }]);
     return {
       outcome: 'migrated',
       workspaceId: pf.workspaceId,

@@ -275,7 +275,15 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   };
   upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
   enter('preflight');
-  const pf = await acts.preflightWorkspace({ owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy });
+  const pf = await acts.preflightWorkspace({
+    owner: input.owner,
+    workspace: input.workspace,
+    template: input.template,
+    targetVersionId: input.targetVersionId,
+    strategy: input.strategy,
+    allowInactiveVersion: input.allowInactiveVersion || input.dryRun,
+  });
+  if (pf.inactiveTarget) status.warnings = [pf.inactiveTarget];
   const health = await acts.assessHealth({ workspaceId: pf.workspaceId, subject, targetVersionId: input.targetVersionId });
   done('preflight');
   if (health.health === 'migrated') {
@@ -290,5 +298,6 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
       nonRetryable: true,
     });
   }
-  return recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
+  const result = await recoverDamagedWorkspace({ input, workspaceId: pf.workspaceId, subject, health, acts, builds, gates, status, enter, done });
+  return pf.inactiveTarget ? { ...result, warnings: [pf.inactiveTarget, ...result.warnings] } : result;
 }

@@ -32,8 +32,9 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
   const subject = `${input.owner}/${input.workspace}`;
 
   const pf = await acts.preflightWorkspace.executeWithOptions({ summary: `preflight ${subject}` }, [
-    { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy },
+    { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy, allowInactiveVersion: input.allowInactiveVersion || input.dryRun },
   ]);
+  const warned = pf.inactiveTarget ? [pf.inactiveTarget] : [];
   if (pf.alreadyMigrated) {
     // No deprecated type left is not proof: a failed build that forgot its PVC leaves none either.
     // Only a healthy workspace counts as migrated (DESIGN invariant 6); an unmigrated one (its
@@ -59,10 +60,10 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
     const dormant = pf.dormantSince
       ? [`${subject} is dormant (since ${pf.dormantSince}): Coder starts it for nobody until it is made active, so it will not migrate itself until its owner or an admin makes it active (its next start then migrates it)`]
       : [];
-    return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: dormant };
+    return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: [...warned, ...dormant] };
   }
   if (input.dryRun) {
-    return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: ['dry run: the pinned start was not run'] };
+    return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: [...warned, 'dry run: the pinned start was not run'] };
   }
   // The backup is the health check's "before": the uids every PVC/PV must keep.
   const backup = await acts.backupState.executeWithOptions({ summary: `back up the state of ${subject}` }, [{ workspaceId: pf.workspaceId, subject }]);
@@ -78,5 +79,5 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
       throw failure;
     });
   upsertMemo({ outcome: 'migrated', zeroTouch: true });
-  return { outcome: 'migrated', workspaceId: pf.workspaceId, startBuildId: start.buildId, pvcUidsKept: check.persistentChecked, warnings: check.warnings };
+  return { outcome: 'migrated', workspaceId: pf.workspaceId, startBuildId: start.buildId, pvcUidsKept: check.persistentChecked, warnings: [...warned, ...check.warnings] };
 }

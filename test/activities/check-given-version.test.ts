@@ -19,31 +19,45 @@ describe('checkGivenVersion: the fleet accepts only an imported _v1 version of i
   let broken: string;
   beforeAll(async () => {
     sim = await startSimulator({ workspaces: 1, buildLatencyMs: 5, moreTemplates: [{ name: 'team-tools', workspaces: 1, versioned: true }] });
-    v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
+    // Active, as 'migrate template' leaves it; `guarded` is pushed and not promoted.
+    v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'), { promote: true })).id;
     guarded = (await pushTemplateVersion(sim, fixtureSource('template-v1-guard'))).id;
     broken = (await pushTemplateVersion(sim, fixtureSource('template-broken'))).id;
   });
   afterAll(() => sim.close());
-  const check = (versionId: string, template = sim.template.name, fetchImpl?: typeof fetch, requireActiveVersion?: boolean) =>
+  const check = (versionId: string, template = sim.template.name, fetchImpl?: typeof fetch, requireActiveVersion?: boolean, dryRun?: boolean) =>
     stepsOf(
       { coder: new CoderClient({ url: sim.url, token: sim.token, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...(fetchImpl ? { fetchImpl } : {}) }), blobs: createFileBlobStore({ dir: '/nonexistent-never-written' }), notifier: { notify: async () => undefined } },
       { checkGivenVersion: makeCheckGivenVersion },
-    ).checkGivenVersion({ organization: 'coder', template, versionId, ...(requireActiveVersion !== undefined ? { requireActiveVersion } : {}) });
+    ).checkGivenVersion({ organization: 'coder', template, versionId, ...(requireActiveVersion !== undefined ? { requireActiveVersion } : {}), ...(dryRun !== undefined ? { dryRun } : {}) });
   const refusal = (text: string) => `fleet of template coder/${sim.template.name} refused before any change: ${text}`;
 
   it("passes the template's own migrated version", async () => {
     await expect(check(v1)).resolves.toBeUndefined();
   });
 
-  it("with the fleet's require-active-version lock, refuses a _v1 version that is not the active one (Coder's autostart would build migrated states on the old one), or an active one without guard blocks (it would build old states on it)", async () => {
-    await expect(check(v1, sim.template.name, undefined, true)).rejects.toMatchObject({
+  it("refuses a _v1 version that is not the active one, with the lock (Coder's autostart would build migrated states on the old one) or without it (an owner's Update would); a dry run passes", async () => {
+    await expect(check(guarded, sim.template.name, undefined, true)).rejects.toMatchObject({
       type: FailureType.refused,
       nonRetryable: true,
-      message: expect.stringMatching(/refused before any change: template version \S+ \(\S+\) is not the template's active version \(\S+ is\), and the fleet makes the template require its active version: .*destroy its PVC\. Promote the version first .*--no-require-active-version$/),
+      message: expect.stringMatching(/refused before any change: template version \S+ \(\S+\) is not the template's active version \(\S+ is\), and the fleet makes the template require its active version: .*destroy its PVC\. Promote the version first \('coder templates versions promote', or 'wsmigrate migrate template' without --no-promote\)$/),
     });
-    await expect(check(v1, sim.template.name, undefined, false)).resolves.toBeUndefined();
+    const name = (await new CoderClient({ url: sim.url, token: sim.token }).templateVersion(guarded)).name;
+    await expect(check(guarded, sim.template.name, undefined, false)).rejects.toMatchObject({
+      type: FailureType.refused,
+      nonRetryable: true,
+      message: refusal(
+        `template version ${name} (${guarded}) is not the template's active version (${v1} is): every workspace the fleet migrates would show "outdated", ` +
+          "and its owner's one click on Update would build the old active version on its _v1 state and destroy its PVC (the fleet would also pause after its first minute, with workspaces already migrated). " +
+          `Promote the version first ('coder templates versions promote --template ${sim.template.name} --template-version ${name}', or 'wsmigrate migrate template' without --no-promote), or run a --dry-run against it`,
+      ),
+    });
+    // A dry run builds nothing: it may look at a version before it is promoted.
+    await expect(check(guarded, sim.template.name, undefined, false, true)).resolves.toBeUndefined();
+  });
+
+  it("with the lock, refuses an active version without guard blocks (every autostart of a workspace not yet migrated would build its old state on it); without the lock it passes", async () => {
     const coder = new CoderClient({ url: sim.url, token: sim.token });
-    const before = sim.template.activeVersionId;
     await coder.promoteTemplateVersion(sim.template.id, guarded);
     try {
       await expect(check(guarded, sim.template.name, undefined, true)).resolves.toBeUndefined();
@@ -57,7 +71,7 @@ describe('checkGivenVersion: the fleet accepts only an imported _v1 version of i
       });
       await expect(check(v1, sim.template.name, undefined, false)).resolves.toBeUndefined();
     } finally {
-      await coder.promoteTemplateVersion(sim.template.id, before);
+      await coder.promoteTemplateVersion(sim.template.id, v1);
     }
   });
 

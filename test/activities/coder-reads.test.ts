@@ -23,7 +23,7 @@ const STEPS = { preflightWorkspace: makeWiredPreflight, assessHealth: makeAssess
  * after the stop, and the post-build check reads back what Coder holds after the build.
  */
 describe('combined steps: one read where nothing is written between, a fresh read after each write', () => {
-  const env = useSimWithVersions({ workspaces: 3, sources: { v1: V1 } });
+  const env = useSimWithVersions({ workspaces: 3, sources: { v1: V1 }, promote: 'v1' });
   const coder = () => new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
   const acts = () => withCombined(stepsOf({ coder: coder(), blobs: env.blobs, notifier: { notify: async () => undefined } }, STEPS));
   const ws = (i: number) => env.sim.workspaces()[i];

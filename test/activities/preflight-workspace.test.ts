@@ -39,7 +39,8 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     sim = await startSimulator({ workspaces: 9, buildLatencyMs: 5, provisioners: 1, moreTemplates: [{ name: 'team-tools', versioned: true }] });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-preflight-'));
     blobs = createFileBlobStore({ dir });
-    v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
+    // Promoted, as 'wsmigrate migrate template' does: a migration onto an inactive version is its own test below.
+    v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'), { promote: true })).id;
     broken = (await pushTemplateVersion(sim, fixtureSource('template-broken'))).id;
     otherTemplatesVersion = sim.templates().find((t) => t.name === 'team-tools')!.activeVersionId;
   });
@@ -110,7 +111,8 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     const file = await c.uploadFile(await packTar([{ name: 'main.tf', content: fixtureSource('template-v1') }]));
     const other = (await c.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash, user_variable_values: [{ name: 'namespace', value: 'team-b' }] })).id;
     expect((await c.waitForTemplateVersion(other)).job.status).toBe('succeeded');
-    expect(await acts().preflightWorkspace(inputFor(2, { targetVersionId: other }))).toMatchObject({ alreadyMigrated: true, renameable: 0, onTargetVersion: false });
+    // `other` is not the active version: asked for by name, as this is about its variables.
+    expect(await acts().preflightWorkspace(inputFor(2, { targetVersionId: other, allowInactiveVersion: true }))).toMatchObject({ alreadyMigrated: true, renameable: 0, onTargetVersion: false });
   });
 
   it('a start that failed returns to stopped, not to a start that never ran', async () => {
@@ -158,7 +160,7 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     // Builds that take a while, so the test sees each phase; it waits on the status, not on time.
     const slow = await startSimulator({ workspaces: 1, buildLatencyMs: 1500 });
     try {
-      const v = (await pushTemplateVersion(slow, fixtureSource('template-v1'))).id;
+      const v = (await pushTemplateVersion(slow, fixtureSource('template-v1'), { promote: true })).id;
       const c = coder(slow);
       const w = slow.workspaces()[0];
       const queued = await api<{ id: string; build_number: number }>(slow, 'POST', `/workspaces/${w.id}/builds`, { json: { transition: 'stop' } });
@@ -254,6 +256,59 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     });
   });
 
+  describe("a target that is not the template's active version", () => {
+    // Another _v1 version, pushed and not promoted (as 'migrate template --no-promote' leaves one).
+    let inactive: string;
+    beforeAll(async () => {
+      inactive = (await pushTemplateVersion(sim, fixtureSource('template-v1'), { name: 'v1-not-promoted' })).id;
+    });
+
+    it('is refused before anything is built, naming the Update button, the PVC, the promote and the flag', async () => {
+      const before = (await coder().workspace(ws(0).id)).latest_build;
+      const err = await failure(acts().preflightWorkspace(inputFor(0, { targetVersionId: inactive })));
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toBe(
+        `preflight refused for ${ws(0).owner}/${ws(0).name}: template version v1-not-promoted (${inactive}) is not the active version of template ${sim.template.name} (${v1} is). ` +
+          `After the migration Coder shows the workspace as outdated, and one click of its owner on Update builds the active, old version on the migrated _v1 state: ` +
+          `Terraform destroys the home PVC and creates an empty one. Nothing was stopped. ` +
+          `Promote it first ('coder templates versions promote --template ${sim.template.name} --template-version v1-not-promoted', or Promote on the template's Versions page), ` +
+          `or pass the version 'wsmigrate migrate template' promotes (without --no-promote); ` +
+          `or pass --allow-inactive-version if you mean to migrate onto it now and promote it before anyone presses Update`,
+      );
+      // Nothing was built: the latest build is the one before, still running on the version it ran.
+      const after = (await coder().workspace(ws(0).id)).latest_build;
+      expect({ id: after.id, number: after.build_number, transition: after.transition, version: after.template_version_id }).toEqual({
+        id: before.id,
+        number: before.build_number,
+        transition: 'start',
+        version: sim.template.originalVersionId,
+      });
+    });
+
+    it('asked for by name, it passes and says the workspace will be outdated and what its owner\'s Update would destroy', async () => {
+      const pf = await acts().preflightWorkspace(inputFor(0, { targetVersionId: inactive, allowInactiveVersion: true }));
+      expect(pf).toMatchObject({ renameable: 2, onTargetVersion: false, targetVersionName: 'v1-not-promoted' });
+      expect(pf.inactiveTarget).toBe(
+        `migrating ${ws(0).owner}/${ws(0).name} onto template version v1-not-promoted (${inactive}) leaves it outdated: that is not the active version of template ${sim.template.name} (${v1} is), ` +
+          `and its owner's Update builds the active, old version on the _v1 state and destroys the home PVC. ` +
+          `Promote v1-not-promoted before anyone presses Update ('coder templates versions promote --template ${sim.template.name} --template-version v1-not-promoted'); ` +
+          `without --allow-inactive-version a migration onto it is refused`,
+      );
+    });
+
+    it('the active version as target carries no such warning', async () => {
+      expect((await acts().preflightWorkspace(inputFor(0))).inactiveTarget).toBeUndefined();
+    });
+
+    it('a workspace already on it with a migrated state is not refused: the run moves it onto no version it is not on', async () => {
+      // ws(2) holds a migrated state (above); built onto the inactive version, as an earlier allowed run left it.
+      expect((await startBuild(sim, ws(2).id, { transition: 'start', template_version_id: inactive })).job.status).toBe('succeeded');
+      const pf = await acts().preflightWorkspace(inputFor(2, { targetVersionId: inactive }));
+      expect(pf).toMatchObject({ alreadyMigrated: true, onTargetVersion: true, renameable: 0 });
+      expect(pf.inactiveTarget).toBeUndefined();
+    });
+  });
+
   describe('the Coder version', () => {
     async function withVersion<T>(version: string, fn: (s: CoderSimulator) => Promise<T>): Promise<T> {
       const s = await startSimulator({ workspaces: 1, buildLatencyMs: 5, version });
@@ -278,7 +333,7 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
 
     it('before v2.31.1 "Update and restart" does not stop first, and the preflight says so', async () => {
       const pf = await withVersion('v2.30.4', async (s) => {
-        const t = (await pushTemplateVersion(s, fixtureSource('template-v1'))).id;
+        const t = (await pushTemplateVersion(s, fixtureSource('template-v1'), { promote: true })).id;
         return acts(s).preflightWorkspace(inputFor(0, { targetVersionId: t }, s));
       });
       expect(pf).toMatchObject({ coderVersion: 'v2.30.4', updateRestartStopsFirst: false });

@@ -32,6 +32,8 @@ describe('preflightWorkspace: a target version whose variable values differ from
     const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: fixtureSource('template-v1') }]));
     const version = await coder.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash, ...(values ? { user_variable_values: values } : {}) });
     expect((await coder.waitForTemplateVersion(version.id)).job.status).toBe('succeeded');
+    // Promoted, as `coder templates push` does: this file is about the variable values, not which version is active.
+    await coder.promoteTemplateVersion(sim.template.id, version.id);
     return version.id;
   }
   const preflight = (targetVersionId: string) =>

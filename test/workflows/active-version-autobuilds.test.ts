@@ -3,6 +3,7 @@ import { startTemplateMigration, startWorkspaceMigration } from '../../src/clien
 import { startFleet } from '../../src/client/fleet';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { TemplateMigrationResult } from '../../src/contracts/migrate-template';
+import { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { api, fixtureSource, pushTemplateVersion, waitForBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -53,12 +54,18 @@ async function autostart(env: MigrationEnv, id: string): Promise<{ build_number:
   return (await waitForBuild(env.sim, latest.id, 60_000)).build;
 }
 
-async function migrate(env: MigrationEnv, owner: string, workspace: string, targetVersionId: string): Promise<{ ok: boolean; type?: string; message?: string }> {
-  const input: MigrateWorkspaceInput = { owner, workspace, template: env.sim.template.name, targetVersionId, option: 'A', approval: { policy: 'none' } };
+async function migrate(
+  env: MigrationEnv,
+  owner: string,
+  workspace: string,
+  targetVersionId: string,
+  extra: Partial<MigrateWorkspaceInput> = {},
+): Promise<{ ok: boolean; type?: string; message?: string; result?: WorkspaceMigrationResult; status?: WorkspaceMigrationStatus }> {
+  const input: MigrateWorkspaceInput = { owner, workspace, template: env.sim.template.name, targetVersionId, option: 'A', approval: { policy: 'none' }, ...extra };
   const h = await startWorkspaceMigration(env.t.client, input, { taskQueue: env.taskQueue });
   try {
-    await h.result();
-    return { ok: true };
+    const result = (await h.result()) as WorkspaceMigrationResult;
+    return { ok: true, result, status: await h.query(workspaceStatusQuery) };
   } catch (err) {
     const cause = (err as WorkflowFailedError).cause as { type?: string; message?: string } | undefined;
     return { ok: false, type: cause?.type, message: cause?.message };
@@ -70,7 +77,7 @@ describe('a target version that is not the active one, and Coder building on the
   let oldVersionId: string;
   let targetVersionId: string;
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 3, buildLatencyMs: 20 });
+    env = await createMigrationEnv({ workspaces: 4, buildLatencyMs: 20 });
     await env.startWorker();
     oldVersionId = env.sim.template.activeVersionId;
     // `migrate template --no-promote`: the `_v1` version pushed, the old one left active.
@@ -104,22 +111,58 @@ describe('a target version that is not the active one, and Coder building on the
     expect(out.type).toBe('WsmigrateRefused');
     expect(out.message).toMatch(/active version/);
     expect(out.message).toMatch(/promote/i);
+    // The autostart's own reason, not the Update's: --allow-inactive-version does not lift it.
+    expect(out.message).toMatch(autoUpdates ? /automatic updates "always"/ : /the template requires its active version/);
+    expect(out.message).not.toMatch(/--allow-inactive-version/);
+    const asked = await migrate(env, ws.owner, ws.name, targetVersionId, { allowInactiveVersion: true });
+    expect({ ok: asked.ok, type: asked.type, message: asked.message }).toEqual({ ok: false, type: 'WsmigrateRefused', message: out.message });
     // Refused before the stop: only Coder's autostart came after.
     expect(started && (await env.coder.workspace(ws.id)).latest_build.build_number).toBe(buildsBefore + 1);
   }, 180_000);
 
-  it('a workspace that neither updates automatically nor is held to the active version is still migrated onto the pushed version', async () => {
+  it('a workspace that neither updates automatically nor is held to the active version is refused by default (its Update would destroy the PVC), and migrated onto the pushed version when asked for by name', async () => {
     const ws = env.sim.workspaces()[2];
     await stopAndSchedule(env, ws.id, ws.owner, false);
     const uid = pvcOf(env, ws.id)?.uid;
-    const out = await migrate(env, ws.owner, ws.name, targetVersionId);
-    expect(out).toEqual({ ok: true });
+    const buildsBefore = (await env.coder.workspace(ws.id)).latest_build.build_number;
+    const refused = await migrate(env, ws.owner, ws.name, targetVersionId);
+    expect(refused).toMatchObject({ ok: false, type: 'WsmigrateRefused' });
+    expect(refused.message).toContain(`is not the active version of template ${env.sim.template.name} (${oldVersionId} is)`);
+    expect(refused.message).toContain('one click of its owner on Update builds the active, old version on the migrated _v1 state: Terraform destroys the home PVC');
+    expect(refused.message).toContain('Nothing was stopped');
+    expect(refused.message).toContain('--allow-inactive-version');
+    expect((await env.coder.workspace(ws.id)).latest_build.build_number).toBe(buildsBefore);
+
+    const out = await migrate(env, ws.owner, ws.name, targetVersionId, { allowInactiveVersion: true });
+    expect(out).toMatchObject({ ok: true, result: { outcome: 'migrated' } });
+    const warning = out.result!.warnings[0];
+    expect(warning).toContain(`leaves it outdated: that is not the active version of template ${env.sim.template.name} (${oldVersionId} is)`);
+    expect(warning).toContain("its owner's Update builds the active, old version on the _v1 state and destroys the home PVC");
+    expect(out.status?.warnings).toEqual([warning]);
+    expect((await env.coder.workspace(ws.id)).outdated).toBe(true);
     // Its autostart uses the previous build's version: the migrated one.
     const started = await autostart(env, ws.id);
     expect(started?.template_version_id).toBe(targetVersionId);
     expect(started?.job.status).toBe('succeeded');
     expect(pvcOf(env, ws.id)?.uid).toBe(uid);
     expect(await v1StatesUnderOldVersions(env, ws.id, new Set([targetVersionId]))).toEqual([]);
+  }, 180_000);
+
+  it("migrated onto the pushed version by name: the result says its owner's Update destroys the PVC, and the dashboard's Update does", async () => {
+    const ws = env.sim.workspaces()[3];
+    const uid = pvcOf(env, ws.id)?.uid;
+    expect(uid).toBeDefined();
+    const out = await migrate(env, ws.owner, ws.name, targetVersionId, { allowInactiveVersion: true });
+    expect(out).toMatchObject({ ok: true, result: { outcome: 'migrated' } });
+    expect(out.result!.warnings[0]).toContain("its owner's Update builds the active, old version on the _v1 state and destroys the home PVC");
+    expect(pvcOf(env, ws.id)?.uid).toBe(uid);
+    expect((await env.coder.workspace(ws.id)).outdated).toBe(true);
+    // The owner's Update in the dashboard (site/src/api/api.ts updateWorkspace): a start on the template's active version, carrying the _v1 state.
+    const { startBuildId } = await env.sim.updateAndRestart(ws.id);
+    const start = (await waitForBuild(env.sim, startBuildId, 60_000)).build;
+    expect(start.template_version_id).toBe(oldVersionId);
+    expect(env.sim.cluster.pvcLosses().filter((l) => l.workspace === ws.id).length).toBeGreaterThan(0);
+    expect(pvcOf(env, ws.id)?.uid).not.toBe(uid);
   }, 180_000);
 
   it("a fleet given the pushed, not promoted version is refused before it makes the template require its (old) active version", async () => {

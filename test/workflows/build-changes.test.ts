@@ -37,7 +37,7 @@ describe('replacement tracking in builds wsmigrate triggers', () => {
   it('a start build that replaces the deployment: the migration succeeds, and the replacement is in status, result and a notification', async () => {
     const renamed = migratedSource.replace('name      = "coder-${data.coder_workspace.me.id}"', 'name      = "coder-${data.coder_workspace.me.id}-renamed"');
     expect(renamed).not.toBe(migratedSource);
-    const v = await pushTemplateVersion(env.sim, renamed);
+    const v = await pushTemplateVersion(env.sim, renamed, { promote: true });
     // Option B keeps it running, so the pinned start changes the running deployment in place.
     const handle = await migrate(0, v.id, 'B');
     const result = (await handle.result()) as WorkspaceMigrationResult;
@@ -56,7 +56,7 @@ describe('replacement tracking in builds wsmigrate triggers', () => {
     // a plain new name is refused before anything stops (test/activities/claim-identity.test.ts).
     const renamed = migratedSource.replace('name      = "coder-${data.coder_workspace.me.id}-home"', 'name      = format("coder-%s-home2", data.coder_workspace.me.id)');
     expect(renamed).not.toBe(migratedSource);
-    const v = await pushTemplateVersion(env.sim, renamed);
+    const v = await pushTemplateVersion(env.sim, renamed, { promote: true });
     const handle = await migrate(1, v.id);
     const message = await failureOf(handle.result());
     expect(message).toMatch(/destroyed protected kubernetes_persistent_volume_claim_v1\.home/);

@@ -131,9 +131,10 @@ describe('an old version promoted again while a fleet runs on a Coder without Pr
 /**
  * A fleet started with --version of a _v1 version that is not (or no longer) the active one, on
  * Premium: switching require_active_version on would make Coder's autostart and members' starts build
- * the active, old version on every workspace the fleet migrates. The fleet is refused before it
- * migrates anything or touches the setting (checkGivenVersion); the lock's own 'declined' answer stays
- * behind it for an active version that changes between that check and the lock.
+ * the active, old version on every workspace the fleet migrates, and without the setting each owner's
+ * Update would. The fleet is refused before it migrates anything or touches the setting
+ * (checkGivenVersion); the lock's own 'declined' answer stays behind it for an active version that
+ * changes between that check and the lock.
  */
 describe('a fleet whose target is not the active version does not switch require_active_version on', () => {
   let env: MigrationEnv;
@@ -160,8 +161,28 @@ describe('a fleet whose target is not the active version does not switch require
     );
     expect(cause?.type).toBe('WsmigrateRefused');
     expect(cause?.message).toContain(`is not the template's active version (${env.sim.template.originalVersionId} is)`);
-    expect(cause?.message).toContain('--no-require-active-version');
+    // Without the lock the fleet is refused too (an owner's Update would destroy the PVC): that option is no way out.
+    expect(cause?.message).not.toContain('--no-require-active-version');
     expect((await env.coder.template(env.sim.template.id)).require_active_version).toBe(false);
+    const buildsAfter = await Promise.all(env.sim.workspaces().map(async (w) => (await env.coder.workspace(w.id)).latest_build.id));
+    expect(buildsAfter).toEqual(buildsBefore);
+  });
+
+  it('with --no-require-active-version it is refused at start as well, not paused a minute later with workspaces migrated onto the old active version\'s Update', async () => {
+    const buildsBefore = await Promise.all(env.sim.workspaces().map(async (w) => (await env.coder.workspace(w.id)).latest_build.id));
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 1, concurrency: 2, requireActiveVersion: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const cause = await handle.result().then(
+      () => undefined,
+      (err: unknown) => (err as WorkflowFailedError).cause as { type?: string; message?: string } | undefined,
+    );
+    expect(cause?.type).toBe('WsmigrateRefused');
+    expect(cause?.message).toMatch(/^fleet of template \S+ refused before any change: template version \S+ \(\S+\) is not the template's active version/);
+    expect(cause?.message).toContain(`(${env.sim.template.originalVersionId} is): every workspace the fleet migrates would show "outdated", and its owner's one click on Update would build the old active version on its _v1 state and destroy its PVC`);
+    expect(cause?.message).toContain('Promote the version first');
     const buildsAfter = await Promise.all(env.sim.workspaces().map(async (w) => (await env.coder.workspace(w.id)).latest_build.id));
     expect(buildsAfter).toEqual(buildsBefore);
   });

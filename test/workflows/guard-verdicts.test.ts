@@ -69,6 +69,8 @@ describe('guard verdicts in migrations and recoveries', () => {
     template: env.sim.template.name,
     targetVersionId,
     option: 'B',
+    // The candidate versions are pushed beside the active, migrated one (whose guards the damage below relies on): asked for by name.
+    ...(targetVersionId === migratedVersionId ? {} : { allowInactiveVersion: true }),
     // 'none' asks no gate of its own; a gate the guard or a recovery asks anyway needs someone to answer it.
     approval: { policy: 'none', approvers: ['sre'] },
     ...extra,

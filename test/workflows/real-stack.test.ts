@@ -109,7 +109,8 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     const source = (await unpackTar(await env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
     const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "10s"\n  }');
     expect(waiting).not.toBe(source);
-    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-waits-for-rollout' });
+    // Promoted, as the runbook's target is (a migration onto an inactive version is refused): this is about its failing start.
+    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-waits-for-rollout', promote: true });
     expect(version.job.status).toBe('succeeded');
     const handle = await startWorkspaceMigration(
       env.t.client,
@@ -154,7 +155,7 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     const source = (await unpackTar(await env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
     const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "45s"\n  }');
     expect(waiting).not.toBe(source);
-    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-waits-until-canceled' });
+    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-waits-until-canceled', promote: true });
     expect(version.job.status).toBe('succeeded');
     const handle = await startWorkspaceMigration(
       env.t.client,
@@ -217,7 +218,7 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     const migrated = await env.coder.templateVersion(targetVersionId);
     const source = (await unpackTar(await env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
     const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "10m"\n  }');
-    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-outlasts-the-cancel' });
+    const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-outlasts-the-cancel', promote: true });
     expect(version.job.status).toBe('succeeded');
     const handle = await startWorkspaceMigration(
       env.t.client,

@@ -57,6 +57,8 @@ describe('a template whose active version was pushed with variable values', () =
     const file = await env.coder.uploadFile(await packTar([{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF.replace(/kubernetes_persistent_volume_claim\b/g, 'kubernetes_persistent_volume_claim_v1').replace(/kubernetes_deployment\b/g, 'kubernetes_deployment_v1') }]));
     const bare = await env.coder.createTemplateVersion(env.sim.orgId, { template_id: env.sim.template.id, file_id: file.hash });
     await env.coder.waitForTemplateVersion(bare.id);
+    // And promoted, as 'coder templates push' does: refused for its values, not for being inactive.
+    await env.coder.promoteTemplateVersion(env.sim.template.id, bare.id);
     const buildsBefore = (await env.coder.workspace(teamAWorkspaces[1]!.id)).latest_build.build_number;
     const refused = await failureOf((await startWorkspaceMigration(env.t.client, { ...input(1), targetVersionId: bare.id }, { taskQueue: env.taskQueue })).result());
     expect(refused).toContain("namespace: 'team-a' → 'coder'");

@@ -49,6 +49,8 @@ describe('a template whose claim size is a workspace parameter', () => {
     const file = await env.coder.uploadFile(await packTar([{ name: 'main.tf', content: required }]));
     const bare = await env.coder.createTemplateVersion(env.sim.orgId, { template_id: env.sim.template.id, file_id: file.hash });
     await env.coder.waitForTemplateVersion(bare.id);
+    // And promoted, as 'coder templates push' does: refused for its parameters, not for being inactive.
+    await env.coder.promoteTemplateVersion(env.sim.template.id, bare.id);
     const other = env.sim.workspaces()[1]!;
     const before = (await env.coder.workspace(other.id)).latest_build.build_number;
     const refused = await failureOf((await startWorkspaceMigration(env.t.client, input(1, bare.id), { taskQueue: env.taskQueue })).result());

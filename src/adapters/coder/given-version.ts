@@ -23,12 +23,13 @@ export async function givenVersionProblem(
   template: { id: string; organization: string; name: string },
   versionId: string,
   /**
-   * The fleet will make the template require its active version: Coder then autostarts every workspace
-   * on the ACTIVE version (coderd/autobuild/lifecycle_executor.go useActiveVersion), carrying its latest
-   * state. A given version that is not the active one would have every migrated workspace autostarted
-   * with its _v1 state on the old version.
+   * The version must be the template's active one (a fleet that migrates, not a dry run): a migrated
+   * workspace on another version shows "outdated", and its owner's Update builds the active version on
+   * its _v1 state (site/src/api/api.ts updateWorkspace) and destroys the PVC. `lock`: the fleet will
+   * also make the template require its active version: Coder then autostarts every workspace on the
+   * ACTIVE version (coderd/autobuild/lifecycle_executor.go useActiveVersion), carrying its latest state.
    */
-  lock?: { activeVersionId: string },
+  active?: { activeVersionId: string; lock: boolean },
 ): Promise<GivenVersionProblem | undefined> {
   let version;
   try {
@@ -53,18 +54,21 @@ export async function givenVersionProblem(
       text: `${named} still declares ${deprecated.join(', ')}: it is not a migrated version, and every workspace already on it would be skipped as done; ${WHAT_TO_DO}`,
     };
   }
-  if (lock && lock.activeVersionId !== versionId) {
+  if (active && active.activeVersionId !== versionId) {
     return {
       unknown: false,
-      text:
-        `${named} is not the template's active version (${lock.activeVersionId} is), and the fleet makes the template require its active version: ` +
-        "Coder's autostart would then start every migrated workspace on the old active version with its _v1 state and destroy its PVC. " +
-        "Promote the version first ('coder templates versions promote', or 'wsmigrate migrate template' without --no-promote), or start the fleet with --no-require-active-version",
+      text: active.lock
+        ? `${named} is not the template's active version (${active.activeVersionId} is), and the fleet makes the template require its active version: ` +
+          "Coder's autostart would then start every migrated workspace on the old active version with its _v1 state and destroy its PVC. " +
+          "Promote the version first ('coder templates versions promote', or 'wsmigrate migrate template' without --no-promote)"
+        : `${named} is not the template's active version (${active.activeVersionId} is): every workspace the fleet migrates would show "outdated", ` +
+          "and its owner's one click on Update would build the old active version on its _v1 state and destroy its PVC (the fleet would also pause after its first minute, with workspaces already migrated). " +
+          `Promote the version first ('coder templates versions promote --template ${template.name} --template-version ${version.name}', or 'wsmigrate migrate template' without --no-promote), or run a --dry-run against it`,
     };
   }
   // Active, and about to be required: Coder then autostarts every workspace not yet migrated on it,
   // with its old state. Without a removed{destroy=false} guard, Terraform destroys the old PVC there.
-  const unguarded = lock ? unguardedProtected(files) : [];
+  const unguarded = active?.lock ? unguardedProtected(files) : [];
   if (unguarded.length > 0) {
     return {
       unknown: false,

@@ -31,6 +31,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       if (s.run.reason) io.out(`  reason: ${s.run.reason}`);
       if (s.stepsDone) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
       if (s.verdict) io.out(`  guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
+      for (const w of s.detail && 'warnings' in s.detail ? (s.detail.warnings ?? []) : []) io.out(`  warning: ${w}`);
       for (const line of templateVersionLines(id, s.detail)) io.out(line);
       if (s.pendingApproval) {
         io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);

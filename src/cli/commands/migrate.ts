@@ -9,7 +9,7 @@ import { addModuleOptions, remoteModulesAllowed } from '../module-options';
 import { organizationOption } from '../organization-option';
 import { reportStartedRun } from '../started-run';
 import { connectForCommand } from '../with-temporal';
-import { usageErrorOf } from '../input-options';
+import { ALLOW_INACTIVE_HELP, usageErrorOf } from '../input-options';
 
 function approvalOptions(cmd: Command): Command {
   return cmd
@@ -87,10 +87,14 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
       .addOption(new Option('--option <A|B>', 'A: stop first (safe default); B: stay running, start pinned to the new version').choices(['A', 'B']).default('A'))
       .addOption(new Option('--strategy <s>', 'rename: offline lossless state rewrite; import: terraform import (needs cluster access)').choices(['rename', 'import']).default('rename'))
       .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
+      .option('--allow-inactive-version', ALLOW_INACTIVE_HELP, false)
       .option('--dry-run', 'read, rewrite and verify; change nothing', false)
       .option('--wait', 'wait for the result and print it', false),
   )
-    .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c… --approver alice\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.')
+    .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c… --approver alice\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.\n' +
+        '--version must be the template\'s active version (refused in preflight otherwise, nothing stopped): on any other, the\n' +
+        'migrated workspace shows "outdated" and its owner\'s Update builds the active, old version on the _v1 state, destroying\n' +
+        'the home PVC. Promote the version first; --allow-inactive-version migrates anyway (its result warns until you promote).')
     .action(async (target: string, o, cmd: Command) => {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
@@ -101,6 +105,7 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
         targetVersionId: o.version,
         option: o.option,
         strategy: o.strategy,
+        ...(o.allowInactiveVersion ? { allowInactiveVersion: true } : {}),
         dryRun: o.dryRun,
         buildTimeout: o.buildTimeout,
         approval: approvalInput(o),

@@ -5,7 +5,7 @@ import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, type CliIo } from '../io';
 import { reportStartedRun } from '../started-run';
 import { connectForCommand } from '../with-temporal';
-import { usageErrorOf } from '../input-options';
+import { ALLOW_INACTIVE_HELP, usageErrorOf } from '../input-options';
 
 const HELP = `
 Brings back a workspace that 'wsmigrate scan' reports damaged (a failed build, or a state that
@@ -20,6 +20,8 @@ forgot its volume, e.g. after a user pressed Update during the migration):
      state only forgot its objects, the guard allows) and asks a person otherwise;
   5. one build on top of the latest: a start on --version carrying that state; then checks every
      protected object has the uid it had in the good state.
+--version must be the template's active version (refused otherwise, nothing changed): on another, the
+workspace shows "outdated" and its owner's Update destroys the PVC; --allow-inactive-version asks for it.
 An object that was really destroyed (deleted, or now another uid) cannot come back from state:
 the run ends needs-attention, naming the object, the build that destroyed it and when, and the
 backups. 'wsmigrate migrate workspace' does the same when it finds a damaged workspace.
@@ -40,6 +42,7 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
     .option('--approval-timeout <duration>', 'wait this long (e.g. 30m, 4h), escalate once, wait again, then abort', '4h')
     .option('--escalate-to <who>', 'who the escalation notification names')
     .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
+    .option('--allow-inactive-version', ALLOW_INACTIVE_HELP, false)
     .option('--dry-run', 'back up, rewrite and verify; change nothing', false)
     .option('--wait', 'wait for the result and print it', false)
     .addHelpText('after', HELP)
@@ -52,6 +55,7 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
         workspace,
         template: o.template,
         targetVersionId: o.version,
+        ...(o.allowInactiveVersion ? { allowInactiveVersion: true } : {}),
         dryRun: o.dryRun,
         buildTimeout: o.buildTimeout,
         approval: { policy: 'all' as const, approvers: o.approver ?? cfg.approvers, anyApprover: o.anyApprover, timeout: o.approvalTimeout, escalateTo: o.escalateTo },

@@ -1,0 +1,44 @@
+/**
+ * A migration onto a version that is not the template's active one leaves the workspace "outdated"
+ * (coderd/workspaces.go: `outdated` is the latest build's version differing from the template's active
+ * one), and the dashboard offers its owner an Update button. Update builds the *active* version
+ * (site/src/api/api.ts `updateWorkspace` posts a start with the template's `active_version_id`), and
+ * the build carries the latest build's state (coderd/wsbuilder/wsbuilder.go `getState`): the old
+ * version on the `_v1` state, whose plan destroys the home PVC and creates an empty one.
+ */
+export interface InactiveTargetFacts {
+  template_active_version_id: string;
+  latest_build: { template_version_id: string };
+}
+
+/**
+ * Whether migrating onto `targetVersionId` would leave the workspace on a version that is not active.
+ * A workspace already on the target whose state holds nothing deprecated is left out: the run moves it
+ * onto no version it is not already on.
+ */
+export function movesOntoInactiveVersion(ws: InactiveTargetFacts, targetVersionId: string, deprecatedInState: number): boolean {
+  if (ws.template_active_version_id === targetVersionId) return false;
+  return !(ws.latest_build.template_version_id === targetVersionId && deprecatedInState === 0);
+}
+
+/** The preflight's refusal: why (the Update button, the PVC) and what to do. */
+export function inactiveTargetRefusal(template: string, target: { id: string; name: string }, activeVersionId: string): string {
+  return (
+    `template version ${target.name} (${target.id}) is not the active version of template ${template} (${activeVersionId} is). ` +
+    `After the migration Coder shows the workspace as outdated, and one click of its owner on Update builds the active, old version on the migrated _v1 state: ` +
+    `Terraform destroys the home PVC and creates an empty one. Nothing was stopped. ` +
+    `Promote it first ('coder templates versions promote --template ${template} --template-version ${target.name}', or Promote on the template's Versions page), ` +
+    `or pass the version 'wsmigrate migrate template' promotes (without --no-promote); ` +
+    `or pass --allow-inactive-version if you mean to migrate onto it now and promote it before anyone presses Update`
+  );
+}
+
+/** What a run given --allow-inactive-version (or a dry run) says in its status and result. */
+export function inactiveTargetWarning(subject: string, template: string, target: { id: string; name: string }, activeVersionId: string): string {
+  return (
+    `migrating ${subject} onto template version ${target.name} (${target.id}) leaves it outdated: that is not the active version of template ${template} (${activeVersionId} is), ` +
+    `and its owner's Update builds the active, old version on the _v1 state and destroys the home PVC. ` +
+    `Promote ${target.name} before anyone presses Update ('coder templates versions promote --template ${template} --template-version ${target.name}'); ` +
+    `without --allow-inactive-version a migration onto it is refused`
+  );
+}
