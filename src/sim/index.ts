@@ -56,9 +56,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   let real: (SimProvisioner & { kubeconfigPath: string }) | undefined;
   if ((opts.provisioner ?? 'structural') === 'terraform') {
     const { TerraformProvisioner } = await import('./terraform-provisioner');
-    real = await TerraformProvisioner.start(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {});
+    real = await TerraformProvisioner.start({
+      ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+      ...(opts.terraformExitTimeoutMs !== undefined ? { exitTimeoutMs: opts.terraformExitTimeoutMs } : {}),
+    });
   } else if (opts.kubeconfig) {
     throw new Error('A kubeconfig is only used by the terraform provisioner; pass provisioner: "terraform" too.');
+  } else if (opts.terraformExitTimeoutMs !== undefined) {
+    throw new Error('terraformExitTimeoutMs is only used by the terraform provisioner; pass provisioner: "terraform" too.');
   }
   let seeded: Awaited<ReturnType<typeof seedDeployment>>;
   try {

@@ -31,6 +31,13 @@ export interface TerraformProvisionerOptions {
   kubeconfig?: string;
   /** Namespaces the templates expect to exist, as a cluster admin would have made them. Default ['coder']. */
   namespaces?: string[];
+  /**
+   * How long an interrupted (canceled) apply may run on before it is killed (SIGKILL), as Coder's
+   * ExitTimeout (provisioner/terraform/serve.go, default 5 minutes; the kill is exec's on killCtx,
+   * interruptCommandOnCancel in executor_unix.go). Unset: only the 2-minute apply limit ends it.
+   * Tests set a short one so a cancel the provider outlasts does not wait out two minutes.
+   */
+  exitTimeoutMs?: number;
 }
 
 /** The environment Coder's provisioner gives the coder provider for one build. */
@@ -105,9 +112,13 @@ export class TerraformProvisioner implements SimProvisioner {
     private readonly workDir: string,
     private readonly cliConfig: string,
     private readonly local: LocalKubeApi | undefined,
+    private readonly exitTimeoutMs: number | undefined,
   ) {}
 
   static async start(opts: TerraformProvisionerOptions = {}): Promise<TerraformProvisioner> {
+    if (opts.exitTimeoutMs !== undefined && (!Number.isInteger(opts.exitTimeoutMs) || opts.exitTimeoutMs < 1)) {
+      throw new Error(`exitTimeoutMs must be a whole number of milliseconds, at least 1 (leave it out for the 2-minute apply limit only); got ${String(opts.exitTimeoutMs)}.`);
+    }
     const tools = realStackTools();
     const workDir = await mkdtemp(join(tmpdir(), 'wsmigrate-tfprov-'));
     let local: LocalKubeApi | undefined;
@@ -126,7 +137,7 @@ export class TerraformProvisioner implements SimProvisioner {
       for (const ns of opts.namespaces ?? ['coder']) {
         if (!(await client.get('Namespace', '', ns))) await client.create('Namespace', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
       }
-      const p = new TerraformProvisioner(kubeconfigPath, client, workDir, cliConfig, local);
+      const p = new TerraformProvisioner(kubeconfigPath, client, workDir, cliConfig, local, opts.exitTimeoutMs);
       await p.refresh();
       return p;
     } catch (e) {
@@ -223,16 +234,34 @@ export class TerraformProvisioner implements SimProvisioner {
       logs.push(stageLine(stage));
       const applyArgs = ['apply', '-input=false', '-no-color', '-auto-approve', ...(ctx.transition === 'delete' ? ['-destroy'] : [])];
       const applying = this.terraform(applyArgs, dir, env, APPLY_TIMEOUT_MS);
-      // Coder's provisioner on a cancel: SIGINT, and Terraform stops, writing the state of what it did (executor_unix.go interruptCommandOnCancel).
-      const interrupt = () => applying.kill('SIGINT');
+      // Coder's provisioner on a cancel: SIGINT, and Terraform stops, writing the state of what it did (executor_unix.go interruptCommandOnCancel);
+      // one still running after the exit timeout is killed.
+      let killTimer: NodeJS.Timeout | undefined;
+      let killed = false;
+      const interrupt = () => {
+        applying.kill('SIGINT');
+        if (this.exitTimeoutMs === undefined) return;
+        killTimer = setTimeout(() => {
+          killed = true;
+          applying.kill('SIGKILL');
+        }, this.exitTimeoutMs);
+      };
       if (req.interrupted?.aborted) interrupt();
       req.interrupted?.addEventListener('abort', interrupt, { once: true });
-      const apply = await applying.finally(() => req.interrupted?.removeEventListener('abort', interrupt));
+      const apply = await applying.finally(() => {
+        clearTimeout(killTimer);
+        req.interrupted?.removeEventListener('abort', interrupt);
+      });
       logs.push(...toLines(apply.all ?? '', stage));
       const written = await readFile(stateFile).catch(() => req.state);
       await this.recordLosses(pvcsBefore, req, ctx.transition === 'delete');
-      const failed = apply.exitCode !== 0 || apply.timedOut;
-      return { state: written, logs, ...(failed ? { error: apply.timedOut ? 'terraform apply timed out' : firstError(apply.all ?? '') } : {}) };
+      const failed = apply.exitCode !== 0 || apply.timedOut || killed;
+      const error = apply.timedOut
+        ? 'terraform apply timed out'
+        : killed
+          ? `terraform killed: still running ${this.exitTimeoutMs} ms after the cancel's interrupt (the exit timeout)`
+          : firstError(apply.all ?? '');
+      return { state: written, logs, ...(failed ? { error } : {}) };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -50,6 +50,8 @@ export interface SimulatorOptions {
   provisioner?: 'structural' | 'terraform';
   /** With provisioner 'terraform': an existing cluster's kubeconfig; without it a local API server is started. */
   kubeconfig?: string;
+  /** With provisioner 'terraform': kill a canceled apply this long after its interrupt (Coder's ExitTimeout); unset, only the 2-minute apply limit. */
+  terraformExitTimeoutMs?: number;
   /** Default true: each seeded workspace's latest build is a succeeded start (else a succeeded stop). */
   workspacesRunning?: boolean;
   /**

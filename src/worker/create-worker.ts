@@ -14,6 +14,11 @@ export interface WsmigrateWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Tests only: workflow interceptor modules bundled with the workflows (so these are bundled at start, never prebuilt). */
   workflowInterceptorModules?: string[];
+  /**
+   * Tests only: how long a workflow task waits on this worker's sticky queue before any worker may take
+   * it (Temporal's default, 10 s). A test that SIGKILLs a worker sets it short on that worker.
+   */
+  stickyQueueScheduleToStartTimeoutMs?: number;
   /** Activities at once; each awaited Coder build holds one, so this bounds builds awaited at once (default 200). */
   maxConcurrentActivityTaskExecutions?: number;
 }
@@ -57,6 +62,7 @@ export async function createWsmigrateWorker(opts: WsmigrateWorkerOptions): Promi
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? WORKER_TUNING.maxConcurrentActivityTaskExecutions,
     maxConcurrentLocalActivityExecutions: WORKER_TUNING.maxConcurrentLocalActivityExecutions,
     maxCachedWorkflows: WORKER_TUNING.maxCachedWorkflows,
+    ...(opts.stickyQueueScheduleToStartTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs } : {}),
     // A nondeterminism error fails the workflow loudly instead of retrying the task forever.
     workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
   });

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startWorkspaceMigration } from '../../src/client/migrations';
@@ -7,15 +9,26 @@ import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { capturedWorkerLog } from '../harness/worker-log';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { writeWorkflowBundle } from './fixtures/workflow-bundle-file';
 import { captureProcessOutput } from '../harness/process-output';
 
 const root = join(__dirname, '..', '..');
+/**
+ * Every worker here (the child processes and their in-process replacements) runs one bundle of the
+ * workflows made in beforeAll, whose activities wait a tenth of each retry backoff (fixtures/short-retries):
+ * the build step the replacement takes over is retried the same way, without waiting out its 5 s; no
+ * worker runs webpack at its start.
+ */
+let bundlePath = '';
 
-/** Starts the worker fixture in a child process (its own Temporal runtime, TRACE logs) and waits until it polls. */
+/**
+ * Starts the worker fixture in a child process (its own Temporal runtime, TRACE logs) and waits until it polls. It is
+ * SIGKILLed mid-run, so its workflows' next tasks leave its sticky queue after 1 s, not Temporal's 10 s.
+ */
 function spawnWorker(env: MigrationEnv, output: string[]): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'fixtures', 'worker-process.ts')], {
     cwd: root,
-    env: { ...process.env, TASK_QUEUE: env.taskQueue, SIM_URL: env.sim.url, SIM_TOKEN: env.sim.token, BLOB_DIR: env.blobDir, TEMPORAL_ADDRESS: env.t.address },
+    env: { ...process.env, TASK_QUEUE: env.taskQueue, SIM_URL: env.sim.url, SIM_TOKEN: env.sim.token, BLOB_DIR: env.blobDir, TEMPORAL_ADDRESS: env.t.address, WORKFLOW_BUNDLE: bundlePath, STICKY_TIMEOUT_MS: '1000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -44,11 +57,14 @@ describe('durability and invariants', () => {
   const childOutput: string[] = [];
   /** console.* calls and raw stdout/stderr writes of this process (pino and friends write there). */
   const processOutput: string[] = [];
+  let bundleDir = '';
 
   beforeAll(async () => {
     // Builds take ~2s here, so there is time to kill the worker while it waits on one.
+    bundleDir = mkdtempSync(join(tmpdir(), 'wsmigrate-bundle-'));
+    bundlePath = await writeWorkflowBundle(bundleDir, [require.resolve('./fixtures/short-retries')]);
     env = await createMigrationEnv({ workspaces: 3, buildLatencyMs: 700 });
-    const tmp = await env.startWorker();
+    const tmp = await env.startWorker({ workflowBundlePath: bundlePath });
     targetVersionId = (await env.migrateTemplate()).versionId;
     await tmp.stop();
     captureProcessOutput(processOutput);
@@ -56,6 +72,7 @@ describe('durability and invariants', () => {
   afterAll(async () => {
     jest.restoreAllMocks();
     await env?.close();
+    if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   });
 
   const pvcUid = (workspaceId: string) => env.sim.cluster.objects().find((o) => o.kind === 'PersistentVolumeClaim' && o.name.includes(workspaceId))?.uid;
@@ -87,7 +104,7 @@ describe('durability and invariants', () => {
     await waitFor(() => buildPostsOf(env.sim, ws.id).length === 2); // the stop, then the start carrying the state: kill while waiting on it
     await kill(child);
 
-    const worker = await env.startWorker();
+    const worker = await env.startWorker({ workflowBundlePath: bundlePath });
     try {
       const result = (await handle.result()) as WorkspaceMigrationResult;
       expect(result.outcome).toBe('migrated');
@@ -113,7 +130,7 @@ describe('durability and invariants', () => {
       await waitFor(() => buildPostsOf(env.sim, ws.id).length === 1);
       await kill(child);
       env.sim.setFaults(undefined);
-      worker = await env.startWorker();
+      worker = await env.startWorker({ workflowBundlePath: bundlePath });
       const result = (await handle.result()) as WorkspaceMigrationResult;
       expect(result.outcome).toBe('migrated');
       expect((await attemptsOf(handle, 'buildWithStateAndCheck')).some((a) => a > 1)).toBe(true);
@@ -134,7 +151,7 @@ describe('durability and invariants', () => {
     const sshKeyBody = sshKey.split('\n')[1];
     expect(agentToken.length).toBeGreaterThan(8);
     expect(sshKeyBody.length).toBeGreaterThan(40);
-    const worker = await env.startWorker();
+    const worker = await env.startWorker({ workflowBundlePath: bundlePath });
     const handle = await start(2, { option: 'A' });
     try {
       expect(((await handle.result()) as WorkspaceMigrationResult).outcome).toBe('migrated');

@@ -10,6 +10,8 @@ import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env'
 
 jest.setTimeout(900_000);
 
+const EXIT_TIMEOUT_MS = 30_000;
+
 /**
  * The runbook end to end with the real provisioner: every build the workflows trigger runs real
  * Terraform with the real providers against a real kube-apiserver, and PVC uids are read from it.
@@ -20,7 +22,9 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
   let targetVersionId: string;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 6, provisioner: 'terraform' });
+    // A canceled apply is killed 30 s after its interrupt (Coder's ExitTimeout, 5 minutes there; the simulator's default is its 2-minute apply limit):
+    // the cancel cases below are set on either side of it, and the one the provider outlasts waits it out.
+    env = await createMigrationEnv({ workspaces: 6, provisioner: 'terraform', terraformExitTimeoutMs: EXIT_TIMEOUT_MS });
     kube = new KubeClient(await readKubeconfig(env.sim.provisioner.kubeconfig ?? ''));
     await env.startWorker();
     targetVersionId = (await env.migrateTemplate()).versionId;
@@ -150,10 +154,10 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     const originalVersionId = env.sim.template.originalVersionId;
     // A rollout that never comes (no kubelet). The provider does not give up its wait on Terraform's interrupt: Terraform
     // waits for it (up to this create timeout, well within the kill that follows an interrupt: Coder's 5 minutes,
-    // provisioner/terraform/serve.go defaultExitTimeout; the simulator's 2), then writes the state and stops.
+    // provisioner/terraform/serve.go defaultExitTimeout; EXIT_TIMEOUT_MS here), then writes the state and stops.
     const migrated = await env.coder.templateVersion(targetVersionId);
     const source = (await unpackTar(await env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
-    const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "45s"\n  }');
+    const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "15s"\n  }');
     expect(waiting).not.toBe(source);
     const version = await pushTemplateVersion(env.sim, waiting, { name: 'v1-waits-until-canceled', promote: true });
     expect(version.job.status).toBe('succeeded');
@@ -214,7 +218,7 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
   it("a cancel the provider outlasts (its rollout wait longer than the kill that follows the interrupt): the deployment stays in the cluster outside every state, so the restore fails AlreadyExists and the run ends needs-attention naming it; PVC kept, no _v1 state under the old version", async () => {
     const uid = await pvcUid(5);
     const originalVersionId = env.sim.template.originalVersionId;
-    // Longer than the kill after the interrupt (Coder: 5 minutes; the simulator: its 2-minute apply limit).
+    // Longer than the kill after the interrupt (Coder: 5 minutes; here EXIT_TIMEOUT_MS).
     const migrated = await env.coder.templateVersion(targetVersionId);
     const source = (await unpackTar(await env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
     const waiting = source.replace('wait_for_rollout = false', 'wait_for_rollout = true\n  timeouts {\n    create = "10m"\n  }');
@@ -244,7 +248,8 @@ describeRealStack('migrateTemplate + migrateWorkspace with real Terraform', () =
     // Killed mid-create, Terraform never wrote the deployment into the state Coder stores for our start.
     const held = (await env.coder.getWorkspaceBuildState(start.id)).toString('utf8');
     expect(held).not.toContain('"kubernetes_deployment_v1"');
-    expect((await env.coder.workspaceBuild(start.id)).job).toMatchObject({ status: 'failed', canceled_at: expect.any(String) });
+    // Killed at the exit timeout, not ended by anything else (the apply limit, a rollout timeout).
+    expect((await env.coder.workspaceBuild(start.id)).job).toMatchObject({ status: 'failed', canceled_at: expect.any(String), error: expect.stringContaining('after the cancel\'s interrupt') });
     expect(await migrationStatus(env.t.client, handle.workflowId)).toMatchObject({ phase: 'needs-attention' });
     expect(err?.cause?.message).toMatch(new RegExp(`kubectl delete deployments(\\.apps)? coder-${ws(5).id} -n coder`));
     const builds = await env.coder.workspaceBuilds(ws(5).id, { limit: 12 });

@@ -12,16 +12,27 @@ import { buildPostsOf } from '../harness/coder-requests';
 import { waitFor } from '../harness/wait';
 import { describeWithS3, startS3TestServer, type S3TestServer } from '../harness/versitygw';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { writeWorkflowBundle } from './fixtures/workflow-bundle-file';
 
 const root = join(__dirname, '..', '..');
+/**
+ * Every worker here runs one bundle of the workflows made in beforeAll, whose activities wait a tenth of
+ * each retry backoff (fixtures/short-retries): the steps these cases exhaust (a backup another worker
+ * cannot read, a store down through three attempts) and the build step worker B takes over fail the
+ * same way, in the same attempts, without waiting out 5 s, 10 s, …; no worker runs webpack at its start.
+ */
+let bundlePath = '';
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
-/** A worker in its own process with its own blob settings (a pod with its own disk), ready when it polls. */
+/**
+ * A worker in its own process with its own blob settings (a pod with its own disk), ready when it polls. It is
+ * SIGKILLed mid-run, so its workflows' next tasks leave its sticky queue after 1 s, not Temporal's 10 s.
+ */
 function spawnWorker(env: MigrationEnv, blobEnv: Record<string, string>): Promise<ChildProcess> {
   const output: string[] = [];
   const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'fixtures', 'worker-process.ts')], {
     cwd: root,
-    env: { ...process.env, TASK_QUEUE: env.taskQueue, SIM_URL: env.sim.url, SIM_TOKEN: env.sim.token, TEMPORAL_ADDRESS: env.t.address, ...blobEnv },
+    env: { ...process.env, TASK_QUEUE: env.taskQueue, SIM_URL: env.sim.url, SIM_TOKEN: env.sim.token, TEMPORAL_ADDRESS: env.t.address, WORKFLOW_BUNDLE: bundlePath, STICKY_TIMEOUT_MS: '1000', ...blobEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -84,8 +95,11 @@ describe('backups every worker can read', () => {
   }
 
   beforeAll(async () => {
+    const bundleDir = mkdtempSync(join(tmpdir(), 'wsmigrate-bundle-'));
+    dirs.push(bundleDir);
+    bundlePath = await writeWorkflowBundle(bundleDir, [require.resolve('./fixtures/short-retries')]);
     env = await createMigrationEnv({ workspaces: 6, buildLatencyMs: 700 });
-    const tmp = await env.startWorker();
+    const tmp = await env.startWorker({ workflowBundlePath: bundlePath });
     targetVersionId = (await env.migrateTemplate()).versionId;
     await tmp.stop();
   }, 180_000);
@@ -163,7 +177,7 @@ describe('backups every worker can read', () => {
     }, 240_000);
 
     it('the store down during the backup: the step fails and nothing changes', async () => {
-      const worker = await env.startWorker({ blobs: store() });
+      const worker = await env.startWorker({ blobs: store(), workflowBundlePath: bundlePath });
       const ws = env.sim.workspaces()[2];
       const before = env.sim.stateOf(ws.id);
       const builds = () => env.sim.requestLog().filter((r) => r.method === 'POST' && r.path.endsWith(`/workspaces/${ws.id}/builds`)).length;
@@ -187,7 +201,7 @@ describe('backups every worker can read', () => {
     }, 240_000);
 
     it('the store down during the restore: retried, then needs-attention with the ref', async () => {
-      const worker = await env.startWorker({ blobs: store() });
+      const worker = await env.startWorker({ blobs: store(), workflowBundlePath: bundlePath });
       const ws = env.sim.workspaces()[3];
       env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 1 } });
       const postsBefore = buildPosts(ws.id);

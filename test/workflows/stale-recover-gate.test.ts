@@ -16,7 +16,9 @@ describe("the owner's build while a recovery waits at its recover gate", () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }));
+    // The gate's rechecks (10 s, then 20 s, …) last a hundredth (fixtures/short-timers): the owner's build is seen in
+    // well under a second instead of waited out; the approval timeout is set long enough that no gate escalates meanwhile.
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }, { workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] }));
   });
   afterAll(async () => env?.close());
 
@@ -31,7 +33,7 @@ describe("the owner's build while a recovery waits at its recover gate", () => {
   const recoverAsking = async (ws: { owner: string; name: string }, policy: 'all' | 'none' = 'all') =>
     startWorkspaceRecovery(
       env.t.client,
-      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, approval: { policy, approvers: ['sre'] } },
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, approval: { policy, approvers: ['sre'], timeout: '7d' } },
       { taskQueue: env.taskQueue },
     );
   /** How many of the run's reads of the latest build have come back and been acted on (a workflow task completed after). */

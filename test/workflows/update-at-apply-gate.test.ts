@@ -15,7 +15,9 @@ describe("the owner's Update while the migration waits at its apply gate", () =>
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }));
+    // The gate's rechecks (10 s, then 20 s, …) last a hundredth (fixtures/short-timers): the owner's build is seen in
+    // well under a second instead of waited out; the approval timeout is set long enough that no gate escalates meanwhile.
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }, { workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] }));
   });
   afterAll(async () => env?.close());
 
@@ -26,7 +28,7 @@ describe("the owner's Update while the migration waits at its apply gate", () =>
     const uid = env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
     const handle = await startWorkspaceMigration(
       env.t.client,
-      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'] } },
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'], timeout: '7d' } },
       { taskQueue: env.taskQueue },
     );
     await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'apply');
@@ -65,7 +67,7 @@ describe("the owner's Update while the migration waits at its apply gate", () =>
     const ws = env.sim.workspaces()[1];
     const handle = await startWorkspaceMigration(
       env.t.client,
-      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'] } },
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'], timeout: '7d' } },
       { taskQueue: env.taskQueue },
     );
     await waitFor(async () => (await statusOf(handle.workflowId)).pendingApproval?.gateId === 'apply');
@@ -82,7 +84,7 @@ describe("the owner's Update while the migration waits at its apply gate", () =>
     const ws = env.sim.workspaces()[2];
     const handle = await startWorkspaceMigration(
       env.t.client,
-      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'] } },
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId, option: 'B', approval: { policy: 'all', approvers: ['sre'], timeout: '7d' } },
       { taskQueue: env.taskQueue },
     );
     const summary = async () => (await statusOf(handle.workflowId)).pendingApproval?.summary ?? '';
