@@ -4,7 +4,7 @@ import type { ScanReport } from '../../src/client/fleet-scan';
 import type { OrganizationScanReport } from '../../src/client/org-scan';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { runCommand } from '../harness/cli';
-import { api, fixtureSource, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild } from '../sim/helpers';
+import { api, fixtureSource, latestBuildId, migrateStateByHand, pushTemplateVersion, putState, startBuild, waitForBuild } from '../sim/helpers';
 
 /**
  * An admin promotes the pre-migration version again (a rollback) after the template was migrated: each
@@ -90,5 +90,23 @@ describe('wsmigrate scan after a rollback of the template', () => {
     const report = JSON.parse(r.out) as ScanReport;
     expect(report.atRisk).toBe(0);
     expect(report.workspaces.filter((w) => w.atRisk)).toEqual([]);
+  });
+
+  it('was no guess: rolled back again, the Update of a workspace it marked destroys its PVC', async () => {
+    expect((await promote(sim.template.originalVersionId)).status).toBe(200);
+    const marked = (JSON.parse((await run('--template', sim.template.name, '--json')).out) as ScanReport).workspaces.filter((w) => w.atRisk).map((w) => w.workspace);
+    expect(marked).toEqual([name(0), name(1)].sort());
+    expect(sim.cluster.pvcLosses()).toEqual([]);
+    await waitForBuild(sim, (await sim.updateAndRestart(ws(0).id)).startBuildId);
+    expect(sim.cluster.pvcLosses().length).toBeGreaterThan(0);
+  });
+
+  it('judges a workspace whose state cannot be read from its version, a migrated one', async () => {
+    expect((await putState(sim, await latestBuildId(sim, ws(1).id), 'not a state')).status).toBe(204);
+    const r = await run('--template', sim.template.name, '--json');
+    expect(r.exitCode).toBe(EXIT.changesPending);
+    const row = (JSON.parse(r.out) as ScanReport).workspaces.find((w) => w.workspace === name(1))!;
+    expect(row).toMatchObject({ health: 'unreadable', atRisk: { objects: [{ address: 'kubernetes_persistent_volume_claim_v1.home' }] } });
+    expect(r.err).toMatch(/1 unreadable workspace\(s\).*; \d workspace\(s\) AT RISK/);
   });
 });
