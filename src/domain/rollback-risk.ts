@@ -1,5 +1,7 @@
 import { rootManagedDeclarations } from './downgrade-guard';
-import type { TemplateFile } from './hcl/template-file';
+import { movedBlocksIn } from './hcl/guard-blocks';
+import { dirOf } from './hcl/module-tree';
+import { syntaxOf, type TemplateFile } from './hcl/template-file';
 import type { StateResourceView } from './state/parse';
 import { isPersistentType, lookupDeprecated, lookupReplacement } from './type-map';
 import { keptAddresses } from './unguarded-protected';
@@ -19,10 +21,29 @@ export interface VersionShape {
   declared: ReadonlySet<string>;
   /** The `from` of each root `removed { lifecycle { destroy = false } }`: Terraform forgets it, never destroys it. */
   kept: ReadonlySet<string>;
+  /**
+   * Root `moved { from, to }` blocks, from → to. A move onto a declared address keeps the object: onto
+   * the same type it is renamed; across types (`T_v1.x` → `T.x`) the kubernetes provider implements no
+   * MoveResourceState, so the plan fails ("Move Resource State Not Supported", reference/real-kubernetes.md)
+   * and nothing is destroyed.
+   */
+  moved: ReadonlyMap<string, string>;
 }
 
 export function versionShape(files: readonly TemplateFile[]): VersionShape {
-  return { declared: rootManagedDeclarations(files), kept: keptAddresses(files) };
+  const moved = new Map<string, string>();
+  for (const f of files) {
+    const kind = syntaxOf(f.path);
+    if (kind.syntax !== 'native' || kind.dialect !== 'config' || dirOf(f.path) !== '') continue;
+    for (const m of movedBlocksIn(f.path, f.content)) moved.set(m.from, m.to);
+  }
+  return { declared: rootManagedDeclarations(files), kept: keptAddresses(files), moved };
+}
+
+/** The version keeps this object: it declares it, forgets it (removed, destroy = false), or moves it onto an address it declares. */
+function keeps(shape: VersionShape, address: string): boolean {
+  const to = shape.moved.get(address);
+  return shape.declared.has(address) || shape.kept.has(address) || (to !== undefined && shape.declared.has(to));
 }
 
 /** `T.n` → `T_v1.n`, so annotations on either type name compare. */
@@ -78,13 +99,13 @@ export function rollbackHazards(input: RollbackRiskInput): EndangeredObject[] {
   for (const address of input.held) {
     const [type, name] = address.split('.');
     const mapping = lookupReplacement('managed', type);
-    if (!mapping || input.active.declared.has(address) || input.active.kept.has(address)) continue;
+    if (!mapping || keeps(input.active, address)) continue;
     const old = `${mapping.deprecated}.${name}`;
     out.push({
       address,
       why: input.active.declared.has(old)
         ? `the active version declares the old ${old}: its build destroys ${address} and creates it anew, empty`
-        : `the active version does not declare ${address} (and keeps no removed block for it): its build destroys it`,
+        : `the active version does not declare ${address} (and has no removed or moved block that keeps it): its build destroys it`,
     });
   }
   return out;

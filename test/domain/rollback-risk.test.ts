@@ -52,6 +52,13 @@ describe('the rollback risk: a migrated workspace and an active version that wou
     expect(risk({ active: kept })).toEqual([]);
   });
 
+  test('a moved block from the _v1 address keeps it only when its target is declared', () => {
+    const moved = (to: string) => versionShape([...oldFiles, { path: 'moves.tf', content: `moved {\n  from = kubernetes_persistent_volume_claim_v1.home\n  to   = ${to}\n}\n` }]);
+    // Across types the kubernetes provider has no MoveResourceState: the plan fails, nothing is destroyed.
+    expect(risk({ active: moved('kubernetes_persistent_volume_claim.home') })).toEqual([]);
+    expect(risk({ active: moved('kubernetes_persistent_volume_claim.elsewhere') })).toHaveLength(1);
+  });
+
   test('a deployment is not protected; an annotation on either type name makes it so', () => {
     expect(migratedProtectedInState(migratedState, ['kubernetes_deployment.main'])).toEqual(['kubernetes_deployment_v1.main', 'kubernetes_persistent_volume_claim_v1.home']);
     expect(migratedProtectedInState(migratedState, ['kubernetes_deployment_v1.main'])).toContain('kubernetes_deployment_v1.main');
