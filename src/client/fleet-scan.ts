@@ -4,6 +4,7 @@ import { isTerraformSource, readTar } from '../adapters/template-tar';
 import { dormantNote, type DormantNote } from '../domain/dormancy';
 import { isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
 import type { LossKind } from '../domain/protected-loss';
+import { atRiskNote, migratedProtectedInVersion, rollbackHazards, versionShape, type AtRiskNote, type VersionShape } from '../domain/rollback-risk';
 import { templateProtection } from '../domain/template-protection';
 import { HEALTH_CLASSES, type HealthClass } from '../domain/workspace-health';
 
@@ -19,11 +20,18 @@ export interface ScanRow {
   damaged?: { since: number; losses: { address: string; kind: LossKind; build: number; at: string }[] };
   /** Set when the workspace is dormant, whatever its health: nobody can start it until it is made active. */
   dormant?: DormantNote;
+  /**
+   * Set when the template's active version is not this workspace's and would destroy its migrated
+   * (`_v1`) protected objects (a rollback), whatever its health: who would fire that build, and what to do.
+   */
+  atRisk?: AtRiskNote;
 }
 
 export interface ScanReport {
   template: string;
   counts: Record<HealthClass, number>;
+  /** Workspaces marked atRisk: the active version would destroy their migrated volumes. */
+  atRisk: number;
   workspaces: ScanRow[];
   /**
    * Premium's unclaimed prebuilt workspaces, not classified: nobody's data, never migrated by a fleet,
@@ -96,7 +104,8 @@ export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<Sc
     .filter((w) => isPrebuiltWorkspace(w))
     .map((w) => ({ workspace: `${w.owner_name}/${w.name}`, id: w.id, version: w.latest_build.template_version_name ?? w.latest_build.template_version_id }))
     .sort((a, b) => a.workspace.localeCompare(b.workspace));
-  const sources = new Map<string, Promise<ReturnType<typeof templateProtection>>>();
+  type Source = ReturnType<typeof templateProtection> & { name: string; shape: VersionShape };
+  const sources = new Map<string, Promise<Source>>();
   const protectionOf = (versionId: string) => {
     let p = sources.get(versionId);
     if (!p) {
@@ -105,7 +114,7 @@ export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<Sc
         const files = (await readTar(await coder.downloadFile(version.job.file_id)))
           .filter((f) => isTerraformSource(f.path))
           .map((f) => ({ path: f.path, content: f.bytes.toString('utf8') }));
-        return templateProtection(files);
+        return { ...templateProtection(files), name: version.name, shape: versionShape(files) };
       })();
       sources.set(versionId, p);
     }
@@ -113,7 +122,9 @@ export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<Sc
   };
   const versionIds = [...new Set(workspaces.map((w) => w.latest_build.template_version_id))];
   const activeVersionId = listed[0]?.template_active_version_id;
-  const annotated = activeVersionId ? (await protectionOf(activeVersionId)).annotatedAddresses : [];
+  // The active version's source is read once per scan: every workspace's rollback risk is judged against it.
+  const active = activeVersionId ? await protectionOf(activeVersionId) : undefined;
+  const annotated = active?.annotatedAddresses ?? [];
   const v1VersionIds: string[] = [];
   for (const id of versionIds) {
     try {
@@ -126,16 +137,55 @@ export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<Sc
   const rows = await mapBounded(
     workspaces,
     Math.max(1, opts.concurrency ?? 8),
-    (ws) => scanOne(coder, ws, { annotatedAddresses: annotated, v1VersionIds, depth: opts.depth ?? DEFAULT_HEALTH_DEPTH }),
+    async (ws) => {
+      const { row, migratedProtected } = await scanOne(coder, ws, { annotatedAddresses: annotated, v1VersionIds, depth: opts.depth ?? DEFAULT_HEALTH_DEPTH });
+      if (!active || !activeVersionId) return row;
+      const atRisk = await rollbackRisk(ws, { id: activeVersionId, source: active }, migratedProtected, v1VersionIds, protectionOf, opts.template);
+      return atRisk ? { ...row, atRisk } : row;
+    },
     () => opts.onProgress?.(++done, workspaces.length),
   );
   rows.sort((a, b) => a.workspace.localeCompare(b.workspace));
   const counts = Object.fromEntries(HEALTH_CLASSES.map((c) => [c, 0])) as Record<HealthClass, number>;
   for (const r of rows) counts[r.health]++;
-  return { template: opts.template, counts, workspaces: rows, prebuilt };
+  return { template: opts.template, counts, atRisk: rows.filter((r) => r.atRisk).length, workspaces: rows, prebuilt };
 }
 
-async function scanOne(coder: ScanCoder, ws: Workspace, opts: { annotatedAddresses: string[]; v1VersionIds: string[]; depth: number }): Promise<ScanRow> {
+/**
+ * A migrated workspace the active version would destroy the volumes of. Its `_v1` entries come from its
+ * latest state, or, when that was not read (busy, unreadable), from its version when that is a migrated one.
+ */
+async function rollbackRisk(
+  ws: Workspace,
+  active: { id: string; source: { name: string; shape: VersionShape } },
+  migratedProtected: string[] | undefined,
+  v1VersionIds: readonly string[],
+  protectionOf: (versionId: string) => Promise<{ name: string; shape: VersionShape; annotatedAddresses: string[] }>,
+  template: string,
+): Promise<AtRiskNote | undefined> {
+  const versionId = ws.latest_build.template_version_id;
+  if (versionId === active.id) return undefined;
+  const isMigratedVersion = v1VersionIds.includes(versionId);
+  const own = isMigratedVersion ? await protectionOf(versionId) : undefined;
+  const held = migratedProtected ?? (own ? migratedProtectedInVersion(own.shape, own.annotatedAddresses) : []);
+  const objects = rollbackHazards({ workspaceVersionId: versionId, activeVersionId: active.id, held, active: active.source.shape });
+  if (objects.length === 0) return undefined;
+  return atRiskNote(objects, {
+    template,
+    activeVersion: active.source.name,
+    migratedVersion: own?.name,
+    automaticUpdates: ws.automatic_updates,
+    requireActiveVersion: ws.template_require_active_version,
+    autostartSchedule: ws.autostart_schedule,
+    nextStartAt: ws.next_start_at,
+  });
+}
+
+async function scanOne(
+  coder: ScanCoder,
+  ws: Workspace,
+  opts: { annotatedAddresses: string[]; v1VersionIds: string[]; depth: number },
+): Promise<{ row: ScanRow; migratedProtected?: string[] }> {
   const latest = ws.latest_build;
   const base = {
     workspace: `${ws.owner_name}/${ws.name}`,
@@ -151,16 +201,16 @@ async function scanOne(coder: ScanCoder, ws: Workspace, opts: { annotatedAddress
       const losses = h.losses.map((l) => ({ address: l.address, kind: l.kind, build: l.build.number, at: l.build.at }));
       row.damaged = { since: losses.length > 0 ? Math.min(...losses.map((l) => l.build)) : latest.build_number, losses };
     }
-    return row;
+    return { row, ...(h.migratedProtected ? { migratedProtected: h.migratedProtected } : {}) };
   } catch (err) {
-    return { ...base, health: 'unreadable', reason: `could not read its builds: ${(err as Error).message}` };
+    return { row: { ...base, health: 'unreadable', reason: `could not read its builds: ${(err as Error).message}` } };
   }
 }
 
 /** The table an SRE reads: counts first, then one line per workspace. */
 export function formatScanReport(r: ScanReport): string[] {
   const counts = HEALTH_CLASSES.map((c) => `${c} ${r.counts[c]}`).join(', ');
-  const lines = [`template ${r.template}: ${r.workspaces.length} workspace(s): ${counts}`];
+  const lines = [`template ${r.template}: ${r.workspaces.length} workspace(s): ${counts}${r.atRisk > 0 ? `; ${r.atRisk} AT RISK` : ''}`];
   const prebuilt = r.prebuilt.length
     ? [`${r.prebuilt.length} prebuilt workspace(s) left to Coder (nobody's data; its prebuilds reconciler replaces them on the active version; a fleet never migrates them): ${r.prebuilt.map((p) => `${p.workspace} (${p.version})`).join(', ')}`]
     : [];
@@ -173,12 +223,28 @@ export function formatScanReport(r: ScanReport): string[] {
       w.version,
       // The build's job, not the workspace's status: a finished start is "succeeded", not "running".
       `#${w.latestBuild.number} ${w.latestBuild.transition} ${w.latestBuild.job}${w.latestBuild.job === 'succeeded' ? ` (workspace ${w.latestBuild.status})` : ''}`,
-      `${w.dormant ? `DORMANT since ${w.dormant.since}; ` : ''}${w.damaged ? `since build #${w.damaged.since}: ${w.reason}` : w.reason}`,
+      `${w.atRisk ? `AT RISK (active version ${w.atRisk.activeVersion}); ` : ''}${w.dormant ? `DORMANT since ${w.dormant.since}; ` : ''}${w.damaged ? `since build #${w.damaged.since}: ${w.reason}` : w.reason}`,
     ]),
   ];
   const widths = table[0].slice(0, -1).map((_, i) => Math.max(...table.map((row) => row[i].length)));
   for (const row of table) lines.push(row.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]) : cell)).join('  '));
-  return [...lines, ...dormantLines(r.workspaces), ...prebuilt];
+  return [...lines, ...atRiskLines(r.workspaces), ...dormantLines(r.workspaces), ...prebuilt];
+}
+
+/** At-risk workspaces, after the table: what would destroy what, who would fire it, and what to do. */
+export function atRiskLines(rows: readonly ScanRow[], prefix = ''): string[] {
+  const atRisk = rows.filter((w) => w.atRisk);
+  if (atRisk.length === 0) return [];
+  return [
+    `${atRisk.length} workspace(s) AT RISK: the template's active version would destroy their migrated volumes (run 'wsmigrate scan' after any promotion): ${atRisk.map((w) => `${prefix}${w.workspace}`).join(', ')}.`,
+    ...atRisk.flatMap((w) => {
+      const n = w.atRisk as AtRiskNote;
+      return [
+        `  ${prefix}${w.workspace}: ${n.objects.map((o) => o.why).join('; ')}. Fired by ${n.firedBy.join(', or ')}.`,
+        `    To do: ${n.action}.`,
+      ];
+    }),
+  ];
 }
 
 /** Dormant workspaces, after the table: each needs its owner or an admin before anything can start it. */

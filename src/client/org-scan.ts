@@ -1,7 +1,7 @@
 import type { CoderClient } from '../adapters/coder';
 import { activeVersionDeprecations } from '../adapters/coder/active-version-deprecations';
 import { HEALTH_CLASSES, type HealthClass } from '../domain/workspace-health';
-import { scanFleet, type ScanReport } from './fleet-scan';
+import { atRiskLines, scanFleet, type ScanReport } from './fleet-scan';
 
 export interface OrganizationScanRow {
   template: string;
@@ -11,6 +11,8 @@ export interface OrganizationScanRow {
   /** False: the active version is on `_v1` and every workspace is on it: nothing to do. */
   needsMigration: boolean;
   counts: Record<HealthClass, number>;
+  /** Its workspaces the active version would destroy the migrated volumes of (a rollback). */
+  atRisk: number;
   workspaces: ScanReport['workspaces'];
   /** Unclaimed prebuilt workspaces, left to Coder's reconciler (not classified). */
   prebuilt: ScanReport['prebuilt'];
@@ -21,6 +23,7 @@ export interface OrganizationScanReport {
   templates: OrganizationScanRow[];
   /** The damaged and unreadable workspaces of every template, together. */
   counts: Record<HealthClass, number>;
+  atRisk: number;
 }
 
 type OrgScanCoder = Parameters<typeof scanFleet>[0] & Pick<CoderClient, 'templatesOfOrganization' | 'templateVersion' | 'downloadFile' | 'workspacesOfTemplate'>;
@@ -38,29 +41,33 @@ export async function scanOrganization(coder: OrgScanCoder, opts: { organization
       deprecatedTypes: facts.deprecatedTypes,
       needsMigration: facts.deprecatedTypes.length > 0 || facts.outdatedWorkspaces > 0 || report.counts.unmigrated > 0,
       counts: report.counts,
+      atRisk: report.atRisk,
       workspaces: report.workspaces,
       prebuilt: report.prebuilt,
     });
   }
   const counts = Object.fromEntries(HEALTH_CLASSES.map((c) => [c, rows.reduce((n, r) => n + r.counts[c], 0)])) as Record<HealthClass, number>;
-  return { organization: opts.organization, templates: rows, counts };
+  return { organization: opts.organization, templates: rows, counts, atRisk: rows.reduce((n, r) => n + r.atRisk, 0) };
 }
 
 export function formatOrganizationScan(r: OrganizationScanReport): string[] {
   const lines = [`organization ${r.organization}: ${r.templates.length} template(s), ${r.templates.filter((t) => t.needsMigration).length} to migrate`];
   const table = [
-    ['TEMPLATE', 'ACTIVE VERSION', 'TO DO', ...HEALTH_CLASSES.map((c) => c.toUpperCase())],
+    ['TEMPLATE', 'ACTIVE VERSION', 'TO DO', ...HEALTH_CLASSES.map((c) => c.toUpperCase()), 'AT RISK'],
     ...r.templates.map((t) => [
       t.template,
       t.activeVersion.name,
       t.needsMigration ? (t.deprecatedTypes.length ? `migrate (${t.deprecatedTypes.join(', ')})` : 'migrate the workspaces (template already _v1)') : 'nothing to do',
       ...HEALTH_CLASSES.map((c) => String(t.counts[c])),
+      String(t.atRisk),
     ]),
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
   for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
   const bad = r.templates.flatMap((t) => t.workspaces.filter((w) => w.health === 'damaged' || w.health === 'unreadable').map((w) => `  ${t.template}/${w.workspace}: ${w.health}: ${w.reason}`));
   if (bad.length) lines.push('', ...bad);
+  const atRisk = r.templates.flatMap((t) => atRiskLines(t.workspaces, `${t.template}/`));
+  if (atRisk.length) lines.push('', ...atRisk);
   const prebuilt = r.templates.filter((t) => t.prebuilt.length > 0).map((t) => `  ${t.template}: ${t.prebuilt.length} prebuilt workspace(s) left to Coder's prebuilds reconciler (not classified, never migrated)`);
   if (prebuilt.length) lines.push('', ...prebuilt);
   return lines;

@@ -6,7 +6,7 @@ import { syntaxOf, type TemplateFile } from './hcl/template-file';
 import { lookupReplacement } from './type-map';
 
 /** The `from` of every root-folder `removed { lifecycle { destroy = false } }` block (native syntax). */
-function keptAddresses(files: readonly TemplateFile[]): Set<string> {
+export function keptAddresses(files: readonly TemplateFile[]): Set<string> {
   const kept = new Set<string>();
   for (const f of files) {
     const kind = syntaxOf(f.path);

@@ -2,6 +2,7 @@ import { formatInstanceAddress, parseStateV4, type StateResourceView } from './s
 import { describeLoss, type LossKind, type ProtectedLoss } from './protected-loss';
 import { summarizeStateMigration } from './migration-check';
 import { isPersistentType, lookupDeprecated } from './type-map';
+import { migratedProtectedInState } from './rollback-risk';
 
 /**
  * The health of one workspace, read from its recent builds and their states. A fleet migration
@@ -44,6 +45,8 @@ export interface WorkspaceHealth {
   recoverFrom?: { id: string; number: number };
   /** Instances of deprecated types in the latest state. */
   deprecatedLeft: number;
+  /** Root `_v1` protected entries of the latest state (`T_v1.name`); absent when that state was not read. */
+  migratedProtected?: string[];
   /** Set (by the health step, from the workspace) when it is dormant: Coder lets nobody start it until it is made active. */
   dormantSince?: string;
 }
@@ -267,6 +270,7 @@ export function assessWorkspaceHealth(input: HealthInput): WorkspaceHealth {
     const s = summarizeStateMigration(read[0].resources);
     return s.renameable.length + s.needsImport.length;
   })();
+  const migratedProtected = migratedProtectedInState(read[0].resources, annotated);
   const { losses, reference } = findProtectedLosses(input.builds, { annotatedAddresses: annotated, destroyedByBuild: input.destroyedByBuild });
   if (losses.length > 0 || FAILED.has(latestBuild.jobStatus)) {
     const destroyed = losses.filter((l) => l.kind === 'destroyed');
@@ -274,10 +278,10 @@ export function assessWorkspaceHealth(input: HealthInput): WorkspaceHealth {
       ? losses.map(describeLoss).join('; ')
       : `the latest build #${latestBuild.number} (${latestBuild.transition}) ${latestBuild.jobStatus}; every protected object is still in its state`;
     const recoverFrom = destroyed.length === 0 ? newestHoldingAll(input.builds, reference, annotated) : undefined;
-    return { latest, health: 'damaged', reason, losses, deprecatedLeft, ...(recoverFrom ? { recoverFrom } : {}) };
+    return { latest, health: 'damaged', reason, losses, deprecatedLeft, migratedProtected, ...(recoverFrom ? { recoverFrom } : {}) };
   }
   if (deprecatedLeft > 0) {
-    return { latest, health: 'unmigrated', reason: `${deprecatedLeft} instance(s) of deprecated types in the state`, losses, deprecatedLeft };
+    return { latest, health: 'unmigrated', reason: `${deprecatedLeft} instance(s) of deprecated types in the state`, losses, deprecatedLeft, migratedProtected };
   }
   if (input.v1VersionIds && !input.v1VersionIds.includes(latestBuild.templateVersionId)) {
     return {
@@ -286,9 +290,10 @@ export function assessWorkspaceHealth(input: HealthInput): WorkspaceHealth {
       reason: `the state has only _v1 types but build #${latestBuild.number} ran a version without them: start it pinned to the _v1 version (a plain start would destroy the volumes)`,
       losses,
       deprecatedLeft,
+      migratedProtected,
     };
   }
-  return { latest, health: 'migrated', reason: `build #${latestBuild.number} succeeded on a _v1 version; ${reference.size} protected object(s) present`, losses, deprecatedLeft };
+  return { latest, health: 'migrated', reason: `build #${latestBuild.number} succeeded on a _v1 version; ${reference.size} protected object(s) present`, losses, deprecatedLeft, migratedProtected };
 }
 
 /** The newest build whose state holds every protected object with the identity the reference has. */

@@ -145,6 +145,9 @@ export const WorkspaceSchema = z.looseObject({
   outdated: z.boolean(),
   // 'always' matters to the runbook: such a workspace applies the active version on any start.
   automatic_updates: z.string().optional(),
+  // codersdk Workspace.AutostartSchedule / NextStartAt (coderd computes next_start_at from the schedule; null when none or unknown).
+  autostart_schedule: z.string().nullish(),
+  next_start_at: timestamp.nullish(),
   dormant_at: timestamp.nullish(),
   deleting_at: timestamp.nullish(),
   // Premium's prebuilt workspaces (codersdk Workspace.IsPrebuild): owned by the prebuilds system user.

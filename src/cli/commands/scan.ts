@@ -19,6 +19,12 @@ Reads every workspace of a template and classifies it from its recent builds and
 A dormant workspace (Coder's dormant_at set) is marked DORMANT whatever its health, with what to do:
 Coder lets nobody start it until its owner or an admin makes it active, so a migration or recovery
 that must start it refuses it.
+A migrated workspace is marked AT RISK, whatever its health, when the template's active version is
+not its own and would destroy its _v1 volumes (an old version promoted again, a version pushed by
+hand): its owner's Update, or an autostart on the active version (automatic updates "always",
+require_active_version), builds that version on its state. The lines after the table say who would
+fire it and the 'coder templates versions promote' command that puts the migrated version back.
+Run scan after any promotion.
 
 It only reads (GET): run it before and after each batch. Talks to Coder directly (CODER_URL,
 CODER_SESSION_TOKEN of a template admin: reading state needs it); no Temporal needed.
@@ -28,7 +34,7 @@ Examples:
   wsmigrate scan --org coder          # every template: does its active version use deprecated types, its workspaces by health
   wsmigrate scan --template k8s-dev --org coder --json | jq '.workspaces[] | select(.health=="damaged")'
 
-Exit codes: 0 nothing damaged or unreadable, 1 failure, 2 usage (e.g. an unknown template), 4 something is damaged or unreadable.`;
+Exit codes: 0 nothing damaged, unreadable or at risk, 1 failure, 2 usage (e.g. an unknown template), 4 something is damaged, unreadable or AT RISK.`;
 
 export function registerScanCommand(program: Command, io: CliIo): void {
   program
@@ -63,10 +69,10 @@ export function registerScanCommand(program: Command, io: CliIo): void {
       }
       if (o.json) io.out(JSON.stringify(report, null, 2));
       else for (const line of formatScanReport(report)) io.out(line);
-      const bad = report.counts.damaged + report.counts.unreadable;
-      if (bad > 0) {
-        throw new CliError(`${report.counts.damaged} damaged and ${report.counts.unreadable} unreadable workspace(s); see 'wsmigrate recover --help'`, EXIT.changesPending);
+      for (const row of report.workspaces) {
+        if (row.atRisk) log.warn({ workspace: row.workspace, activeVersion: row.atRisk.activeVersion }, 'workspace at risk: the active version would destroy its migrated volumes');
       }
+      needsAttention(report.counts, report.atRisk);
     });
 }
 
@@ -80,8 +86,16 @@ async function scanOrganizationCommand(io: CliIo, cmd: Command, o: { org: string
   log.info({ counts: report.counts, templates: report.templates.length }, 'scan done');
   if (o.json) io.out(JSON.stringify(report, null, 2));
   else for (const line of formatOrganizationScan(report)) io.out(line);
-  const bad = report.counts.damaged + report.counts.unreadable;
-  if (bad > 0) throw new CliError(`${report.counts.damaged} damaged and ${report.counts.unreadable} unreadable workspace(s); see 'wsmigrate recover --help'`, EXIT.changesPending);
+  needsAttention(report.counts, report.atRisk);
+}
+
+/** Exit 4 when a workspace is damaged, unreadable or at risk; the message names each count and where to look. */
+function needsAttention(counts: { damaged: number; unreadable: number }, atRisk: number): void {
+  const parts = [
+    ...(counts.damaged + counts.unreadable > 0 ? [`${counts.damaged} damaged and ${counts.unreadable} unreadable workspace(s); see 'wsmigrate recover --help'`] : []),
+    ...(atRisk > 0 ? [`${atRisk} workspace(s) AT RISK: the template's active version would destroy their migrated volumes; promote the migrated version again (the command is under the table)`] : []),
+  ];
+  if (parts.length > 0) throw new CliError(parts.join('; '), EXIT.changesPending);
 }
 
 function positiveInt(flag: string) {

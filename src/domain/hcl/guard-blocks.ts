@@ -42,6 +42,24 @@ export function removedBlocksIn(path: string, content: string): { from: string; 
   });
 }
 
+/** Each moved block's `from` and `to`, as written. */
+export function movedBlocksIn(path: string, content: string): { from: string; to: string }[] {
+  const parsed = parseHclFile(path, content, 'config');
+  const text = (attr: HclAttribute | undefined) =>
+    attr
+      ? parsed.tokens
+          .slice(attr.exprStart, attr.exprEnd)
+          .filter((t) => !isTrivia(t))
+          .map((t) => t.text)
+          .join('')
+      : '';
+  return blocksOfType(parsed.items, 'moved').flatMap((block) => {
+    const from = text(attributeNamed(block.body, 'from'));
+    const to = text(attributeNamed(block.body, 'to'));
+    return from && to ? [{ from, to }] : [];
+  });
+}
+
 /** The `from` addresses of the removed blocks in a guard file, as written. */
 export function guardAddressesIn(path: string, content: string): string[] {
   return removedBlocksIn(path, content).map((b) => b.from);
