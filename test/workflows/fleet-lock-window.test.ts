@@ -394,6 +394,18 @@ describe('fleets that never held the setting end without touching it', () => {
     expect(statusText(await fleetStatus(env.t.client, handle.workflowId))).not.toMatch(/given back/);
   });
 
+  it('started with bad input (temporal workflow start, the Web UI): fails at once naming the field, nothing asked', async () => {
+    const handle = await env.t.client.workflow.start('migrateFleet', {
+      taskQueue: env.taskQueue,
+      workflowId: `wsmigrate-fleet/coder/bad-input-${Date.now()}`,
+      args: [{ organization: 'coder', template: env.sim.template.name, targetVersionId, concurrency: 'many' }],
+    });
+    const failed = await Promise.race([handle.result().then(() => undefined, (err: unknown) => err as { cause?: { message?: string } }), new Promise<'hung'>((r) => setTimeout(() => r('hung'), 45_000))]);
+    expect(failed).not.toBe('hung');
+    expect((failed as { cause?: { message?: string } } | undefined)?.cause?.message).toMatch(/concurrency must be a whole number/);
+    expect(await requireActive(env)).toBe(false);
+  }, 60_000);
+
   it('told not to require the active version: the run ends, nothing asked or given back', async () => {
     const { result } = await run({ requireActiveVersion: false });
     expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
