@@ -1,3 +1,4 @@
+import { mkdirSync, rmSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WsmigrateActivities } from '../../src/activities';
 import { PrometheusMetrics } from '../../src/adapters/metrics/prometheus-metrics';
@@ -411,5 +412,42 @@ describe('fleets that never held the setting end without touching it', () => {
     expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
     expect(result.activeVersionLock).toBeUndefined();
     expect(await requireActive(env)).toBe(false);
+  });
+});
+
+describe("a fleet whose blob store lost wsmigrate's mark while the run held the setting", () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1, licence: 'premium' });
+    await env.startWorker({
+      wrap: (acts): WsmigrateActivities => ({
+        ...acts,
+        // Say, the worker now writes to a new, empty bucket: nothing says the setting is wsmigrate's.
+        releaseActiveVersion: async (i) => {
+          rmSync(env.blobDir, { recursive: true, force: true });
+          mkdirSync(env.blobDir, { recursive: true });
+          return acts.releaseActiveVersion(i);
+        },
+      }),
+    });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('leaves it on and says so as the run ends, never "given back"', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, archiveOldVersions: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
+    expect(await requireActive(env)).toBe(true);
+    expect(result.activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: false });
+    const said = statusText(await fleetStatus(env.t.client, handle.workflowId));
+    expect(said).toMatch(/require active version: on \(the template's own setting\)/);
+    expect(said).not.toMatch(/given back/);
   });
 });
