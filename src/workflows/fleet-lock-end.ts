@@ -1,6 +1,6 @@
 import { CancellationScope, isCancellation, log, patched, proxyActivities } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
-import { QUICK_STEP } from './activity-presets';
+import { QUICK_STEP, failureMessage } from './activity-presets';
 import type { FleetRun } from './fleet-run';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
@@ -29,7 +29,7 @@ export async function giveBackLockAtEnd(run: FleetRun): Promise<void> {
       st.activeVersionLock = release === 'left-on-by-operator' ? { state: 'already-on', byWsmigrate: false } : { state: 'given-back', atRunEnd: true };
     } catch (err) {
       if (isCancellation(err)) throw err;
-      const what = `wsmigrate could not give require_active_version back on template ${fleetName} as this run ended (${String((err as Error)?.message ?? err).slice(0, 200)}): it stays on with no run watching the active version. Switch it off with \`coder templates edit ${input.template} --require-active-version=false\` (or start the next run), and do not promote an old version meanwhile.`;
+      const what = `wsmigrate could not give require_active_version back on template ${fleetName} as this run ended (${failureMessage(err).slice(0, 200)}): it stays on with no run watching the active version. Switch it off with \`coder templates edit ${input.template} --require-active-version=false\` (or start the next run), and do not promote an old version meanwhile.`;
       st.note = st.note ? `${st.note} ${what}` : what;
       log.warn('require_active_version was not given back at the end of the run', { template: fleetName, error: String(err) });
     }

@@ -7,7 +7,7 @@ import { WsmigratePhase } from '../../src/contracts/search-attributes';
 import { FailureType } from '../../src/domain/failure-types';
 import { workspaceWorkflowId } from '../../src/domain/migration-input';
 import { K8S_TEMPLATE_MAIN_TF, startSimulator, type CoderSimulator } from '../../src/sim';
-import { fixtureSource, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
+import { api, fixtureSource, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
 
 /**
  * The fleet's discovery, page by page (test/activities/discover-fleet.test.ts has workspaces moving
@@ -171,5 +171,48 @@ describe('fleet discovery, one page at a time', () => {
     const page = await discover({ pageSize: 10, targetVersionId: v1Target });
     expect(names(page)[0]).toBe(lost);
     expect(page).toMatchObject({ alreadyDone: 1, filteredOut: 0, total: 7 });
+  });
+});
+
+/**
+ * A running dormant workspace: Coder lets nobody start it (rbac workspace_dormant), so a migration could
+ * not start it again after its stop. Discovery never offers it; it lists it, with since when, for the
+ * fleet to count skipped and say who must act. A stopped dormant one is migrated stopped (never started).
+ */
+describe('fleet discovery of dormant workspaces', () => {
+  let sim: CoderSimulator;
+  let target: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 3, buildLatencyMs: 5 });
+    target = (await pushTemplateVersion(sim, K8S_TEMPLATE_MAIN_TF)).id;
+  });
+  afterAll(async () => sim?.close());
+
+  const discover = () =>
+    makeDiscoverFleetPage({ coder: new CoderClient({ url: sim.url, token: sim.token, retry: { maxAttempts: 1 } }), blobs: undefined, notifier: { notify: async () => undefined } } as unknown as ActivityDeps)({
+      organization: 'coder',
+      template: sim.template.name,
+      targetVersionId: target,
+      filters: { status: 'any', owners: [], exclude: [] },
+      offset: 0,
+      pageSize: 10,
+    });
+
+  it('none dormant: the page has no dormant list', async () => {
+    const page = await discover();
+    expect(page.items).toHaveLength(3);
+    expect(page).not.toHaveProperty('dormant');
+  });
+
+  it('lists a running dormant one (owner, name, id, since) and never offers it; a stopped dormant one is offered, as the rest', async () => {
+    const [running, stopped, plain] = sim.workspaces();
+    expect((await startBuild(sim, stopped.id, { transition: 'stop' })).job.status).toBe('succeeded');
+    for (const ws of [running, stopped]) expect((await api(sim, 'PUT', `/workspaces/${ws.id}/dormant`, { json: { dormant: true } })).status).toBe(200);
+    const since = (await api<{ dormant_at: string }>(sim, 'GET', `/workspaces/${running.id}`)).body.dormant_at;
+    expect(since).toMatch(/^\d{4}-/);
+    const page = await discover();
+    expect(page.dormant).toEqual([{ owner: running.owner, workspace: running.name, id: running.id, since }]);
+    expect(page.items.map((i) => i.workspace).sort()).toEqual([stopped.name, plain.name].sort());
+    expect(page).toMatchObject({ filteredOut: 0, alreadyDone: 0, prebuilt: 0 });
   });
 });

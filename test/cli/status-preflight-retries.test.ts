@@ -1,4 +1,5 @@
 import { EXIT } from '../../src/cli/io';
+import { api } from '../sim/helpers';
 import { runMain } from '../harness/cli';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
@@ -13,7 +14,7 @@ describe('status of a migration whose preflight Temporal is retrying', () => {
   let version: string;
   const saved = { ...process.env };
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2 });
+    env = await createMigrationEnv({ workspaces: 3 });
     await env.startWorker();
     version = (await env.migrateTemplate()).versionId;
     Object.assign(process.env, { WSMIGRATE_TASK_QUEUE: env.taskQueue });
@@ -62,5 +63,17 @@ describe('status of a migration whose preflight Temporal is retrying', () => {
     const markerText = (e: (typeof events)[number]) =>
       Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((p) => p.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString('utf8')).join(' ');
     expect(events.filter((e) => e.markerRecordedEventAttributes && markerText(e).includes('"preflightAndAssess"'))).toHaveLength(1);
+  }, 120_000);
+
+  it('a preflight refused for good (a running dormant workspace) is asked once: the run fails with the refusal, no retries as an activity', async () => {
+    const ws = env.sim.workspaces()[2];
+    const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
+    expect((await api(env.sim, 'PUT', `/workspaces/${ws.id}/dormant`, { json: { dormant: true } })).status).toBe(200);
+    expect((await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', version, '--approval', 'none')).exitCode).toBe(EXIT.ok);
+    await expect(env.t.client.workflow.getHandle(id).result()).rejects.toMatchObject({ cause: { type: 'WsmigrateDormant' } });
+    const events = (await env.t.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    // Retried as a regular activity, the same refusal would come back after one more read of Coder and the state.
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'preflightAndAssess')).toEqual([]);
+    expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ transition: 'start', job: { status: 'succeeded' } });
   }, 120_000);
 });

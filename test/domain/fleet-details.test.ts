@@ -1,4 +1,4 @@
-import { detailsMarkdown, type FleetDetailsView } from '../../src/domain/fleet-details';
+import { activeVersionLockLine, detailsMarkdown, type FleetDetailsView } from '../../src/domain/fleet-details';
 import { emptyCounts } from '../../src/domain/fleet-progress';
 
 const base: FleetDetailsView = {
@@ -77,5 +77,53 @@ describe('detailsMarkdown (the fleet as the Web UI shows it)', () => {
       '**Failed:** `` Coder said `403` ``',
       '',
     ]);
+  });
+
+  test('running dormant workspaces: the skipped count says how many are dormant, and a Skipped list (the last 10) says who must act', () => {
+    const skips = Array.from({ length: 11 }, (_, i) => ({ subject: `u${i}/dev`, reason: i === 10 ? 'skipped: dormant since `then`' : `skipped ${i}` }));
+    const lines = detailsMarkdown({ ...base, counts: { ...base.counts, dormant: 2 }, skips }).split('\n');
+    expect(lines[4]).toBe('| 3 | 1 | 2 | 4 | 5 | 6 (2 dormant) | 2 | 9 | 7 |');
+    expect(lines.slice(7, 10)).toEqual(['', '**Skipped** (a person must act first)', '']);
+    expect(lines.slice(10)).toEqual([...Array.from({ length: 9 }, (_, i) => `- \`u${i + 1}/dev\` \`skipped ${i + 1}\``), '- `u10/dev` `` skipped: dormant since `then` ``']);
+    // None skipped: no list, and no dormant count.
+    expect(detailsMarkdown({ ...base, skips: [] })).toBe(detailsMarkdown(base));
+    expect(detailsMarkdown(base)).not.toMatch(/dormant|Skipped/);
+  });
+});
+
+describe('require_active_version in the details: held only while a run runs', () => {
+  const GIVEN_BACK_AT_END = 'require active version: given back (off) as this run ended (the next run, if any, switches it on again)';
+  const HELD = 'require active version: on while this run runs (it watches the active version every minute; given back when the run ends)';
+  const STILL_ON = 'require active version: still on after this run ended, and no run watches the active version';
+  const OPERATORS = "require active version: on (the template's own setting)";
+
+  test.each<[string, FleetDetailsView['activeVersionLock'], boolean, string | undefined]>([
+    ['given back as the run ended', { state: 'given-back', atRunEnd: true }, true, GIVEN_BACK_AT_END],
+    ['given back earlier (the archive, the watch)', { state: 'given-back' }, false, 'require active version: given back (off)'],
+    ['switched on by this run, running', { state: 'switched-on' }, false, HELD],
+    ['on by an earlier run of wsmigrate, running', { state: 'already-on', byWsmigrate: true }, false, HELD],
+    // The give-back failed: the operator must learn nothing watches the active version any more.
+    ['switched on, the run ended without giving it back', { state: 'switched-on' }, true, STILL_ON],
+    ["wsmigrate's, the run ended without giving it back", { state: 'already-on', byWsmigrate: true }, true, STILL_ON],
+    ["the operator's own setting, running", { state: 'already-on', byWsmigrate: false }, false, OPERATORS],
+    ["the operator's own setting, ended", { state: 'already-on', byWsmigrate: false }, true, OPERATORS],
+    ['refused (the note says why)', { state: 'refused' }, false, undefined],
+    ['not held (the note says why)', { state: 'not-held' }, true, undefined],
+    ['never asked', undefined, false, undefined],
+  ])('%s', (_title, lock, ended, line) => {
+    expect(activeVersionLockLine(lock, ended)).toBe(line);
+  });
+
+  test.each<[string, boolean]>([
+    ['running', false],
+    ['awaiting-approval', false],
+    ['paused', false],
+    ['cancelling', false],
+    ['done', true],
+    ['cancelled', true],
+    ['failed', true],
+  ])('a fleet %s: the line says whether a run still watches (ended: %s), after the pacing and before the note', (phase, ended) => {
+    const lines = detailsMarkdown({ ...base, phase, activeVersionLock: { state: 'switched-on' }, pacing: { mode: 'off', share: 1, width: 2 }, note: 'a note' }).split('\n');
+    expect(lines.slice(-6)).toEqual(['', 'pacing off: up to the concurrency, whatever Coder can run', '', ended ? STILL_ON : HELD, '', 'a note']);
   });
 });

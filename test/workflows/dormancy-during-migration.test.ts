@@ -1,6 +1,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { WsmigrateActivities } from '../../src/activities';
+import { startFleet } from '../../src/client/fleet';
 import { startWorkspaceMigration } from '../../src/client/migrations';
+import type { FleetResult } from '../../src/contracts/migrate-fleet';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import { api, waitForBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -101,4 +103,26 @@ describe('dormancy during a migration', () => {
       expect(memo).toMatchObject({ outcome: 'needs-attention', cause: 'dormant' });
     }
   }, 180_000);
+
+  // After option A's run: the workspace Coder made dormant after our stop is stopped, needs-attention, its memo says why.
+  it('a later fleet holds that workspace saying who must act and what to run, not "restore it by hand"; nothing built', async () => {
+    const [held, other] = env.sim.workspaces();
+    const builds = (await env.coder.workspaceBuilds(held.id)).length;
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, filters: { exclude: [`${other.owner}/${other.name}`] }, archiveOldVersions: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 0, failed: 0, skipped: 1 });
+    expect(result.failures).toEqual([
+      {
+        workflowId: `wsmigrate/${env.sim.template.name}/${held.owner}/${held.name}`,
+        subject: `${held.owner}/${held.name}`,
+        outcome: 'needs-attention',
+        reason: `skipped: its last migration ended needs-attention because Coder made it dormant after the migration's stop (it is stopped, its state and PVC kept): its owner or an admin makes it active, then run 'wsmigrate migrate workspace ${held.owner}/${held.name}' by hand; the fleet holds it until then`,
+      },
+    ]);
+    expect(await env.coder.workspaceBuilds(held.id)).toHaveLength(builds);
+  }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { mkdirSync, rmSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WsmigrateActivities } from '../../src/activities';
 import { PrometheusMetrics } from '../../src/adapters/metrics/prometheus-metrics';
@@ -315,4 +316,138 @@ describe('a Premium fleet that continues as new', () => {
     expect(await requireActive(env)).toBe(false);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 240_000);
+});
+
+describe('a fleet whose give-back fails, then the next run', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  let releaseFails = true;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
+    await env.startWorker({
+      wrap: (acts): WsmigrateActivities => ({
+        ...acts,
+        // Say, Coder down as the first run ends.
+        releaseActiveVersion: async (i) => {
+          if (releaseFails) throw ApplicationFailure.create({ message: 'Coder answered 503 for this test', nonRetryable: true });
+          return acts.releaseActiveVersion(i);
+        },
+      }),
+    });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('ends saying the setting is still on, unwatched, and how to switch it off; the next run gives it back as it ends', async () => {
+    const window = async () => {
+      const handle = await startFleet(
+        env.t.client,
+        { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, filters: { limit: 1 }, archiveOldVersions: false, approval: { policy: 'none' } },
+        { taskQueue: env.taskQueue },
+      );
+      return { handle, result: (await handle.result()) as FleetResult };
+    };
+    const first = await window();
+    expect(first.result.summary).toMatchObject({ migrated: 1, failed: 0 });
+    expect(await requireActive(env)).toBe(true);
+    expect(first.result.activeVersionLock).toEqual({ state: 'switched-on' });
+    expect(first.result.note).toContain(
+      `wsmigrate could not give require_active_version back on template coder/${env.sim.template.name} as this run ended (Coder answered 503 for this test): it stays on with no run watching the active version. Switch it off with \`coder templates edit ${env.sim.template.name} --require-active-version=false\``,
+    );
+    const said = statusText(await fleetStatus(env.t.client, first.handle.workflowId));
+    expect(said).toMatch(/require active version: still on after this run ended, and no run watches the active version: do not promote an old version/);
+
+    // The next window finds wsmigrate's own setting still on, and gives it back as it ends.
+    releaseFails = false;
+    const second = await window();
+    expect(second.result.summary).toMatchObject({ migrated: 1, failed: 0 });
+    expect(second.result.activeVersionLock).toEqual({ state: 'given-back', atRunEnd: true });
+    expect(await requireActive(env)).toBe(false);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+});
+
+describe('fleets that never held the setting end without touching it', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'agpl' });
+    await env.startWorker();
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  const run = async (extra: Partial<MigrateFleetInput>) => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, filters: { limit: 1 }, archiveOldVersions: false, approval: { policy: 'none' }, ...extra },
+      { taskQueue: env.taskQueue },
+    );
+    return { handle, result: (await handle.result()) as FleetResult };
+  };
+
+  it('on an AGPL Coder (nothing held): the ended run says not held, never given back', async () => {
+    const { handle, result } = await run({});
+    expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
+    expect(result.activeVersionLock).toMatchObject({ state: 'not-held' });
+    expect(statusText(await fleetStatus(env.t.client, handle.workflowId))).not.toMatch(/given back/);
+  });
+
+  it('started with bad input (temporal workflow start, the Web UI): fails at once naming the field, nothing asked', async () => {
+    const handle = await env.t.client.workflow.start('migrateFleet', {
+      taskQueue: env.taskQueue,
+      workflowId: `wsmigrate-fleet/coder/bad-input-${Date.now()}`,
+      args: [{ organization: 'coder', template: env.sim.template.name, targetVersionId, concurrency: 'many' }],
+    });
+    const failed = await Promise.race([handle.result().then(() => undefined, (err: unknown) => err as { cause?: { message?: string } }), new Promise<'hung'>((r) => setTimeout(() => r('hung'), 45_000))]);
+    expect(failed).not.toBe('hung');
+    expect((failed as { cause?: { message?: string } } | undefined)?.cause?.message).toMatch(/concurrency must be a whole number/);
+    expect(await requireActive(env)).toBe(false);
+  }, 60_000);
+
+  it('told not to require the active version: the run ends, nothing asked or given back', async () => {
+    const { result } = await run({ requireActiveVersion: false });
+    expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
+    expect(result.activeVersionLock).toBeUndefined();
+    expect(await requireActive(env)).toBe(false);
+  });
+});
+
+describe("a fleet whose blob store lost wsmigrate's mark while the run held the setting", () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1, licence: 'premium' });
+    await env.startWorker({
+      wrap: (acts): WsmigrateActivities => ({
+        ...acts,
+        // Say, the worker now writes to a new, empty bucket: nothing says the setting is wsmigrate's.
+        releaseActiveVersion: async (i) => {
+          rmSync(env.blobDir, { recursive: true, force: true });
+          mkdirSync(env.blobDir, { recursive: true });
+          return acts.releaseActiveVersion(i);
+        },
+      }),
+    });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('leaves it on and says so as the run ends, never "given back"', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, archiveOldVersions: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
+    expect(await requireActive(env)).toBe(true);
+    expect(result.activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: false });
+    const said = statusText(await fleetStatus(env.t.client, handle.workflowId));
+    expect(said).toMatch(/require active version: on \(the template's own setting\)/);
+    expect(said).not.toMatch(/given back/);
+  });
 });
