@@ -68,11 +68,23 @@ export function makeRequireActiveVersion(deps: ActivityDeps) {
   };
 }
 
+interface ReleaseInput {
+  organization: string;
+  template: string;
+  /**
+   * The run giving it back switched it on itself, or found wsmigrate's mark as it started: the
+   * setting is wsmigrate's even when the blob store has lost the mark since (another bucket, a
+   * prune by hand). Without this, a lost mark read as the operator's own setting, left on with no
+   * run watching the active version.
+   */
+  heldByThisRun?: boolean;
+}
+
 /** Switches wsmigrate's setting off (never the operator's) on the template as read. */
-async function giveBack(deps: ActivityDeps, input: { organization: string; template: string }, t: { id: string; require_active_version?: boolean }): Promise<ActiveVersionRelease> {
+async function giveBack(deps: ActivityDeps, input: ReleaseInput, t: { id: string; require_active_version?: boolean }): Promise<ActiveVersionRelease> {
   const marker = markerBytes(t.id);
   const sha = sha256Hex(marker);
-  const ours = await deps.blobs.has(formatBlobRef(deps.blobs.location, sha));
+  const ours = input.heldByThisRun === true || (await deps.blobs.has(formatBlobRef(deps.blobs.location, sha)));
   if (!t.require_active_version) {
     if (ours) await deps.blobs.remove(sha);
     return 'was-off';
@@ -85,7 +97,7 @@ async function giveBack(deps: ActivityDeps, input: { organization: string; templ
 
 /** Switches the setting off if it was wsmigrate's: once the old versions are archived, and as every fleet run ends. */
 export function makeReleaseActiveVersion(deps: ActivityDeps) {
-  return async function releaseActiveVersion(input: { organization: string; template: string }): Promise<ActiveVersionRelease> {
+  return async function releaseActiveVersion(input: ReleaseInput): Promise<ActiveVersionRelease> {
     return giveBack(deps, input, await templateOf(deps, input.organization, input.template));
   };
 }

@@ -24,7 +24,7 @@ export async function giveBackLockAtEnd(run: FleetRun): Promise<void> {
   // A cancel arriving now must not leave the setting on with no run left to give it back.
   await CancellationScope.nonCancellable(async () => {
     try {
-      const release = await acts.releaseActiveVersion({ organization: input.organization, template: input.template });
+      const release = await acts.releaseActiveVersion({ organization: input.organization, template: input.template, heldByThisRun: true });
       // 'was-off': switched off meanwhile (the watch, or a person); either way nothing holds members now.
       st.activeVersionLock = release === 'left-on-by-operator' ? { state: 'already-on', byWsmigrate: false } : { state: 'given-back', atRunEnd: true };
     } catch (err) {

@@ -53,6 +53,16 @@ describe("the fleet's hold on old versions (require_active_version)", () => {
     expect(await makeRequireActiveVersion(deps)({ ...input, targetVersionId: sim.template.activeVersionId })).toEqual({ state: 'switched-on' });
   });
 
+  it('a run that holds it gives it back even when the store lost the mark (another bucket, a prune by hand); without its word the setting reads as the operator\'s', async () => {
+    const { sim, deps, input } = await depsFor(true);
+    expect(await makeRequireActiveVersion(deps)(input)).toEqual({ state: 'switched-on' });
+    for (const b of await blobs.list()) await blobs.remove(b.sha256);
+    expect(await makeReleaseActiveVersion(deps)(input)).toBe('left-on-by-operator');
+    expect(await setting(sim)).toBe(true);
+    expect(await makeReleaseActiveVersion(deps)({ ...input, heldByThisRun: true })).toBe('switched-off');
+    expect(await setting(sim)).toBe(false);
+  });
+
   it("leaves the operator's own setting on: no mark, no switch-off", async () => {
     const { sim, deps, input } = await depsFor(true);
     await new CoderClient({ url: sim.url, token: sim.token }).setTemplateRequireActiveVersion(sim.template.id, true);

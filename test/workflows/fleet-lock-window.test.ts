@@ -436,7 +436,7 @@ describe("a fleet whose blob store lost wsmigrate's mark while the run held the 
   });
   afterAll(async () => env?.close());
 
-  it('leaves it on and says so as the run ends, never "given back"', async () => {
+  it('still gives it back as the run ends: the run itself switched it on, whatever the store says', async () => {
     const handle = await startFleet(
       env.t.client,
       { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, archiveOldVersions: false, approval: { policy: 'none' } },
@@ -444,10 +444,10 @@ describe("a fleet whose blob store lost wsmigrate's mark while the run held the 
     );
     const result = (await handle.result()) as FleetResult;
     expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
-    expect(await requireActive(env)).toBe(true);
-    expect(result.activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: false });
+    expect(await requireActive(env)).toBe(false);
+    expect(result.activeVersionLock).toEqual({ state: 'given-back', atRunEnd: true });
     const said = statusText(await fleetStatus(env.t.client, handle.workflowId));
-    expect(said).toMatch(/require active version: on \(the template's own setting\)/);
-    expect(said).not.toMatch(/given back/);
+    expect(said).toMatch(/require active version: given back \(off\) as this run ended/);
+    expect(said).not.toMatch(/the template's own setting/);
   });
 });
