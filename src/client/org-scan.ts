@@ -50,6 +50,13 @@ export async function scanOrganization(coder: OrgScanCoder, opts: { organization
   return { organization: opts.organization, templates: rows, counts, atRisk: rows.reduce((n, r) => n + r.atRisk, 0) };
 }
 
+/** What the template needs first: a migrated workspace at risk (an old version promoted again) comes before any migration. */
+function toDo(t: OrganizationScanRow): string {
+  if (t.atRisk > 0) return `promote the migrated version again (${t.atRisk} at risk, below)`;
+  if (!t.needsMigration) return 'nothing to do';
+  return t.deprecatedTypes.length ? `migrate (${t.deprecatedTypes.join(', ')})` : 'migrate the workspaces (template already _v1)';
+}
+
 export function formatOrganizationScan(r: OrganizationScanReport): string[] {
   const lines = [`organization ${r.organization}: ${r.templates.length} template(s), ${r.templates.filter((t) => t.needsMigration).length} to migrate`];
   const table = [
@@ -57,7 +64,7 @@ export function formatOrganizationScan(r: OrganizationScanReport): string[] {
     ...r.templates.map((t) => [
       t.template,
       t.activeVersion.name,
-      t.needsMigration ? (t.deprecatedTypes.length ? `migrate (${t.deprecatedTypes.join(', ')})` : 'migrate the workspaces (template already _v1)') : 'nothing to do',
+      toDo(t),
       ...HEALTH_CLASSES.map((c) => String(t.counts[c])),
       String(t.atRisk),
     ]),

@@ -80,6 +80,8 @@ describe('wsmigrate scan after a rollback of the template', () => {
     expect(report.templates.find((t) => t.template === sim.template.name)?.atRisk).toBe(2);
     const human = await run('--org', 'coder');
     expect(human.out).toMatch(new RegExp(`\\n${sim.template.name}\\s+.*\\s2\\n`));
+    // Its first thing to do is the promote, not a migration of the rolled-back version.
+    expect(human.out).toMatch(new RegExp(`\\n${sim.template.name}\\s+\\S+\\s+promote the migrated version again \\(2 at risk, below\\)`));
     expect(human.out).toContain(`${sim.template.name}/${name(0)}: the active version declares the old`);
   });
 
