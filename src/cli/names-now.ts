@@ -11,6 +11,12 @@ export interface NamesToCheck {
   exclude: readonly string[];
   /** `--version`: the one template's `_v1` version the run would take as done. */
   version?: string;
+  /**
+   * `fleet start` (not a dry run): `--version` must be the template's active version now, as the
+   * fleet itself refuses at its start; `lock`: it is to make the template require it. A schedule's
+   * version may be promoted before its first window, which refuses it then.
+   */
+  mustBeActive?: { lock: boolean };
 }
 
 /**
@@ -23,7 +29,7 @@ export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl
   if (!cfg.coderUrl || !cfg.coderSessionToken) return 'not-checked';
   const coder = new CoderClient({ url: cfg.coderUrl, token: cfg.coderSessionToken, userAgent: 'wsmigrate-cli' });
   const problems: string[] = [];
-  const found: { id: string; name: string }[] = [];
+  const found: { id: string; name: string; active_version_id: string }[] = [];
   for (const template of names.templates) {
     try {
       found.push(await coder.templateByName(names.organization, template));
@@ -37,7 +43,8 @@ export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl
   const [template] = found;
   // Not a UUID: the run's input check says so, in its own words.
   if (names.version && UUID.test(names.version) && template && names.templates.length === 1) {
-    const problem = await givenVersionProblem(coder, { id: template.id, organization: names.organization, name: template.name }, names.version);
+    const active = names.mustBeActive ? { activeVersionId: template.active_version_id, lock: names.mustBeActive.lock } : undefined;
+    const problem = await givenVersionProblem(coder, { id: template.id, organization: names.organization, name: template.name }, names.version, active);
     if (problem) throw new CliError(`--version ${names.version}: ${problem.text}`, problem.unknown ? EXIT.usage : EXIT.denied);
   }
   return 'checked';

@@ -4,6 +4,8 @@ import { runMain } from '../harness/cli';
 import { isWrite } from '../harness/coder-requests';
 import { cliAgainstWorker } from '../harness/cli-env';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { unpackTar } from '../../src/sim';
+import { pushTemplateVersion } from '../sim/helpers';
 
 describe('the final message of a failed command is the reason, never a stack trace', () => {
   it('says every message of the chain and each detail an ApplicationFailure carries (details is an array)', () => {
@@ -144,6 +146,35 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
       delete process.env.CODER_SESSION_TOKEN;
     }
     expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+  }, 120_000);
+
+  it("with Coder's URL and token in the shell, fleet start refuses a migrated --version that is not the template's active one itself (exit 3, no run, nothing written); --dry-run may name it", async () => {
+    const template = cli.env.sim.template;
+    const id = `wsmigrate-fleet/coder/${template.name}`;
+    const migrated = await cli.env.coder.templateVersion(cli.version);
+    const source = (await unpackTar(await cli.env.coder.downloadFile(migrated.job.file_id))).find((f) => f.name === 'main.tf')?.content.toString() ?? '';
+    const pushed = await pushTemplateVersion(cli.env.sim, source, { name: 'v1-pushed-not-promoted' });
+    expect(pushed.job.status).toBe('succeeded');
+    const before = cli.env.sim.requestLog().length;
+    process.env.CODER_URL = cli.env.sim.url;
+    process.env.CODER_SESSION_TOKEN = cli.env.sim.token;
+    try {
+      const runsBefore = await cli.env.t.client.workflow.getHandle(id).describe().then((d) => d.runId, () => undefined);
+      const r = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', pushed.id, '--any-approver');
+      expect(r.exitCode).toBe(EXIT.denied);
+      expect(r.err).toMatch(/^wsmigrate: --version \S+: template version v1-pushed-not-promoted \(\S+\) is not the template's active version .*Promote the version first/m);
+      expect(await cli.env.t.client.workflow.getHandle(id).describe().then((d) => d.runId, () => undefined)).toBe(runsBefore);
+      const unlocked = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', pushed.id, '--no-require-active-version', '--any-approver');
+      expect(unlocked.exitCode).toBe(EXIT.denied);
+      expect(unlocked.err).toMatch(/is not the template's active version .*owner's one click on Update would build the old active version on its _v1 state and destroy its PVC/);
+      expect(cli.env.sim.requestLog().slice(before).filter(isWrite)).toEqual([]);
+      const dry = await runMain('fleet', 'start', '--org', 'coder', '--template', template.name, '--version', pushed.id, '--canary', '0', '--approval', 'none', '--dry-run');
+      expect(dry.exitCode).toBe(EXIT.ok);
+      await cli.env.t.client.workflow.getHandle(id).result();
+    } finally {
+      delete process.env.CODER_URL;
+      delete process.env.CODER_SESSION_TOKEN;
+    }
   }, 120_000);
 
   it("an empty --name or --version (an unset shell variable) is refused naming the option, never read as 'every workspace' or 'migrate the template first'; nothing starts", async () => {

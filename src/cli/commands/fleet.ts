@@ -103,7 +103,7 @@ template Coder does not know, 1 the fleet itself failed.`,
       if (o.allTemplates && templatesOf(o).length > 0) throw new CliError('pass --template or --all-templates, not both', EXIT.usage);
       const { loadConfig } = await import('../../config/env');
       // The fleet refuses unknown names itself; with Coder at hand, a typo is exit 2 even without --wait.
-      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [], ...(o.version ? { version: o.version as string } : {}) };
+      const names = { organization: o.org as string, templates: templatesOf(o), owners: (o.owner as string[] | undefined) ?? [], exclude: (o.exclude as string[] | undefined) ?? [], ...(o.version ? { version: o.version as string } : {}), ...(o.dryRun ? {} : { mustBeActive: { lock: o.requireActiveVersion !== false } }) };
       const checked = await refuseUnknownNamesNow(loadConfig(), names, 'fleet');
       if (isOrganizationRun(o)) return startOrganizationRun(io, o, await cliLogger(io, cmd));
       const waitForNames = checked === 'not-checked' && !o.wait && names.owners.length + names.exclude.length > 0;
