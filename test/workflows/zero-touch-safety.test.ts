@@ -327,3 +327,41 @@ describe('the fleet failure budget counts needs-attention, and still holds after
     expect(env.sim.cluster.pvcLosses()).toHaveLength(4);
   });
 });
+
+describe('zeroTouchWorkspace onto a version that is no longer the active one (an old version promoted again)', () => {
+  let env: MigrationEnv;
+  let versionId: string;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1 });
+    await env.startWorker();
+    const template = (await (
+      await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, zeroTouch: true, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })
+    ).result()) as TemplateMigrationResult;
+    versionId = template.versionId;
+    const rolledBack = await api(env.sim, 'PATCH', `/templates/${env.sim.template.id}/versions`, { json: { id: env.sim.template.originalVersionId } });
+    expect(rolledBack.status).toBe(200);
+  });
+  afterAll(async () => env?.close());
+
+  it("is refused in its preflight, naming the owner's Update and the PVC: nothing built, the PVC the same; asked for by name it runs and warns", async () => {
+    const ws = env.sim.workspaces()[0];
+    const before = (await env.coder.workspace(ws.id)).latest_build.build_number;
+    const uid = env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    const input = { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: versionId, approval: { policy: 'none' } };
+    const err = await (await env.t.client.workflow.start('zeroTouchWorkspace', { taskQueue: env.taskQueue, workflowId: `zero-touch-inactive/${ws.id}`, args: [input] })).result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect(String((err as WorkflowFailedError).cause?.message)).toMatch(/is not the active version of template .*Update.*destroys the home PVC.*Nothing was stopped/s);
+    expect((await env.coder.workspace(ws.id)).latest_build.build_number).toBe(before);
+    expect(env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
+
+    const asked = await (
+      await env.t.client.workflow.start('zeroTouchWorkspace', { taskQueue: env.taskQueue, workflowId: `zero-touch-inactive/by-name/${ws.id}`, args: [{ ...input, allowInactiveVersion: true }] })
+    ).result();
+    expect(asked.warnings.join(' ')).toMatch(/outdated.*Update.*PVC/s);
+    expect(env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  });
+});
