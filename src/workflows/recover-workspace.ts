@@ -10,6 +10,7 @@ import { ApprovalGates } from './approval-gates';
 import { answerWatchingBuilds } from './gate-watch';
 import { parseWorkflowInput } from './workflow-input';
 import { FailureType } from '../domain/failure-types';
+import { dormantWhoMustAct } from '../domain/dormancy';
 import { QUICK_STEP, buildStepOptions, durationMs, failureMessage, failureType, withActivityMessage } from './activity-presets';
 import { workspaceStatusQuery, type WorkspaceMigrationResult, type WorkspaceMigrationStatus, type WorkspacePhase } from '../contracts/migrate-workspace';
 import type { WorkspaceRecoveryResult } from '../contracts/recover-workspace';
@@ -93,7 +94,7 @@ async function recoverOnce(ctx: RecoveryContext, round: number, startedOver: str
     throw ApplicationFailure.create({
       message:
         `recovery refused for ${subject}: it is damaged (${health.reason}) and dormant since ${health.dormantSince}, and Coder lets nobody start a dormant workspace, so the recovery's start would be refused. ` +
-        `Nothing was changed. Make it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ctx.workspaceId}/dormant {"dormant": false}), then run 'wsmigrate recover' (or the migration) again`,
+        `Nothing was changed: ${dormantWhoMustAct(ctx.workspaceId)}, then run 'wsmigrate recover' (or the migration) again`,
       type: FailureType.refused,
       nonRetryable: true,
     });
