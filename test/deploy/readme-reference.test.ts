@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { registerSimCommands } from '../../src/cli/commands/sim';
+import { buildProgram } from '../../src/cli/main';
 import { configVariableNames } from '../../src/config/env';
 
 const ROOT = join(__dirname, '..', '..');
@@ -89,5 +90,17 @@ describe('README, as a new user reads it (#22 item 15)', () => {
     expect(flags.length).toBeGreaterThan(8);
     expect(flags.filter((f) => !README.includes(`\`${f}`))).toEqual([]);
     expect(README).toMatch(/`coder templates pull k8s-dev \.\/k8s-dev` writes the active\s+version's files/);
+  });
+
+  it('every option of every wsmigrate command is named in README', () => {
+    const missing: string[] = [];
+    const walk = (cmd: Command, path: string): void => {
+      for (const o of cmd.options) if (o.long && !new RegExp(`(?<![\\w-])${o.long}(?![\\w-])`).test(README)) missing.push(`${path} ${o.long}`);
+      for (const sub of cmd.commands) walk(sub, `${path} ${sub.name()}`);
+    };
+    const program = buildProgram({ out: () => undefined, err: () => undefined });
+    walk(program, 'wsmigrate');
+    expect(program.commands.length).toBeGreaterThan(15);
+    expect(missing).toEqual([]);
   });
 });
