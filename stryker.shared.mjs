@@ -215,7 +215,7 @@ export function unitRunOf(area, part) {
     checkers: [],
     mutate: part ? PARTS[area][part].mutate : [`src/${area}/**/*.ts`],
     // A static mutant (a module-level constant) needs every test for each run: ~35 s apiece on
-    // 2 cores. Left out, and counted in README's mutation section.
+    // 2 cores. Left out (README's table counts non-static mutants; docs/mutation.md says why).
     ignoreStatic: true,
     ignorePatterns: ['dist', 'coverage', '.wsmigrate', 'reports', 'deploy', '.stryker-tmp*', '.tmp'],
     concurrency: 2,
