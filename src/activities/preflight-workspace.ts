@@ -275,9 +275,11 @@ async function refuseIfDeleted(coder: ActivityDeps['coder'], input: WorkspacePre
   const gone = await coder.workspaceByOwnerAndName(input.owner, input.workspace, { includeDeleted: true }).catch(() => undefined);
   const latest = gone?.latest_build;
   if (!latest || latest.transition !== 'delete') throw err;
-  throw refuse(
-    'preflight',
-    `${input.owner}/${input.workspace}`,
-    `the workspace was deleted (build #${latest.build_number}, delete by ${latest.initiator_name ?? 'someone'}, ${latest.job.status}); nothing to migrate, nothing was built`,
-  );
+  // coderd/autobuild/lifecycle_executor.go isEligibleForDelete: Coder's own delete of a dormant workspace
+  // carries reason autodelete and its owner as initiator (wsbuilder's default), though the owner did nothing.
+  const by =
+    latest.reason === 'autodelete'
+      ? `by Coder's auto-delete of dormant workspaces (build #${latest.build_number}, reason autodelete, ${latest.job.status}: it was dormant longer than the template's time_til_dormant_autodelete)`
+      : `(build #${latest.build_number}, delete by ${latest.initiator_name ?? 'someone'}, ${latest.job.status})`;
+  throw refuse('preflight', `${input.owner}/${input.workspace}`, `the workspace was deleted ${by}; nothing to migrate, nothing was built`);
 }
