@@ -8,7 +8,7 @@ import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
 import { isCoderApiError } from '../adapters/coder';
 import { PREBUILT_LEFT_TO_CODER, isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
-import { dormantWhoMustAct } from '../domain/dormancy';
+import { autoDeleteWarning, dormantWhoMustAct } from '../domain/dormancy';
 import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVersionVariable } from '../adapters/coder';
 import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
@@ -94,10 +94,16 @@ export function makePreflightWorkspace(
     const priorTransition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'start' : 'stop';
     // coderd/rbac: a dormant workspace may be stopped but started by nobody, so the migration's start would be refused after its stop.
     if (ws.dormant_at && priorTransition === 'start') {
+      // A suspended owner cannot sign in to make it active: the sentence then names an admin only.
+      const owner = await coder.userByName(ws.owner_id).then(
+        (u) => ({ name: ws.owner_name, suspended: u.status === 'suspended' }),
+        () => undefined,
+      );
       throw ApplicationFailure.create({
         message:
           `${step} refused for ${subject}: the workspace is running but dormant (since ${ws.dormant_at}): Coder lets nobody start a dormant workspace, so the migration could not start it again; nothing was stopped: ` +
-          `${dormantWhoMustAct(ws.id)}, then run the migration again (or stop it and migrate it stopped)`,
+          `${dormantWhoMustAct(ws.id, owner)}, then run the migration again (or stop it and migrate it stopped)` +
+          (ws.deleting_at ? `. ${autoDeleteWarning(ws.deleting_at)}` : ''),
         type: FailureType.dormant,
         nonRetryable: true,
       });
