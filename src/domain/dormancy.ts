@@ -39,8 +39,11 @@ export function autoDeleteWarning(deletingAt: string): string {
 }
 
 /** Why a fleet skipped a running dormant workspace, and who must act (its summary, status, details and result say it). */
-export function dormantSkipReason(workspaceId: string, since: string): string {
-  return `skipped: dormant since ${since} (Coder starts it for nobody, so the migration could not start it again after its stop); nothing was stopped or built: ${dormantWhoMustAct(workspaceId)}, then run the fleet (or 'wsmigrate migrate workspace') again`;
+export function dormantSkipReason(workspaceId: string, since: string, more: { owner?: OwnerStanding; deletingAt?: string } = {}): string {
+  return (
+    `skipped: dormant since ${since} (Coder starts it for nobody, so the migration could not start it again after its stop); nothing was stopped or built: ${dormantWhoMustAct(workspaceId, more.owner)}, then run the fleet (or 'wsmigrate migrate workspace') again` +
+    (more.deletingAt ? `. ${autoDeleteWarning(more.deletingAt)}` : '')
+  );
 }
 
 export function dormantNote(ws: { id: string; dormant_at?: string | null; deleting_at?: string | null }, owner?: OwnerStanding): DormantNote | undefined {
