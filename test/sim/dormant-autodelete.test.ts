@@ -81,4 +81,17 @@ describe('simulator: dormant workspaces are deleted after time_til_dormant_autod
     expect(dormant.deleting_at).toBe(new Date(Date.parse(dormant.dormant_at!) + DAY).toISOString());
     expect(sim.lifecycleTick(new Date(Date.parse(dormant.deleting_at!) + 60_000)).transitions).toEqual({ [ws.id]: 'delete' });
   });
+  test('force fires the auto-delete of a dormant workspace before its deleting_at, and never one whose template does not auto-delete', async () => {
+    sim = await startSimulator({ workspaces: 2, seed: 76, buildLatencyMs: 5, dormancy: { timeTilDormantAutodeleteMs: 7 * DAY } });
+    const [ws, other] = sim.workspaces();
+    await startBuild(sim, ws!.id, { transition: 'stop' });
+    await makeDormant(ws!.id);
+    expect(sim.lifecycleTick(new Date(), { force: true, workspaceIds: [ws!.id] }).transitions).toEqual({ [ws!.id]: 'delete' });
+    await waitForBuild(sim, (await latest(ws!.id)).id);
+    const tpl = (await api<Record<string, unknown>>(sim, 'GET', `/templates/${sim.template.id}`)).body;
+    expect((await api(sim, 'PATCH', `/templates/${sim.template.id}`, { json: { ...tpl, time_til_dormant_autodelete_ms: 0 } })).status).toBe(200);
+    await startBuild(sim, other!.id, { transition: 'stop' });
+    await makeDormant(other!.id);
+    expect(sim.lifecycleTick(new Date(), { force: true }).transitions).toEqual({});
+  });
 });
