@@ -29,6 +29,10 @@ export interface DormantSkip {
   workspace: string;
   id: string;
   since: string;
+  /** Its owner is suspended: only an admin can make it active (absent from older activities, and when unknown). */
+  ownerSuspended?: true;
+  /** When Coder deletes it (its deleting_at); absent when the template never auto-deletes, and from older activities. */
+  deletingAt?: string;
 }
 
 export interface FleetPage {
@@ -117,7 +121,10 @@ export function makeDiscoverFleetPage(deps: ActivityDeps, assessHealth = makeAss
         idOf.set(item, ws.id);
       }
       else if (selection === 'prebuilt') prebuilt++;
-      else if (selection === 'dormant') dormant.push({ owner: ws.owner_name, workspace: ws.name, id: ws.id, since: ws.dormant_at ?? '' });
+      else if (selection === 'dormant') {
+        const suspended = await coder.userByName(ws.owner_id).then((u) => u.status === 'suspended', () => false);
+        dormant.push({ owner: ws.owner_name, workspace: ws.name, id: ws.id, since: ws.dormant_at ?? '', ...(suspended ? { ownerSuspended: true as const } : {}), ...(ws.deleting_at ? { deletingAt: ws.deleting_at } : {}) });
+      }
       else filteredOut++;
     }
     // On the target version is not yet migrated: only a healthy state counts as already migrated

@@ -8,7 +8,7 @@ import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
 import { isCoderApiError } from '../adapters/coder';
 import { PREBUILT_LEFT_TO_CODER, isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
-import { dormantWhoMustAct } from '../domain/dormancy';
+import { autoDeleteWarning, dormantWhoMustAct } from '../domain/dormancy';
 import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVersionVariable } from '../adapters/coder';
 import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
@@ -94,10 +94,16 @@ export function makePreflightWorkspace(
     const priorTransition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'start' : 'stop';
     // coderd/rbac: a dormant workspace may be stopped but started by nobody, so the migration's start would be refused after its stop.
     if (ws.dormant_at && priorTransition === 'start') {
+      // A suspended owner cannot sign in to make it active: the sentence then names an admin only.
+      const owner = await coder.userByName(ws.owner_id).then(
+        (u) => ({ name: ws.owner_name, suspended: u.status === 'suspended' }),
+        () => undefined,
+      );
       throw ApplicationFailure.create({
         message:
           `${step} refused for ${subject}: the workspace is running but dormant (since ${ws.dormant_at}): Coder lets nobody start a dormant workspace, so the migration could not start it again; nothing was stopped: ` +
-          `${dormantWhoMustAct(ws.id)}, then run the migration again (or stop it and migrate it stopped)`,
+          `${dormantWhoMustAct(ws.id, owner)}, then run the migration again (or stop it and migrate it stopped)` +
+          (ws.deleting_at ? `. ${autoDeleteWarning(ws.deleting_at)}` : ''),
         type: FailureType.dormant,
         nonRetryable: true,
       });
@@ -275,9 +281,11 @@ async function refuseIfDeleted(coder: ActivityDeps['coder'], input: WorkspacePre
   const gone = await coder.workspaceByOwnerAndName(input.owner, input.workspace, { includeDeleted: true }).catch(() => undefined);
   const latest = gone?.latest_build;
   if (!latest || latest.transition !== 'delete') throw err;
-  throw refuse(
-    'preflight',
-    `${input.owner}/${input.workspace}`,
-    `the workspace was deleted (build #${latest.build_number}, delete by ${latest.initiator_name ?? 'someone'}, ${latest.job.status}); nothing to migrate, nothing was built`,
-  );
+  // coderd/autobuild/lifecycle_executor.go isEligibleForDelete: Coder's own delete of a dormant workspace
+  // carries reason autodelete and its owner as initiator (wsbuilder's default), though the owner did nothing.
+  const by =
+    latest.reason === 'autodelete'
+      ? `by Coder's auto-delete of dormant workspaces (build #${latest.build_number}, reason autodelete, ${latest.job.status}: it was dormant longer than the template's time_til_dormant_autodelete)`
+      : `(build #${latest.build_number}, delete by ${latest.initiator_name ?? 'someone'}, ${latest.job.status})`;
+  throw refuse('preflight', `${input.owner}/${input.workspace}`, `the workspace was deleted ${by}; nothing to migrate, nothing was built`);
 }

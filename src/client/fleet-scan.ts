@@ -1,7 +1,7 @@
 import { isCoderApiError, type CoderClient, type Workspace } from '../adapters/coder';
 import { DEFAULT_HEALTH_DEPTH, readWorkspaceHealth } from '../adapters/coder/read-workspace-health';
 import { isTerraformSource, readTar } from '../adapters/template-tar';
-import { dormantNote, type DormantNote } from '../domain/dormancy';
+import { dormantNote, type DormantNote, type OwnerStanding } from '../domain/dormancy';
 import { isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
 import type { LossKind } from '../domain/protected-loss';
 import { atRiskNote, migratedProtectedInVersion, rollbackHazards, versionShape, type AtRiskNote, type VersionShape } from '../domain/rollback-risk';
@@ -48,7 +48,7 @@ export interface ScanOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-type ScanCoder = Pick<CoderClient, 'workspacesOfTemplate' | 'templateByName' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs' | 'templateVersion' | 'template' | 'downloadFile'>;
+type ScanCoder = Pick<CoderClient, 'workspacesOfTemplate' | 'templateByName' | 'userByName' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'workspaceBuildLogs' | 'templateVersion' | 'template' | 'downloadFile'>;
 
 /** Runs `fn` over `items` with at most `limit` at a time, keeping the order of the results. */
 async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, onDone: () => void): Promise<R[]> {
@@ -181,6 +181,15 @@ async function rollbackRisk(
   });
 }
 
+/** Whether a dormant workspace's owner is suspended (then only an admin can act); unknown when Coder will not say. */
+async function ownerStanding(coder: ScanCoder, ws: Workspace): Promise<OwnerStanding | undefined> {
+  try {
+    return { name: ws.owner_name, suspended: (await coder.userByName(ws.owner_id)).status === 'suspended' };
+  } catch {
+    return undefined;
+  }
+}
+
 async function scanOne(
   coder: ScanCoder,
   ws: Workspace,
@@ -192,7 +201,7 @@ async function scanOne(
     id: ws.id,
     version: latest.template_version_name ?? latest.template_version_id,
     latestBuild: { number: latest.build_number, transition: latest.transition, status: latest.status, job: latest.job.status },
-    ...(ws.dormant_at ? { dormant: dormantNote(ws) } : {}),
+    ...(ws.dormant_at ? { dormant: dormantNote(ws, await ownerStanding(coder, ws)) } : {}),
   };
   try {
     const h = await readWorkspaceHealth(coder, ws, opts);
@@ -223,7 +232,7 @@ export function formatScanReport(r: ScanReport): string[] {
       w.version,
       // The build's job, not the workspace's status: a finished start is "succeeded", not "running".
       `#${w.latestBuild.number} ${w.latestBuild.transition} ${w.latestBuild.job}${w.latestBuild.job === 'succeeded' ? ` (workspace ${w.latestBuild.status})` : ''}`,
-      `${w.atRisk ? `AT RISK (active version ${w.atRisk.activeVersion}); ` : ''}${w.dormant ? `DORMANT since ${w.dormant.since}; ` : ''}${w.damaged ? `since build #${w.damaged.since}: ${w.reason}` : w.reason}`,
+      `${w.atRisk ? `AT RISK (active version ${w.atRisk.activeVersion}); ` : ''}${w.dormant ? `DORMANT since ${w.dormant.since}${w.dormant.deletingAt ? `, Coder deletes it at ${w.dormant.deletingAt}` : ''}; ` : ''}${w.damaged ? `since build #${w.damaged.since}: ${w.reason}` : w.reason}`,
     ]),
   ];
   const widths = table[0].slice(0, -1).map((_, i) => Math.max(...table.map((row) => row[i].length)));

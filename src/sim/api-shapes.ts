@@ -2,6 +2,7 @@
 import { isPrebuilt } from './prebuilds';
 import type { SimDeployment } from './deployment';
 import type { BuildRecord, JobStatus, ProvisionerJob, TemplateRecord, TemplateVersionRecord, User, WorkspaceRecord } from './model';
+import { deletingAt } from './schedule-times';
 import { effectiveRequireActiveVersion } from './template-meta';
 import type { Transition } from './workspace-context';
 
@@ -176,13 +177,13 @@ export function workspaceJson(d: SimDeployment, ws: WorkspaceRecord): Json {
     autostart_schedule: ws.autostartSchedule ?? null,
     ttl_ms: ws.ttlMs ?? null,
     last_used_at: ws.lastUsedAt,
-    deleting_at: null,
+    deleting_at: deletingAt(ws, template) ?? null,
     dormant_at: ws.dormantAt ?? null,
     health: { healthy: failingAgents.length === 0, failing_agents: failingAgents },
     automatic_updates: ws.automaticUpdates ?? 'never',
     allow_renames: d.allowWorkspaceRenames,
     favorite: Boolean(ws.favorite),
-    next_start_at: null,
+    next_start_at: ws.nextStartAt ?? null,
     // codersdk Workspace.IsPrebuild: owned by the prebuilds system user (prebuilds.ts).
     is_prebuild: isPrebuilt(ws),
     task_id: null,

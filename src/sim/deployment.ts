@@ -16,6 +16,7 @@ import {
   type User,
   type WorkspaceRecord,
   type BuildParameterValue,
+  type AutobuildReason,
 } from './model';
 import type { SimRandom } from './random';
 import { unpackTar } from './tar-archive';
@@ -26,6 +27,7 @@ import { resolveBuildParameters, templateVersionParameters } from './template-pa
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
+import { nextAllowedAutostart } from './schedule-times';
 import type { Licence } from './licence';
 import { effectiveRequireActiveVersion, patchedTemplateMeta } from './template-meta';
 import { authorize, type Action, type RbacObject, type RoleName } from './rbac';
@@ -147,6 +149,32 @@ export class SimDeployment {
 
   userById(id: string): User | undefined {
     return this.users.find((u) => u.id === id);
+  }
+
+  /**
+   * The user a session token signs in, as coderd/httpmw/apikey.go ExtractAPIKey admits it: a dormant
+   * user is made active by the call; any other status but active is a 401 naming it.
+   */
+  signedInUser(token: string): User | undefined {
+    const user = this.userByToken(token);
+    if (!user) return undefined;
+    if (user.status === 'dormant') user.status = 'active';
+    const status = user.status ?? 'active';
+    if (status !== 'active') throw new ApiError(401, `User is not active (status = "${status}"). Contact an admin to reactivate your account.`);
+    return user;
+  }
+
+  /**
+   * PUT /users/{user}/status/suspend and /activate (coderd/users.go putUserStatus): `delete` on users
+   * (Owners here; else 404); nobody suspends themself or an Owner (400). Builds of the user's workspaces
+   * are not refused: coderd/wsbuilder/wsbuilder.go buildTx never reads the owner's status.
+   */
+  setUserStatus(actor: User, target: User, status: 'active' | 'suspended'): User {
+    if (!this.can(actor, 'delete', { type: 'user' })) throw notFound();
+    if (status === 'suspended' && target.id === actor.id) throw new ApiError(400, 'You cannot suspend yourself.');
+    if (status === 'suspended' && target.roles.includes('owner')) throw new ApiError(400, 'You cannot suspend a user with the "owner" role. You must remove the role first.');
+    target.status = status;
+    return target;
   }
 
   /** `{user}` path segments take a username, a user id or `me`. */
@@ -539,7 +567,7 @@ export class SimDeployment {
    * no authorization, on the previous build's version, or on the active one for a start when the
    * template requires it (Premium) or the workspace updates automatically (useActiveVersion).
    */
-  autobuild(ws: WorkspaceRecord, transition: 'start' | 'stop', reason: 'autostart' | 'autostop' | 'dormancy'): BuildRecord {
+  autobuild(ws: WorkspaceRecord, transition: Transition, reason: AutobuildReason): BuildRecord {
     const template = this.template(ws.templateId);
     const owner = this.userById(ws.ownerId);
     if (!template || !owner) throw new Error(`simulator invariant: workspace ${ws.name} has no template or owner`);
@@ -714,6 +742,11 @@ export class SimDeployment {
     if (succeeded && build.transition === 'delete') ws.deleted = true;
     // provisionerdserver CompleteJob: a start's deadline is now + the workspace's TTL (none without one).
     if (succeeded && build.transition === 'start' && ws.ttlMs) build.deadline = new Date(Date.now() + ws.ttlMs).toISOString();
+    // provisionerdserver CompleteJob, any transition: next_start_at from now when the workspace has a schedule.
+    if (succeeded && ws.autostartSchedule) {
+      const next = nextAllowedAutostart(ws.autostartSchedule, new Date());
+      if (next) ws.nextStartAt = next;
+    }
     for (const wake of this.buildWaiters.get(build.id) ?? []) wake();
     this.buildWaiters.delete(build.id);
   }

@@ -84,6 +84,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
   const d = seeded.deployment;
   d.licence = opts.licence ?? (opts.premium === false ? 'agpl' : 'premium');
   d.allowWorkspaceRenames = opts.allowWorkspaceRenames ?? false;
+  for (const [key, value] of Object.entries(opts.dormancy ?? {})) {
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 0) {
+      await d.provisioner.close();
+      throw new Error(`dormancy.${key} must be a whole number of milliseconds, 0 or more (0 is off), got ${String(value)}.`);
+    }
+    seeded.template.meta[key as 'timeTilDormantMs' | 'timeTilDormantAutodeleteMs'] = value;
+  }
   if (opts.provisioners !== undefined) {
     const specs = typeof opts.provisioners === 'number' ? Array.from({ length: opts.provisioners }, () => ({})) : opts.provisioners;
     if (specs.length < 1 || !Number.isInteger(specs.length)) {
@@ -140,6 +148,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       const user = d.users.find((u) => u.username === username);
       if (!user) throw new Error(`The simulator has no user ${username}; its users are ${d.users.map((u) => u.username).join(', ')}.`);
       return user.token;
+    },
+    setUserStatus(username, status) {
+      const user = d.users.find((u) => u.username === username);
+      if (!user) throw new Error(`The simulator has no user ${username}; its users are ${d.users.map((u) => u.username).join(', ')}.`);
+      if (!['active', 'suspended', 'dormant'].includes(status)) throw new Error(`Unknown user status "${String(status)}"; use active, suspended or dormant.`);
+      user.status = status;
     },
     tokenFor(role, username) {
       if (!ROLE_NAMES.includes(role)) throw new Error(`Unknown role "${String(role)}"; use one of ${ROLE_NAMES.join(', ')}.`);

@@ -19,7 +19,18 @@ export interface User {
   roles: RoleName[];
   token: string;
   createdAt: string;
+  /**
+   * codersdk.UserStatus; absent is 'active'. PUT /users/{user}/status/suspend and /activate set it
+   * (coderd/users.go putUserStatus); 'dormant' is what coderd marks a user unseen for long (Premium),
+   * and the user's next API call makes it active again (coderd/httpmw/apikey.go).
+   */
+  status?: UserStatus;
 }
+
+export type UserStatus = 'active' | 'suspended' | 'dormant';
+
+/** The build reasons the lifecycle executor gives (database.BuildReason, coderd/autobuild/lifecycle_executor.go). */
+export type AutobuildReason = 'autostart' | 'autostop' | 'dormancy' | 'autodelete';
 
 export interface Organization {
   id: string;
@@ -153,6 +164,12 @@ export interface WorkspaceRecord {
   automaticUpdates?: 'always' | 'never';
   /** PUT /workspaces/{id}/dormant: from then on nobody may start it (rbac workspace_dormant) until made active. */
   dormantAt?: string;
+  /**
+   * next_start_at as coderd stores it: schedule.NextAllowedAutostart after the latest build completed
+   * (provisionerdserver CompleteJob), after the schedule was set (coderd/workspaces.go
+   * putWorkspaceAutostart), or after the tick that found it unset (lifecycle_executor.go runOnce).
+   */
+  nextStartAt?: string;
   buildIds: string[];
 }
 

@@ -1,5 +1,6 @@
 /** The public surface of the Coder simulator: what tests, the demo and the CLI hold on to. */
 import type { Licence } from './licence';
+import type { UserStatus } from './model';
 import type { LifecycleTickOptions, LifecycleTickResult } from './lifecycle';
 import type { LossyBuildFault } from './lossy-build';
 import type { WrongStoredStateFault } from './stored-state';
@@ -82,6 +83,12 @@ export interface SimulatorOptions {
    * (CODER_WORKSPACE_PREBUILDS_RECONCILIATION_INTERVAL). Default: off; tests call reconcilePrebuilds().
    */
   prebuildReconcileIntervalMs?: number;
+  /**
+   * The seeded template's dormancy settings (default 0: off, as a new template's), as PATCH
+   * /templates/{id} would write them: time_til_dormant and time_til_dormant_autodelete, in ms. The
+   * lifecycle executor then makes idle workspaces dormant and deletes dormant ones (see lifecycle.ts).
+   */
+  dormancy?: { timeTilDormantMs?: number; timeTilDormantAutodeleteMs?: number };
 }
 
 export interface FailBuildsFault {
@@ -194,6 +201,12 @@ export interface CoderSimulator {
   memberToken: string;
   /** The session token of a seeded user (a workspace's owner), to act as that user. */
   tokenOf(username: string): string;
+  /**
+   * Sets a user's status as coderd would: 'suspended' and 'active' as PUT /users/{user}/status/suspend
+   * and /activate do (those routes also exist), 'dormant' as coderd's dormancy job marks an unseen user
+   * (no route; the user's next API call makes it active). A non-active user's token answers 401.
+   */
+  setUserStatus(username: string, status: UserStatus): void;
   /**
    * A token of a new user holding this built-in role (coderd/rbac/roles.go): 'template-admin' reads
    * every workspace but may not start or stop them; 'organization-admin' may; 'member' only its own.

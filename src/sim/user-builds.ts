@@ -61,6 +61,8 @@ export class UserBuildStream {
     const candidates = [...d.workspaces.values()].filter(
       (ws) =>
         !ws.deleted &&
+        // A suspended owner cannot sign in to build (coderd/httpmw/apikey.go answers 401).
+        d.userById(ws.ownerId)?.status !== 'suspended' &&
         (this.options.templateIds === undefined || this.options.templateIds.includes(ws.templateId)) &&
         !this.options.skipWorkspaceIds?.has(ws.id) &&
         !ACTIVE_JOB_STATUSES.has(d.latestBuild(ws).job.status),

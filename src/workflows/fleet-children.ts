@@ -110,7 +110,7 @@ export async function discoverMore(run: FleetRun): Promise<void> {
   for (const d of page.dormant ?? []) {
     st.counts.skipped += 1;
     st.counts.dormant = (st.counts.dormant ?? 0) + 1;
-    addSkip(st, { workflowId: workspaceWorkflowId(input.template, d.owner, d.workspace), subject: `${d.owner}/${d.workspace}`, reason: dormantSkipReason(d.id, d.since) });
+    addSkip(st, { workflowId: workspaceWorkflowId(input.template, d.owner, d.workspace), subject: `${d.owner}/${d.workspace}`, reason: dormantSkipReason(d.id, d.since, { ...(d.ownerSuspended ? { owner: { name: d.owner, suspended: true } } : {}), ...(d.deletingAt ? { deletingAt: d.deletingAt } : {}) }) });
   }
   st.filteredOut += page.filteredOut;
   // Older activities' pages have no count; older runs' state has no counter.

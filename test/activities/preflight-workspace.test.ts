@@ -142,6 +142,25 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     expect(await acts().preflightWorkspace(inputFor(8))).toMatchObject({ prior: { transition: 'stop' }, dormantSince: dormant.body.dormant_at });
   });
 
+  it("a running dormant workspace of a suspended owner: the refusal names an admin, not the owner, and when Coder deletes it", async () => {
+    const other = await startSimulator({ workspaces: 1, buildLatencyMs: 5, seed: 17, dormancy: { timeTilDormantAutodeleteMs: 7 * 86_400_000 } });
+    try {
+      const target = (await pushTemplateVersion(other, fixtureSource('template-v1'), { promote: true })).id;
+      const w = other.workspaces()[0]!;
+      const dormant = await api<{ dormant_at: string; deleting_at: string }>(other, 'PUT', `/workspaces/${w.id}/dormant`, { json: { dormant: true } });
+      expect((await api(other, 'PUT', `/users/${w.owner}/status/suspend`)).status).toBe(200);
+      const refused = await failure(acts(other).preflightWorkspace(inputFor(0, { targetVersionId: target }, other)));
+      expect(refused).toMatchObject({ type: FailureType.dormant, nonRetryable: true });
+      expect(refused.message).toContain(
+        `nothing was stopped: a Coder admin makes it active first, not its owner: ${w.owner} is suspended and cannot sign in (its page in the dashboard, or PUT /api/v2/workspaces/${w.id}/dormant {"dormant": false}), then run the migration again`,
+      );
+      expect(refused.message).toMatch(new RegExp(`\\. Coder deletes it, home PVC included, at ${dormant.body.deleting_at.replace(/\./g, '\\.')} \\(the template's time_til_dormant_autodelete\\) unless it is made active before$`));
+      expect(refused.message).not.toContain('its owner or an admin');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a build still running is busy (retried), not refused, naming the build', async () => {
     sim.setDaemonOffline('sim-provisioner-1');
     try {

@@ -56,7 +56,10 @@ describe('wsmigrate scan after a rollback of the template', () => {
         action: expect.stringContaining(`coder templates versions promote --template ${sim.template.name} --template-version ${MIGRATED}`),
       },
     });
-    expect(row(1).atRisk?.firedBy).toEqual([expect.stringMatching(/Update/), 'its autostart (automatic updates "always"), schedule CRON_TZ=UTC 30 9 * * 1-5']);
+    // coderd computes next_start_at from the schedule (coderd/schedule/autostart.go); the scan shows Coder's time.
+    const nextStartAt = (await api<{ next_start_at: string | null }>(sim, 'GET', `/workspaces/${ws(1).id}`)).body.next_start_at;
+    expect(nextStartAt).toMatch(/T09:30:00\.000Z$/);
+    expect(row(1).atRisk?.firedBy).toEqual([expect.stringMatching(/Update/), `its autostart (automatic updates "always"), next at ${nextStartAt}`]);
     // Unmigrated, on the old version: its Update builds the types it holds.
     expect(row(2)).toMatchObject({ health: 'unmigrated' });
     expect(row(2).atRisk).toBeUndefined();

@@ -1,4 +1,4 @@
-import { dormantNote, dormantSkipReason } from '../../src/domain/dormancy';
+import { dormantNote, dormantSkipReason, dormantWhoMustAct } from '../../src/domain/dormancy';
 
 const WHO_MUST_ACT = 'its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/ws-1/dormant {"dormant": false})';
 
@@ -21,5 +21,24 @@ describe('a dormant workspace: who must act, in the words scan, the preflight an
       'skipped: dormant since 2026-12-01T00:00:00Z (Coder starts it for nobody, so the migration could not start it again after its stop); ' +
         `nothing was stopped or built: ${WHO_MUST_ACT}, then run the fleet (or 'wsmigrate migrate workspace') again`,
     );
+  });
+});
+
+describe('a dormant workspace Coder will delete, or whose owner is suspended', () => {
+  test('deleting_at is carried and said: Coder deletes it, home PVC included, unless made active before', () => {
+    const note = dormantNote({ id: 'ws-1', dormant_at: '2026-12-01T00:00:00Z', deleting_at: '2026-12-08T00:00:00Z' });
+    expect(note).toMatchObject({ since: '2026-12-01T00:00:00Z', deletingAt: '2026-12-08T00:00:00Z' });
+    expect(note?.action).toBe(
+      `Coder lets nobody start a dormant workspace, so a migration or recovery that must start it refuses it; ${WHO_MUST_ACT}. ` +
+        "Coder deletes it, home PVC included, at 2026-12-08T00:00:00Z (the template's time_til_dormant_autodelete) unless it is made active before",
+    );
+  });
+
+  test('a suspended owner is not asked to act: an admin is, and the owner is named as why', () => {
+    expect(dormantWhoMustAct('ws-1', { name: 'dave', suspended: true })).toBe(
+      'a Coder admin makes it active first, not its owner: dave is suspended and cannot sign in (its page in the dashboard, or PUT /api/v2/workspaces/ws-1/dormant {"dormant": false})',
+    );
+    expect(dormantWhoMustAct('ws-1', { name: 'dave', suspended: false })).toBe(WHO_MUST_ACT);
+    expect(dormantNote({ id: 'ws-1', dormant_at: '2026-12-01T00:00:00Z' }, { name: 'dave', suspended: true })).toMatchObject({ ownerSuspended: true });
   });
 });

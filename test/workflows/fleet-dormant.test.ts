@@ -70,4 +70,26 @@ describe('a fleet over running dormant workspaces', () => {
     expect(meta.currentDetails).toContain(`\`${early!.owner}/${early!.name}\``);
     expect(meta.currentDetails).toMatch(/\| 0 \| 2 \(2 dormant\) \|/);
   }, 240_000);
+  it("run again once the template auto-deletes dormant workspaces and one owner is suspended: each skip says when Coder deletes it, and asks an admin, not the suspended owner", async () => {
+    const [early, late] = env.sim.workspaces();
+    expect(early!.owner).not.toBe(late!.owner);
+    const t = (await api<Record<string, unknown>>(env.sim, 'GET', `/templates/${env.sim.template.id}`)).body;
+    expect((await api(env.sim, 'PATCH', `/templates/${env.sim.template.id}`, { json: { ...t, time_til_dormant_autodelete_ms: 7 * 86_400_000 } })).status).toBe(200);
+    expect((await api(env.sim, 'PUT', `/users/${early!.owner}/status/suspend`)).status).toBe(200);
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, canary: 0, concurrency: 3, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ skipped: 2, dormant: 2, failed: 0 });
+    const skips = new Map((result.skips ?? []).map((s) => [s.subject, s.reason]));
+    const deletingAt = async (id: string) => (await api<{ deleting_at: string }>(env.sim, 'GET', `/workspaces/${id}`)).body.deleting_at;
+    const mine = skips.get(`${early!.owner}/${early!.name}`)!;
+    expect(mine).toContain(`nothing was stopped or built: a Coder admin makes it active first, not its owner: ${early!.owner} is suspended and cannot sign in`);
+    expect(mine).toMatch(new RegExp(`Coder deletes it, home PVC included, at ${(await deletingAt(early!.id)).replace(/\./g, '\\.')} \\(the template's time_til_dormant_autodelete\\) unless it is made active before$`));
+    const theirs = skips.get(`${late!.owner}/${late!.name}`)!;
+    expect(theirs).toContain('its owner or an admin makes it active first');
+    expect(theirs).toContain(`Coder deletes it, home PVC included, at ${await deletingAt(late!.id)}`);
+  }, 240_000);
 });

@@ -51,7 +51,8 @@ export const BuildInfoSchema = z.looseObject({
 export type BuildInfo = z.infer<typeof BuildInfoSchema>;
 
 /** `GET /users/me`: only what proves whose token it is. */
-export const CurrentUserSchema = z.looseObject({ id: z.string().min(1), username: z.string().min(1) });
+/** codersdk.User; `status` (active, suspended, dormant) is read where a suspended owner changes who must act. */
+export const CurrentUserSchema = z.looseObject({ id: z.string().min(1), username: z.string().min(1), status: z.string().optional() });
 export type CurrentUser = z.infer<typeof CurrentUserSchema>;
 
 export const ProvisionerJobSchema = z.looseObject({

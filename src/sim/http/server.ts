@@ -200,7 +200,7 @@ export class SimHttpServer {
       if (!compiled.route.public) {
         const token = sessionToken(req, url);
         if (!token) throw new ApiError(401, `Cookie "${SESSION_COOKIE}" or query parameter must be provided.`);
-        actor = d.userByToken(token);
+        actor = d.signedInUser(token);
         if (!actor) throw new ApiError(401, 'API key is invalid.', 'The session token is unknown or expired; log in again.');
       }
       const ctx: RouteContext = {

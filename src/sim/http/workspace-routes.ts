@@ -142,8 +142,13 @@ export const workspaceRoutes: Route[] = [
       if (typeof body.dormant !== 'boolean') throw new ApiError(400, 'Request body must be valid JSON.', '"dormant" must be true or false');
       if (!d.can(ctx.actor, 'update', d.workspaceObject(ws))) throw new ApiError(403, 'Forbidden.');
       if ((ws.dormantAt !== undefined) === body.dormant) return { status: 304, bytes: Buffer.alloc(0), contentType: 'application/json' };
+      // UpdateWorkspaceDormantDeletingAt (coderd/database/queries/workspaces.sql): deleting_at follows
+      // dormant_at (schedule-times.ts); made active, last_used_at is now, so dormancy does not strike again at once.
       if (body.dormant) ws.dormantAt = new Date().toISOString();
-      else delete ws.dormantAt;
+      else {
+        delete ws.dormantAt;
+        ws.lastUsedAt = new Date().toISOString();
+      }
       ws.updatedAt = new Date().toISOString();
       return ok(workspaceJson(d, ws));
     },

@@ -1,6 +1,7 @@
 import { ApiError } from '../api-error';
 import { parseWeeklySchedule } from '../cron-schedule';
 import type { WorkspaceRecord } from '../model';
+import { nextAllowedAutostart } from '../schedule-times';
 import { noContent, readJson, uuidParam, type Route, type RouteContext } from './route';
 
 /** The workspace's own settings need update on it (dbauthz UpdateWorkspaceAutostart/TTL/AutomaticUpdates). */
@@ -29,6 +30,7 @@ export const workspaceScheduleRoutes: Route[] = [
       const schedule = body.schedule;
       if (schedule === undefined || schedule === null || schedule === '') {
         delete ws.autostartSchedule;
+        delete ws.nextStartAt;
         return noContent();
       }
       if (typeof schedule !== 'string') throw new ApiError(400, 'Request body must be valid JSON.', '"schedule" must be a string such as "CRON_TZ=Europe/Dublin 30 9 * * 1-5".');
@@ -36,6 +38,10 @@ export const workspaceScheduleRoutes: Route[] = [
       if (template && !template.meta.allowUserAutostart) throw new ApiError(400, 'Autostart is not allowed for workspaces using this template.');
       parseWeeklySchedule(schedule);
       ws.autostartSchedule = schedule;
+      // coderd/workspaces.go putWorkspaceAutostart stores next_start_at with the schedule (NextAllowedAutostart from now).
+      const next = nextAllowedAutostart(schedule, new Date());
+      if (next) ws.nextStartAt = next;
+      else delete ws.nextStartAt;
       return noContent();
     },
   },
