@@ -9,10 +9,14 @@ import { refuseUnlessTokenMayMigrate } from './token-permissions';
 /**
  * The marker that wsmigrate, not the operator, switched the setting on: a blob whose bytes name the
  * template, so any worker finds it by its content address and a later batch (another workflow) can
- * tell whose setting it is: one whose give-back never happened (a terminated run) is given back by the next run's end.
+ * tell whose setting it is: one whose give-back never happened (a terminated run) is given back by the worker's lock keeper (src/worker/lock-keeper.ts) or the next run's end.
  */
 function markerBytes(templateId: string): Buffer {
   return Buffer.from(`wsmigrate template-lock v1: require_active_version was switched on by wsmigrate for template ${templateId}\n`);
+}
+
+function markMeta(input: { organization: string; template: string; workflowId: string }) {
+  return { kind: 'template-lock', label: `${input.organization}/${input.template}`, workflowId: input.workflowId };
 }
 
 async function templateOf(deps: ActivityDeps, organization: string, template: string) {
@@ -39,11 +43,15 @@ export function makeRequireActiveVersion(deps: ActivityDeps) {
     });
     const marker = markerBytes(t.id);
     if (t.require_active_version) {
-      return { state: 'already-on', byWsmigrate: await deps.blobs.has(formatBlobRef(deps.blobs.location, sha256Hex(marker))) };
+      const byWsmigrate = await deps.blobs.has(formatBlobRef(deps.blobs.location, sha256Hex(marker)));
+      // The mark names this run too (a record of its own beside the earlier run's): the worker's lock
+      // keeper, which gives back a mark whose runs have all ended, sees that this one runs.
+      if (byWsmigrate) await deps.blobs.put(marker, markMeta(input));
+      return { state: 'already-on', byWsmigrate };
     }
     // The marker first: a crash between the two leaves a marker for a setting that is off, which the
     // release handles; the other order could leave the operator's template locked with nobody to unlock it.
-    await deps.blobs.put(marker, { kind: 'template-lock', label: `${input.organization}/${input.template}`, workflowId: input.workflowId });
+    await deps.blobs.put(marker, markMeta(input));
     try {
       await deps.coder.setTemplateRequireActiveVersion(t.id, true);
     } catch (err) {
