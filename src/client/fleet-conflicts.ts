@@ -36,7 +36,7 @@ interface ActiveSchedule {
 const WINDOW_ID = /-\d{4}-\d\d-\d\dT[\d:.]+Z$/;
 
 /** The run's input, read from its first event (describe and the list do not carry it). */
-async function startInput(client: Client, workflowId: string, runId: string): Promise<unknown> {
+export async function startInput(client: Client, workflowId: string, runId: string): Promise<unknown> {
   const page = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId }, maximumPageSize: 1 });
   const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
   return decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, started?.input?.payloads);

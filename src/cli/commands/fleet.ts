@@ -144,7 +144,12 @@ template Coder does not know, 1 the fleet itself failed.`,
           if (code !== EXIT.ok) throw new CliError(`fleet ${id} did not migrate everything`, code);
           return;
         }
-        const s = await fleetStatus(client, id);
+        let s = await fleetStatus(client, id);
+        if (s.endedBy) {
+          // Terminated or timed out: it gave nothing back; say what it left of require_active_version.
+          const [{ withLeftLock }, { leftLockSources }, { loadConfig }] = await Promise.all([import('../../client/left-lock'), import('../left-lock-sources'), import('../../config/env')]);
+          s = await withLeftLock(client, s, leftLockSources(loadConfig()));
+        }
         log.debug({ phase: s.phase }, 'status read');
         io.out(o.json ? JSON.stringify(s, null, 2) : statusText(s));
       }, log);
