@@ -7,7 +7,7 @@ import { leftLockLine, type LeftLockReading } from '../domain/left-lock';
 import type { FleetStatus } from './fleet';
 import { templateLockMarkText } from '../domain/template-lock-mark';
 import type { BlobStore } from '../ports/blob-store';
-import { startInput } from './fleet-conflicts';
+import { runningRunsOnTemplate, startInput } from './fleet-conflicts';
 
 /** Where `fleet status` reads what a terminated run left: Coder and the blob store, when this machine is configured for them. */
 export interface LeftLockSources {
@@ -53,7 +53,9 @@ export async function readLeftLock(client: Client, workflowId: string, how: Left
   }
   const blobs = sources.blobs;
   const marked = blobs ? await blobs.has(formatBlobRef(blobs.location, sha256Hex(Buffer.from(templateLockMarkText(t.id))))).catch(() => undefined) : undefined;
-  return { ...base, setting: { on: t.require_active_version === true }, ...(marked !== undefined ? { marked } : {}) };
+  const on = t.require_active_version === true;
+  const [heldNowBy] = on ? await runningRunsOnTemplate(client, organization, template).catch(() => []) : [];
+  return { ...base, setting: { on }, ...(marked !== undefined ? { marked } : {}), ...(heldNowBy ? { heldNowBy } : {}) };
 }
 
 /** `status` with what its run left of require_active_version, when it was terminated or timed out (the line only: never fails the status). */

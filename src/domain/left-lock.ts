@@ -14,6 +14,8 @@ export interface LeftLockReading {
   setting: { on: boolean } | { unreadable: string };
   /** wsmigrate's mark is in the blob store; undefined when the store could not be asked. */
   marked?: boolean;
+  /** A fleet or organization run of the template that runs now (and so holds and watches the setting). */
+  heldNowBy?: string;
   /** Seconds between the lock keeper's sweeps as configured here (0: off). */
   keeperSeconds: number;
 }
@@ -31,6 +33,7 @@ export function leftLockLine(r: LeftLockReading): string | undefined {
     return `require active version: this run ${r.heldAtEnd ? 'held it when it ended' : 'may have held it'} (${ENDING[r.how]}), and Coder's setting cannot be read here (${r.setting.unreadable}); ${keeper}`;
   }
   if (!r.setting.on) return r.heldAtEnd ? `require active version: given back (off) since this run's ${ENDING[r.how]}` : undefined;
+  if (r.heldNowBy && r.marked !== false) return `require active version: on, held now by ${r.heldNowBy}, which runs, watches the active version and gives it back as it ends`;
   if (r.marked) {
     const whose = r.heldAtEnd ? `left by this run's ${ENDING[r.how]}` : "wsmigrate's, left by a run that ended without giving it back";
     return `require active version: still ON, ${whose}, and no run watches the active version: do not promote an old version; ${keeper}`;

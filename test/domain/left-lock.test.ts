@@ -12,6 +12,12 @@ describe("fleet status of a run that ran no code at its end: what it left of req
     expect(leftLockLine(r({ heldAtEnd: undefined }))).toMatch(/still ON, wsmigrate's, left by a run that ended without giving it back/);
   });
 
+  it('a later run of the template holds it now: says that run, not the keeper', () => {
+    expect(leftLockLine(r({ heldNowBy: 'wsmigrate-fleet/coder/k8s-2026-12-07T05:00:00Z' }))).toBe(
+      'require active version: on, held now by wsmigrate-fleet/coder/k8s-2026-12-07T05:00:00Z, which runs, watches the active version and gives it back as it ends',
+    );
+  });
+
   it('given back since: says that', () => {
     expect(leftLockLine(r({ setting: { on: false }, marked: false }))).toBe("require active version: given back (off) since this run's termination");
   });

@@ -12,6 +12,7 @@ import { formatBlobRef } from '../../src/domain/blob-ref';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { templateLockMarkText } from '../../src/domain/template-lock-mark';
 import { createLockKeeper, type LockKeeper } from '../../src/worker/lock-keeper';
+import { runMain } from '../harness/cli';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -36,6 +37,18 @@ describe("the worker's lock keeper gives back what a run that ran no code at its
   const marked = async () => env.blobs.has(formatBlobRef(env.blobs.location, sha256Hex(Buffer.from(templateLockMarkText(env.sim.template.id)))));
   const sources = (): LeftLockSources => ({ coder: env.coder, blobs: env.blobs, keeperSeconds: 1 });
   const statusOf = async (id: string) => statusText(await withLeftLock(env.t.client, await fleetStatus(env.t.client, id), sources()));
+  /** `wsmigrate fleet status <id>` as an operator runs it, configured for this Coder and this store. */
+  const cliStatus = async (id: string) => {
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, { CODER_URL: env.sim.url, CODER_SESSION_TOKEN: env.sim.token, WSMIGRATE_BLOB_DIR: env.blobDir, WSMIGRATE_LOCK_KEEPER_INTERVAL: '1', WSMIGRATE_TASK_QUEUE: env.taskQueue });
+      const r = await runMain('fleet', 'status', id);
+      expect(r.exitCode).toBe(0);
+      return r.out;
+    } finally {
+      process.env = saved;
+    }
+  };
   const keeperWith = (holders: LockHolders) =>
     createLockKeeper({ blobs: env.blobs, holders, giveBack: makeReleaseActiveVersion({ coder: env.coder, blobs: env.blobs }), log: (l) => lines.push(l), intervalMs: 300 });
 
@@ -75,7 +88,7 @@ describe("the worker's lock keeper gives back what a run that ran no code at its
     const handle = await atGate();
     await handle.terminate('an SRE reached for Terminate');
     expect(await requireActive()).toBe(true);
-    expect(await statusOf(handle.workflowId)).toMatch(
+    expect(await cliStatus(handle.workflowId)).toMatch(
       new RegExp(
         `require active version: still ON, left by this run's termination, and no run watches the active version: do not promote an old version; the worker's lock keeper gives it back within ~1 s \\(or: coder templates edit ${env.sim.template.name} --require-active-version=false\\)`,
       ),
@@ -93,7 +106,7 @@ describe("the worker's lock keeper gives back what a run that ran no code at its
     await waitFor(async () => !(await requireActive()), 30_000);
     expect(await marked()).toBe(false);
     expect(lines.some((l) => l.startsWith(`lock keeper: require_active_version given back (off) on template coder/${env.sim.template.name}: no wsmigrate run holds it (${handle.workflowId} terminated`))).toBe(true);
-    expect(await statusOf(handle.workflowId)).toMatch(/require active version: given back \(off\) since this run's termination/);
+    expect(await cliStatus(handle.workflowId)).toMatch(/require active version: given back \(off\) since this run's termination/);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   });
 
@@ -112,6 +125,7 @@ describe("the worker's lock keeper gives back what a run that ran no code at its
     expect((await second.query(fleetProgressQuery)).activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: true });
     const k = keeperWith(temporalLockHolders(env.t.client));
     expect(await k.sweep()).toEqual([{ template: `coder/${env.sim.template.name}`, outcome: 'held', by: second.workflowId }]);
+    expect(await statusOf(first.workflowId)).toMatch(new RegExp(`require active version: on, held now by ${second.workflowId}, which runs`));
     expect(await requireActive()).toBe(true);
     expect(await marked()).toBe(true);
 
