@@ -1,7 +1,9 @@
 import { CoderClient } from '../adapters/coder';
 import { openBlobStore } from '../adapters/open-blob-store';
-import type { LeftLockSources } from '../client/left-lock';
-import { blobStoreSettings, type WsmigrateConfig } from '../config/env';
+import type { Client } from '@temporalio/client';
+import type { FleetStatus } from '../client/fleet';
+import { withLeftLock, type LeftLockSources } from '../client/left-lock';
+import { blobStoreSettings, loadConfig, type WsmigrateConfig } from '../config/env';
 
 /** Coder and the blob store as this machine is configured: what `fleet status` reads of a terminated run's lock. */
 export function leftLockSources(cfg: WsmigrateConfig): LeftLockSources {
@@ -16,4 +18,9 @@ export function leftLockSources(cfg: WsmigrateConfig): LeftLockSources {
     // no store here: the line says the mark could not be read
   }
   return { coder, ...(blobs ? { blobs } : {}), keeperSeconds: cfg.lockKeeperIntervalSeconds };
+}
+
+/** A terminated or timed-out fleet's status with what it left of require_active_version (other statuses as they are). */
+export async function withLeftLockHere(client: Client, s: FleetStatus): Promise<FleetStatus> {
+  return s.endedBy ? withLeftLock(client, s, leftLockSources(loadConfig())) : s;
 }

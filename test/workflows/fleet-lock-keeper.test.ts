@@ -38,12 +38,13 @@ describe("the worker's lock keeper gives back what a run that ran no code at its
   const sources = (): LeftLockSources => ({ coder: env.coder, blobs: env.blobs, keeperSeconds: 1 });
   const statusOf = async (id: string) => statusText(await withLeftLock(env.t.client, await fleetStatus(env.t.client, id), sources()));
   /** `wsmigrate fleet status <id>` as an operator runs it, configured for this Coder and this store. */
-  const cliStatus = async (id: string) => {
+  const cliStatus = async (id: string, ...more: string[]) => {
     const saved = { ...process.env };
     try {
       Object.assign(process.env, { CODER_URL: env.sim.url, CODER_SESSION_TOKEN: env.sim.token, WSMIGRATE_BLOB_DIR: env.blobDir, WSMIGRATE_LOCK_KEEPER_INTERVAL: '1', WSMIGRATE_TASK_QUEUE: env.taskQueue });
-      const r = await runMain('fleet', 'status', id);
-      expect(r.exitCode).toBe(0);
+      const r = await runMain('fleet', 'status', id, ...more);
+      // --wait follows it to its end and exits 1 for a run that failed (a termination is one).
+      expect(r.exitCode).toBe(more.includes('--wait') ? 1 : 0);
       return r.out;
     } finally {
       process.env = saved;
@@ -93,6 +94,8 @@ describe("the worker's lock keeper gives back what a run that ran no code at its
         `require active version: still ON, left by this run's termination, and no run watches the active version: do not promote an old version; the worker's lock keeper gives it back within ~1 s \\(or: coder templates edit ${env.sim.template.name} --require-active-version=false\\)`,
       ),
     );
+
+    expect(await cliStatus(handle.workflowId, '--wait')).toMatch(/require active version: still ON, left by this run's termination/);
 
     // Temporal refuses to describe the run (here: a namespace it does not know): nothing is given back.
     const refusing = new Client({ connection: env.t.client.connection, namespace: 'wsmigrate-no-such-namespace' });
