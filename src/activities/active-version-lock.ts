@@ -1,4 +1,5 @@
 import { formatBlobRef } from '../domain/blob-ref';
+import { templateLockMarkText } from '../domain/template-lock-mark';
 import type { ActiveVersionCheck, ActiveVersionLock, ActiveVersionRelease } from '../contracts/migrate-fleet';
 import { isCoderApiError } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
@@ -9,13 +10,20 @@ import { refuseUnlessTokenMayMigrate } from './token-permissions';
 /**
  * The marker that wsmigrate, not the operator, switched the setting on: a blob whose bytes name the
  * template, so any worker finds it by its content address and a later batch (another workflow) can
- * tell whose setting it is: one whose give-back never happened (a terminated run) is given back by the next run's end.
+ * tell whose setting it is: one whose give-back never happened (a terminated run) is given back by the worker's lock keeper (src/worker/lock-keeper.ts) or the next run's end.
  */
 function markerBytes(templateId: string): Buffer {
-  return Buffer.from(`wsmigrate template-lock v1: require_active_version was switched on by wsmigrate for template ${templateId}\n`);
+  return Buffer.from(templateLockMarkText(templateId));
 }
 
-async function templateOf(deps: ActivityDeps, organization: string, template: string) {
+function markMeta(input: { organization: string; template: string; workflowId: string }) {
+  return { kind: 'template-lock', label: `${input.organization}/${input.template}`, workflowId: input.workflowId };
+}
+
+/** What the give-back needs: the worker's lock keeper calls it too, outside any activity. */
+type LockDeps = Pick<ActivityDeps, 'coder' | 'blobs'>;
+
+async function templateOf(deps: LockDeps, organization: string, template: string) {
   return coderStep('active-version lock', `template ${organization}/${template}`, () => deps.coder.templateByName(organization, template));
 }
 
@@ -39,11 +47,15 @@ export function makeRequireActiveVersion(deps: ActivityDeps) {
     });
     const marker = markerBytes(t.id);
     if (t.require_active_version) {
-      return { state: 'already-on', byWsmigrate: await deps.blobs.has(formatBlobRef(deps.blobs.location, sha256Hex(marker))) };
+      const byWsmigrate = await deps.blobs.has(formatBlobRef(deps.blobs.location, sha256Hex(marker)));
+      // The mark names this run too (a record of its own beside the earlier run's): the worker's lock
+      // keeper, which gives back a mark whose runs have all ended, sees that this one runs.
+      if (byWsmigrate) await deps.blobs.put(marker, markMeta(input));
+      return { state: 'already-on', byWsmigrate };
     }
     // The marker first: a crash between the two leaves a marker for a setting that is off, which the
     // release handles; the other order could leave the operator's template locked with nobody to unlock it.
-    await deps.blobs.put(marker, { kind: 'template-lock', label: `${input.organization}/${input.template}`, workflowId: input.workflowId });
+    await deps.blobs.put(marker, markMeta(input));
     try {
       await deps.coder.setTemplateRequireActiveVersion(t.id, true);
     } catch (err) {
@@ -81,7 +93,7 @@ interface ReleaseInput {
 }
 
 /** Switches wsmigrate's setting off (never the operator's) on the template as read. */
-async function giveBack(deps: ActivityDeps, input: ReleaseInput, t: { id: string; require_active_version?: boolean }): Promise<ActiveVersionRelease> {
+async function giveBack(deps: LockDeps, input: ReleaseInput, t: { id: string; require_active_version?: boolean }): Promise<ActiveVersionRelease> {
   const marker = markerBytes(t.id);
   const sha = sha256Hex(marker);
   const ours = input.heldByThisRun === true || (await deps.blobs.has(formatBlobRef(deps.blobs.location, sha)));
@@ -96,7 +108,7 @@ async function giveBack(deps: ActivityDeps, input: ReleaseInput, t: { id: string
 }
 
 /** Switches the setting off if it was wsmigrate's: once the old versions are archived, and as every fleet run ends. */
-export function makeReleaseActiveVersion(deps: ActivityDeps) {
+export function makeReleaseActiveVersion(deps: LockDeps) {
   return async function releaseActiveVersion(input: ReleaseInput): Promise<ActiveVersionRelease> {
     return giveBack(deps, input, await templateOf(deps, input.organization, input.template));
   };

@@ -148,5 +148,5 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     return lines.join('\n');
   }
   if (s.result) return `${s.workflowId}: ${s.phase}\n${summaryTable(s.result)}`;
-  return `${s.workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}`;
+  return `${s.workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}${s.leftLock ? `\n${s.leftLock}` : ''}`;
 }

@@ -1,4 +1,4 @@
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { coverageOf, coverageText, overlaps, type Coverage } from '../domain/fleet-coverage';
 import { fleetWorkflowId } from '../domain/fleet-input';
@@ -36,7 +36,7 @@ interface ActiveSchedule {
 const WINDOW_ID = /-\d{4}-\d\d-\d\dT[\d:.]+Z$/;
 
 /** The run's input, read from its first event (describe and the list do not carry it). */
-async function startInput(client: Client, workflowId: string, runId: string): Promise<unknown> {
+export async function startInput(client: Client, workflowId: string, runId: string): Promise<unknown> {
   const page = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId }, maximumPageSize: 1 });
   const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
   return decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, started?.input?.payloads);
@@ -52,23 +52,26 @@ function coverageFromId(workflowId: string, taskQueue: string): Coverage | undef
 
 /**
  * Running fleets and organization runs. Visibility lags a start by a moment, so the ids a person
- * starts by hand (`direct`) are also described one by one.
+ * starts by hand (`direct`) are also described one by one. `strict` (the lock keeper, which must not
+ * take "could not ask" for "none runs"): any error but not-found is thrown.
  */
-async function runningRuns(client: Client, direct: readonly string[]): Promise<RunningRun[]> {
+async function runningRuns(client: Client, direct: readonly string[], strict = false): Promise<RunningRun[]> {
   const seen = new Map<string, Omit<WorkflowExecutionInfo, 'raw'>>();
   for (const id of direct) {
     try {
       const d = await client.workflow.getHandle(id).describe();
       if (d.status.name === 'RUNNING') seen.set(id, d);
-    } catch {
+    } catch (err) {
       // not started, or gone
+      if (strict && !(err instanceof WorkflowNotFoundError)) throw err;
     }
   }
   try {
     const query = "(WorkflowType = 'migrateFleet' OR WorkflowType = 'migrateOrganization') AND ExecutionStatus = 'Running'";
     for await (const wf of client.workflow.list({ query, pageSize: 100 })) if (!seen.has(wf.workflowId)) seen.set(wf.workflowId, wf);
-  } catch {
+  } catch (err) {
     // visibility is a convenience; the plain ids were read directly
+    if (strict) throw err;
   }
   const runs: RunningRun[] = [];
   for (const r of seen.values()) {
@@ -104,6 +107,15 @@ async function activeSchedulesCovering(client: Client, claim: Coverage, except?:
     }
   }
   return out;
+}
+
+/**
+ * The running fleets and organization runs that migrate `template` (the lock keeper's question);
+ * throws when Temporal cannot be asked.
+ */
+export async function runningRunsOnTemplate(client: Client, organization: string, template: string): Promise<string[]> {
+  const claim: Coverage = { organization, templates: [template] };
+  return (await runningRuns(client, handStartedIds(claim), true)).filter((r) => overlaps(r.coverage, claim)).map((r) => r.workflowId);
 }
 
 /** Running runs sharing a template with `claim`, but `selfId` (a start with its own id says "already running") and its own fleets. */

@@ -69,6 +69,10 @@ export interface FleetStatus {
   failureType?: string;
   /** What a running fleet waits on: gates (its own, its children's), activities retrying, a cancel or pause pending. */
   waitingOn?: FleetWait[];
+  /** The run was terminated or timed out: it ran no code at its end (so gave nothing back). */
+  endedBy?: 'terminated' | 'timed-out';
+  /** What it left of require_active_version, in a line (`fleet status` reads Coder and the blob store for it). */
+  leftLock?: string;
 }
 
 /** How a fleet ended, once it has: its result (a cancelled fleet's from its result query); rejects with Temporal's reason when it failed. */
@@ -106,7 +110,8 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   // Failed, cancelled, terminated or timed out: Temporal's own reason, every cause and detail.
   const outcome = await runOutcome(client, workflowId);
   const phase: FleetPhase = outcome.state === 'cancelled' ? 'cancelled' : 'failed';
-  return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}`, ...(outcome.failureType ? { failureType: outcome.failureType } : {}) };
+  const endedBy = outcome.state === 'terminated' || outcome.state === 'timed-out' ? outcome.state : undefined;
+  return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}`, ...(outcome.failureType ? { failureType: outcome.failureType } : {}), ...(endedBy ? { endedBy } : {}) };
 }
 
 type PendingActivity = { activityType?: { name?: string | null } | null; attempt?: number | null; maximumAttempts?: number | null; lastFailure?: { message?: string | null } | null };

@@ -37,6 +37,12 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ['WSMIGRATE_APPROVERS', cfg.approvers.length > 0 ? cfg.approvers.join(', ') : '(none)'],
     ['WSMIGRATE_UI_PORT', `${cfg.uiPort}${isDefault('WSMIGRATE_UI_PORT')}`],
     ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', `${cfg.workerActivitySlots}${isDefault('WSMIGRATE_WORKER_ACTIVITY_SLOTS')}`],
+    [
+      'WSMIGRATE_LOCK_KEEPER_INTERVAL',
+      cfg.lockKeeperIntervalSeconds === 0
+        ? "off (a terminated run's require_active_version stays on until someone switches it off)"
+        : `${cfg.lockKeeperIntervalSeconds} s${isDefault('WSMIGRATE_LOCK_KEEPER_INTERVAL')}`,
+    ],
     ['WSMIGRATE_KUBECONFIG', cfg.kubeconfig ?? '(not set: no import strategy; DIFFERENT pairs are refused)'],
     ['WSMIGRATE_TEMPLATE_VARIABLES', cfg.templateVariablesFile ?? "(not set: a template with a sensitive variable is refused before its push)"],
     ['WSMIGRATE_APPROVER', cfg.approver ?? '(not set)'],

@@ -154,3 +154,16 @@ export function fromErrors<T>(parse: (raw: string, variable: string) => T): EnvP
     }
   };
 }
+
+/** Seconds between two passes of a loop: `60`, `60s`, `2m`; `0` or `off` turns it off (0). */
+export function interval(maxSeconds: number, advice: string): EnvParser<number> {
+  return (raw, variable) => {
+    if (/^(off|0+)$/i.test(raw)) return 0;
+    const m = /^(\d{1,5})\s*(s|m)?$/i.exec(raw);
+    const seconds = m ? Number(m[1]) * (m[2]?.toLowerCase() === 'm' ? 60 : 1) : NaN;
+    if (!(seconds >= 1 && seconds <= maxSeconds)) {
+      throw new EnvProblem(`${variable} must be a number of seconds from 1 to ${maxSeconds} (e.g. 60, 60s or 1m), or off (got ${shown(raw)}); ${advice}`);
+    }
+    return seconds;
+  };
+}

@@ -60,6 +60,11 @@ export interface WsmigrateConfig {
   /** Undefined: plain TCP (the dev server). */
   readonly temporalTls?: TemporalTls;
   readonly temporalApiKey?: Secret;
+  /**
+   * Seconds between the worker's lock keeper's sweeps (0: off), which give back require_active_version
+   * left on by a run that was terminated or timed out.
+   */
+  readonly lockKeeperIntervalSeconds: number;
   /** Absolute; set when the worker may run `terraform import` (the import strategy) against this cluster. */
   readonly kubeconfig?: string;
   /** Absolute; a JSON file of values for templates' sensitive variables, which Coder redacts (read by the worker at each push). */
@@ -97,6 +102,7 @@ export const DEFAULTS = {
   // A fleet runs at most 200 workspaces at once, each awaiting at most one build.
   WSMIGRATE_WORKER_ACTIVITY_SLOTS: 200,
   WSMIGRATE_CHATOPS_PORT: 3100,
+  WSMIGRATE_LOCK_KEEPER_INTERVAL: 60,
 } as const;
 
 interface Variable<T> {
@@ -146,6 +152,10 @@ const VARIABLES = {
   WSMIGRATE_WORKER_ACTIVITY_SLOTS: withDefault(
     parse.integer(1, 2000, 'set it at least to the highest fleet concurrency, e.g. WSMIGRATE_WORKER_ACTIVITY_SLOTS=200'),
     DEFAULTS.WSMIGRATE_WORKER_ACTIVITY_SLOTS,
+  ),
+  WSMIGRATE_LOCK_KEEPER_INTERVAL: withDefault(
+    parse.interval(3600, 'e.g. WSMIGRATE_LOCK_KEEPER_INTERVAL=60; off leaves a terminated run\'s require_active_version on until someone switches it off'),
+    DEFAULTS.WSMIGRATE_LOCK_KEEPER_INTERVAL as number,
   ),
   WSMIGRATE_APPROVER: optional(parse.singleName),
   SLACK_SIGNING_SECRET: optional(parse.secret("copy it from your Slack app's Basic Information page"), true),
@@ -245,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     approvers: v.WSMIGRATE_APPROVERS,
     uiPort: v.WSMIGRATE_UI_PORT,
     workerActivitySlots: v.WSMIGRATE_WORKER_ACTIVITY_SLOTS,
+    lockKeeperIntervalSeconds: v.WSMIGRATE_LOCK_KEEPER_INTERVAL,
     approver: v.WSMIGRATE_APPROVER,
     slackSigningSecret: v.SLACK_SIGNING_SECRET,
     slackBotToken: v.SLACK_BOT_TOKEN,

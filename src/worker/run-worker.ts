@@ -8,7 +8,11 @@ import { startMetricsEndpoint, type MetricsEndpoint } from '../adapters/metrics/
 import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics';
 import { ReadinessProbe } from '../adapters/metrics/readiness';
 import { visibilityCounts } from '../adapters/metrics/visibility-gauges';
+import { Client } from '@temporalio/client';
+import { makeReleaseActiveVersion } from '../activities/active-version-lock';
+import { temporalLockHolders } from '../client/lock-holders';
 import { connectTemporal, temporalConnectionOptions } from '../client/temporal-client';
+import { clientDataConverter } from '../adapters/temporal/data-converter';
 import { describeConfig } from '../config/describe-config';
 import { encryptionKeyBytes, type WsmigrateConfig } from '../config/env';
 import { createWsmigrateWorker } from './create-worker';
@@ -16,6 +20,7 @@ import { workerDataConverter } from '../adapters/temporal/data-converter';
 import { ensureSearchAttributes } from './ensure-search-attributes';
 import { checkBlobStore } from './check-blob-store';
 import { warnIfFileStoreShared } from './shared-store-warning';
+import { createLockKeeper, type LockKeeper } from './lock-keeper';
 
 const LEVELS: Record<WsmigrateConfig['logLevel'], TemporalLogLevel> = { error: 'ERROR', warn: 'WARN', info: 'INFO', debug: 'DEBUG' };
 
@@ -65,6 +70,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
   let endpoint: MetricsEndpoint | undefined;
   let probe: ReadinessProbe | undefined;
   let connection: NativeConnection | undefined;
+  let keeper: LockKeeper | undefined;
   try {
     await ensureSearchAttributes(admin, cfg.temporalNamespace);
     // Before we poll, so every poller listed is another worker.
@@ -86,6 +92,18 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       });
       log(`wsmigrate worker serves /metrics, /healthz and /readyz on ${endpoint.url}`);
     }
+    if (cfg.lockKeeperIntervalSeconds > 0) {
+      const client = new Client({ connection: admin, namespace: cfg.temporalNamespace, dataConverter: clientDataConverter(encryptionKeyBytes(cfg)) });
+      keeper = createLockKeeper({
+        blobs: deps.blobs,
+        holders: temporalLockHolders(client),
+        giveBack: makeReleaseActiveVersion(deps),
+        log: (line, level) => (opts.logger ? opts.logger[level](line) : log(line)),
+        ...(opts.metrics ? { gaveBack: (t: string) => opts.metrics?.lockKeeperGaveBack(t) } : {}),
+        intervalMs: cfg.lockKeeperIntervalSeconds * 1000,
+      });
+      keeper.start();
+    }
     connection = await NativeConnection.connect(temporalConnectionOptions(cfg));
     const worker = await createWsmigrateWorker({
       connection,
@@ -99,6 +117,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
     log(`wsmigrate worker polling task queue '${cfg.taskQueue}' on ${cfg.temporalAddress} (namespace ${cfg.temporalNamespace})`);
     await worker.run();
   } finally {
+    await keeper?.stop();
     probe?.stop();
     await endpoint?.close();
     await connection?.close();

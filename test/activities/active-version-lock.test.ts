@@ -41,6 +41,18 @@ describe("the fleet's hold on old versions (require_active_version)", () => {
     expect(await blobs.list()).toEqual([]);
   });
 
+  it('a later run that finds the mark adds its own record to it (the lock keeper then sees a run that holds it)', async () => {
+    const { deps, input } = await depsFor(true);
+    await makeRequireActiveVersion(deps)(input);
+    const later = { ...input, workflowId: 'wsmigrate-fleet/coder/x-2026-12-07T05:00:00Z' };
+    expect(await makeRequireActiveVersion(deps)(later)).toEqual({ state: 'already-on', byWsmigrate: true });
+    const [mark] = await blobs.list();
+    expect(mark.records.map((r) => [r.kind, r.workflowId]).sort()).toEqual([
+      ['template-lock', input.workflowId],
+      ['template-lock', later.workflowId],
+    ]);
+  });
+
   it("declines while the fleet's target is not the active version: the setting stays off, no mark, the reason names both versions", async () => {
     const { sim, deps, input } = await depsFor(true);
     const notActive = '00000000-0000-4000-8000-0000000000aa';

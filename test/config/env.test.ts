@@ -106,6 +106,7 @@ describe('loadConfig defaults', () => {
         WSMIGRATE_UI_PORT: '18233',
         WSMIGRATE_CHATOPS_PORT: '3100',
         WSMIGRATE_WORKER_ACTIVITY_SLOTS: '64',
+        WSMIGRATE_LOCK_KEEPER_INTERVAL: '2m',
       },
       CWD,
     );
@@ -122,6 +123,7 @@ describe('loadConfig defaults', () => {
       approvers: ['alice', 'bob'],
       uiPort: 18233,
       workerActivitySlots: 64,
+      lockKeeperIntervalSeconds: 120,
       defaulted: [],
     });
     expect(cfg.coderSessionToken?.reveal()).toBe(TOKEN);
@@ -170,7 +172,19 @@ describe('loadConfig rejects each bad variable by name, with what is expected an
     ['WSMIGRATE_METRICS_HOST', '300.1.1.1', /WSMIGRATE_METRICS_HOST must be an address/],
     ['WSMIGRATE_CODEC_TOKEN', 'short', /WSMIGRATE_CODEC_TOKEN must be at least 16 characters .*openssl rand -hex 24/],
     ['WSMIGRATE_WORKER_ACTIVITY_SLOTS', '0', /WSMIGRATE_WORKER_ACTIVITY_SLOTS must be an integer from 1 to 2000 \(got "0"\)/],
+    ['WSMIGRATE_LOCK_KEEPER_INTERVAL', 'soon', /WSMIGRATE_LOCK_KEEPER_INTERVAL must be a number of seconds from 1 to 3600 \(e\.g\. 60, 60s or 1m\), or off \(got "soon"\); e\.g\. WSMIGRATE_LOCK_KEEPER_INTERVAL=60/],
+    ['WSMIGRATE_LOCK_KEEPER_INTERVAL', '2h', /WSMIGRATE_LOCK_KEEPER_INTERVAL must be a number of seconds/],
+    ['WSMIGRATE_LOCK_KEEPER_INTERVAL', '61m', /from 1 to 3600/],
   ];
+
+  it('runs the lock keeper every 60 s by default; seconds, minutes, or off', () => {
+    expect(loadConfig({}, CWD).lockKeeperIntervalSeconds).toBe(60);
+    expect(loadConfig({ WSMIGRATE_LOCK_KEEPER_INTERVAL: '15' }, CWD).lockKeeperIntervalSeconds).toBe(15);
+    expect(loadConfig({ WSMIGRATE_LOCK_KEEPER_INTERVAL: '30s' }, CWD).lockKeeperIntervalSeconds).toBe(30);
+    expect(loadConfig({ WSMIGRATE_LOCK_KEEPER_INTERVAL: '2m' }, CWD).lockKeeperIntervalSeconds).toBe(120);
+    for (const off of ['0', 'off', 'OFF']) expect(loadConfig({ WSMIGRATE_LOCK_KEEPER_INTERVAL: off }, CWD).lockKeeperIntervalSeconds).toBe(0);
+    expect(describeConfig(loadConfig({ WSMIGRATE_LOCK_KEEPER_INTERVAL: 'off' }, CWD))).toMatch(/^WSMIGRATE_LOCK_KEEPER_INTERVAL\s+off \(a terminated run's require_active_version stays on/m);
+  });
 
   it('binds metrics to loopback by default and to what WSMIGRATE_METRICS_HOST says', () => {
     expect(loadConfig({}, CWD).metricsHost).toBe('127.0.0.1');
@@ -257,11 +271,11 @@ describe('no secret in any message', () => {
     );
     const text = describeConfig(cfg);
     const lines = text.split('\n');
-    expect(lines).toHaveLength(29);
+    expect(lines).toHaveLength(30);
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([
       'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WSMIGRATE_TASK_QUEUE', 'CODER_URL', 'CODER_SESSION_TOKEN', 'WSMIGRATE_BLOB_DIR', 'WSMIGRATE_BLOB_URL',
       'WSMIGRATE_ENCRYPTION_KEY', 'WSMIGRATE_METRICS_PORT', 'WSMIGRATE_METRICS_HOST', 'WSMIGRATE_LOG_LEVEL', 'WSMIGRATE_LOG_FORMAT', 'WSMIGRATE_APPROVERS', 'WSMIGRATE_UI_PORT',
-      'WSMIGRATE_WORKER_ACTIVITY_SLOTS', 'WSMIGRATE_KUBECONFIG', 'WSMIGRATE_TEMPLATE_VARIABLES',
+      'WSMIGRATE_WORKER_ACTIVITY_SLOTS', 'WSMIGRATE_LOCK_KEEPER_INTERVAL', 'WSMIGRATE_KUBECONFIG', 'WSMIGRATE_TEMPLATE_VARIABLES',
       'WSMIGRATE_APPROVER', 'SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'SLACK_CHANNEL', 'SLACK_API_URL', 'WSMIGRATE_CHATOPS_PORT',
       'WSMIGRATE_SLACK_APPROVERS', 'WSMIGRATE_WEBHOOK_URL', 'WSMIGRATE_WEBHOOK_SECRET', 'TEMPORAL_TLS', 'TEMPORAL_API_KEY', 'WSMIGRATE_CODEC_TOKEN',
     ]);

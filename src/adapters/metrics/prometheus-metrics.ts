@@ -36,6 +36,7 @@ export class PrometheusMetrics implements MigrationMetrics {
   private readonly damaged: Counter<'reason'>;
   private readonly coderCalls: Counter<'method' | 'route' | 'status_class'>;
   private readonly lockHeld: Gauge<'template'>;
+  private readonly lockKeeperGivenBack: Counter<'template'>;
   private readonly coderSeconds: Histogram<'method' | 'route' | 'status_class'>;
   private readonly pacingWindow: Gauge<'template'>;
   private readonly pacingHeld: Gauge<'template'>;
@@ -60,6 +61,12 @@ export class PrometheusMetrics implements MigrationMetrics {
     this.lockHeld = new Gauge({
       name: 'wsmigrate_template_active_version_held',
       help: "1 when Coder reads the template's require_active_version back as on after the fleet set it, 0 when it does not hold (AGPL or an expired licence) or wsmigrate gave it back (as each fleet run ends)",
+      labelNames: ['template'],
+      registers,
+    });
+    this.lockKeeperGivenBack = new Counter({
+      name: 'wsmigrate_lock_keeper_given_back_total',
+      help: "require_active_version given back by the worker's lock keeper: left on by a run that was terminated, timed out or could not give it back",
       labelNames: ['template'],
       registers,
     });
@@ -122,6 +129,11 @@ export class PrometheusMetrics implements MigrationMetrics {
 
   activeVersionLockRead(template: string, held: boolean): void {
     this.lockHeld.set({ template }, held ? 1 : 0);
+  }
+
+  /** The lock keeper gave back a setting no run held (organization/template). */
+  lockKeeperGaveBack(template: string): void {
+    this.lockKeeperGivenBack.inc({ template });
   }
 
   fleetPacing(template: string, width: number, holding: boolean): void {

@@ -40,11 +40,12 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
   let lastGate = '';
   const announced = new Set<string>();
   for (;;) {
-    const s = await fleetStatus(client, workflowId);
+    let s = await fleetStatus(client, workflowId);
     if (!s.progress) {
       if (tty) process.stdout.write('\n');
+      s = await (await import('../left-lock-sources')).withLeftLockHere(client, s);
       if (opts.json) io.out(JSON.stringify(s, null, 2));
-      else io.out(s.result ? summaryTable(s.result) : `${workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}`);
+      else io.out(s.result ? summaryTable(s.result) : `${workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}${s.leftLock ? `\n${s.leftLock}` : ''}`);
       log?.info({ phase: s.phase, ...(s.result ? { summary: s.result.summary } : {}) }, 'fleet ended');
       // The last line says why it failed (often before any change), not that it "did not migrate everything".
       if (s.phase === 'failed') throw new CliError(`${workflowId} failed: ${s.error ?? `see 'wsmigrate fleet status ${workflowId}'`}`, exitCodeOfFailureType(s.failureType));
@@ -144,7 +145,9 @@ template Coder does not know, 1 the fleet itself failed.`,
           if (code !== EXIT.ok) throw new CliError(`fleet ${id} did not migrate everything`, code);
           return;
         }
-        const s = await fleetStatus(client, id);
+        // Terminated or timed out: it gave nothing back; say what it left of require_active_version.
+        const { withLeftLockHere } = await import('../left-lock-sources');
+        const s = await withLeftLockHere(client, await fleetStatus(client, id));
         log.debug({ phase: s.phase }, 'status read');
         io.out(o.json ? JSON.stringify(s, null, 2) : statusText(s));
       }, log);
