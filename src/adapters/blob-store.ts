@@ -254,6 +254,11 @@ export function createFileBlobStore(opts: { dir: string; encryptionKey?: Buffer;
       return blobs;
     },
 
+    async records(hex) {
+      if (!BLOB_HEX.test(hex)) throw new Error(`not a blob sha256: ${JSON.stringify(hex.slice(0, 80))}`);
+      return recordsOf(hex);
+    },
+
     async remove(hex) {
       if (!BLOB_HEX.test(hex)) throw new Error(`not a blob sha256: ${JSON.stringify(hex.slice(0, 80))}`);
       await rm(pathOf(hex), { force: true });

@@ -37,6 +37,7 @@ function openOne(location: string, s: BlobStoreSettings): BlobStore {
     get: async (ref) => (await s3()).get(ref),
     has: async (ref) => (await s3()).has(ref),
     list: async () => (await s3()).list(),
+    records: async (hex) => (await s3()).records(hex),
     remove: async (hex) => (await s3()).remove(hex),
   };
 }
@@ -66,6 +67,7 @@ export function openBlobStore(settings: BlobStoreSettings): BlobStore {
     get: (ref) => storeFor(ref).get(ref),
     has: (ref) => storeFor(ref).has(ref),
     list: () => home.list(),
+    records: (hex) => home.records(hex),
     remove: (hex) => home.remove(hex),
   };
 }

@@ -243,6 +243,17 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
       return out;
     },
 
+    async records(hex) {
+      if (!BLOB_HEX.test(hex)) throw new Error(`not a blob sha256: ${JSON.stringify(hex.slice(0, 80))}`);
+      const records: BlobRecord[] = [];
+      for (const m of await listKeys(`meta/${hex}/`, 'list blob records')) {
+        const text = await getObject(m.key, 'read a blob record');
+        const record = text && parseRecord(text.toString('utf8'));
+        if (record) records.push(record);
+      }
+      return records;
+    },
+
     async remove(hex) {
       if (!BLOB_HEX.test(hex)) throw new Error(`not a blob sha256: ${JSON.stringify(hex.slice(0, 80))}`);
       const keys = [fullKey(blobKey(hex)), ...(await listKeys(`meta/${hex}/`, 'list blob records')).map((m) => m.key)];

@@ -35,8 +35,10 @@ export interface BlobStore {
   /** The exact bytes that were put, checked against the ref's sha256. */
   get(ref: string): Promise<Buffer>;
   has(ref: string): Promise<boolean>;
-  /** Every blob in the store with its records. */
+  /** Every blob in the store with its records: a read of the whole store (retention, `backups list`). */
   list(): Promise<StoredBlob[]>;
+  /** The records of one blob (none when it or they are absent): one blob's cost, not the store's. */
+  records(sha256: string): Promise<BlobRecord[]>;
   /** Deletes a blob and its records (retention only; nothing in a migration deletes). */
   remove(sha256: string): Promise<void>;
 }

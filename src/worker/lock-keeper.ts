@@ -1,7 +1,7 @@
 import type { ActiveVersionRelease } from '../contracts/migrate-fleet';
 import { decideOrphanLock, keeperLine, type KeeperOutcome, type MarkHolder } from '../domain/lock-keeper';
 import type { LockHolders } from '../client/lock-holders';
-import type { BlobStore } from '../ports/blob-store';
+import type { LockMark } from './lock-marks';
 
 /**
  * The lock keeper: a sweep in the worker process (like a controller's reconcile loop, not a
@@ -12,7 +12,8 @@ import type { BlobStore } from '../ports/blob-store';
  * setting) only when none does. Any doubt leaves the setting on until the next sweep.
  */
 export interface LockKeeperDeps {
-  blobs: Pick<BlobStore, 'list'>;
+  /** wsmigrate's marks on templates whose setting is on (coderLockMarks: from Coder, never a list of the whole store). */
+  findMarks(): Promise<LockMark[]>;
   holders: LockHolders;
   /** The fleet's give-back (releaseActiveVersion): off only where wsmigrate's mark is. */
   giveBack(input: { organization: string; template: string }): Promise<ActiveVersionRelease>;
@@ -74,16 +75,11 @@ export function createLockKeeper(deps: LockKeeperDeps): LockKeeper {
   }
 
   async function sweep(): Promise<KeeperOutcome[]> {
-    let marks: { template: string; workflowIds: string[] }[];
+    let marks: LockMark[];
     try {
-      marks = (await deps.blobs.list()).flatMap((b) => {
-        const records = b.records.filter((r) => r.kind === 'template-lock');
-        if (records.length === 0) return [];
-        const template = records.find((r) => r.label)?.label ?? `(blob ${b.sha256.slice(0, 12)})`;
-        return [{ template, workflowIds: [...new Set(records.flatMap((r) => (r.workflowId ? [r.workflowId] : [])))] }];
-      });
+      marks = await deps.findMarks();
     } catch (err) {
-      const failed: KeeperOutcome = { template: '(every template)', outcome: 'unknown', error: `the blob store's marks could not be listed: ${errorText(err)}` };
+      const failed: KeeperOutcome = { template: '(every template)', outcome: 'unknown', error: `wsmigrate's marks could not be looked for: ${errorText(err)}` };
       say(failed);
       return [failed];
     }

@@ -21,6 +21,7 @@ import { ensureSearchAttributes } from './ensure-search-attributes';
 import { checkBlobStore } from './check-blob-store';
 import { warnIfFileStoreShared } from './shared-store-warning';
 import { createLockKeeper, type LockKeeper } from './lock-keeper';
+import { coderLockMarks } from './lock-marks';
 
 const LEVELS: Record<WsmigrateConfig['logLevel'], TemporalLogLevel> = { error: 'ERROR', warn: 'WARN', info: 'INFO', debug: 'DEBUG' };
 
@@ -95,7 +96,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
     if (cfg.lockKeeperIntervalSeconds > 0) {
       const client = new Client({ connection: admin, namespace: cfg.temporalNamespace, dataConverter: clientDataConverter(encryptionKeyBytes(cfg)) });
       keeper = createLockKeeper({
-        blobs: deps.blobs,
+        findMarks: coderLockMarks(deps),
         holders: temporalLockHolders(client),
         giveBack: makeReleaseActiveVersion(deps),
         log: (line, level) => (opts.logger ? opts.logger[level](line) : log(line)),

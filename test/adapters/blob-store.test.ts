@@ -84,6 +84,19 @@ describe.each([
     expect(await store.get(b.ref)).toEqual(terraformState(4));
   });
 
+  it("gives one blob's records, the same as its list gives, and none for an absent blob; refuses a path for a sha256", async () => {
+    const store = open();
+    const a = await store.put(terraformState(5), { kind: 'template-lock', label: 'coder/k8s', workflowId: 'wsmigrate-fleet/coder/k8s' });
+    await store.put(terraformState(5), { kind: 'template-lock', label: 'coder/k8s', workflowId: 'wsmigrate-fleet/coder/k8s-later' });
+    await store.put(terraformState(6), { kind: 'state-backup', workspace: 'alice/dev' });
+    const listed = (await store.list()).find((x) => x.sha256 === a.sha256)!.records;
+    expect(listed.map((r) => r.workflowId).sort()).toEqual(['wsmigrate-fleet/coder/k8s', 'wsmigrate-fleet/coder/k8s-later']);
+    expect((await store.records(a.sha256)).sort((x, y) => String(x.workflowId).localeCompare(String(y.workflowId)))).toEqual(listed.sort((x, y) => String(x.workflowId).localeCompare(String(y.workflowId))));
+    await store.remove(a.sha256);
+    expect(await store.records(a.sha256)).toEqual([]);
+    await expect(store.records('../etc')).rejects.toThrow(/not a blob sha256/);
+  });
+
   it('detects a tampered file and names the ref', async () => {
     const store = open();
     const ref = await store.put(terraformState(5));

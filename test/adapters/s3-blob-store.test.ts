@@ -154,7 +154,11 @@ describeWithS3('S3 blob store against a real S3 server (versitygw)', () => {
     const recA = listed.find((x) => x.sha256 === a.sha256)!.records;
     expect(recA).toEqual([expect.objectContaining({ kind: 'state-backup', workspace: 'carol/ws', workflowId: 'wsmigrate/t/carol/ws', ref: a.ref, size: state(8).length })]);
     expect(JSON.stringify(recA)).not.toContain(MARKER);
+    // One blob's records alone (the lock keeper's lookup), the same as the list gives; none once it is removed.
+    expect(await store.records(a.sha256)).toEqual(recA);
+    expect(await store.records(b.sha256)).toEqual([expect.objectContaining({ kind: 'state-migrated', label: 'carol/ws' })]);
     await store.remove(a.sha256);
+    expect(await store.records(a.sha256)).toEqual([]);
     expect((await store.list()).map((x) => x.sha256)).toEqual([b.sha256]);
     await expect(store.get(a.ref)).rejects.toThrow(BlobNotFoundError);
   });

@@ -1,25 +1,14 @@
 import type { ActiveVersionRelease } from '../../src/contracts/migrate-fleet';
 import type { MarkHolder } from '../../src/domain/lock-keeper';
-import type { StoredBlob } from '../../src/ports/blob-store';
 import { createLockKeeper, type LockKeeperDeps } from '../../src/worker/lock-keeper';
+import type { LockMark } from '../../src/worker/lock-marks';
 
-/** The keeper's decisions against fakes: a blob store's marks, Temporal's answers, Coder's give-back. */
+/** The keeper's decisions against fakes: the marks found, Temporal's answers, Coder's give-back (lock-marks.test.ts: how marks are found). */
 
-const mark = (template: string, ...workflowIds: string[]): StoredBlob => ({
-  ref: `file:///b/sha256/${template.length}`,
-  sha256: 'a'.repeat(64),
-  lastModified: '2026-12-01T00:00:00Z',
-  records: workflowIds.map((workflowId) => ({ ref: '', sha256: 'a'.repeat(64), size: 90, encrypted: false, storedAt: '2026-12-01T00:00:00Z', kind: 'template-lock', label: template, workflowId })),
-});
-const backup: StoredBlob = {
-  ref: 'file:///b/sha256/x',
-  sha256: 'b'.repeat(64),
-  lastModified: '2026-12-01T00:00:00Z',
-  records: [{ ref: '', sha256: 'b'.repeat(64), size: 9, encrypted: false, storedAt: '2026-12-01T00:00:00Z', kind: 'state-backup', label: 'coder/k8s', workflowId: 'wsmigrate/k8s/alice/dev' }],
-};
+const mark = (template: string, ...workflowIds: string[]): LockMark => ({ template, workflowIds });
 
 function keeperWith(opts: {
-  blobs: StoredBlob[] | (() => Promise<StoredBlob[]>);
+  marks: LockMark[] | (() => Promise<LockMark[]>);
   holders: Record<string, MarkHolder['state'] | 'not-found' | 'unreachable'>;
   claimants?: string[] | 'unreachable';
   giveBack?: (t: string) => Promise<ActiveVersionRelease>;
@@ -28,7 +17,7 @@ function keeperWith(opts: {
   const lines: { line: string; level: string }[] = [];
   const counted: string[] = [];
   const deps: LockKeeperDeps = {
-    blobs: { list: typeof opts.blobs === 'function' ? opts.blobs : async () => opts.blobs as StoredBlob[] },
+    findMarks: typeof opts.marks === 'function' ? opts.marks : async () => opts.marks as LockMark[],
     holders: {
       async holder(workflowId) {
         const s = opts.holders[workflowId] ?? 'not-found';
@@ -54,8 +43,8 @@ function keeperWith(opts: {
 }
 
 describe('the lock keeper gives require_active_version back only when no wsmigrate run holds it', () => {
-  it("gives back a terminated run's setting, says so in one line and counts it; other blobs are not marks", async () => {
-    const k = keeperWith({ blobs: [backup, mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'closed' } });
+  it("gives back a terminated run's setting, says so in one line and counts it", async () => {
+    const k = keeperWith({ marks: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'closed' } });
     expect(await k.keeper.sweep()).toEqual([expect.objectContaining({ template: 'coder/k8s', outcome: 'given-back' })]);
     expect(k.given).toEqual(['coder/k8s']);
     expect(k.counted).toEqual(['coder/k8s']);
@@ -68,21 +57,21 @@ describe('the lock keeper gives require_active_version back only when no wsmigra
   });
 
   it('gives back a mark whose run Temporal no longer knows (retention expired)', async () => {
-    const k = keeperWith({ blobs: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: {} });
+    const k = keeperWith({ marks: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: {} });
     await k.keeper.sweep();
     expect(k.given).toEqual(['coder/k8s']);
     expect(k.lines[0].line).toMatch(/no longer known to Temporal/);
   });
 
   it('no mark (the operator\'s own setting): nothing is given back, nothing said', async () => {
-    const k = keeperWith({ blobs: [backup], holders: {} });
+    const k = keeperWith({ marks: [], holders: {} });
     expect(await k.keeper.sweep()).toEqual([]);
     expect(k.given).toEqual([]);
     expect(k.lines).toEqual([]);
   });
 
   it("leaves a running run's mark alone, and says so once however many sweeps", async () => {
-    const k = keeperWith({ blobs: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'running' } });
+    const k = keeperWith({ marks: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'running' } });
     await k.keeper.sweep();
     await k.keeper.sweep();
     expect(k.given).toEqual([]);
@@ -90,14 +79,14 @@ describe('the lock keeper gives require_active_version back only when no wsmigra
   });
 
   it('leaves it while a later run on the template runs, though the run the mark names is closed', async () => {
-    const k = keeperWith({ blobs: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'closed' }, claimants: ['wsmigrate-org/coder'] });
+    const k = keeperWith({ marks: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'closed' }, claimants: ['wsmigrate-org/coder'] });
     expect(await k.keeper.sweep()).toEqual([{ template: 'coder/k8s', outcome: 'held', by: 'wsmigrate-org/coder' }]);
     expect(k.given).toEqual([]);
   });
 
   it('leaves it while any run the mark names runs (a later run added its own record)', async () => {
     const k = keeperWith({
-      blobs: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s', 'wsmigrate-fleet/coder/k8s-2026-12-07T05:00:00Z')],
+      marks: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s', 'wsmigrate-fleet/coder/k8s-2026-12-07T05:00:00Z')],
       holders: { 'wsmigrate-fleet/coder/k8s': 'closed', 'wsmigrate-fleet/coder/k8s-2026-12-07T05:00:00Z': 'running' },
     });
     await k.keeper.sweep();
@@ -105,7 +94,7 @@ describe('the lock keeper gives require_active_version back only when no wsmigra
   });
 
   it('Temporal cannot be asked (describe fails, or the list of running runs): left on, a warning, tried again next sweep', async () => {
-    const unreachable = keeperWith({ blobs: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'unreachable' } });
+    const unreachable = keeperWith({ marks: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'unreachable' } });
     await unreachable.keeper.sweep();
     expect(unreachable.given).toEqual([]);
     expect(unreachable.lines).toEqual([
@@ -114,7 +103,7 @@ describe('the lock keeper gives require_active_version back only when no wsmigra
         line: 'lock keeper: could not ask Temporal whether a run holds require_active_version on template coder/k8s (wsmigrate-fleet/coder/k8s: connect ECONNREFUSED 127.0.0.1:7233); left on; the lock keeper tries again in 60 s',
       },
     ]);
-    const noList = keeperWith({ blobs: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'closed' }, claimants: 'unreachable' });
+    const noList = keeperWith({ marks: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')], holders: { 'wsmigrate-fleet/coder/k8s': 'closed' }, claimants: 'unreachable' });
     await noList.keeper.sweep();
     expect(noList.given).toEqual([]);
     expect(noList.lines[0].line).toMatch(/could not ask Temporal .*the running runs: visibility: deadline exceeded/);
@@ -123,7 +112,7 @@ describe('the lock keeper gives require_active_version back only when no wsmigra
   it('Coder refuses the give-back (down as the run ended, or now): left on, said with what to do; the next sweep gives it back', async () => {
     let coderUp = false;
     const k = keeperWith({
-      blobs: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')],
+      marks: [mark('coder/k8s', 'wsmigrate-fleet/coder/k8s')],
       holders: { 'wsmigrate-fleet/coder/k8s': 'closed' },
       giveBack: async () => {
         if (!coderUp) throw new Error('active-version release failed for template coder/k8s: Coder answered 503');
@@ -140,17 +129,17 @@ describe('the lock keeper gives require_active_version back only when no wsmigra
     expect(k.counted).toEqual(['coder/k8s']);
   });
 
-  it('the blob store cannot be listed: one warning, nothing given back', async () => {
-    const k = keeperWith({ blobs: async () => Promise.reject(new Error('S3: AccessDenied')), holders: {} });
+  it('the marks cannot be looked for (Coder or the blob store refuses): one warning, nothing given back', async () => {
+    const k = keeperWith({ marks: async () => Promise.reject(new Error('S3: AccessDenied')), holders: {} });
     expect(await k.keeper.sweep()).toEqual([expect.objectContaining({ outcome: 'unknown' })]);
     expect(k.given).toEqual([]);
-    expect(k.lines[0]).toMatchObject({ level: 'warn', line: expect.stringMatching(/marks could not be listed: S3: AccessDenied/) });
+    expect(k.lines[0]).toMatchObject({ level: 'warn', line: expect.stringMatching(/marks could not be looked for: S3: AccessDenied/) });
   });
 
   it('sweeps at start and then every interval until stopped; an interval of 0 never sweeps', async () => {
     let lists = 0;
     const deps = (intervalMs: number): LockKeeperDeps => ({
-      blobs: { list: async () => ((lists += 1), []) },
+      findMarks: async () => ((lists += 1), []),
       holders: { holder: async (workflowId) => ({ workflowId, state: 'running' }), claimants: async () => [] },
       giveBack: async () => 'switched-off',
       log: () => undefined,

@@ -12,6 +12,7 @@ import { formatBlobRef } from '../../src/domain/blob-ref';
 import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { templateLockMarkText } from '../../src/domain/template-lock-mark';
 import { createLockKeeper, type LockKeeper } from '../../src/worker/lock-keeper';
+import { coderLockMarks } from '../../src/worker/lock-marks';
 import { runMain } from '../harness/cli';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -51,7 +52,9 @@ describe("the worker's lock keeper gives back what a run that ran no code at its
     }
   };
   const keeperWith = (holders: LockHolders) =>
-    createLockKeeper({ blobs: env.blobs, holders, giveBack: makeReleaseActiveVersion({ coder: env.coder, blobs: env.blobs }), log: (l) => lines.push(l), intervalMs: 300 });
+    createLockKeeper({
+      findMarks: coderLockMarks({ coder: env.coder, blobs: env.blobs }),
+      holders, giveBack: makeReleaseActiveVersion({ coder: env.coder, blobs: env.blobs }), log: (l) => lines.push(l), intervalMs: 300 });
 
   /** A fleet waiting at its canary gate, holding the setting. */
   const atGate = async (workflowId?: string) => {

@@ -52,7 +52,8 @@ export type BuildInfo = z.infer<typeof BuildInfoSchema>;
 
 /** `GET /users/me`: only what proves whose token it is. */
 /** codersdk.User; `status` (active, suspended, dormant) is read where a suspended owner changes who must act. */
-export const CurrentUserSchema = z.looseObject({ id: z.string().min(1), username: z.string().min(1), status: z.string().optional() });
+/** `organization_ids`: the organizations the user is a member of (the lock keeper looks for wsmigrate's marks in their templates). */
+export const CurrentUserSchema = z.looseObject({ id: z.string().min(1), username: z.string().min(1), status: z.string().optional(), organization_ids: z.array(z.string()).optional() });
 export type CurrentUser = z.infer<typeof CurrentUserSchema>;
 
 export const ProvisionerJobSchema = z.looseObject({

@@ -2,13 +2,15 @@ import { ApiError } from '../api-error';
 import type { User } from '../model';
 import { ok, type Route, type RouteContext } from './route';
 
-function userJson(user: User): Record<string, unknown> {
+/** codersdk.User (codersdk/users.go): `organization_ids` are the organizations the user is a member of; the simulator has one. */
+function userJson(user: User, organizationIds: readonly string[]): Record<string, unknown> {
   return {
     id: user.id,
     username: user.username,
     email: user.email,
     created_at: user.createdAt,
     status: user.status ?? 'active',
+    organization_ids: [...organizationIds],
     roles: user.roles.map((name) => ({ name, display_name: name.replace(/(^|-)(\w)/g, (_m, sep: string, c: string) => `${sep ? ' ' : ''}${c.toUpperCase()}`) })),
   };
 }
@@ -33,21 +35,21 @@ export const userRoutes: Route[] = [
     method: 'GET',
     path: '/users/{user}',
     handle(ctx) {
-      return ok(userJson(userParam(ctx)));
+      return ok(userJson(userParam(ctx), [ctx.deployment.org.id]));
     },
   },
   {
     method: 'PUT',
     path: '/users/{user}/status/suspend',
     handle(ctx) {
-      return ok(userJson(ctx.deployment.setUserStatus(ctx.actor, userParam(ctx), 'suspended')));
+      return ok(userJson(ctx.deployment.setUserStatus(ctx.actor, userParam(ctx), 'suspended'), [ctx.deployment.org.id]));
     },
   },
   {
     method: 'PUT',
     path: '/users/{user}/status/activate',
     handle(ctx) {
-      return ok(userJson(ctx.deployment.setUserStatus(ctx.actor, userParam(ctx), 'active')));
+      return ok(userJson(ctx.deployment.setUserStatus(ctx.actor, userParam(ctx), 'active'), [ctx.deployment.org.id]));
     },
   },
 ];
