@@ -105,6 +105,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       });
       keeper.start();
     }
+    if (opts.signal?.aborted) return;
     connection = await NativeConnection.connect(temporalConnectionOptions(cfg));
     const worker = await createWsmigrateWorker({
       connection,
@@ -116,7 +117,10 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
     });
     opts.signal?.addEventListener('abort', () => worker.shutdown());
     log(`wsmigrate worker polling task queue '${cfg.taskQueue}' on ${cfg.temporalAddress} (namespace ${cfg.temporalNamespace})`);
-    await worker.run();
+    const polling = worker.run();
+    // Stopped while it started up (a SIGTERM during a rollout): the abort came before anyone listened, so stop now, not never.
+    if (opts.signal?.aborted) worker.shutdown();
+    await polling;
   } finally {
     await keeper?.stop();
     probe?.stop();

@@ -62,10 +62,18 @@ describe('the lock keeper in the production wiring (runWorker)', () => {
       expect(counted).toBe(1);
       expect(await deps.blobs.list()).toEqual([]);
     } finally {
-      // The worker listens for the abort only once it polls (the keeper sweeps before that).
-      await waitFor(async () => lines.some((l) => l.startsWith('wsmigrate worker polling')), 60_000).catch(() => undefined);
       stop.abort();
       await running;
     }
+  });
+
+  it('a worker stopped while it starts up (a SIGTERM during a rollout) ends instead of polling on', async () => {
+    const cfg = loadConfig({ TEMPORAL_ADDRESS: t.address, TEMPORAL_NAMESPACE: t.namespace, WSMIGRATE_TASK_QUEUE: uniqueTaskQueue('keeper'), CODER_URL: sim.url, CODER_SESSION_TOKEN: sim.token, WSMIGRATE_BLOB_DIR: blobDir, WSMIGRATE_LOCK_KEEPER_INTERVAL: 'off' });
+    const stop = new AbortController();
+    stop.abort();
+    const lines: string[] = [];
+    const ended = await Promise.race([runWorker(cfg, activityDepsFromConfig(cfg), { signal: stop.signal, log: (l) => lines.push(l) }).then(() => 'ended'), new Promise((r) => setTimeout(() => r('still running'), 30_000))]);
+    expect(ended).toBe('ended');
+    expect(lines.some((l) => l.startsWith('wsmigrate worker polling'))).toBe(false);
   });
 });
