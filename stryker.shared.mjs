@@ -125,8 +125,9 @@ export const PARTS = {
         linesOf('src/workflows/migrate-fleet.ts', "st.activeVersionLock = patched('wsmigrate-lock-give-back-at-end')", 0),
         linesOf('src/workflows/migrate-fleet.ts', 'await giveBackLockAtEnd(run);', 0),
       ],
-      tests: ['<rootDir>/test/workflows/fleet-lock-window.test.ts'],
-      testNamePattern: "Temporal's cancel ends it|keeps the operator's setting on|gives it back before it fails|give-back fails|never held the setting|lost wsmigrate's mark",
+      // replay.test.ts: the released version's fleet history replays only while its runs (begun before the patch) give nothing back.
+      tests: ['<rootDir>/test/workflows/fleet-lock-window.test.ts', '<rootDir>/test/workflows/replay.test.ts'],
+      testNamePattern: "Temporal's cancel ends it|keeps the operator's setting on|gives it back before it fails|give-back fails|never held the setting|lost wsmigrate's mark|every recorded history replays",
       // 2026-12-07: 44.00% (22 of 50) with the first three tests; 83.33% (40 of 48) after this round's, its
       // survivors re-tested and stopped with 3 untested (counted survived). The baseline is the first run's
       // (the note's line changed since, so the next run re-tests this file whole: ~70 s a mutant under load).
@@ -154,8 +155,9 @@ export const PARTS = {
         linesOf('src/workflows/activity-presets.ts', 'export function isFinalFailure(', 4),
         linesOf('src/workflows/migrate-workspace.ts', "if (patched('wsmigrate-preflight-retries-shown')) {", '} else {', 2),
       ],
-      tests: ['<rootDir>/test/cli/status-preflight-retries.test.ts'],
-      testNamePattern: 'status of a migration whose preflight',
+      // replay.test.ts: the released version's workspace histories take the path of runs begun before the patch.
+      tests: ['<rootDir>/test/cli/status-preflight-retries.test.ts', '<rootDir>/test/workflows/replay.test.ts'],
+      testNamePattern: 'status of a migration whose preflight|every recorded history replays',
       // 2026-12-07: 54.84% (17 of 31; the rest equivalents of overlapping checks and the pre-patch path).
       break: 54,
     },
