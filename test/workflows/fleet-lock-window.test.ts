@@ -10,6 +10,7 @@ import { fleetWorkflowId, type MigrateFleetInput } from '../../src/domain/fleet-
 import { api, homePvcName, waitForBuild } from '../sim/helpers';
 import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';
+import { capturedWorkerLog } from '../harness/worker-log';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(300_000);
@@ -322,6 +323,8 @@ describe('a fleet whose give-back fails, then the next run', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   let releaseFails = true;
+  // Coder's error as a proxy in front of it may word it: long, so the note keeps its first 200 characters.
+  const coderDown = `Coder answered 503 for this test: ${'upstream connect error or disconnect/reset before headers; '.repeat(6)}end`;
 
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
@@ -330,7 +333,7 @@ describe('a fleet whose give-back fails, then the next run', () => {
         ...acts,
         // Say, Coder down as the first run ends.
         releaseActiveVersion: async (i) => {
-          if (releaseFails) throw ApplicationFailure.create({ message: 'Coder answered 503 for this test', nonRetryable: true });
+          if (releaseFails) throw ApplicationFailure.create({ message: coderDown, nonRetryable: true });
           return acts.releaseActiveVersion(i);
         },
       }),
@@ -353,8 +356,11 @@ describe('a fleet whose give-back fails, then the next run', () => {
     expect(await requireActive(env)).toBe(true);
     expect(first.result.activeVersionLock).toEqual({ state: 'switched-on' });
     expect(first.result.note).toContain(
-      `wsmigrate could not give require_active_version back on template coder/${env.sim.template.name} as this run ended (Coder answered 503 for this test): it stays on with no run watching the active version. Switch it off with \`coder templates edit ${env.sim.template.name} --require-active-version=false\``,
+      `wsmigrate could not give require_active_version back on template coder/${env.sim.template.name} as this run ended (${coderDown.slice(0, 200)}): it stays on with no run watching the active version. Switch it off with \`coder templates edit ${env.sim.template.name} --require-active-version=false\``,
     );
+    expect(first.result.note).not.toContain(coderDown.slice(200));
+    // The worker's log says so too, naming the template and Coder's whole error, for whoever watches the worker rather than the run.
+    expect(capturedWorkerLog().filter((l) => l.startsWith('[WARN] require_active_version was not given back at the end of the run') && l.includes(`coder/${env.sim.template.name}`) && l.includes(coderDown))).toHaveLength(1);
     const said = statusText(await fleetStatus(env.t.client, first.handle.workflowId));
     expect(said).toMatch(/require active version: still on after this run ended, and no run watches the active version: do not promote an old version/);
 
