@@ -90,3 +90,33 @@ describe('a fleet over running dormant workspaces', () => {
     expect(meta.currentDetails).toMatch(/\| 0 \| 2 \(2 dormant\) \|/);
   }, 240_000);
 });
+
+/**
+ * The fleet keeps the last 100 skips, as it keeps the last 100 failures: every skip's reason (~450
+ * characters) lives in its state and result, which Temporal carries across continue-as-new and caps in
+ * size, and an organization can hold thousands of dormant workspaces. The count stays whole.
+ */
+describe('a fleet over more than 100 running dormant workspaces', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 101, buildLatencyMs: 5 });
+    await env.startWorker();
+  }, 120_000);
+  afterAll(async () => env?.close());
+
+  it('counts all 101 skipped and dormant, and keeps the reasons of the last 100', async () => {
+    const all = env.sim.workspaces();
+    expect(all).toHaveLength(101);
+    for (const w of all) expect((await api(env.sim, 'PUT', `/workspaces/${w.id}/dormant`, { json: { dormant: true } })).status).toBe(200);
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, canary: 0, concurrency: 3, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 0, skipped: 101, dormant: 101, failed: 0 });
+    expect(result.skips).toHaveLength(100);
+    expect(new Set(result.skips!.map((s) => s.subject)).size).toBe(100);
+    for (const s of result.skips!) expect(s.reason).toMatch(/^skipped: dormant since /);
+  }, 240_000);
+});
