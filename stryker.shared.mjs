@@ -160,8 +160,9 @@ export const PARTS = {
       // replay.test.ts: the released version's workspace histories take the path of runs begun before the patch.
       tests: ['<rootDir>/test/cli/status-preflight-retries.test.ts', '<rootDir>/test/workflows/replay.test.ts'],
       testNamePattern: 'status of a migration whose preflight|every recorded history replays',
-      // 2026-12-07: 54.84% (17 of 31; the rest equivalents of overlapping checks and the pre-patch path).
-      break: 54,
+      // 2026-12-07: 54.84% (17 of 31); 70.97% (22 of 31) with the unknown version's test and the replayed histories. The 9
+      // left are equivalents: isFinalFailure's clauses no failure tells apart, the pre-patch path's replay (docs/mutation-survivors.md).
+      break: 70,
     },
     // zero-touch: the health check before "already migrated", and a lost volume after the start.
     'zero-touch': {
