@@ -424,9 +424,10 @@ describe('fleets that never held the setting end without touching it', () => {
 describe("a fleet whose blob store lost wsmigrate's mark while the run held the setting", () => {
   let env: MigrationEnv;
   let targetVersionId: string;
+  let olderActivity = false;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 1, licence: 'premium' });
+    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
     await env.startWorker({
       wrap: (acts): WsmigrateActivities => ({
         ...acts,
@@ -434,6 +435,8 @@ describe("a fleet whose blob store lost wsmigrate's mark while the run held the 
         releaseActiveVersion: async (i) => {
           rmSync(env.blobDir, { recursive: true, force: true });
           mkdirSync(env.blobDir, { recursive: true });
+          // A worker not upgraded yet (a rolling upgrade): its activity knows nothing of the run's word.
+          if (olderActivity) return acts.releaseActiveVersion({ organization: i.organization, template: i.template });
           return acts.releaseActiveVersion(i);
         },
       }),
@@ -445,7 +448,7 @@ describe("a fleet whose blob store lost wsmigrate's mark while the run held the 
   it('still gives it back as the run ends: the run itself switched it on, whatever the store says', async () => {
     const handle = await startFleet(
       env.t.client,
-      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, archiveOldVersions: false, approval: { policy: 'none' } },
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, filters: { limit: 1 }, archiveOldVersions: false, approval: { policy: 'none' } },
       { taskQueue: env.taskQueue },
     );
     const result = (await handle.result()) as FleetResult;
@@ -455,5 +458,22 @@ describe("a fleet whose blob store lost wsmigrate's mark while the run held the 
     const said = statusText(await fleetStatus(env.t.client, handle.workflowId));
     expect(said).toMatch(/require active version: given back \(off\) as this run ended/);
     expect(said).not.toMatch(/the template's own setting/);
+  });
+
+  it("on a worker whose activity still reads only the mark: the setting left on is never reported given back", async () => {
+    olderActivity = true;
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, filters: { limit: 1 }, archiveOldVersions: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
+    // Coder still requires the active version: the run says it is on, never that it was given back.
+    expect(await requireActive(env)).toBe(true);
+    expect(result.activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: false });
+    const said = statusText(await fleetStatus(env.t.client, handle.workflowId));
+    expect(said).toMatch(/require active version: on \(the template's own setting\)/);
+    expect(said).not.toMatch(/given back/);
   });
 });
