@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EXIT } from '../../src/cli/io';
 import { api } from '../sim/helpers';
 import { runMain } from '../harness/cli';
@@ -14,7 +15,7 @@ describe('status of a migration whose preflight Temporal is retrying', () => {
   let version: string;
   const saved = { ...process.env };
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 3 });
+    env = await createMigrationEnv({ workspaces: 4 });
     await env.startWorker();
     version = (await env.migrateTemplate()).versionId;
     Object.assign(process.env, { WSMIGRATE_TASK_QUEUE: env.taskQueue });
@@ -75,5 +76,23 @@ describe('status of a migration whose preflight Temporal is retrying', () => {
     // Retried as a regular activity, the same refusal would come back after one more read of Coder and the state.
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'preflightAndAssess')).toEqual([]);
     expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ transition: 'start', job: { status: 'succeeded' } });
+  }, 120_000);
+
+  it('a version Coder does not know (404, final but no refusal of ours) is asked once too: the run fails naming it, no retries as an activity, nothing stopped', async () => {
+    const ws = env.sim.workspaces()[3];
+    const id = `wsmigrate/${env.sim.template.name}/${ws.owner}/${ws.name}`;
+    const unknown = randomUUID();
+    const buildsBefore = (await env.coder.workspaceBuilds(ws.id)).length;
+    expect((await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', env.sim.template.name, '--version', unknown, '--approval', 'none')).exitCode).toBe(EXIT.ok);
+    const failure = await env.t.client.workflow.getHandle(id).result().then(
+      () => undefined,
+      (err: unknown) => err as { cause?: { type?: string; message?: string; nonRetryable?: boolean } },
+    );
+    // Coder's 404 is final (marked non-retryable) without being one of wsmigrate's refusal types.
+    expect(failure?.cause).toMatchObject({ type: expect.stringMatching(/^CoderApi\./), nonRetryable: true });
+    expect(failure?.cause?.message).toContain(unknown);
+    const events = (await env.t.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'preflightAndAssess')).toEqual([]);
+    expect(await env.coder.workspaceBuilds(ws.id)).toHaveLength(buildsBefore);
   }, 120_000);
 });

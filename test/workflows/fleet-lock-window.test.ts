@@ -10,6 +10,7 @@ import { fleetWorkflowId, type MigrateFleetInput } from '../../src/domain/fleet-
 import { api, homePvcName, waitForBuild } from '../sim/helpers';
 import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';
+import { capturedWorkerLog } from '../harness/worker-log';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(300_000);
@@ -322,6 +323,8 @@ describe('a fleet whose give-back fails, then the next run', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   let releaseFails = true;
+  // Coder's error as a proxy in front of it may word it: long, so the note keeps its first 200 characters.
+  const coderDown = `Coder answered 503 for this test: ${'upstream connect error or disconnect/reset before headers; '.repeat(6)}end`;
 
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
@@ -330,7 +333,7 @@ describe('a fleet whose give-back fails, then the next run', () => {
         ...acts,
         // Say, Coder down as the first run ends.
         releaseActiveVersion: async (i) => {
-          if (releaseFails) throw ApplicationFailure.create({ message: 'Coder answered 503 for this test', nonRetryable: true });
+          if (releaseFails) throw ApplicationFailure.create({ message: coderDown, nonRetryable: true });
           return acts.releaseActiveVersion(i);
         },
       }),
@@ -353,8 +356,11 @@ describe('a fleet whose give-back fails, then the next run', () => {
     expect(await requireActive(env)).toBe(true);
     expect(first.result.activeVersionLock).toEqual({ state: 'switched-on' });
     expect(first.result.note).toContain(
-      `wsmigrate could not give require_active_version back on template coder/${env.sim.template.name} as this run ended (Coder answered 503 for this test): it stays on with no run watching the active version. Switch it off with \`coder templates edit ${env.sim.template.name} --require-active-version=false\``,
+      `wsmigrate could not give require_active_version back on template coder/${env.sim.template.name} as this run ended (${coderDown.slice(0, 200)}): it stays on with no run watching the active version. Switch it off with \`coder templates edit ${env.sim.template.name} --require-active-version=false\``,
     );
+    expect(first.result.note).not.toContain(coderDown.slice(200));
+    // The worker's log says so too, naming the template and Coder's whole error, for whoever watches the worker rather than the run.
+    expect(capturedWorkerLog().filter((l) => l.startsWith('[WARN] require_active_version was not given back at the end of the run') && l.includes(`coder/${env.sim.template.name}`) && l.includes(coderDown))).toHaveLength(1);
     const said = statusText(await fleetStatus(env.t.client, first.handle.workflowId));
     expect(said).toMatch(/require active version: still on after this run ended, and no run watches the active version: do not promote an old version/);
 
@@ -418,9 +424,10 @@ describe('fleets that never held the setting end without touching it', () => {
 describe("a fleet whose blob store lost wsmigrate's mark while the run held the setting", () => {
   let env: MigrationEnv;
   let targetVersionId: string;
+  let olderActivity = false;
 
   beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 1, licence: 'premium' });
+    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
     await env.startWorker({
       wrap: (acts): WsmigrateActivities => ({
         ...acts,
@@ -428,6 +435,8 @@ describe("a fleet whose blob store lost wsmigrate's mark while the run held the 
         releaseActiveVersion: async (i) => {
           rmSync(env.blobDir, { recursive: true, force: true });
           mkdirSync(env.blobDir, { recursive: true });
+          // A worker not upgraded yet (a rolling upgrade): its activity knows nothing of the run's word.
+          if (olderActivity) return acts.releaseActiveVersion({ organization: i.organization, template: i.template });
           return acts.releaseActiveVersion(i);
         },
       }),
@@ -439,7 +448,7 @@ describe("a fleet whose blob store lost wsmigrate's mark while the run held the 
   it('still gives it back as the run ends: the run itself switched it on, whatever the store says', async () => {
     const handle = await startFleet(
       env.t.client,
-      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, archiveOldVersions: false, approval: { policy: 'none' } },
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, filters: { limit: 1 }, archiveOldVersions: false, approval: { policy: 'none' } },
       { taskQueue: env.taskQueue },
     );
     const result = (await handle.result()) as FleetResult;
@@ -449,5 +458,22 @@ describe("a fleet whose blob store lost wsmigrate's mark while the run held the 
     const said = statusText(await fleetStatus(env.t.client, handle.workflowId));
     expect(said).toMatch(/require active version: given back \(off\) as this run ended/);
     expect(said).not.toMatch(/the template's own setting/);
+  });
+
+  it("on a worker whose activity still reads only the mark: the setting left on is never reported given back", async () => {
+    olderActivity = true;
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 1, filters: { limit: 1 }, archiveOldVersions: false, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    const result = (await handle.result()) as FleetResult;
+    expect(result.summary).toMatchObject({ migrated: 1, failed: 0 });
+    // Coder still requires the active version: the run says it is on, never that it was given back.
+    expect(await requireActive(env)).toBe(true);
+    expect(result.activeVersionLock).toEqual({ state: 'already-on', byWsmigrate: false });
+    const said = statusText(await fleetStatus(env.t.client, handle.workflowId));
+    expect(said).toMatch(/require active version: on \(the template's own setting\)/);
+    expect(said).not.toMatch(/given back/);
   });
 });

@@ -305,7 +305,7 @@ describe('migrateFleet: a workspace that needs attention', () => {
     const second = (await (await startFleet(env.t.client, { ...base, archiveOldVersions: false }, { taskQueue: env.taskQueue })).result()) as FleetResult;
     expect(second.summary).toMatchObject({ migrated: 2, needsAttention: 0, skipped: 1 });
     expect(ws).toBeDefined();
-    expect(second.failures).toEqual([expect.objectContaining({ workflowId: childId, outcome: 'needs-attention', reason: expect.stringMatching(/^skipped: its last migration ended needs-attention/) })]);
+    expect(second.failures).toEqual([expect.objectContaining({ workflowId: childId, outcome: 'needs-attention', reason: 'skipped: its last migration ended needs-attention; restore it by hand (wsmigrate state restore …), then run the fleet again' })]);
     expect((await env.t.client.workflow.getHandle(childId).describe()).runId).toBe(runBefore);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 150_000);
