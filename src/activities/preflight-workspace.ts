@@ -8,7 +8,7 @@ import type { ActivityDeps } from './ports';
 import type { LoadTemplateSource } from './template-source';
 import { isCoderApiError } from '../adapters/coder';
 import { PREBUILT_LEFT_TO_CODER, isPrebuiltWorkspace } from '../domain/prebuilt-workspaces';
-import { autoDeleteWarning, dormantWhoMustAct } from '../domain/dormancy';
+import { autoDeleteWarning, dormantWhoMustAct, type OwnerStanding } from '../domain/dormancy';
 import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVersionVariable } from '../adapters/coder';
 import type { StepReads } from './step-reads';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
@@ -47,6 +47,8 @@ export interface WorkspacePreflight {
   onTargetVersion: boolean;
   /** Set when the workspace is dormant: Coder starts it for nobody until it is made active. */
   dormantSince?: string;
+  /** With dormantSince: who must make it active and how (an admin alone when its owner is suspended), and when Coder deletes it. */
+  dormantAction?: string;
   /** Set when the run, allowed to, moves the workspace onto a version that is not active: what its owner's Update would do. */
   inactiveTarget?: string;
 }
@@ -94,11 +96,7 @@ export function makePreflightWorkspace(
     const priorTransition = latest.transition === 'start' && latest.job.status === 'succeeded' ? 'start' : 'stop';
     // coderd/rbac: a dormant workspace may be stopped but started by nobody, so the migration's start would be refused after its stop.
     if (ws.dormant_at && priorTransition === 'start') {
-      // A suspended owner cannot sign in to make it active: the sentence then names an admin only.
-      const owner = await coder.userByName(ws.owner_id).then(
-        (u) => ({ name: ws.owner_name, suspended: u.status === 'suspended' }),
-        () => undefined,
-      );
+      const owner = await ownerStanding(coder, ws);
       throw ApplicationFailure.create({
         message:
           `${step} refused for ${subject}: the workspace is running but dormant (since ${ws.dormant_at}): Coder lets nobody start a dormant workspace, so the migration could not start it again; nothing was stopped: ` +
@@ -221,7 +219,9 @@ export function makePreflightWorkspace(
       needsImport: summary.needsImport,
       alreadyMigrated: summary.migrated,
       onTargetVersion: latest.template_version_id === input.targetVersionId,
-      ...(ws.dormant_at ? { dormantSince: ws.dormant_at } : {}),
+      ...(ws.dormant_at
+        ? { dormantSince: ws.dormant_at, dormantAction: dormantWhoMustAct(ws.id, await ownerStanding(coder, ws)) + (ws.deleting_at ? `. ${autoDeleteWarning(ws.deleting_at)}` : '') }
+        : {}),
       ...(inactive ? { inactiveTarget: inactiveTargetWarning(subject, input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id) } : {}),
     };
   };
@@ -288,4 +288,12 @@ async function refuseIfDeleted(coder: ActivityDeps['coder'], input: WorkspacePre
       ? `by Coder's auto-delete of dormant workspaces (build #${latest.build_number}, reason autodelete, ${latest.job.status}: it was dormant longer than the template's time_til_dormant_autodelete)`
       : `(build #${latest.build_number}, delete by ${latest.initiator_name ?? 'someone'}, ${latest.job.status})`;
   throw refuse('preflight', `${input.owner}/${input.workspace}`, `the workspace was deleted ${by}; nothing to migrate, nothing was built`);
+}
+
+/** The owner as far as who may act goes: a suspended one cannot sign in to make a dormant workspace active (coderd/httpmw/apikey.go). Unknown when Coder will not say. */
+async function ownerStanding(coder: Pick<ActivityDeps['coder'], 'userByName'>, ws: { owner_id: string; owner_name: string }): Promise<OwnerStanding | undefined> {
+  return coder.userByName(ws.owner_id).then(
+    (u) => ({ name: ws.owner_name, suspended: u.status === 'suspended' }),
+    () => undefined,
+  );
 }

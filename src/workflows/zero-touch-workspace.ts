@@ -58,7 +58,9 @@ async function steps(rawInput: MigrateWorkspaceInput): Promise<ZeroTouchWorkspac
   if (pf.prior.transition !== 'start') {
     upsertMemo({ outcome: 'waiting-for-build' });
     const dormant = pf.dormantSince
-      ? [`${subject} is dormant (since ${pf.dormantSince}): Coder starts it for nobody until it is made active, so it will not migrate itself until its owner or an admin makes it active (its next start then migrates it)`]
+      ? [
+          `${subject} is dormant (since ${pf.dormantSince}): Coder starts it for nobody until it is made active, so it will not migrate itself: ${pf.dormantAction ?? 'its owner or an admin makes it active'} (its next start then migrates it)`,
+        ]
       : [];
     return { outcome: 'waiting-for-build', workspaceId: pf.workspaceId, warnings: [...warned, ...dormant] };
   }

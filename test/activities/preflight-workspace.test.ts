@@ -139,7 +139,12 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
         `its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws(8).id}/dormant {"dormant": false}), then run the migration again (or stop it and migrate it stopped)`,
     );
     await startBuild(sim, ws(8).id, { transition: 'stop' });
-    expect(await acts().preflightWorkspace(inputFor(8))).toMatchObject({ prior: { transition: 'stop' }, dormantSince: dormant.body.dormant_at });
+    expect(await acts().preflightWorkspace(inputFor(8))).toMatchObject({
+      prior: { transition: 'stop' },
+      dormantSince: dormant.body.dormant_at,
+      // What zero-touch says of a stopped dormant workspace it cannot start: who makes it active.
+      dormantAction: `its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws(8).id}/dormant {"dormant": false})`,
+    });
   });
 
   it("a running dormant workspace of a suspended owner: the refusal names an admin, not the owner, and when Coder deletes it", async () => {
@@ -156,6 +161,10 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
       );
       expect(refused.message).toMatch(new RegExp(`\\. Coder deletes it, home PVC included, at ${dormant.body.deleting_at.replace(/\./g, '\\.')} \\(the template's time_til_dormant_autodelete\\) unless it is made active before$`));
       expect(refused.message).not.toContain('its owner or an admin');
+      // Stopped, it passes; who must act names an admin alone, and when Coder deletes it.
+      await startBuild(other, w.id, { transition: 'stop' });
+      const stopped = await acts(other).preflightWorkspace(inputFor(0, { targetVersionId: target }, other));
+      expect(stopped.dormantAction).toMatch(new RegExp(`^a Coder admin makes it active first, not its owner: ${w.owner} is suspended and cannot sign in .*\\. Coder deletes it, home PVC included, at ${dormant.body.deleting_at.replace(/\./g, '\\.')} `));
     } finally {
       await other.close();
     }

@@ -14,7 +14,7 @@ describe('dormant workspaces', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
   beforeAll(async () => {
-    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 3 }));
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 4 }));
   });
   afterAll(async () => env?.close());
 
@@ -61,5 +61,22 @@ describe('dormant workspaces', () => {
     const result = (await handle.result()) as ZeroTouchWorkspaceResult;
     expect(result.outcome).toBe('waiting-for-build');
     expect(result.warnings).toEqual([expect.stringMatching(new RegExp(`^${ws.owner}/${ws.name} is dormant \\(since .+\\): Coder starts it for nobody until it is made active`))]);
+    expect(result.warnings[0]).toContain(`so it will not migrate itself: its owner or an admin makes it active first (its page in the dashboard, or PUT /api/v2/workspaces/${ws.id}/dormant {"dormant": false}) (its next start then migrates it)`);
+  });
+
+  it('zero-touch: a stopped dormant workspace of a suspended owner names an admin, not the owner, as the one who makes it active', async () => {
+    const ws = env.sim.workspaces()[3]!;
+    await startBuild(env.sim, ws.id, { transition: 'stop' });
+    await api(env.sim, 'PUT', `/workspaces/${ws.id}/dormant`, { json: { dormant: true } });
+    expect((await api(env.sim, 'PUT', `/users/${ws.owner}/status/suspend`)).status).toBe(200);
+    try {
+      const handle = await env.t.client.workflow.start('zeroTouchWorkspace', { taskQueue: env.taskQueue, workflowId: `dormant-zero-touch-suspended/${ws.id}`, args: [input(3)] });
+      const result = (await handle.result()) as ZeroTouchWorkspaceResult;
+      expect(result.outcome).toBe('waiting-for-build');
+      expect(result.warnings[0]).toContain(`so it will not migrate itself: a Coder admin makes it active first, not its owner: ${ws.owner} is suspended and cannot sign in`);
+      expect(result.warnings[0]).not.toContain('its owner or an admin');
+    } finally {
+      await api(env.sim, 'PUT', `/users/${ws.owner}/status/activate`);
+    }
   });
 });
