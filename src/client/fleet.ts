@@ -14,6 +14,7 @@ import {
 } from '../contracts/migrate-fleet';
 import { WsmigratePendingApproval, WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { RefusedError } from './refused-error';
+import { rethrowNoRun } from './run-not-found';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { runOutcome } from './run-outcome';
 import { failureText } from './failure-text';
@@ -87,7 +88,7 @@ export async function fleetResult(client: Client, workflowId: string): Promise<F
 /** The fleet's phase and counts, from its progress query while it runs and from its result once it ended. */
 export async function fleetStatus(client: Client, workflowId: string): Promise<FleetStatus> {
   const handle = client.workflow.getHandle(workflowId);
-  const d = await handle.describe();
+  const d = await handle.describe().catch(rethrowNoRun(workflowId));
   const status = d.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
     const progress = await handle.query(fleetProgressQuery);
@@ -175,7 +176,10 @@ export async function controlFleet(client: Client, workflowId: string, action: F
     return await client.workflow.getHandle(workflowId).executeUpdate(UPDATES[action], { args: [{ by, ...(reason ? { reason } : {}) }] });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError && err.cause) throw new RefusedError(`${action} refused: ${err.cause.message}`);
-    throw err;
+    if (/already completed/i.test((err as Error).message)) {
+      throw new RefusedError(`${action} refused: ${workflowId} has already ended, so there is nothing to ${action}; 'wsmigrate fleet status ${workflowId}' says how it ended`);
+    }
+    return rethrowNoRun(workflowId)(err);
   }
 }
 

@@ -8,6 +8,7 @@ import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
 import { refuseRunBesideOthers } from './fleet-conflicts';
+import { rethrowNoRun } from './run-not-found';
 import { approvalCommands } from '../domain/run-details';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
@@ -44,7 +45,7 @@ export interface OrganizationStatus {
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
   const handle = client.workflow.getHandle(workflowId);
-  const status = (await handle.describe()).status.name;
+  const status = (await handle.describe().catch(rethrowNoRun(workflowId))).status.name;
   if (status === 'RUNNING') {
     const progress = await handle.query(organizationProgressQuery);
     // A gate two levels down (the template of the fleet running now) is still a person the run waits on.

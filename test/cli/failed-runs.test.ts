@@ -205,6 +205,35 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(r.exitCode).toBe(EXIT.failure);
     expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate\/nope\/a\/b'/);
   }, 60_000);
+
+  it("a fleet id or run id typed wrong says so and where the right one is, not Temporal's 'workflow not found for ID'", async () => {
+    const fleetId = 'wsmigrate-fleet/coder/k8s-devv';
+    for (const args of [['fleet', 'status', fleetId], ['fleet', 'pause', fleetId, '--by', 'alice'], ['fleet', 'cancel', fleetId, '--by', 'alice']]) {
+      const r = await runMain(...args);
+      expect(r.exitCode).toBe(EXIT.failure);
+      expect(r.err).not.toMatch(/workflow not found for ID/);
+      expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate-fleet\/coder\/k8s-devv' in this namespace \(TEMPORAL_NAMESPACE\); check the id: a fleet's id is wsmigrate-fleet\/<org>\/<template>/m);
+    }
+    const org = await runMain('fleet', 'status', 'wsmigrate-org/coderr');
+    expect(org.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate-org\/coderr'.*an organization's run is wsmigrate-org\/<org>/m);
+    for (const decision of ['approve', 'reject']) {
+      const r = await runMain(decision, 'wsmigrate/k8s-dev/alice/nope', '--approver', 'alice');
+      expect(r.exitCode).toBe(EXIT.failure);
+      expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate\/k8s-dev\/alice\/nope'.*'wsmigrate approvals' lists the runs waiting for a human/m);
+    }
+  }, 60_000);
+
+  it('pause, resume or cancel of a fleet that has ended is refused saying it ended (exit 3), not "workflow execution already completed"', async () => {
+    const template = cli.env.sim.template.name;
+    const started = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', cli.version, '--dry-run', '--canary', '0', '--approval', 'none', '--no-require-active-version', '--no-archive', '--wait');
+    expect(started.err).not.toMatch(/\n\s+at /);
+    const id = `wsmigrate-fleet/coder/${template}`;
+    for (const action of ['pause', 'resume', 'cancel']) {
+      const r = await runMain('fleet', action, id, '--by', 'alice');
+      expect(r.exitCode).toBe(EXIT.denied);
+      expect(r.err).toMatch(new RegExp(`^wsmigrate: ${action} refused: ${id} has already ended, so there is nothing to ${action}; 'wsmigrate fleet status ${id}' says how it ended$`, 'm'));
+    }
+  }, 120_000);
 });
 
 describe('migrate template --wait on a Coder older than 2 (#22 item 1)', () => {

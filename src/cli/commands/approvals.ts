@@ -76,7 +76,8 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         if (!approver) throw new CliError(`say who decides: --approver <your name>, or set WSMIGRATE_APPROVER=<your name>`, EXIT.usage);
         const log = await cliLogger(io, cmd);
         const { decide } = await import('../../client/approvals');
-        const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }), log).catch((err: unknown) => {
+        const { rethrowNoRun } = await import('../../client/run-not-found');
+        const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }).catch(rethrowNoRun(id)), log).catch((err: unknown) => {
           throw asCliRefusal(err);
         });
         log.info({ gate: r.gateId, planHash: r.planHash, approver: r.approver, decision: r.decision }, 'approval sent');
