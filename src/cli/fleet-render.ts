@@ -3,6 +3,7 @@ import { activeVersionLockLine } from '../domain/fleet-details';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
 import { approvalCommands } from '../domain/run-details';
+import { whoMayApprove } from '../domain/approval-policy';
 import type { FleetStatus } from '../client/fleet';
 import type { FleetProgress, FleetResult } from '../contracts/migrate-fleet';
 
@@ -140,6 +141,7 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     if (p.pacing) lines.push(`  ${pacingLine(p.pacing, nowMs).replace(/\*\*/g, '')}`);
     if (p.pendingApproval) {
       lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
+      lines.push(`    approvers: ${whoMayApprove(p.pendingApproval)}`);
       lines.push(`    ${approvalCommands(s.workflowId, p.pendingApproval).cli}`);
     }
     for (const a of p.childApprovals.slice(0, 10)) lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>`);

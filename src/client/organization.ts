@@ -10,6 +10,7 @@ import { failureTypeOf } from './failure-text';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { rethrowNoRun } from './run-not-found';
 import { approvalCommands } from '../domain/run-details';
+import { whoMayApprove } from '../domain/approval-policy';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
@@ -103,7 +104,7 @@ export function organizationStatusText(s: OrganizationStatus): string {
     );
   }
   for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);
-  if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    ${approvalCommands(s.workflowId, s.progress.pendingApproval).cli}`);
+  if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    approvers: ${whoMayApprove(s.progress.pendingApproval)}`, `    ${approvalCommands(s.workflowId, s.progress.pendingApproval).cli}`);
   return lines.join('\n');
 }
 

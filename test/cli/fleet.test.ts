@@ -19,7 +19,10 @@ describe('wsmigrate fleet', () => {
 
     await waitFor(async () => (await status(workflowId)).progress?.pendingApproval?.gateId === 'fleet-continue', 90_000);
     expect((await status(workflowId)).phase).toBe('awaiting-approval');
-    expect((await fleet('status', workflowId)).out).toMatch(/waiting for approval of 'fleet-continue'.*Canary: 1 of 1 ok/s);
+    const atGate = (await fleet('status', workflowId)).out;
+    expect(atGate).toMatch(/waiting for approval of 'fleet-continue'.*Canary: 1 of 1 ok/s);
+    // On whom it waits: the run's approver list, not only a command with `<you>` in it.
+    expect(atGate).toMatch(/^ {4}approvers: sre$/m);
 
     const paused = await fleet('pause', workflowId, '--by', 'sre');
     expect(paused.out).toBe(`paused ${workflowId} as sre`);

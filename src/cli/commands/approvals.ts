@@ -6,6 +6,7 @@ import { withTemporal } from '../with-temporal';
 import { lastPhaseNote } from '../../client/phase-note';
 import { templateVersionLines } from '../template-version-line';
 import { approvalCommands } from '../../domain/run-details';
+import { whoMayApprove } from '../../domain/approval-policy';
 
 export function registerApprovalCommands(program: Command, io: CliIo): void {
   program
@@ -37,6 +38,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${s.pendingApproval.summary}`);
         io.out(`    plan ${s.pendingApproval.planHash}`);
+        io.out(`    approvers: ${whoMayApprove(s.pendingApproval)}`);
         io.out(`    ${approvalCommands(id, s.pendingApproval).cli}`);
       }
       for (const w of s.waitingOn ?? []) io.out(`  waiting on: ${w}`);
@@ -57,7 +59,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       for (const w of waiting) {
         io.out(`${w.workflowId}: '${w.pending.gateId}' since ${w.pending.requestedAt}${w.pending.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${w.pending.summary}`);
-        io.out(`    plan ${w.pending.planHash}; approvers: ${w.pending.anyApprover ? 'any' : (w.pending.approvers ?? []).join(', ') || '-'}`);
+        io.out(`    plan ${w.pending.planHash}; approvers: ${whoMayApprove(w.pending)}`);
       }
     });
 

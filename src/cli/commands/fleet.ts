@@ -12,6 +12,7 @@ import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
 import { startFleetRun } from '../start-fleet-run';
 import { approvalCommands } from '../../domain/run-details';
+import { whoMayApprove } from '../../domain/approval-policy';
 
 function me(): string {
   try {
@@ -57,7 +58,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
     if (gate && gate !== lastGate) log?.info({ gate: p.pendingApproval!.gateId, planHash: p.pendingApproval!.planHash }, 'waiting for approval');
     if (gate && gate !== lastGate && !opts.json) {
       if (tty) process.stdout.write('\n');
-      io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  ${approvalCommands(workflowId, p.pendingApproval!).cli}`);
+      io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  approvers: ${whoMayApprove(p.pendingApproval!)}\n  ${approvalCommands(workflowId, p.pendingApproval!).cli}`);
     }
     lastGate = gate;
     const waits = s.waitingOn ?? [];
