@@ -125,6 +125,10 @@ function controlWaits(p: FleetProgress): FleetWait[] {
   if (last?.action === 'pause' && p.phase === 'paused') {
     return [{ kind: 'paused', workflowId: p.workflowId, by: last.by, since: last.at, ...(last.reason ? { reason: last.reason } : {}) }];
   }
+  // Paused at its own gate: the phase stays awaiting-approval, yet an approval alone will not start anything.
+  if (last?.action === 'pause' && p.phase === 'awaiting-approval' && p.pendingApproval) {
+    return [{ kind: 'paused', workflowId: p.workflowId, by: last.by, since: last.at, ...(last.reason ? { reason: last.reason } : {}), atGate: p.pendingApproval.gateId }];
+  }
   if (!last || last.action === 'resume' || p.running.length === 0) return [];
   if (last.action === 'pause') return [];
   const atGates = p.childApprovals.length;

@@ -10,7 +10,7 @@ export type FleetWait =
   | { kind: 'retrying'; workflowId: string; activity: string; attempt: number; maximumAttempts?: number; lastError?: string }
   | { kind: 'control'; action: 'cancel' | 'pause'; by: string; until: string }
   /** Paused: nothing new starts until someone resumes it, whatever the daemons or the running migrations do. */
-  | { kind: 'paused'; workflowId: string; by: string; since: string; reason?: string };
+  | { kind: 'paused'; workflowId: string; by: string; since: string; reason?: string; atGate?: string };
 
 /** `text`, cut at `max` characters with an ellipsis that says so. */
 function clip(text: string, max: number): string {
@@ -45,7 +45,7 @@ export function waitLines(waits: readonly FleetWait[]): string[] {
       case 'control':
         return `${w.action} by ${w.by} pending until ${w.until}`;
       case 'paused':
-        return `paused by ${w.by}${w.reason ? ` (${w.reason})` : ''} since ${w.since}: no new migration starts until it is resumed: wsmigrate fleet resume ${w.workflowId} --by <you>`;
+        return `paused by ${w.by}${w.reason ? ` (${w.reason})` : ''} since ${w.since}: ${w.atGate ? `it still waits at '${w.atGate}'; once that is approved, ` : ''}no new migration starts until it is resumed: wsmigrate fleet resume ${w.workflowId} --by <you>`;
     }
   });
 }

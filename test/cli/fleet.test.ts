@@ -24,8 +24,12 @@ describe('wsmigrate fleet', () => {
     // On whom it waits: the run's approver list, not only a command with `<you>` in it.
     expect(atGate).toMatch(/^ {4}approvers: sre$/m);
 
-    const paused = await fleet('pause', workflowId, '--by', 'sre');
+    const paused = await fleet('pause', workflowId, '--by', 'sre', '--reason', 'lunch');
     expect(paused.out).toBe(`paused ${workflowId} as sre`);
+    // Paused at the gate: the phase still says awaiting-approval, so status must say an approval alone will not go on.
+    expect((await fleet('status', workflowId)).out).toMatch(
+      new RegExp(`^ {2}paused by sre \\(lunch\\) since \\S+: it still waits at 'fleet-continue'; once that is approved, no new migration starts until it is resumed: wsmigrate fleet resume ${workflowId} --by <you>$`, 'm'),
+    );
     const refused = await fleet('resume', workflowId, '--by', 'mallory');
     expect(refused.exitCode).toBe(3);
     expect(refused.err).toMatch(/'mallory' may not resume/);
