@@ -33,6 +33,12 @@ describe('wsmigrate fleet', () => {
     const refused = await fleet('resume', workflowId, '--by', 'mallory');
     expect(refused.exitCode).toBe(3);
     expect(refused.err).toMatch(/'mallory' may not resume/);
+    expect(refused.err).not.toMatch(/login name/);
+    // No --by and no WSMIGRATE_APPROVER: the login name goes, and its refusal says how to name an approver.
+    delete process.env.WSMIGRATE_APPROVER;
+    const byLogin = await fleet('resume', workflowId);
+    expect(byLogin.exitCode).toBe(3);
+    expect(byLogin.err).toMatch(/may not resume this fleet \(allowed: sre\); '[^']+' is your login name, used because neither --by nor WSMIGRATE_APPROVER was given: pass --by <approver>$/);
 
     const approved = await runCommand(registerApprovalCommands, 'approve', workflowId, '--approver', 'sre');
     expect(approved.out).toBe(`approved 'fleet-continue' of ${workflowId} as sre`);

@@ -170,9 +170,15 @@ template Coder does not know, 1 the fleet itself failed.`,
         const { controlFleet } = await import('../../client/fleet');
         const { loadConfig } = await import('../../config/env');
         // The same identity `approve` uses, so one setting names the operator for every decision.
-        const by: string = o.by ?? loadConfig().approver ?? me();
+        const named: string | undefined = o.by ?? loadConfig().approver;
+        const by = named ?? me();
         const entry = await withTemporal((client) => controlFleet(client, id, action, by, o.reason), log).catch((err: unknown) => {
-          throw asCliRefusal(err);
+          const refusal = asCliRefusal(err);
+          // Nobody said who acts, so the login name went: a refusal of it should say how to name someone else.
+          if (!named && refusal instanceof CliError && refusal.exitCode === EXIT.denied && refusal.message.includes(`'${by}' may not`)) {
+            throw new CliError(`${refusal.message}; '${by}' is your login name, used because neither --by nor WSMIGRATE_APPROVER was given: pass --by <approver>`, EXIT.denied);
+          }
+          throw refusal;
         });
         log.info({ action, by: entry.by, ...(o.reason ? { reason: o.reason } : {}) }, `${action} sent`);
         io.out(o.json ? JSON.stringify(entry) : `${{ pause: 'paused', resume: 'resumed', cancel: 'cancelling' }[action]} ${id} as ${entry.by}`);
