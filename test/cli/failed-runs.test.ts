@@ -206,6 +206,22 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate\/nope\/a\/b'/);
   }, 60_000);
 
+  it('a migration whose restore builds all fail ends needs-attention saying what failed them and the state restore command that puts it right', async () => {
+    const ws = cli.env.sim.workspaces()[1];
+    const id = `wsmigrate/${cli.env.sim.template.name}/${ws.owner}/${ws.name}`;
+    cli.env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', rate: 1, message: 'pod quota exceeded' } });
+    try {
+      const r = await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', cli.env.sim.template.name, '--version', cli.version, '--approval', 'none', '--wait');
+      expect(r.exitCode).toBe(EXIT.failure);
+      const ref = (JSON.parse((await runMain('status', id, '--json')).out) as { detail?: { backup?: { ref: string } } }).detail?.backup?.ref;
+      expect(ref).toMatch(/^file:\/\/.*\/sha256\/[0-9a-f]{64}$/);
+      expect(r.err).toMatch(/the restore did not finish: restore build #\d+ of .* ended failed: pod quota exceeded\. The restore build was tried 3 times and failed each time\. Fix what fails the build \(above\), then, once the workspace is idle, put the backed-up state back: /);
+      expect(r.err).toContain(`wsmigrate state restore ${ws.owner}/${ws.name} --backup ${ref} --yes`);
+    } finally {
+      cli.env.sim.setFaults(undefined);
+    }
+  }, 120_000);
+
   it("a fleet id or run id typed wrong says so and where the right one is, not Temporal's 'workflow not found for ID'", async () => {
     const fleetId = 'wsmigrate-fleet/coder/k8s-devv';
     for (const args of [['fleet', 'status', fleetId], ['fleet', 'pause', fleetId, '--by', 'alice'], ['fleet', 'cancel', fleetId, '--by', 'alice']]) {
