@@ -9,5 +9,7 @@ export function templateVersionLines(workflowId: string, detail: MigrationStatus
   const id = detail.newVersionId;
   const [, organization, template] = /^wsmigrate-template\/([^/]+)\/(.+)$/.exec(workflowId) ?? [];
   const next = organization && template ? `wsmigrate fleet start --org ${organization} --template ${template} --version ${id}` : `--version ${id}`;
-  return [`  new version: ${detail.report?.versionName ?? '?'} (${id})`, `    next: ${next}`];
+  // Pushed but not promoted yet: a fleet refuses a version that is not active, so the next step is the gate.
+  const waiting = detail.phase === 'awaiting-approval' || detail.phase === 'pushing' || detail.phase === 'promoting';
+  return [`  new version: ${detail.report?.versionName ?? '?'} (${id})`, `    next: ${waiting ? `once this run has promoted it (it is not active yet, and a fleet refuses a version that is not): ${next}` : next}`];
 }
