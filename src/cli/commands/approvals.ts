@@ -8,12 +8,37 @@ import { templateVersionLines } from '../template-version-line';
 import { approvalCommands } from '../../domain/run-details';
 import { whoMayApprove } from '../../domain/approval-policy';
 
+const STATUS_HELP = `
+Workflow ids:
+  wsmigrate/<template>/<owner>/<workspace>   a workspace's migration or recovery
+  wsmigrate-template/<org>/<template>        a template's migration
+  (a fleet's: wsmigrate fleet status wsmigrate-fleet/<org>/<template>)
+
+Examples:
+  wsmigrate status wsmigrate/k8s-dev/alice/dev
+  wsmigrate status wsmigrate-template/coder/k8s-dev   # the version it pushed and the command that takes it
+  wsmigrate approvals                                 # every run waiting for a human, with its approvers
+
+Exit codes: 0 shown (whatever the run's phase), 1 no run with that id, or Temporal unreachable.`;
+
+function decisionHelp(decision: 'approve' | 'reject'): string {
+  return `
+Examples:
+  wsmigrate ${decision} wsmigrate/k8s-dev/alice/dev --approver alice
+  wsmigrate ${decision} wsmigrate-fleet/coder/k8s-dev --approver alice --gate fleet-continue --comment 'canary looks right'
+'wsmigrate approvals' lists every gate waiting and who may decide it; 'wsmigrate status <id>' gives the exact command for one.
+Exit codes: 0 ${decision === 'approve' ? 'approved' : 'rejected'}, 2 no --approver (nor WSMIGRATE_APPROVER), 3 refused (not an approver, not the
+pending gate or plan, the run has ended), 1 no run with that id.
+`;
+}
+
 export function registerApprovalCommands(program: Command, io: CliIo): void {
   program
     .command('status')
     .description('show a migration: phase, steps done, the guard verdict and any pending approval')
     .argument('<workflow-id>', 'e.g. wsmigrate/k8s-dev/alice/dev')
     .option('--json', 'print JSON', false)
+    .addHelpText('after', STATUS_HELP)
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { runStatus } = await import('../../client/run-status');
@@ -72,7 +97,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       .option('--gate <id>', 'only if this gate is pending (default: the pending one)')
       .option('--plan <hash>', 'only if this plan hash is pending (default: the pending one)')
       .option('--comment <text>', 'recorded in the workflow history')
-      .addHelpText('after', `\nThe same decision can be sent as a signal:\n  temporal workflow signal --workflow-id <id> --name approval --input '{"gateId":"apply","planHash":"sha256:…","approver":"alice","decision":"${decision}"}'`)
+      .addHelpText('after', `${decisionHelp(decision)}\nThe same decision can be sent as a signal:\n  temporal workflow signal --workflow-id <id> --name approval --input '{"gateId":"apply","planHash":"sha256:…","approver":"alice","decision":"${decision}"}'`)
       .action(async (id: string, o, cmd: Command) => {
         const approver: string | undefined = o.approver ?? loadConfig().approver;
         if (!approver) throw new CliError(`say who decides: --approver <your name>, or set WSMIGRATE_APPROVER=<your name>`, EXIT.usage);

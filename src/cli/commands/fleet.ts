@@ -125,6 +125,17 @@ template Coder does not know, 1 the fleet itself failed.`,
     .argument('<workflow-id>', 'e.g. wsmigrate-fleet/coder/k8s-dev')
     .option('--json', 'print JSON', false)
     .option('--wait', 'follow it to the end (progress bar on a terminal)', false)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  wsmigrate fleet status wsmigrate-fleet/coder/k8s-dev
+  wsmigrate fleet status wsmigrate-org/coder --wait        # an organization's run (fleet start --all-templates)
+  wsmigrate fleet status wsmigrate-fleet/coder/k8s-dev --json | jq .progress.counts
+A schedule's windows are wsmigrate-fleet/<org>/<template>-<time>: 'wsmigrate schedule describe <name>' lists its recent runs.
+Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet start --wait' (0 all migrated,
+3 some failed or the fleet was cancelled, 2 an unknown name, 1 the fleet itself failed).`,
+    )
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { fleetStatus } = await import('../../client/fleet');
