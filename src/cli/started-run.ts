@@ -49,7 +49,8 @@ export async function reportStartedRun(
   run.info({ runId: runIdOf(handle), taskQueue: opts.taskQueue, dryRun: opts.dryRun }, 'workflow started');
   io.out(`started ${handle.workflowId}`);
   io.out(`  status:  wsmigrate status ${handle.workflowId}`);
-  io.out(`  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
+  // A dry run asks no one: offering an approve command would send the operator looking for a gate.
+  io.out(opts.dryRun ? '  dry run: nothing to approve, nothing changes' : `  approve: wsmigrate approve ${handle.workflowId} --approver <you>`);
   if (!opts.wait) return;
   run.info('waiting for result');
   let result: { outcome?: string };

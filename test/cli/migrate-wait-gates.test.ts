@@ -8,6 +8,15 @@ import { waitFor } from '../harness/wait';
 describe('migrate workspace --wait says each gate as it opens', () => {
   const cli = cliAgainstWorker(1);
 
+  it('a dry run offers no approve command: it asks no one and changes nothing', async () => {
+    const ws = cli.env.sim.workspaces()[0];
+    const r = await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', cli.env.sim.template.name, '--version', cli.version, '--approver', 'sre', '--dry-run', '--wait');
+    expect(r.exitCode).toBe(EXIT.ok);
+    expect(r.out).toMatch(/^started wsmigrate\/\S+\n  status: {2}wsmigrate status \S+\n  dry run: nothing to approve, nothing changes\n/);
+    expect(r.out).not.toMatch(/wsmigrate approve/);
+    expect(JSON.parse(r.out.slice(r.out.indexOf('{'))) as { outcome: string }).toMatchObject({ outcome: 'dry-run' });
+  }, 120_000);
+
   it("prints the gate, its approvers and the exact approve command once, then ends with the person's rejection (exit 3)", async () => {
     const ws = cli.env.sim.workspaces()[0];
     const id = `wsmigrate/${cli.env.sim.template.name}/${ws.owner}/${ws.name}`;
