@@ -93,6 +93,11 @@ export function liveOrganizationView(
   return { progress: { ...progress, templates, summary: templates.reduce((sum, r) => addSummaries(sum, r.summary), addSummaries(undefined, undefined)) }, waitingOn: [...own, ...fromChild] };
 }
 
+/** What a row's "0 migrated" would hide: workspaces already migrated, and those skipped for a person to act on. */
+function leftAlone(sum: { alreadyMigrated: number; skipped: number }): string {
+  return `${sum.alreadyMigrated > 0 ? `, ${sum.alreadyMigrated} already migrated` : ''}${sum.skipped > 0 ? `, ${sum.skipped} skipped` : ''}`;
+}
+
 /** `fleet status` of a deployment-wide run, one line per template. */
 export function organizationStatusText(s: OrganizationStatus): string {
   const rows = s.progress?.templates ?? s.result?.templates ?? [];
@@ -100,7 +105,7 @@ export function organizationStatusText(s: OrganizationStatus): string {
   for (const r of rows) {
     const sum = r.summary;
     lines.push(
-      `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.pvcUidsKept} PVC uids kept` : ''}${r.note ? ` · ${r.note}` : ''}`,
+      `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.pvcUidsKept} PVC uids kept${leftAlone(sum)}` : ''}${r.note ? ` · ${r.note}` : ''}`,
     );
   }
   for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);
