@@ -150,7 +150,11 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
       lines.push(`    approvers: ${whoMayApprove(p.pendingApproval)}`);
       lines.push(`    ${approvalCommands(s.workflowId, p.pendingApproval).cli}`);
     }
-    for (const a of p.childApprovals.slice(0, 10)) lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>`);
+    for (const a of p.childApprovals.slice(0, 10)) {
+      const said = waits.find((w) => w.kind === 'child-gate' && w.workflowId === a.workflowId && w.gateId === a.gateId);
+      const approvers = said?.kind === 'child-gate' && said.approvers ? ` (approvers: ${said.approvers})` : '';
+      lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>${approvers}`);
+    }
     for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${failureReason(f)}`);
     for (const k of (p.skips ?? []).slice(-10)) lines.push(`  ${k.subject}: ${k.reason}`);
     return lines.join('\n');

@@ -15,6 +15,8 @@ import {
 import { WsmigratePendingApproval, WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { RefusedError } from './refused-error';
 import { rethrowNoRun } from './run-not-found';
+import { pendingApprovalQuery } from '../contracts/approval';
+import { whoMayApprove } from '../domain/approval-policy';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { runOutcome } from './run-outcome';
 import { failureText } from './failure-text';
@@ -92,7 +94,7 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   const status = d.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
     const progress = await handle.query(fleetProgressQuery);
-    const waitingOn = [...gateWaits(progress), ...controlWaits(progress), ...(await retryingActivities(client, progress, d.raw.pendingActivities ?? []))];
+    const waitingOn = [...(await gateWaits(client, progress)), ...controlWaits(progress), ...(await retryingActivities(client, progress, d.raw.pendingActivities ?? []))];
     return { workflowId, phase: progress.phase, progress, runningByPhase: await runningByPhase(client, progress.template), waitingOn };
   }
   if (status === 'COMPLETED') {
@@ -112,11 +114,18 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
 
 type PendingActivity = { activityType?: { name?: string | null } | null; attempt?: number | null; maximumAttempts?: number | null; lastFailure?: { message?: string | null } | null };
 
-function gateWaits(p: FleetProgress): FleetWait[] {
+async function gateWaits(client: Client, p: FleetProgress): Promise<FleetWait[]> {
   const waits: FleetWait[] = [];
   if (p.pendingApproval) waits.push({ kind: 'gate', workflowId: p.workflowId, gateId: p.pendingApproval.gateId, since: p.pendingApproval.requestedAt });
-  for (const a of p.childApprovals.slice(0, 20)) waits.push({ kind: 'child-gate', workflowId: a.workflowId, gateId: a.gateId, ...(a.since ? { since: a.since } : {}) });
-  return waits;
+  const children = await Promise.all(
+    p.childApprovals.slice(0, 20).map(async (a): Promise<FleetWait> => {
+      // Who may decide it: the child's own gate says (the fleet's progress does not carry it).
+      const pending = await client.workflow.getHandle(a.workflowId).query(pendingApprovalQuery).catch(() => undefined);
+      const approvers = pending && pending.gateId === a.gateId ? whoMayApprove(pending) : undefined;
+      return { kind: 'child-gate', workflowId: a.workflowId, gateId: a.gateId, ...(a.since ? { since: a.since } : {}), ...(approvers ? { approvers } : {}) };
+    }),
+  );
+  return [...waits, ...children];
 }
 
 /** A cancel (final) or a pause that takes effect only once the running migrations finish. */

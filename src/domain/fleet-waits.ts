@@ -6,7 +6,8 @@
 
 export type FleetWait =
   | { kind: 'gate'; workflowId: string; gateId: string; since?: string }
-  | { kind: 'child-gate'; workflowId: string; gateId: string; since?: string }
+  /** `approvers`: who may decide it, in words (whoMayApprove), when the child said. */
+  | { kind: 'child-gate'; workflowId: string; gateId: string; since?: string; approvers?: string }
   | { kind: 'retrying'; workflowId: string; activity: string; attempt: number; maximumAttempts?: number; lastError?: string }
   | { kind: 'control'; action: 'cancel' | 'pause'; by: string; until: string }
   /** Paused: nothing new starts until someone resumes it, whatever the daemons or the running migrations do. */
@@ -39,7 +40,7 @@ export function waitLines(waits: readonly FleetWait[]): string[] {
       case 'gate':
         return `waits for approval of '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>`;
       case 'child-gate':
-        return `waits for ${w.workflowId} at '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>`;
+        return `waits for ${w.workflowId} at '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>${w.approvers ? ` (approvers: ${w.approvers})` : ''}`;
       case 'retrying':
         return `waits on ${w.activity} of ${w.workflowId}, retrying: attempt ${w.attempt}${w.maximumAttempts ? ` of ${w.maximumAttempts}` : ''}${w.lastError ? `, last error: ${clip(w.lastError, 300)}` : ''}`;
       case 'control':
