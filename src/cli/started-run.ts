@@ -6,6 +6,7 @@ import { remoteModulesWarning } from './module-options';
 import type { ExternalModule } from '../domain/template-rewrite';
 import { whoMayApprove, type PendingApproval } from '../domain/approval-policy';
 import { approvalCommands } from '../domain/run-details';
+import { templateNextStep } from './template-version-line';
 
 /** How often `--wait` asks the run which gate it waits at. */
 const GATE_POLL_MS = 1000;
@@ -70,4 +71,6 @@ export async function reportStartedRun(
   const warning = remoteModulesWarning((result as { report?: { externalModules?: ExternalModule[] } })?.report?.externalModules ?? []);
   if (warning) io.err(warning);
   io.out(JSON.stringify(result, null, 2));
+  const next = templateNextStep(handle.workflowId, result as { outcome?: string; versionId?: string; versionName?: string });
+  if (next) io.err(next);
 }

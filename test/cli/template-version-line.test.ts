@@ -1,4 +1,4 @@
-import { templateVersionLines } from '../../src/cli/template-version-line';
+import { templateNextStep, templateVersionLines } from '../../src/cli/template-version-line';
 import type { TemplateMigrationStatus } from '../../src/contracts/migrate-template';
 
 describe("status of a template run: the version it pushed and what to run next", () => {
@@ -15,5 +15,26 @@ describe("status of a template run: the version it pushed and what to run next",
         `    next: once this run has promoted it (it is not active yet, and a fleet refuses a version that is not): wsmigrate fleet start --org coder --template k8s-dev --version ${id}`,
       );
     }
+  });
+});
+
+describe('migrate template --wait: the next step after the result', () => {
+  const id = '0b6f0a43-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+  const run = 'wsmigrate-template/coder/k8s-dev';
+
+  it('promoted (or unchanged): the fleet start that takes the version', () => {
+    expect(templateNextStep(run, { outcome: 'promoted', versionId: id })).toBe(`next: wsmigrate fleet start --org coder --template k8s-dev --version ${id}`);
+    expect(templateNextStep(run, { outcome: 'unchanged', versionId: id })).toBe(`next: wsmigrate fleet start --org coder --template k8s-dev --version ${id}`);
+  });
+
+  it('pushed with --no-promote: the promote comes first, since a fleet refuses a version that is not active', () => {
+    expect(templateNextStep(run, { outcome: 'pushed', versionId: id, versionName: 'wsmigrate-abc' })).toBe(
+      `next: promote it first (a fleet refuses a version that is not active): coder templates versions promote --template k8s-dev --template-version wsmigrate-abc; then: wsmigrate fleet start --org coder --template k8s-dev --version ${id}`,
+    );
+  });
+
+  it('a dry run, or a workspace run, has no such step', () => {
+    expect(templateNextStep(run, { outcome: 'dry-run', versionId: id })).toBeUndefined();
+    expect(templateNextStep('wsmigrate/k8s-dev/alice/dev', { outcome: 'migrated' })).toBeUndefined();
   });
 });
