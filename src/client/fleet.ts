@@ -91,6 +91,10 @@ export async function fleetResult(client: Client, workflowId: string): Promise<F
 export async function fleetStatus(client: Client, workflowId: string): Promise<FleetStatus> {
   const handle = client.workflow.getHandle(workflowId);
   const d = await handle.describe().catch(rethrowNoRun(workflowId));
+  if (d.type !== 'migrateFleet') {
+    // A workspace's or template's run answers none of a fleet's queries: say which command reads it.
+    throw new NotAFleetError(`${workflowId} is a ${d.type} run, not a fleet: read it with 'wsmigrate status ${workflowId}'`);
+  }
   const status = d.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
     const progress = await handle.query(fleetProgressQuery);
@@ -110,6 +114,14 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   const outcome = await runOutcome(client, workflowId);
   const phase: FleetPhase = outcome.state === 'cancelled' ? 'cancelled' : 'failed';
   return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}`, ...(outcome.failureType ? { failureType: outcome.failureType } : {}) };
+}
+
+/** `fleet status` given the id of a run that is no fleet. */
+export class NotAFleetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotAFleetError';
+  }
 }
 
 type PendingActivity = { activityType?: { name?: string | null } | null; attempt?: number | null; maximumAttempts?: number | null; lastFailure?: { message?: string | null } | null };

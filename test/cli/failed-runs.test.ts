@@ -239,11 +239,25 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     }
   }, 60_000);
 
+  it("fleet status of a workspace's run, and status of an organization's run, name the command that reads it (exit 2), not a TypeError", async () => {
+    const ws = cli.env.sim.workspaces()[0];
+    const id = `wsmigrate/${cli.env.sim.template.name}/${ws.owner}/${ws.name}`;
+    await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', cli.env.sim.template.name, '--version', cli.version, '--dry-run', '--any-approver', '--wait');
+    const r = await runMain('fleet', 'status', id);
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toBe(`wsmigrate: ${id} is a migrateWorkspace run, not a fleet: read it with 'wsmigrate status ${id}'`);
+    const org = await runMain('status', 'wsmigrate-org/coder');
+    expect(org.exitCode).toBe(EXIT.usage);
+    expect(org.err).toBe("wsmigrate: wsmigrate-org/coder is an organization's run: read it with 'wsmigrate fleet status wsmigrate-org/coder'");
+  }, 120_000);
+
   it('pause, resume or cancel of a fleet that has ended is refused saying it ended (exit 3), not "workflow execution already completed"', async () => {
     const template = cli.env.sim.template.name;
     const started = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', cli.version, '--dry-run', '--canary', '0', '--approval', 'none', '--no-require-active-version', '--no-archive', '--wait');
     expect(started.err).not.toMatch(/\n\s+at /);
     const id = `wsmigrate-fleet/coder/${template}`;
+    // `status` of a fleet says its phase only; it points at the command with the counts.
+    expect((await runMain('status', id)).out).toContain(`  counts, running migrations and failures: wsmigrate fleet status ${id}`);
     for (const action of ['pause', 'resume', 'cancel']) {
       const r = await runMain('fleet', action, id, '--by', 'alice');
       expect(r.exitCode).toBe(EXIT.denied);

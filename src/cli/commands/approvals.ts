@@ -41,6 +41,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .addHelpText('after', STATUS_HELP)
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
+      if (id.startsWith('wsmigrate-org/')) throw new CliError(`${id} is an organization's run: read it with 'wsmigrate fleet status ${id}'`, EXIT.usage);
       const { runStatus } = await import('../../client/run-status');
       // With Coder's URL and token in the shell, status also says when a build waits in Coder's provisioner queue.
       const cfg = loadConfig();
@@ -68,6 +69,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       }
       for (const w of s.waitingOn ?? []) io.out(`  waiting on: ${w}`);
       if (s.error && s.error !== s.run.reason && !(s.run.state === 'cancelled' && /cancel/i.test(s.error))) io.out(`  error: ${s.error}`);
+      if (id.startsWith('wsmigrate-fleet/')) io.out(`  counts, running migrations and failures: wsmigrate fleet status ${id}`);
     });
 
   program

@@ -159,7 +159,11 @@ Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet
         const s = await fleetStatus(client, id);
         log.debug({ phase: s.phase }, 'status read');
         io.out(o.json ? JSON.stringify(s, null, 2) : statusText(s));
-      }, log);
+      }, log).catch((err: unknown) => {
+        // The id of a workspace's or template's run: a usage error, with the command that reads it.
+        if ((err as Error | undefined)?.name === 'NotAFleetError') throw new CliError((err as Error).message, EXIT.usage);
+        throw err;
+      });
     });
 
   const actions = {
