@@ -197,6 +197,13 @@ const UPDATES = { pause: pauseFleetUpdate, resume: resumeFleetUpdate, cancel: ca
 
 /** Pause, resume or cancel through the validated update: a refusal comes back at once, with its reason. */
 export async function controlFleet(client: Client, workflowId: string, action: FleetAction, by: string, reason?: string): Promise<FleetControlEntry> {
+  const { type } = await client.workflow.getHandle(workflowId).describe().catch(rethrowNoRun(workflowId));
+  if (type !== 'migrateFleet' && type !== 'migrateOrganization') {
+    throw new NotAFleetError(
+      `${workflowId} is a ${type} run, not a fleet: ${action} is for a fleet (wsmigrate-fleet/<org>/<template>) or an organization's run (wsmigrate-org/<org>); ` +
+        `a run waiting at a gate ends with 'wsmigrate reject ${workflowId} --approver <you>', which restores what it changed`,
+    );
+  }
   try {
     return await client.workflow.getHandle(workflowId).executeUpdate(UPDATES[action], { args: [{ by, ...(reason ? { reason } : {}) }] });
   } catch (err) {

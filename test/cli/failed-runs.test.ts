@@ -239,13 +239,16 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     }
   }, 60_000);
 
-  it("fleet status of a workspace's run, and status of an organization's run, name the command that reads it (exit 2), not a TypeError", async () => {
+  it("fleet status or pause of a workspace's run, and status of an organization's run, name the command that fits (exit 2), not a TypeError or 'handler not found'", async () => {
     const ws = cli.env.sim.workspaces()[0];
     const id = `wsmigrate/${cli.env.sim.template.name}/${ws.owner}/${ws.name}`;
     await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', cli.env.sim.template.name, '--version', cli.version, '--dry-run', '--any-approver', '--wait');
     const r = await runMain('fleet', 'status', id);
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.err).toBe(`wsmigrate: ${id} is a migrateWorkspace run, not a fleet: read it with 'wsmigrate status ${id}'`);
+    const paused = await runMain('fleet', 'pause', id, '--by', 'alice');
+    expect(paused.exitCode).toBe(EXIT.usage);
+    expect(paused.err).toMatch(new RegExp(`^wsmigrate: ${id} is a migrateWorkspace run, not a fleet: pause is for a fleet .*'wsmigrate reject ${id} --approver <you>'`));
     const org = await runMain('status', 'wsmigrate-org/coder');
     expect(org.exitCode).toBe(EXIT.usage);
     expect(org.err).toBe("wsmigrate: wsmigrate-org/coder is an organization's run: read it with 'wsmigrate fleet status wsmigrate-org/coder'");

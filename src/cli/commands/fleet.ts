@@ -188,6 +188,7 @@ Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet
         const named: string | undefined = o.by ?? loadConfig().approver;
         const by = named ?? me();
         const entry = await withTemporal((client) => controlFleet(client, id, action, by, o.reason), log).catch((err: unknown) => {
+          if ((err as Error | undefined)?.name === 'NotAFleetError') throw new CliError((err as Error).message, EXIT.usage);
           const refusal = asCliRefusal(err);
           // Nobody said who acts, so the login name went: a refusal of it should say how to name someone else.
           if (!named && refusal instanceof CliError && refusal.exitCode === EXIT.denied && refusal.message.includes(`'${by}' may not`)) {
