@@ -246,6 +246,9 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     const r = await runMain('fleet', 'status', id);
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.err).toBe(`wsmigrate: ${id} is a migrateWorkspace run, not a fleet: read it with 'wsmigrate status ${id}'`);
+    const approved = await runMain('approve', id, '--approver', 'alice');
+    expect(approved.exitCode).toBe(EXIT.denied);
+    expect(approved.err).toBe(`wsmigrate: approve refused: ${id} is not waiting for an approval now (already decided, timed out, ended, or not at a gate yet); see 'wsmigrate status ${id}'`);
     const paused = await runMain('fleet', 'pause', id, '--by', 'alice');
     expect(paused.exitCode).toBe(EXIT.usage);
     expect(paused.err).toMatch(new RegExp(`^wsmigrate: ${id} is a migrateWorkspace run, not a fleet: pause is for a fleet .*'wsmigrate reject ${id} --approver <you>'`));
