@@ -115,7 +115,7 @@ export function makePreflightWorkspace(
     });
     if (ACTIVE_JOB.has(latest.job.status)) {
       throw ApplicationFailure.create({
-        message: `preflight: ${subject} has build #${latest.build_number} (${latest.transition}) ${latest.job.status}; waiting for it to finish`,
+        message: `preflight: ${subject} has build #${latest.build_number} (${latest.transition}${latest.initiator_name ? ` by ${latest.initiator_name}` : ''}) ${latest.job.status}; waiting for it to finish`,
         type: FailureType.busy,
       });
     }

@@ -115,7 +115,8 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         return await restored(deps, input, build);
       } catch (err) {
         // Our failed restore build is now the latest; it has the restore's shape (isRestore), so the next try goes on top of it.
-        if (!(err instanceof ApplicationFailure && err.type === FailureType.buildFailed) || ++failedRestores >= RESTORE_BUILD_TRIES) throw err;
+        if (!(err instanceof ApplicationFailure && err.type === FailureType.buildFailed)) throw err;
+        if (++failedRestores >= RESTORE_BUILD_TRIES) throw restoreBuildsFailed(err, input, failedRestores);
       }
     }
   };
@@ -215,6 +216,19 @@ async function theirs(
   }
   const restoreHint = input.backup ? ` Once the workspace is idle, restore the backup with: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes` : '';
   throw conflict(step, input.subject, `${who} was made on top of this migration's build #${ourWrites[0].build_number}; not restoring over it.${restoreHint}`);
+}
+
+/** Every restore build failed: the build's own reason, then what puts the workspace right once that is fixed. */
+function restoreBuildsFailed(err: ApplicationFailure, input: RestoreByBuildInput, tries: number): ApplicationFailure {
+  const next = input.backup
+    ? `Fix what fails the build (above), then, once the workspace is idle, put the backed-up state back: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes`
+    : `Fix what fails the build (above), then build ${input.subject} again on its prior version ${input.prior.templateVersionId} (${input.prior.transition})`;
+  return ApplicationFailure.create({
+    message: `${err.message}. The restore build was tried ${tries} times and failed each time. ${next}`,
+    type: err.type ?? FailureType.buildFailed,
+    nonRetryable: err.nonRetryable ?? false,
+    details: err.details ?? [],
+  });
 }
 
 /**

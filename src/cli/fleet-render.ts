@@ -3,8 +3,9 @@ import { activeVersionLockLine } from '../domain/fleet-details';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
 import { approvalCommands } from '../domain/run-details';
+import { whoMayApprove } from '../domain/approval-policy';
 import type { FleetStatus } from '../client/fleet';
-import type { FleetProgress, FleetResult } from '../contracts/migrate-fleet';
+import type { FleetFailure, FleetProgress, FleetResult } from '../contracts/migrate-fleet';
 
 /** No ETA while a person is awaited: the fleet's own gate, or children at gates with nothing else running. */
 function etaText(p: FleetProgress, waits: readonly FleetWait[]): string {
@@ -82,7 +83,7 @@ export function summaryTable(r: FleetResult): string {
   const lines = [`fleet ${r.phase}${by}${r.moreRemaining ? ' (more workspaces remain for a later run)' : ''}`, '', 'outcome            count', ...rows.map(([k, v]) => `${k.padEnd(18)} ${String(v).padStart(5)}`)];
   if (r.failures.length) {
     lines.push('', 'not migrated:');
-    for (const f of r.failures) lines.push(`  ${f.subject.padEnd(28)} ${f.outcome.padEnd(16)} ${f.reason.slice(0, 160)}`);
+    for (const f of r.failures) lines.push(`  ${f.subject.padEnd(28)} ${f.outcome.padEnd(16)} ${failureReason(f)}`);
   }
   // Whole: the reason says who must act and how.
   if (r.skips?.length) {
@@ -104,6 +105,12 @@ export function summaryTable(r: FleetResult): string {
   }
   if (r.note) lines.push('', r.note);
   return lines.join('\n');
+}
+
+/** A failure's reason on one row; a long one is cut where it points at the run's status, which holds all of it (the next step often comes last). */
+function failureReason(f: FleetFailure): string {
+  const max = 160;
+  return f.reason.length > max ? `${f.reason.slice(0, max)}… (all of it: wsmigrate status ${f.workflowId})` : f.reason;
 }
 
 /** Whether members can still start a migrated workspace on an old version (which destroys its PVC). */
@@ -140,10 +147,15 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     if (p.pacing) lines.push(`  ${pacingLine(p.pacing, nowMs).replace(/\*\*/g, '')}`);
     if (p.pendingApproval) {
       lines.push(`  waiting for approval of '${p.pendingApproval.gateId}' since ${p.pendingApproval.requestedAt}: ${p.pendingApproval.summary}`);
+      lines.push(`    approvers: ${whoMayApprove(p.pendingApproval)}`);
       lines.push(`    ${approvalCommands(s.workflowId, p.pendingApproval).cli}`);
     }
-    for (const a of p.childApprovals.slice(0, 10)) lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>`);
-    for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${f.reason.slice(0, 160)}`);
+    for (const a of p.childApprovals.slice(0, 10)) {
+      const said = waits.find((w) => w.kind === 'child-gate' && w.workflowId === a.workflowId && w.gateId === a.gateId);
+      const approvers = said?.kind === 'child-gate' && said.approvers ? ` (approvers: ${said.approvers})` : '';
+      lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>${approvers}`);
+    }
+    for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${failureReason(f)}`);
     for (const k of (p.skips ?? []).slice(-10)) lines.push(`  ${k.subject}: ${k.reason}`);
     return lines.join('\n');
   }

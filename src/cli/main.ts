@@ -67,7 +67,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   const program = buildProgram(io);
   routeCommanderErrors(program, io);
   const named = commandNamedBy(program, argv);
-  const typo = unknownOptionMessage(named.cmd, named.rest);
+  // `fleet strat --template x`: the word is a command typo; commander names it (and the one meant), not --template.
+  const unknownCommand = named.cmd.commands.length > 0 && named.rest.length > 0 && !named.rest[0].startsWith('-');
+  const typo = unknownCommand ? undefined : unknownOptionMessage(named.cmd, named.rest);
   if (typo) {
     await reportFailure(io, named.cmd, typo, EXIT.usage);
     return EXIT.usage;

@@ -9,5 +9,21 @@ export function templateVersionLines(workflowId: string, detail: MigrationStatus
   const id = detail.newVersionId;
   const [, organization, template] = /^wsmigrate-template\/([^/]+)\/(.+)$/.exec(workflowId) ?? [];
   const next = organization && template ? `wsmigrate fleet start --org ${organization} --template ${template} --version ${id}` : `--version ${id}`;
-  return [`  new version: ${detail.report?.versionName ?? '?'} (${id})`, `    next: ${next}`];
+  // Pushed but not promoted yet: a fleet refuses a version that is not active, so the next step is the gate.
+  const waiting = detail.phase === 'awaiting-approval' || detail.phase === 'pushing' || detail.phase === 'promoting';
+  return [`  new version: ${detail.report?.versionName ?? '?'} (${id})`, `    next: ${waiting ? `once this run has promoted it (it is not active yet, and a fleet refuses a version that is not): ${next}` : next}`];
+}
+
+/**
+ * After `migrate template --wait`, on stderr (stdout holds the result's JSON for scripts): the command
+ * that takes the version, or, for a version pushed with --no-promote, the promote that must come first.
+ */
+export function templateNextStep(workflowId: string, result: { outcome?: string; versionId?: string; versionName?: string }): string | undefined {
+  const [, organization, template] = /^wsmigrate-template\/([^/]+)\/(.+)$/.exec(workflowId) ?? [];
+  if (!organization || !template || !result.versionId || result.outcome === 'dry-run') return undefined;
+  const fleet = `wsmigrate fleet start --org ${organization} --template ${template} --version ${result.versionId}`;
+  if (result.outcome === 'pushed') {
+    return `next: promote it first (a fleet refuses a version that is not active): coder templates versions promote --template ${template} --template-version ${result.versionName ?? result.versionId}; then: ${fleet}`;
+  }
+  return `next: ${fleet}`;
 }

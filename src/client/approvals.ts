@@ -49,7 +49,8 @@ async function decideOnce(client: Client, workflowId: string, decision: 'approve
   let pending: PendingApproval | undefined;
   if (!opts.gateId || !opts.planHash) {
     pending = await pendingApproval(client, workflowId);
-    if (!pending) throw new Error(`${workflowId} is not waiting for an approval; see 'wsmigrate status ${workflowId}'`);
+    // Said no to, like an approval of a finished run: README's exit 3, not a failure of the tool.
+    if (!pending) throw new RefusedError(`${decision} refused: ${workflowId} is not waiting for an approval now (already decided, timed out, ended, or not at a gate yet); see 'wsmigrate status ${workflowId}'`);
   }
   const payload: DecisionPayload = {
     gateId: opts.gateId ?? (pending as PendingApproval).gateId,

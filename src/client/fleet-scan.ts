@@ -85,7 +85,7 @@ async function requireTemplate(coder: Pick<CoderClient, 'templateByName'>, opts:
   } catch (err) {
     if (!isCoderApiError(err, 'not-found')) throw err;
     throw new UnknownNameError(
-      `no template '${opts.template}' in organization ${opts.organization ? `'${org}'` : 'default'} (or no such organization), and no workspace uses a template of that name; ` +
+      `no template '${opts.template}' in ${opts.organization ? `organization '${org}' (or no such organization)` : "Coder's default organization"}, and no workspace uses a template of that name; ` +
         `check the spelling (the template's name, not its display name)${opts.organization ? '' : ', or pass --org for another organization'}`,
     );
   }

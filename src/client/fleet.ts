@@ -14,6 +14,9 @@ import {
 } from '../contracts/migrate-fleet';
 import { WsmigratePendingApproval, WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { RefusedError } from './refused-error';
+import { rethrowNoRun } from './run-not-found';
+import { pendingApprovalQuery } from '../contracts/approval';
+import { whoMayApprove } from '../domain/approval-policy';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { runOutcome } from './run-outcome';
 import { failureText } from './failure-text';
@@ -91,11 +94,15 @@ export async function fleetResult(client: Client, workflowId: string): Promise<F
 /** The fleet's phase and counts, from its progress query while it runs and from its result once it ended. */
 export async function fleetStatus(client: Client, workflowId: string): Promise<FleetStatus> {
   const handle = client.workflow.getHandle(workflowId);
-  const d = await handle.describe();
+  const d = await handle.describe().catch(rethrowNoRun(workflowId));
+  if (d.type !== 'migrateFleet') {
+    // A workspace's or template's run answers none of a fleet's queries: say which command reads it.
+    throw new NotAFleetError(`${workflowId} is a ${d.type} run, not a fleet: read it with 'wsmigrate status ${workflowId}'`);
+  }
   const status = d.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
     const progress = await handle.query(fleetProgressQuery);
-    const waitingOn = [...gateWaits(progress), ...controlWaits(progress), ...(await retryingActivities(client, progress, d.raw.pendingActivities ?? []))];
+    const waitingOn = [...(await gateWaits(client, progress)), ...controlWaits(progress), ...(await retryingActivities(client, progress, d.raw.pendingActivities ?? []))];
     return { workflowId, phase: progress.phase, progress, runningByPhase: await runningByPhase(client, progress.template), waitingOn };
   }
   if (status === 'COMPLETED') {
@@ -114,13 +121,28 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   return { workflowId, phase, error: outcome.reason ?? `workflow ${outcome.state}`, ...(outcome.failureType ? { failureType: outcome.failureType } : {}), ...(endedBy ? { endedBy } : {}) };
 }
 
+/** `fleet status` given the id of a run that is no fleet. */
+export class NotAFleetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotAFleetError';
+  }
+}
+
 type PendingActivity = { activityType?: { name?: string | null } | null; attempt?: number | null; maximumAttempts?: number | null; lastFailure?: { message?: string | null } | null };
 
-function gateWaits(p: FleetProgress): FleetWait[] {
+async function gateWaits(client: Client, p: FleetProgress): Promise<FleetWait[]> {
   const waits: FleetWait[] = [];
   if (p.pendingApproval) waits.push({ kind: 'gate', workflowId: p.workflowId, gateId: p.pendingApproval.gateId, since: p.pendingApproval.requestedAt });
-  for (const a of p.childApprovals.slice(0, 20)) waits.push({ kind: 'child-gate', workflowId: a.workflowId, gateId: a.gateId, ...(a.since ? { since: a.since } : {}) });
-  return waits;
+  const children = await Promise.all(
+    p.childApprovals.slice(0, 20).map(async (a): Promise<FleetWait> => {
+      // Who may decide it: the child's own gate says (the fleet's progress does not carry it).
+      const pending = await client.workflow.getHandle(a.workflowId).query(pendingApprovalQuery).catch(() => undefined);
+      const approvers = pending && pending.gateId === a.gateId ? whoMayApprove(pending) : undefined;
+      return { kind: 'child-gate', workflowId: a.workflowId, gateId: a.gateId, ...(a.since ? { since: a.since } : {}), ...(approvers ? { approvers } : {}) };
+    }),
+  );
+  return [...waits, ...children];
 }
 
 /** A cancel (final) or a pause that takes effect only once the running migrations finish. */
@@ -128,6 +150,10 @@ function controlWaits(p: FleetProgress): FleetWait[] {
   const last = [...p.control].reverse().find((c) => c.action === 'cancel' || c.action === 'pause' || c.action === 'resume');
   if (last?.action === 'pause' && p.phase === 'paused') {
     return [{ kind: 'paused', workflowId: p.workflowId, by: last.by, since: last.at, ...(last.reason ? { reason: last.reason } : {}) }];
+  }
+  // Paused at its own gate: the phase stays awaiting-approval, yet an approval alone will not start anything.
+  if (last?.action === 'pause' && p.phase === 'awaiting-approval' && p.pendingApproval) {
+    return [{ kind: 'paused', workflowId: p.workflowId, by: last.by, since: last.at, ...(last.reason ? { reason: last.reason } : {}), atGate: p.pendingApproval.gateId }];
   }
   if (!last || last.action === 'resume' || p.running.length === 0) return [];
   if (last.action === 'pause') return [];
@@ -176,11 +202,21 @@ const UPDATES = { pause: pauseFleetUpdate, resume: resumeFleetUpdate, cancel: ca
 
 /** Pause, resume or cancel through the validated update: a refusal comes back at once, with its reason. */
 export async function controlFleet(client: Client, workflowId: string, action: FleetAction, by: string, reason?: string): Promise<FleetControlEntry> {
+  const { type } = await client.workflow.getHandle(workflowId).describe().catch(rethrowNoRun(workflowId));
+  if (type !== 'migrateFleet' && type !== 'migrateOrganization') {
+    throw new NotAFleetError(
+      `${workflowId} is a ${type} run, not a fleet: ${action} is for a fleet (wsmigrate-fleet/<org>/<template>) or an organization's run (wsmigrate-org/<org>); ` +
+        `a run waiting at a gate ends with 'wsmigrate reject ${workflowId} --approver <you>', which restores what it changed`,
+    );
+  }
   try {
     return await client.workflow.getHandle(workflowId).executeUpdate(UPDATES[action], { args: [{ by, ...(reason ? { reason } : {}) }] });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError && err.cause) throw new RefusedError(`${action} refused: ${err.cause.message}`);
-    throw err;
+    if (/already completed/i.test((err as Error).message)) {
+      throw new RefusedError(`${action} refused: ${workflowId} has already ended, so there is nothing to ${action}; 'wsmigrate fleet status ${workflowId}' says how it ended`);
+    }
+    return rethrowNoRun(workflowId)(err);
   }
 }
 

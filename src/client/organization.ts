@@ -8,7 +8,9 @@ import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
 import { refuseRunBesideOthers } from './fleet-conflicts';
+import { rethrowNoRun } from './run-not-found';
 import { approvalCommands } from '../domain/run-details';
+import { whoMayApprove } from '../domain/approval-policy';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
@@ -44,7 +46,7 @@ export interface OrganizationStatus {
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
   const handle = client.workflow.getHandle(workflowId);
-  const status = (await handle.describe()).status.name;
+  const status = (await handle.describe().catch(rethrowNoRun(workflowId))).status.name;
   if (status === 'RUNNING') {
     const progress = await handle.query(organizationProgressQuery);
     // A gate two levels down (the template of the fleet running now) is still a person the run waits on.
@@ -91,6 +93,11 @@ export function liveOrganizationView(
   return { progress: { ...progress, templates, summary: templates.reduce((sum, r) => addSummaries(sum, r.summary), addSummaries(undefined, undefined)) }, waitingOn: [...own, ...fromChild] };
 }
 
+/** What a row's "0 migrated" would hide: workspaces already migrated, and those skipped for a person to act on. */
+function leftAlone(sum: { alreadyMigrated: number; skipped: number }): string {
+  return `${sum.alreadyMigrated > 0 ? `, ${sum.alreadyMigrated} already migrated` : ''}${sum.skipped > 0 ? `, ${sum.skipped} skipped` : ''}`;
+}
+
 /** `fleet status` of a deployment-wide run, one line per template. */
 export function organizationStatusText(s: OrganizationStatus): string {
   const rows = s.progress?.templates ?? s.result?.templates ?? [];
@@ -98,11 +105,11 @@ export function organizationStatusText(s: OrganizationStatus): string {
   for (const r of rows) {
     const sum = r.summary;
     lines.push(
-      `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.pvcUidsKept} PVC uids kept` : ''}${r.note ? ` · ${r.note}` : ''}`,
+      `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.pvcUidsKept} PVC uids kept${leftAlone(sum)}` : ''}${r.note ? ` · ${r.note}` : ''}`,
     );
   }
   for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);
-  if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    ${approvalCommands(s.workflowId, s.progress.pendingApproval).cli}`);
+  if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    approvers: ${whoMayApprove(s.progress.pendingApproval)}`, `    ${approvalCommands(s.workflowId, s.progress.pendingApproval).cli}`);
   return lines.join('\n');
 }
 

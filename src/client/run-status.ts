@@ -1,4 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { rethrowNoRun } from './run-not-found';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';
@@ -30,13 +31,7 @@ export interface RunStatus {
 
 /** A run's status: a failed run says failed and why, even when its last query still names the step it failed in. */
 export async function runStatus(client: Client, workflowId: string, coder?: StatusCoder): Promise<RunStatus> {
-  let run: RunOutcome;
-  try {
-    run = await runOutcome(client, workflowId);
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new Error(`no run with workflow id '${workflowId}' in this namespace; 'wsmigrate approvals' lists the waiting ones, 'temporal workflow list' all`);
-    throw err;
-  }
+  const run: RunOutcome = await runOutcome(client, workflowId).catch(rethrowNoRun(workflowId));
   const ended = run.state !== 'running' && run.state !== 'completed';
   const waitingOn: string[] = [];
   let searchPhase: string | undefined;

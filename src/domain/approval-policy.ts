@@ -50,6 +50,13 @@ export interface PendingApproval {
   anyApprover?: boolean;
 }
 
+/** Who may decide a pending gate, in words, so a wait says on whom: the names, anyone, or no one (it can only be rejected). */
+export function whoMayApprove(p: Pick<PendingApproval, 'approvers' | 'anyApprover'>): string {
+  if (p.anyApprover) return 'any name (the run was started with --any-approver)';
+  const names = p.approvers ?? [];
+  return names.length > 0 ? names.join(', ') : 'no one (the run names no approver and was not started with --any-approver): it can only be rejected';
+}
+
 export type Decision = 'approve' | 'reject';
 
 /** How a decision arrived; `slack` is authenticated by Slack's request signature, the others by access to Temporal. */

@@ -6,11 +6,12 @@
 
 export type FleetWait =
   | { kind: 'gate'; workflowId: string; gateId: string; since?: string }
-  | { kind: 'child-gate'; workflowId: string; gateId: string; since?: string }
+  /** `approvers`: who may decide it, in words (whoMayApprove), when the child said. */
+  | { kind: 'child-gate'; workflowId: string; gateId: string; since?: string; approvers?: string }
   | { kind: 'retrying'; workflowId: string; activity: string; attempt: number; maximumAttempts?: number; lastError?: string }
   | { kind: 'control'; action: 'cancel' | 'pause'; by: string; until: string }
   /** Paused: nothing new starts until someone resumes it, whatever the daemons or the running migrations do. */
-  | { kind: 'paused'; workflowId: string; by: string; since: string; reason?: string };
+  | { kind: 'paused'; workflowId: string; by: string; since: string; reason?: string; atGate?: string };
 
 /** `text`, cut at `max` characters with an ellipsis that says so. */
 function clip(text: string, max: number): string {
@@ -39,13 +40,13 @@ export function waitLines(waits: readonly FleetWait[]): string[] {
       case 'gate':
         return `waits for approval of '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>`;
       case 'child-gate':
-        return `waits for ${w.workflowId} at '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>`;
+        return `waits for ${w.workflowId} at '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>${w.approvers ? ` (approvers: ${w.approvers})` : ''}`;
       case 'retrying':
         return `waits on ${w.activity} of ${w.workflowId}, retrying: attempt ${w.attempt}${w.maximumAttempts ? ` of ${w.maximumAttempts}` : ''}${w.lastError ? `, last error: ${clip(w.lastError, 300)}` : ''}`;
       case 'control':
         return `${w.action} by ${w.by} pending until ${w.until}`;
       case 'paused':
-        return `paused by ${w.by}${w.reason ? ` (${w.reason})` : ''} since ${w.since}: no new migration starts until it is resumed: wsmigrate fleet resume ${w.workflowId} --by <you>`;
+        return `paused by ${w.by}${w.reason ? ` (${w.reason})` : ''} since ${w.since}: ${w.atGate ? `it still waits at '${w.atGate}'; once that is approved, ` : ''}no new migration starts until it is resumed: wsmigrate fleet resume ${w.workflowId} --by <you>`;
     }
   });
 }

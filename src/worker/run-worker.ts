@@ -19,6 +19,7 @@ import { createWsmigrateWorker } from './create-worker';
 import { workerDataConverter } from '../adapters/temporal/data-converter';
 import { ensureSearchAttributes } from './ensure-search-attributes';
 import { checkBlobStore } from './check-blob-store';
+import { checkCoderAtStart } from './check-coder';
 import { warnIfFileStoreShared } from './shared-store-warning';
 import { createLockKeeper, type LockKeeper } from './lock-keeper';
 import { coderLockMarks } from './lock-marks';
@@ -67,6 +68,7 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
   const log = opts.log ?? (opts.logger ? (l: string) => opts.logger?.info(l) : (l: string) => process.stderr.write(`${l}\n`));
   log(`wsmigrate worker starting\n${describeConfig(cfg)}`);
   await checkBlobStore(deps.blobs, log);
+  void checkCoderAtStart(coderReadiness(deps.coder), cfg.coderUrl ?? 'CODER_URL', log);
   const admin = await connectTemporal(cfg);
   let endpoint: MetricsEndpoint | undefined;
   let probe: ReadinessProbe | undefined;

@@ -173,12 +173,14 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
   it('a build still running is busy (retried), not refused, naming the build', async () => {
     sim.setDaemonOffline('sim-provisioner-1');
     try {
-      const queued = await api<{ build_number: number }>(sim, 'POST', `/workspaces/${ws(4).id}/builds`, { json: { transition: 'stop' } });
+      const queued = await api<{ build_number: number; initiator_name: string }>(sim, 'POST', `/workspaces/${ws(4).id}/builds`, { json: { transition: 'stop' } });
       expect(queued.status).toBe(201);
       const err = await failure(acts().preflightWorkspace(inputFor(4)));
       expect(err.type).toBe(FailureType.busy);
       expect(err.nonRetryable).toBe(false);
-      expect(err.message).toBe(`preflight: ${ws(4).owner}/${ws(4).name} has build #${queued.body.build_number} (stop) pending; waiting for it to finish`);
+      // Whose build it waits on: its initiator.
+      expect(queued.body.initiator_name).toBeTruthy();
+      expect(err.message).toBe(`preflight: ${ws(4).owner}/${ws(4).name} has build #${queued.body.build_number} (stop by ${queued.body.initiator_name}) pending; waiting for it to finish`);
     } finally {
       sim.setDaemonOffline('sim-provisioner-1', false);
     }
@@ -191,18 +193,18 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
       const v = (await pushTemplateVersion(slow, fixtureSource('template-v1'), { promote: true })).id;
       const c = coder(slow);
       const w = slow.workspaces()[0];
-      const queued = await api<{ id: string; build_number: number }>(slow, 'POST', `/workspaces/${w.id}/builds`, { json: { transition: 'stop' } });
+      const queued = await api<{ id: string; build_number: number; initiator_name: string }>(slow, 'POST', `/workspaces/${w.id}/builds`, { json: { transition: 'stop' } });
       expect(queued.status).toBe(201);
       const statusIs = async (status: string) => {
         while ((await c.workspace(w.id)).latest_build.job.status !== status) await new Promise((r) => setTimeout(r, 5));
       };
       await statusIs('running');
       const running = await failure(acts(slow).preflightWorkspace(inputFor(0, { targetVersionId: v }, slow)));
-      expect(running).toMatchObject({ type: FailureType.busy, message: `preflight: ${w.owner}/${w.name} has build #${queued.body.build_number} (stop) running; waiting for it to finish` });
+      expect(running).toMatchObject({ type: FailureType.busy, message: `preflight: ${w.owner}/${w.name} has build #${queued.body.build_number} (stop by ${queued.body.initiator_name}) running; waiting for it to finish` });
       expect((await api(slow, 'PATCH', `/workspacebuilds/${queued.body.id}/cancel`)).status).toBe(200);
       await statusIs('canceling');
       const canceling = await failure(acts(slow).preflightWorkspace(inputFor(0, { targetVersionId: v }, slow)));
-      expect(canceling).toMatchObject({ type: FailureType.busy, message: expect.stringContaining(`(stop) canceling; waiting for it to finish`) });
+      expect(canceling).toMatchObject({ type: FailureType.busy, message: expect.stringContaining(`(stop by ${queued.body.initiator_name}) canceling; waiting for it to finish`) });
     } finally {
       await slow.close();
     }

@@ -23,6 +23,13 @@ describe("commander's own errors exit 2 (usage), like every other usage error", 
     expect(m.exitCode).toBe(EXIT.usage);
   });
 
+  it('a typo of a subcommand followed by options is named as the unknown command, with the one it most likely means, not as an unknown option', async () => {
+    const r = await runMain('fleet', 'strat', '--template', 'k8s-dev', '--approver', 'sre');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toMatch(/^error: unknown command 'strat'\n\(Did you mean start\?\)/);
+    expect(r.err).not.toMatch(/unknown option --template/);
+  });
+
   it('an unknown flag with nothing close says where the options are listed', async () => {
     const r = await runMain('approvals', '--bogus');
     expect(r.exitCode).toBe(EXIT.usage);

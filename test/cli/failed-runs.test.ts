@@ -205,6 +205,71 @@ describe('a failed run through the CLI, as an SRE meets it', () => {
     expect(r.exitCode).toBe(EXIT.failure);
     expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate\/nope\/a\/b'/);
   }, 60_000);
+
+  it('a migration whose restore builds all fail ends needs-attention saying what failed them and the state restore command that puts it right', async () => {
+    const ws = cli.env.sim.workspaces()[1];
+    const id = `wsmigrate/${cli.env.sim.template.name}/${ws.owner}/${ws.name}`;
+    cli.env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', rate: 1, message: 'pod quota exceeded' } });
+    try {
+      const r = await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', cli.env.sim.template.name, '--version', cli.version, '--approval', 'none', '--wait');
+      expect(r.exitCode).toBe(EXIT.failure);
+      const ref = (JSON.parse((await runMain('status', id, '--json')).out) as { detail?: { backup?: { ref: string } } }).detail?.backup?.ref;
+      expect(ref).toMatch(/^file:\/\/.*\/sha256\/[0-9a-f]{64}$/);
+      expect(r.err).toMatch(/the restore did not finish: restore build #\d+ of .* ended failed: pod quota exceeded\. The restore build was tried 3 times and failed each time\. Fix what fails the build \(above\), then, once the workspace is idle, put the backed-up state back: /);
+      expect(r.err).toContain(`wsmigrate state restore ${ws.owner}/${ws.name} --backup ${ref} --yes`);
+    } finally {
+      cli.env.sim.setFaults(undefined);
+    }
+  }, 120_000);
+
+  it("a fleet id or run id typed wrong says so and where the right one is, not Temporal's 'workflow not found for ID'", async () => {
+    const fleetId = 'wsmigrate-fleet/coder/k8s-devv';
+    for (const args of [['fleet', 'status', fleetId], ['fleet', 'pause', fleetId, '--by', 'alice'], ['fleet', 'cancel', fleetId, '--by', 'alice']]) {
+      const r = await runMain(...args);
+      expect(r.exitCode).toBe(EXIT.failure);
+      expect(r.err).not.toMatch(/workflow not found for ID/);
+      expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate-fleet\/coder\/k8s-devv' in this namespace \(TEMPORAL_NAMESPACE\); check the id: a fleet's id is wsmigrate-fleet\/<org>\/<template>/m);
+    }
+    const org = await runMain('fleet', 'status', 'wsmigrate-org/coderr');
+    expect(org.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate-org\/coderr'.*an organization's run is wsmigrate-org\/<org>/m);
+    for (const decision of ['approve', 'reject']) {
+      const r = await runMain(decision, 'wsmigrate/k8s-dev/alice/nope', '--approver', 'alice');
+      expect(r.exitCode).toBe(EXIT.failure);
+      expect(r.err).toMatch(/^wsmigrate: no run with workflow id 'wsmigrate\/k8s-dev\/alice\/nope'.*'wsmigrate approvals' lists the runs waiting for a human/m);
+    }
+  }, 60_000);
+
+  it("fleet status or pause of a workspace's run, and status of an organization's run, name the command that fits (exit 2), not a TypeError or 'handler not found'", async () => {
+    const ws = cli.env.sim.workspaces()[0];
+    const id = `wsmigrate/${cli.env.sim.template.name}/${ws.owner}/${ws.name}`;
+    await runMain('migrate', 'workspace', `${ws.owner}/${ws.name}`, '--template', cli.env.sim.template.name, '--version', cli.version, '--dry-run', '--any-approver', '--wait');
+    const r = await runMain('fleet', 'status', id);
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toBe(`wsmigrate: ${id} is a migrateWorkspace run, not a fleet: read it with 'wsmigrate status ${id}'`);
+    const approved = await runMain('approve', id, '--approver', 'alice');
+    expect(approved.exitCode).toBe(EXIT.denied);
+    expect(approved.err).toBe(`wsmigrate: approve refused: ${id} is not waiting for an approval now (already decided, timed out, ended, or not at a gate yet); see 'wsmigrate status ${id}'`);
+    const paused = await runMain('fleet', 'pause', id, '--by', 'alice');
+    expect(paused.exitCode).toBe(EXIT.usage);
+    expect(paused.err).toMatch(new RegExp(`^wsmigrate: ${id} is a migrateWorkspace run, not a fleet: pause is for a fleet .*'wsmigrate reject ${id} --approver <you>'`));
+    const org = await runMain('status', 'wsmigrate-org/coder');
+    expect(org.exitCode).toBe(EXIT.usage);
+    expect(org.err).toBe("wsmigrate: wsmigrate-org/coder is an organization's run: read it with 'wsmigrate fleet status wsmigrate-org/coder'");
+  }, 120_000);
+
+  it('pause, resume or cancel of a fleet that has ended is refused saying it ended (exit 3), not "workflow execution already completed"', async () => {
+    const template = cli.env.sim.template.name;
+    const started = await runMain('fleet', 'start', '--org', 'coder', '--template', template, '--version', cli.version, '--dry-run', '--canary', '0', '--approval', 'none', '--no-require-active-version', '--no-archive', '--wait');
+    expect(started.err).not.toMatch(/\n\s+at /);
+    const id = `wsmigrate-fleet/coder/${template}`;
+    // `status` of a fleet says its phase only; it points at the command with the counts.
+    expect((await runMain('status', id)).out).toContain(`  counts, running migrations and failures: wsmigrate fleet status ${id}`);
+    for (const action of ['pause', 'resume', 'cancel']) {
+      const r = await runMain('fleet', action, id, '--by', 'alice');
+      expect(r.exitCode).toBe(EXIT.denied);
+      expect(r.err).toMatch(new RegExp(`^wsmigrate: ${action} refused: ${id} has already ended, so there is nothing to ${action}; 'wsmigrate fleet status ${id}' says how it ended$`, 'm'));
+    }
+  }, 120_000);
 });
 
 describe('migrate template --wait on a Coder older than 2 (#22 item 1)', () => {

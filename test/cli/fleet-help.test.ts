@@ -15,3 +15,17 @@ describe('fleet start --help: require active version', () => {
     expect(text).toContain('an old version promoted again while a fleet runs switches it off and pauses it');
   });
 });
+
+/** The commands an SRE types on day one with a workflow id: each help says which ids there are, with an example and its exit codes. */
+describe('status, approve, reject and fleet status --help teach the ids', () => {
+  it.each([
+    [['status'], ['wsmigrate/<template>/<owner>/<workspace>', 'wsmigrate-template/<org>/<template>', 'wsmigrate status wsmigrate/k8s-dev/alice/dev', 'Exit codes: 0 shown']],
+    [['approve'], ['wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver alice', "'wsmigrate approvals' lists every gate waiting and who may decide it", '3 refused']],
+    [['reject'], ['wsmigrate reject wsmigrate-fleet/coder/k8s-dev --approver alice --gate fleet-continue', 'Exit codes: 0 rejected']],
+    [['fleet', 'status'], ['wsmigrate fleet status wsmigrate-org/coder --wait', 'wsmigrate-fleet/<org>/<template>-<time>', 'Exit codes: without --wait 0 shown']],
+  ])('%s --help', async (command, phrases) => {
+    const r = await runMain(...command, '--help');
+    expect(r.exitCode).toBe(0);
+    for (const phrase of phrases) expect(r.out).toContain(phrase);
+  });
+});

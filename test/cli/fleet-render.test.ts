@@ -64,6 +64,20 @@ describe('fleet rendering', () => {
     expect(table).toMatch(/old versions not archived: not every workspace is migrated yet/);
   });
 
+  it("a long failure reason is cut on its row, saying where all of it is (the next step often comes last)", () => {
+    const reason = `carol/dev: migration failed (build #3 ended failed: pod quota exceeded) and the restore did not finish: ${'x'.repeat(150)}. Next: wsmigrate state restore carol/dev --backup file:///b --yes`;
+    const result: FleetResult = {
+      phase: 'done',
+      summary: { migrated: 1, alreadyMigrated: 0, restored: 0, needsAttention: 1, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 1, recovered: 0 },
+      failures: [{ workflowId: 'wsmigrate/k8s-dev/carol/dev', subject: 'carol/dev', outcome: 'needs-attention', reason }],
+      moreRemaining: false,
+    };
+    expect(summaryTable(result)).toMatch(/^ {2}carol\/dev\s+needs-attention\s+carol\/dev: migration failed .*x… \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
+    expect(statusText({ workflowId: 'f', phase: 'running', progress: progress({ failures: result.failures }) })).toMatch(/^ {2}carol\/dev: needs-attention: .*… \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
+    // A short one is whole, with no pointer.
+    expect(summaryTable({ ...result, failures: [{ ...result.failures[0], reason: 'preflight refused' }] })).toMatch(/needs-attention\s+preflight refused$/m);
+  });
+
   it('a zero-touch fleet says who migrated itself, who was migrated by the runbook, and who still waits for a build', () => {
     const table = summaryTable({
       phase: 'done',

@@ -159,14 +159,15 @@ describe('a fleet says what it waits on', () => {
       expect(s.phase).toBe('awaiting-approval');
       expect(s.progress?.etaMs).toBeUndefined();
       const text = (await runMain('fleet', 'status', id)).out;
-      expect(text).toContain(`${childId} waits for 'recover': wsmigrate approve ${childId} --approver <you>`);
+      // On whom: the child's approvers (the fleet's, passed down), read from the child's own gate.
+      expect(text).toContain(`${childId} waits for 'recover': wsmigrate approve ${childId} --approver <you> (approvers: sre)`);
       expect(text).not.toMatch(/ETA/);
 
       // `--wait` says which child waits, at which gate, with the command, before the person acts.
       const { main } = await import('../../src/cli/main');
       const lines: string[] = [];
       const waiting = main(['fleet', 'status', id, '--wait'], { out: (t) => lines.push(t), err: (t) => lines.push(t) });
-      await waitFor(() => lines.some((l) => l.startsWith(`waits for ${childId} at 'recover'`) && l.endsWith(`: wsmigrate approve ${childId} --approver <you>`)), 30_000);
+      await waitFor(() => lines.some((l) => l.startsWith(`waits for ${childId} at 'recover'`) && l.endsWith(`: wsmigrate approve ${childId} --approver <you> (approvers: sre)`)), 30_000);
       expect((await runMain('approve', childId, '--approver', 'sre')).exitCode).toBe(EXIT.ok);
       expect(await waiting).toBe(EXIT.ok);
       const waited = { out: lines.join('\n') };

@@ -19,13 +19,26 @@ describe('wsmigrate fleet', () => {
 
     await waitFor(async () => (await status(workflowId)).progress?.pendingApproval?.gateId === 'fleet-continue', 90_000);
     expect((await status(workflowId)).phase).toBe('awaiting-approval');
-    expect((await fleet('status', workflowId)).out).toMatch(/waiting for approval of 'fleet-continue'.*Canary: 1 of 1 ok/s);
+    const atGate = (await fleet('status', workflowId)).out;
+    expect(atGate).toMatch(/waiting for approval of 'fleet-continue'.*Canary: 1 of 1 ok/s);
+    // On whom it waits: the run's approver list, not only a command with `<you>` in it.
+    expect(atGate).toMatch(/^ {4}approvers: sre$/m);
 
-    const paused = await fleet('pause', workflowId, '--by', 'sre');
+    const paused = await fleet('pause', workflowId, '--by', 'sre', '--reason', 'lunch');
     expect(paused.out).toBe(`paused ${workflowId} as sre`);
+    // Paused at the gate: the phase still says awaiting-approval, so status must say an approval alone will not go on.
+    expect((await fleet('status', workflowId)).out).toMatch(
+      new RegExp(`^ {2}paused by sre \\(lunch\\) since \\S+: it still waits at 'fleet-continue'; once that is approved, no new migration starts until it is resumed: wsmigrate fleet resume ${workflowId} --by <you>$`, 'm'),
+    );
     const refused = await fleet('resume', workflowId, '--by', 'mallory');
     expect(refused.exitCode).toBe(3);
     expect(refused.err).toMatch(/'mallory' may not resume/);
+    expect(refused.err).not.toMatch(/login name/);
+    // No --by and no WSMIGRATE_APPROVER: the login name goes, and its refusal says how to name an approver.
+    delete process.env.WSMIGRATE_APPROVER;
+    const byLogin = await fleet('resume', workflowId);
+    expect(byLogin.exitCode).toBe(3);
+    expect(byLogin.err).toMatch(/may not resume this fleet \(allowed: sre\); '[^']+' is your login name, used because neither --by nor WSMIGRATE_APPROVER was given: pass --by <approver>$/);
 
     const approved = await runCommand(registerApprovalCommands, 'approve', workflowId, '--approver', 'sre');
     expect(approved.out).toBe(`approved 'fleet-continue' of ${workflowId} as sre`);

@@ -87,7 +87,8 @@ describe('wsmigrate plan check', () => {
     ['bad/not-json.txt', 'not JSON'],
     ['bad/state-not-plan.json', 'this is a Terraform state, not a plan'],
     ['bad/format-version-2.json', 'is not 1.x'],
-    ['show/does-not-exist.json', 'cannot read the plan: ENOENT'],
+    ['show/does-not-exist.json', 'cannot read the plan: no such file or directory'],
+    ['show', 'cannot read the plan: it is a directory'],
   ])('refuses %s with exit 1 and a message naming the file', async (relative, message) => {
     const r = await run('plan', 'check', fixture(relative));
     expect(r.exitCode).toBe(EXIT.failure);

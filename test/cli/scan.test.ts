@@ -92,7 +92,7 @@ describe('wsmigrate scan', () => {
     const typo = await run('--template', 'no-such-template', '--json');
     expect(typo.exitCode).toBe(EXIT.usage);
     expect(typo.out).toBe('');
-    expect(typo.err).toMatch(/^no template 'no-such-template' in organization default .*or pass --org/);
+    expect(typo.err).toMatch(/^no template 'no-such-template' in Coder's default organization, .*or pass --org/);
     const inOrg = await run('--template', sim.template.name, '--org', 'no-such-org');
     expect(inOrg.exitCode).toBe(EXIT.usage);
     expect(inOrg.err).toMatch(/^no template '.*' in organization 'no-such-org' \(or no such organization\)/);

@@ -96,6 +96,9 @@ describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
 
     expect((await schedule('pause', name, '--note', 'freeze')).out).toBe(`paused wsmigrate-${name}`);
     expect((await describeIt()).paused).toBe(true);
+    // Paused, no window comes: the cron's next times are not shown as if they would run.
+    expect((await schedule('list')).out).toMatch(new RegExp(`wsmigrate-${name}\\s+paused\\s+0 2 \\* \\* 6 Europe/Berlin  next - \\(paused: wsmigrate schedule unpause ${name}\\)$`, 'm'));
+    expect((await schedule('describe', name)).out).toMatch(new RegExp(`^  next: none while paused \\(the cron's windows are skipped until 'wsmigrate schedule unpause ${name}'; then \\S+`, 'm'));
     // A second pause keeps the operator's earlier note; a trigger of a paused schedule says it is paused.
     await schedule('pause', name, '--note', 'still frozen');
     expect((JSON.parse((await schedule('describe', name, '--json')).out) as { note: string }).note).toMatch(/^still frozen · earlier: freeze · earlier: wsmigrate fleet coder\//);

@@ -90,7 +90,7 @@ describe('wsmigrate state rewrite', () => {
     const missing = join(dir, 'nope.tfstate');
     const r = await run('state', 'rewrite', missing, '-o', join(dir, 'out.tfstate'));
     expect(r.exitCode).toBe(EXIT.failure);
-    expect(r.err.join('\n')).toBe(`${missing}: cannot read the state file: no such file`);
+    expect(r.err.join('\n')).toBe(`${missing}: cannot read the state file: no such file or directory`);
     const bad = await run('state', 'rewrite', copy('bad-json.tfstate'));
     expect(bad.exitCode).toBe(EXIT.failure);
     expect(bad.err.join('\n')).toMatch(/bad-json\.tfstate: .*line 6, column 3/);

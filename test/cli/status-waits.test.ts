@@ -65,7 +65,7 @@ describe("status of a migration whose build waits in Coder's provisioner queue",
         return /waiting on: Coder's build/.test(out);
       }, 60_000);
       expect(out).toMatch(
-        new RegExp(`^${id}: stopping\\n(.*\\n)*  waiting on: Coder's build #\\d+ \\(stop\\) of ${ws.owner}/${ws.name} has been pending for \\d+ s at place 1 of 1 in the queue: no provisioner daemon has taken it yet\\. Check Coder's provisioner daemons \\(Deployment → Provisioners, or 'coder provisioner list'\\)`),
+        new RegExp(`^${id}: stopping\\n(.*\\n)*  waiting on: Coder's build #\\d+ \\(stop by \\S+\\) of ${ws.owner}/${ws.name} has been pending for \\d+ s at place 1 of 1 in the queue: no provisioner daemon has taken it yet\\. Check Coder's provisioner daemons \\(Deployment → Provisioners, or 'coder provisioner list'\\)`),
       );
       // Without Coder's URL in the shell nothing is read from Coder (and nothing is guessed).
       const bare = { url: process.env.CODER_URL, token: process.env.CODER_SESSION_TOKEN };

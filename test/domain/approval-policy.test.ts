@@ -1,4 +1,4 @@
-import { approvalRefusal, gateRequiresApproval, recoveryNeedsPerson, updateDecisionRefusal, type PendingApproval } from '../../src/domain/approval-policy';
+import { approvalRefusal, gateRequiresApproval, recoveryNeedsPerson, updateDecisionRefusal, whoMayApprove, type PendingApproval } from '../../src/domain/approval-policy';
 
 const pending: PendingApproval = {
   gateId: 'apply',
@@ -110,5 +110,13 @@ describe('updateDecisionRefusal', () => {
     expect(updateDecisionRefusal(undefined, 'approve')).toBeUndefined();
     expect(updateDecisionRefusal('reject', 'approve')).toBeUndefined();
     expect(updateDecisionRefusal({ decision: null }, 'approve')).toBe("the 'approve' update carries decision 'null': send the update named for your decision (--name approve or --name reject), or leave decision out");
+  });
+});
+
+describe('whoMayApprove: on whom a gate waits, as status and approvals say it', () => {
+  it('names the approvers, says any name for --any-approver, and says no one can approve a run with neither', () => {
+    expect(whoMayApprove({ approvers: ['alice', 'bob'] })).toBe('alice, bob');
+    expect(whoMayApprove({ approvers: [], anyApprover: true })).toBe('any name (the run was started with --any-approver)');
+    expect(whoMayApprove({})).toMatch(/^no one .*: it can only be rejected$/);
   });
 });

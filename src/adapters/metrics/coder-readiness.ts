@@ -15,7 +15,7 @@ export function coderReadiness(coder: { buildInfo(): Promise<unknown>; currentUs
         await coder.currentUser();
       } catch (err) {
         // Named, never shown: the token's value is nowhere in this message.
-        if (isCoderApiError(err, 'unauthorized')) throw new Error('Coder rejects the session token (401): it is wrong, expired or revoked; set CODER_SESSION_TOKEN to a valid template-admin token and restart the worker');
+        if (isCoderApiError(err, 'unauthorized')) throw new Error('Coder rejects the session token (401): it is wrong, expired or revoked; set CODER_SESSION_TOKEN to a valid token of an Owner or an Organization Admin and restart the worker');
         throw err;
       }
     },

@@ -6,6 +6,31 @@ import { withTemporal } from '../with-temporal';
 import { lastPhaseNote } from '../../client/phase-note';
 import { templateVersionLines } from '../template-version-line';
 import { approvalCommands } from '../../domain/run-details';
+import { whoMayApprove } from '../../domain/approval-policy';
+
+const STATUS_HELP = `
+Workflow ids:
+  wsmigrate/<template>/<owner>/<workspace>   a workspace's migration or recovery
+  wsmigrate-template/<org>/<template>        a template's migration
+  (a fleet's: wsmigrate fleet status wsmigrate-fleet/<org>/<template>)
+
+Examples:
+  wsmigrate status wsmigrate/k8s-dev/alice/dev
+  wsmigrate status wsmigrate-template/coder/k8s-dev   # the version it pushed and the command that takes it
+  wsmigrate approvals                                 # every run waiting for a human, with its approvers
+
+Exit codes: 0 shown (whatever the run's phase), 1 no run with that id, or Temporal unreachable.`;
+
+function decisionHelp(decision: 'approve' | 'reject'): string {
+  return `
+Examples:
+  wsmigrate ${decision} wsmigrate/k8s-dev/alice/dev --approver alice
+  wsmigrate ${decision} wsmigrate-fleet/coder/k8s-dev --approver alice --gate fleet-continue --comment 'canary looks right'
+'wsmigrate approvals' lists every gate waiting and who may decide it; 'wsmigrate status <id>' gives the exact command for one.
+Exit codes: 0 ${decision === 'approve' ? 'approved' : 'rejected'}, 2 no --approver (nor WSMIGRATE_APPROVER), 3 refused (not an approver, not the
+pending gate or plan, the run has ended), 1 no run with that id.
+`;
+}
 
 export function registerApprovalCommands(program: Command, io: CliIo): void {
   program
@@ -13,8 +38,10 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .description('show a migration: phase, steps done, the guard verdict and any pending approval')
     .argument('<workflow-id>', 'e.g. wsmigrate/k8s-dev/alice/dev')
     .option('--json', 'print JSON', false)
+    .addHelpText('after', STATUS_HELP)
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
+      if (id.startsWith('wsmigrate-org/')) throw new CliError(`${id} is an organization's run: read it with 'wsmigrate fleet status ${id}'`, EXIT.usage);
       const { runStatus } = await import('../../client/run-status');
       // With Coder's URL and token in the shell, status also says when a build waits in Coder's provisioner queue.
       const cfg = loadConfig();
@@ -37,10 +64,12 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${s.pendingApproval.summary}`);
         io.out(`    plan ${s.pendingApproval.planHash}`);
+        io.out(`    approvers: ${whoMayApprove(s.pendingApproval)}`);
         io.out(`    ${approvalCommands(id, s.pendingApproval).cli}`);
       }
       for (const w of s.waitingOn ?? []) io.out(`  waiting on: ${w}`);
       if (s.error && s.error !== s.run.reason && !(s.run.state === 'cancelled' && /cancel/i.test(s.error))) io.out(`  error: ${s.error}`);
+      if (id.startsWith('wsmigrate-fleet/')) io.out(`  counts, running migrations and failures: wsmigrate fleet status ${id}`);
     });
 
   program
@@ -57,7 +86,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       for (const w of waiting) {
         io.out(`${w.workflowId}: '${w.pending.gateId}' since ${w.pending.requestedAt}${w.pending.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${w.pending.summary}`);
-        io.out(`    plan ${w.pending.planHash}; approvers: ${w.pending.anyApprover ? 'any' : (w.pending.approvers ?? []).join(', ') || '-'}`);
+        io.out(`    plan ${w.pending.planHash}; approvers: ${whoMayApprove(w.pending)}`);
       }
     });
 
@@ -70,13 +99,14 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       .option('--gate <id>', 'only if this gate is pending (default: the pending one)')
       .option('--plan <hash>', 'only if this plan hash is pending (default: the pending one)')
       .option('--comment <text>', 'recorded in the workflow history')
-      .addHelpText('after', `\nThe same decision can be sent as a signal:\n  temporal workflow signal --workflow-id <id> --name approval --input '{"gateId":"apply","planHash":"sha256:…","approver":"alice","decision":"${decision}"}'`)
+      .addHelpText('after', `${decisionHelp(decision)}\nThe same decision can be sent as a signal:\n  temporal workflow signal --workflow-id <id> --name approval --input '{"gateId":"apply","planHash":"sha256:…","approver":"alice","decision":"${decision}"}'`)
       .action(async (id: string, o, cmd: Command) => {
         const approver: string | undefined = o.approver ?? loadConfig().approver;
         if (!approver) throw new CliError(`say who decides: --approver <your name>, or set WSMIGRATE_APPROVER=<your name>`, EXIT.usage);
         const log = await cliLogger(io, cmd);
         const { decide } = await import('../../client/approvals');
-        const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }), log).catch((err: unknown) => {
+        const { rethrowNoRun } = await import('../../client/run-not-found');
+        const r = await withTemporal((c) => decide(c, id, decision, { approver, channel: 'cli', gateId: o.gate, planHash: o.plan, comment: o.comment }).catch(rethrowNoRun(id)), log).catch((err: unknown) => {
           throw asCliRefusal(err);
         });
         log.info({ gate: r.gateId, planHash: r.planHash, approver: r.approver, decision: r.decision }, 'approval sent');

@@ -12,6 +12,7 @@ import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
 import { startFleetRun } from '../start-fleet-run';
 import { approvalCommands } from '../../domain/run-details';
+import { whoMayApprove } from '../../domain/approval-policy';
 
 function me(): string {
   try {
@@ -58,7 +59,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
     if (gate && gate !== lastGate) log?.info({ gate: p.pendingApproval!.gateId, planHash: p.pendingApproval!.planHash }, 'waiting for approval');
     if (gate && gate !== lastGate && !opts.json) {
       if (tty) process.stdout.write('\n');
-      io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  ${approvalCommands(workflowId, p.pendingApproval!).cli}`);
+      io.out(`waiting for approval of '${p.pendingApproval!.gateId}': ${p.pendingApproval!.summary}\n  approvers: ${whoMayApprove(p.pendingApproval!)}\n  ${approvalCommands(workflowId, p.pendingApproval!).cli}`);
     }
     lastGate = gate;
     const waits = s.waitingOn ?? [];
@@ -125,6 +126,17 @@ template Coder does not know, 1 the fleet itself failed.`,
     .argument('<workflow-id>', 'e.g. wsmigrate-fleet/coder/k8s-dev')
     .option('--json', 'print JSON', false)
     .option('--wait', 'follow it to the end (progress bar on a terminal)', false)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  wsmigrate fleet status wsmigrate-fleet/coder/k8s-dev
+  wsmigrate fleet status wsmigrate-org/coder --wait        # an organization's run (fleet start --all-templates)
+  wsmigrate fleet status wsmigrate-fleet/coder/k8s-dev --json | jq .progress.counts
+A schedule's windows are wsmigrate-fleet/<org>/<template>-<time>: 'wsmigrate schedule describe <name>' lists its recent runs.
+Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet start --wait' (0 all migrated,
+3 some failed or the fleet was cancelled, 2 an unknown name, 1 the fleet itself failed).`,
+    )
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { fleetStatus } = await import('../../client/fleet');
@@ -150,7 +162,11 @@ template Coder does not know, 1 the fleet itself failed.`,
         const s = await withLeftLockHere(client, await fleetStatus(client, id));
         log.debug({ phase: s.phase }, 'status read');
         io.out(o.json ? JSON.stringify(s, null, 2) : statusText(s));
-      }, log);
+      }, log).catch((err: unknown) => {
+        // The id of a workspace's or template's run: a usage error, with the command that reads it.
+        if ((err as Error | undefined)?.name === 'NotAFleetError') throw new CliError((err as Error).message, EXIT.usage);
+        throw err;
+      });
     });
 
   const actions = {
@@ -172,9 +188,16 @@ template Coder does not know, 1 the fleet itself failed.`,
         const { controlFleet } = await import('../../client/fleet');
         const { loadConfig } = await import('../../config/env');
         // The same identity `approve` uses, so one setting names the operator for every decision.
-        const by: string = o.by ?? loadConfig().approver ?? me();
+        const named: string | undefined = o.by ?? loadConfig().approver;
+        const by = named ?? me();
         const entry = await withTemporal((client) => controlFleet(client, id, action, by, o.reason), log).catch((err: unknown) => {
-          throw asCliRefusal(err);
+          if ((err as Error | undefined)?.name === 'NotAFleetError') throw new CliError((err as Error).message, EXIT.usage);
+          const refusal = asCliRefusal(err);
+          // Nobody said who acts, so the login name went: a refusal of it should say how to name someone else.
+          if (!named && refusal instanceof CliError && refusal.exitCode === EXIT.denied && refusal.message.includes(`'${by}' may not`)) {
+            throw new CliError(`${refusal.message}; '${by}' is your login name, used because neither --by nor WSMIGRATE_APPROVER was given: pass --by <approver>`, EXIT.denied);
+          }
+          throw refusal;
         });
         log.info({ action, by: entry.by, ...(o.reason ? { reason: o.reason } : {}) }, `${action} sent`);
         io.out(o.json ? JSON.stringify(entry) : `${{ pause: 'paused', resume: 'resumed', cancel: 'cancelling' }[action]} ${id} as ${entry.by}`);

@@ -39,7 +39,8 @@ async function start(io: CliIo, log: Logger, what: 'workspace' | 'template', inp
     const handle = what === 'workspace'
       ? await startWorkspaceMigration(client, input as never, { taskQueue: cfg.taskQueue })
       : await startTemplateMigration(client, input as never, { taskQueue: cfg.taskQueue });
-    await reportStartedRun(io, log, handle, { taskQueue: cfg.taskQueue, dryRun: Boolean(input.dryRun), wait });
+    const { pendingApproval } = await import('../../client/approvals');
+    await reportStartedRun(io, log, handle, { taskQueue: cfg.taskQueue, dryRun: Boolean(input.dryRun), wait, pendingApproval: () => pendingApproval(client, handle.workflowId) });
   } catch (err) {
     if (err instanceof InputError) throw usageErrorOf(err);
     throw err;

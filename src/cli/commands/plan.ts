@@ -11,6 +11,7 @@ import { PlanInputError, plannedChangesFromText } from '../../domain/plan/plan-j
 import { StateInputError, stateResourceViews } from '../../domain/plan/state-view';
 import { planStructurally } from '../../domain/plan/structural-plan';
 import { buildTemplateModel, TemplateModelError } from '../../domain/template-model';
+import { fileProblem } from '../file-problem';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const TRANSITIONS: Transition[] = ['start', 'stop', 'delete'];
@@ -55,7 +56,7 @@ function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliError(`${path}: cannot read the ${what}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.failure);
+    throw new CliError(`${path}: cannot read the ${what}: ${fileProblem(error)}`, EXIT.failure);
   }
 }
 
@@ -67,7 +68,7 @@ function templateFiles(dir: string): { path: string; content: string }[] {
     try {
       entries = readdirSync(join(dir, relative), { withFileTypes: true });
     } catch (error) {
-      throw new CliError(`${join(dir, relative)}: cannot read the template directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new CliError(`${join(dir, relative)}: cannot read the template directory: ${fileProblem(error)}`);
     }
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       const path = relative === '' ? entry.name : `${relative}/${entry.name}`;

@@ -72,7 +72,8 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
       const { client, connection } = await connectForCommand(cfg, log);
       try {
         const handle = await startWorkspaceRecovery(client, input, { taskQueue: cfg.taskQueue });
-        await reportStartedRun(io, log, handle, { taskQueue: cfg.taskQueue, dryRun: Boolean(o.dryRun), wait: Boolean(o.wait) });
+        const { pendingApproval } = await import('../../client/approvals');
+        await reportStartedRun(io, log, handle, { taskQueue: cfg.taskQueue, dryRun: Boolean(o.dryRun), wait: Boolean(o.wait), pendingApproval: () => pendingApproval(client, handle.workflowId) });
       } catch (err) {
         if (err instanceof InputError) throw usageErrorOf(err);
         throw err;

@@ -32,6 +32,11 @@ async function refuseWindowsBesideRuns(
   await refuseScheduleBesideRuns(client, { ...claim, workflowType }, fleetScheduleId(name), { ownWindows: opts.ownWindows, otherSchedules: opts.otherSchedules ?? !opts.ownWindows });
 }
 
+/** The name an operator typed (`nightly`), from the schedule's id (`wsmigrate-nightly`). */
+function shortName(scheduleId: string): string {
+  return scheduleId.replace(/^wsmigrate-/, '');
+}
+
 export function registerScheduleCommands(program: Command, io: CliIo): void {
   const schedule = program
     .command('schedule')
@@ -105,7 +110,10 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       const list = await withTemporal((c) => listFleetSchedules(c), log);
       if (o.json) return io.out(JSON.stringify(list, null, 2));
       if (list.length === 0) return io.out('no wsmigrate schedules');
-      for (const s of list) io.out(`${s.scheduleId.padEnd(32)} ${s.paused ? 'paused ' : 'active '} ${s.cron.join(' ')} ${s.timezone ?? ''}  next ${s.nextRuns[0] ?? '-'}`);
+      for (const s of list) {
+        const next = s.paused ? `- (paused: wsmigrate schedule unpause ${shortName(s.scheduleId)})` : (s.nextRuns[0] ?? '-');
+        io.out(`${s.scheduleId.padEnd(32)} ${s.paused ? 'paused ' : 'active '} ${s.cron.join(' ')} ${s.timezone ?? ''}  next ${next}`);
+      }
     });
 
   schedule
@@ -120,7 +128,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       if (o.json) return io.out(JSON.stringify(d, null, 2));
       io.out(`${d.scheduleId}: ${d.paused ? 'paused' : 'active'} · ${d.cron.join(' ')} ${d.timezone ?? ''} · ${d.actionsTaken} window(s) taken, ${d.skippedOverlap} skipped (overlap)`);
       if (d.note) io.out(`  note: ${d.note}`);
-      io.out(`  next: ${d.nextRuns.slice(0, 3).join(', ') || '-'}`);
+      const upcoming = d.nextRuns.slice(0, 3).join(', ') || '-';
+      // Temporal still lists the cron's times while paused; none of them runs until it is unpaused.
+      io.out(`  next: ${d.paused ? `none while paused (the cron's windows are skipped until 'wsmigrate schedule unpause ${shortName(d.scheduleId)}'; then ${upcoming})` : upcoming}`);
       for (const r of d.recentRuns) io.out(`  ran ${r.takenAt}: wsmigrate fleet status ${r.workflowId}`);
     });
 

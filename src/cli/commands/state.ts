@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ImportPlanError, planImports, type ImportStep } from '../../domain/import-plan';
 import { renameStateTypes, StateRenameError, type RenameReport } from '../../domain/state-rename';
+import { fileProblem } from '../file-problem';
 import { CliError, EXIT, type CliIo } from '../io';
 
 const REWRITE_HELP = `
@@ -58,9 +59,7 @@ function readState(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? (error as Error).message);
-    throw new CliError(`${path}: cannot read the state file: ${why}`, EXIT.failure);
+    throw new CliError(`${path}: cannot read the state file: ${fileProblem(error)}`, EXIT.failure);
   }
 }
 
@@ -81,7 +80,7 @@ function writeFileAtomically(path: string, text: string): void {
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
-    throw new CliError(`${path}: cannot write the migrated state: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.failure);
+    throw new CliError(`${path}: cannot write the migrated state: ${fileProblem(error)}`, EXIT.failure);
   }
 }
 
