@@ -30,7 +30,7 @@ export function addFleetOptions(cmd: Command): Command {
     .addOption(new Option('--allow-remote-modules', 'deprecated: the default now; does nothing').hideHelp())
     .option('--approval-timeout <duration>', 'a gate waits this long, escalates once, waits again, then cancels the fleet', '4h')
     .option('--escalate-to <who>', 'who the escalation notification names')
-    .option('--no-require-active-version', "leave the template's 'require active version' as it is (default: on while migrating, given back after the archive: with Coder Premium it holds members' starts to the active version, not owners' or admins', nor explicit old-version builds by them; ignored without Premium, which 'fleet status' says; an old version promoted again while a fleet runs switches it off and pauses it (between a schedule's windows nothing watches))")
+    .option('--no-require-active-version', "leave the template's 'require active version' as it is (default: on while a fleet run runs, given back as it ends however it ends, by the worker's lock keeper after a terminate: with Coder Premium it holds members' starts to the active version, not owners' or admins', nor explicit old-version builds by them; ignored without Premium, which 'fleet status' says; an old version promoted again while a fleet runs switches it off and pauses it (between runs and a schedule's windows it is off))")
     .option('--no-archive', 'keep the old template versions (default: archive the unused ones at the end, after approval)')
     .option('--build-timeout <duration>', 'longest one Coder build may take', '30m')
     .option('--zero-touch', 'push a self-migrating version (Terraform >= 1.7); then only a pinned start per running workspace, stopped ones migrate at their next start', false)
