@@ -160,5 +160,18 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     return lines.join('\n');
   }
   if (s.result) return `${s.workflowId}: ${s.phase}\n${summaryTable(s.result)}`;
-  return `${s.workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}${s.leftLock ? `\n${s.leftLock}` : ''}`;
+  return endedRunText(s);
+}
+
+/**
+ * A fleet run that ended without a result: why, and for a terminated or timed-out one (which ran no
+ * code at its end) what it left: the setting (leftLock) and the migrations it had started, which are
+ * their own runs (ParentClosePolicy.ABANDON) and go on to their end.
+ */
+export function endedRunText(s: Pick<FleetStatus, 'workflowId' | 'phase' | 'error' | 'endedBy' | 'leftLock'>): string {
+  const how = s.endedBy === 'terminated' ? 'terminated' : s.endedBy === 'timed-out' ? 'timed out' : s.phase;
+  const children = s.endedBy
+    ? `\nthe migrations it had started are runs of their own and go on to their end (each migrates its workspace or puts it back; one at a gate still waits for it): 'wsmigrate approvals' lists those waiting`
+    : '';
+  return `${s.workflowId}: ${how}${s.error ? `: ${s.error}` : ''}${s.leftLock ? `\n${s.leftLock}` : ''}${children}`;
 }

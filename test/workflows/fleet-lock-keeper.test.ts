@@ -98,6 +98,9 @@ describe("the worker's lock keeper gives back what a run that ran no code at its
       ),
     );
 
+    // Said as what happened (not 'failed'), with what became of the migrations it had started.
+    expect(await cliStatus(handle.workflowId)).toMatch(new RegExp(`^${handle.workflowId}: terminated: an SRE reached for Terminate\n`));
+    expect(await cliStatus(handle.workflowId)).toMatch(/\nthe migrations it had started are runs of their own and go on to their end .*'wsmigrate approvals' lists those waiting$/);
     expect(await cliStatus(handle.workflowId, '--wait')).toMatch(/require active version: still ON, left by this run's termination/);
 
     // Temporal refuses to describe the run (here: a namespace it does not know): nothing is given back.

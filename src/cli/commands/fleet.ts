@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { userInfo } from 'node:os';
 import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf } from '../fleet-options';
 import { ORGANIZATION_RUN_PREFIX, startOrganizationRun, waitForOrganization } from './organization-run';
-import { fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
+import { endedRunText, fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
@@ -46,10 +46,13 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
       if (tty) process.stdout.write('\n');
       s = await (await import('../left-lock-sources')).withLeftLockHere(client, s);
       if (opts.json) io.out(JSON.stringify(s, null, 2));
-      else io.out(s.result ? summaryTable(s.result) : `${workflowId}: ${s.phase}${s.error ? `: ${s.error}` : ''}${s.leftLock ? `\n${s.leftLock}` : ''}`);
+      else io.out(s.result ? summaryTable(s.result) : endedRunText(s));
       log?.info({ phase: s.phase, ...(s.result ? { summary: s.result.summary } : {}) }, 'fleet ended');
       // The last line says why it failed (often before any change), not that it "did not migrate everything".
-      if (s.phase === 'failed') throw new CliError(`${workflowId} failed: ${s.error ?? `see 'wsmigrate fleet status ${workflowId}'`}`, exitCodeOfFailureType(s.failureType));
+      if (s.phase === 'failed') {
+        const how = s.endedBy === 'terminated' ? 'was terminated' : s.endedBy === 'timed-out' ? 'timed out' : 'failed';
+        throw new CliError(`${workflowId} ${how}: ${s.error ?? `see 'wsmigrate fleet status ${workflowId}'`}`, exitCodeOfFailureType(s.failureType));
+      }
       const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
       if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention }, 'some workspaces were not migrated');
       return bad > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
