@@ -47,7 +47,7 @@ describe('a worker with a file store warns when other workers poll its task queu
     await waitFor(() => lines.some((l) => l.includes('polling task queue')), 120_000);
     abort.abort();
     await running;
-    const warning = lines.find((l) => l.includes('WARNING'));
+    const warning = lines.find((l) => l.includes('WARNING') && l.includes('backups go to'));
     expect(warning).toBeDefined();
     expect(warning).toContain(`backups go to file://${dir}, this machine's disk, but 1 other worker(s) poll task queue '${taskQueue}': ${peer.options.identity}`);
     expect(warning).toContain('WSMIGRATE_BLOB_URL=s3://bucket/prefix');
