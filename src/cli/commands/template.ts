@@ -11,6 +11,7 @@ import { CliError, EXIT, type CliIo } from '../io';
 const PROTECTION_WORDS: Record<ProtectionReason, string> = {
   annotation: '# wsmigrate:protect',
   'persistent-kind': 'persistent kind',
+  'deletes-its-claims': 'stateful set whose claims Kubernetes deletes with it (when_deleted = "Delete")',
   'holds-protected': 'namespace holding a protected resource: deleting it deletes them',
 };
 
@@ -28,8 +29,11 @@ What it does:
   forgets the old volume and fails its build instead of destroying the volume.
   Protected: PVCs and PVs, and any resource whose header has, on the line directly above it,
     # wsmigrate:protect        (or  // wsmigrate:protect)
-  A blank line between that comment and the resource block does NOT count. A namespace the
-  template creates and puts a protected resource in is protected too (deleting it deletes them).
+  A blank line between that comment and the resource block does NOT count. A stateful set with a
+  volume_claim_template whose persistent_volume_claim_retention_policy sets when_deleted to
+  "Delete" (or to an expression) is protected: Kubernetes deletes its claims with it. A namespace the
+  template creates and puts a protected resource or a stateful set's claims in is protected too
+  (deleting it deletes them).
 
   DIFFERENT pairs (ingress, cron_job, hpa, pdb, csr, webhooks, csi_driver) are other
   implementations: they are refused and left alone (rewrite them by hand, import their state),

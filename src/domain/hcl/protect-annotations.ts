@@ -1,4 +1,5 @@
 import { isPersistentType } from '../type-map';
+import { claimMakingSets } from './claim-making-sets';
 import type { ResourceDeclaration } from './config-outline';
 import type { Token } from './lexer';
 import { dirOf } from './module-tree';
@@ -21,7 +22,8 @@ export function findProtectAnnotations(files: TemplateFile[]): { file: string; l
 /**
  * Config addresses (`T.name`, or `module.m.T.name` inside a local module) of every managed
  * resource that must never be destroyed outside a workspace delete: persistent kinds (PVC, PV,
- * under either name), annotated resources, and the template's namespaces that hold either.
+ * under either name), annotated resources, stateful sets whose claims are deleted with them, and the
+ * template's namespaces that hold any of those or a stateful set's claims.
  * Sorted, without duplicates.
  */
 export function protectedConfigAddresses(files: TemplateFile[]): string[] {
@@ -31,21 +33,34 @@ export function protectedConfigAddresses(files: TemplateFile[]): string[] {
   return [...new Set(addresses)].sort();
 }
 
-/** Why a resource is protected: its kind, its annotation, or a protected resource inside it (a namespace). */
-export type ProtectionReason = 'persistent-kind' | 'annotation' | 'holds-protected';
+/**
+ * Why a resource is protected: its kind, its annotation, claims Kubernetes deletes with it (a stateful
+ * set whose retention policy says `when_deleted = "Delete"`), or protected data inside it (a namespace).
+ */
+export type ProtectionReason = 'persistent-kind' | 'annotation' | 'deletes-its-claims' | 'holds-protected';
 
 /** The managed resource declarations of `model` that are protected, each with why. */
 export function protectedDeclarations(model: TemplateConfig): { resource: ResourceDeclaration; why: ProtectionReason }[] {
   const annotated = new Set(annotatedResources(model));
+  const sets = claimMakingSets(model);
+  const deletingClaims = new Set(sets.filter((s) => s.deletesClaims).map((s) => s.resource));
   const direct = model.configFiles
     .flatMap((f) => f.outline.resources)
     .filter((r) => r.mode === 'managed')
     .flatMap((r) => {
-      const why: ProtectionReason | undefined = annotated.has(r) ? 'annotation' : isPersistentType(r.type) ? 'persistent-kind' : undefined;
+      const why: ProtectionReason | undefined = annotated.has(r)
+        ? 'annotation'
+        : isPersistentType(r.type)
+          ? 'persistent-kind'
+          : deletingClaims.has(r)
+            ? 'deletes-its-claims'
+            : undefined;
       return why ? [{ resource: r, why }] : [];
     });
   const directSet = new Set(direct.map((d) => d.resource));
-  const holders = namespacesHoldingProtected(model, directSet)
+  // A namespace's delete takes every claim in it, a retained stateful set's claims too.
+  const holdingData = new Set([...directSet, ...sets.map((s) => s.resource)]);
+  const holders = namespacesHoldingProtected(model, holdingData)
     .filter((r) => !directSet.has(r))
     .map((resource) => ({ resource, why: 'holds-protected' as const }));
   return [...direct, ...holders];

@@ -1,0 +1,142 @@
+import { protectedConfigAddresses, protectedDeclarations } from '../../../src/domain/hcl/protect-annotations';
+import { readTemplateConfig } from '../../../src/domain/hcl/template-config';
+import { rewriteTemplate } from '../../../src/domain/template-rewrite';
+import { unguardedProtected } from '../../../src/domain/unguarded-protected';
+
+const file = (path: string, lines: string[]) => ({ path, content: lines.join('\n') + '\n' });
+
+/** A stateful set with one claim template, and `policy` lines inside its spec. */
+function statefulSet(type: string, name: string, policy: string[], extra: string[] = []): string[] {
+  return [
+    `resource "${type}" "${name}" {`,
+    '  metadata { name = "ws" }',
+    '  spec {',
+    '    service_name = "ws"',
+    ...policy.map((l) => `    ${l}`),
+    '    volume_claim_template {',
+    '      metadata { name = "home" }',
+    '      spec {',
+    '        access_modes = ["ReadWriteOnce"]',
+    '        resources { requests = { storage = "10Gi" } }',
+    '      }',
+    '    }',
+    '    template { spec { container { name = "dev" } } }',
+    '  }',
+    ...extra,
+    '}',
+  ];
+}
+
+describe('a stateful set whose claims Kubernetes deletes with it is protected', () => {
+  test('when_deleted = "Delete" protects it; "Retain", no policy, or no claim template does not', () => {
+    const files = [
+      file('main.tf', [
+        ...statefulSet('kubernetes_stateful_set', 'deletes', ['persistent_volume_claim_retention_policy {', '  when_deleted = "Delete"', '  when_scaled  = "Retain"', '}']),
+        ...statefulSet('kubernetes_stateful_set_v1', 'retains', ['persistent_volume_claim_retention_policy {', '  when_deleted = "Retain"', '  when_scaled  = "Delete"', '}']),
+        ...statefulSet('kubernetes_stateful_set', 'default', []),
+        'resource "kubernetes_stateful_set" "no_claims" {',
+        '  spec {',
+        '    persistent_volume_claim_retention_policy { when_deleted = "Delete" }',
+        '  }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_stateful_set.deletes']);
+    const why = protectedDeclarations(readTemplateConfig(files)).map((d) => [`${d.resource.type}.${d.resource.name}`, d.why]);
+    expect(why).toEqual([['kubernetes_stateful_set.deletes', 'deletes-its-claims']]);
+  });
+
+  test('a policy it cannot read (a variable, an interpolation) counts as Delete: the guard fails closed', () => {
+    const files = [
+      file('main.tf', [
+        ...statefulSet('kubernetes_stateful_set_v1', 'by_var', ['persistent_volume_claim_retention_policy { when_deleted = var.claim_policy }']),
+        ...statefulSet('kubernetes_stateful_set_v1', 'by_template', ['persistent_volume_claim_retention_policy { when_deleted = "${var.claim_policy}" }']),
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_stateful_set_v1.by_template', 'kubernetes_stateful_set_v1.by_var']);
+  });
+
+  test('dynamic blocks count as the blocks they make', () => {
+    const files = [
+      file('main.tf', [
+        ...statefulSet('kubernetes_stateful_set', 'dyn', [
+          'dynamic "persistent_volume_claim_retention_policy" {',
+          '  for_each = var.delete_claims ? [1] : []',
+          '  content { when_deleted = "Delete" }',
+          '}',
+        ]),
+        'resource "kubernetes_stateful_set" "dyn_template" {',
+        '  spec {',
+        '    persistent_volume_claim_retention_policy { when_deleted = "Delete" }',
+        '    dynamic "volume_claim_template" {',
+        '      for_each = var.volumes',
+        '      content { metadata { name = volume_claim_template.value } }',
+        '    }',
+        '  }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_stateful_set.dyn', 'kubernetes_stateful_set.dyn_template']);
+  });
+
+  test('in .tf.json too, and inside a local module under its call\'s prefix', () => {
+    const json = {
+      resource: {
+        kubernetes_stateful_set: {
+          deletes: { spec: [{ volume_claim_template: [{ metadata: [{ name: 'home' }] }], persistent_volume_claim_retention_policy: [{ when_deleted: 'Delete' }] }] },
+          retains: { spec: { volume_claim_template: { metadata: { name: 'home' } }, persistent_volume_claim_retention_policy: { when_deleted: 'Retain' } } },
+          templated: { spec: { volume_claim_template: {}, persistent_volume_claim_retention_policy: { when_deleted: '${var.p}' } } },
+        },
+      },
+    };
+    const files = [
+      { path: 'main.tf.json', content: JSON.stringify(json, null, 2) },
+      file('main.tf', ['module "db" {', '  source = "./db"', '}']),
+      file('db/main.tf', statefulSet('kubernetes_stateful_set', 'pg', ['persistent_volume_claim_retention_policy { when_deleted = "Delete" }'])),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_stateful_set.deletes',
+      'kubernetes_stateful_set.templated',
+      'module.db.kubernetes_stateful_set.pg',
+    ]);
+  });
+
+  test('a namespace holding a stateful set\'s claims is protected even when the set retains them', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "ws" {',
+        '  metadata { name = "ws-${data.coder_workspace.me.id}" }',
+        '}',
+        'resource "kubernetes_namespace" "scratch" {}',
+        ...statefulSet('kubernetes_stateful_set', 'dev', [], []).map((l) =>
+          l === '  metadata { name = "ws" }' ? '  metadata {\n    name = "ws"\n    namespace = kubernetes_namespace.ws.metadata[0].name\n  }' : l,
+        ),
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_namespace.ws']);
+  });
+});
+
+describe('the template rewrite guards such a set as it guards a claim', () => {
+  const files = [
+    file('main.tf', [
+      ...statefulSet('kubernetes_stateful_set', 'dev', ['persistent_volume_claim_retention_policy { when_deleted = "Delete" }']),
+      ...statefulSet('kubernetes_stateful_set', 'cache', []),
+    ]),
+  ];
+
+  test('reports it as protected and writes a removed { destroy = false } block for its old address only', () => {
+    const { files: out, report } = rewriteTemplate(files);
+    expect(report.protectedResources).toEqual([{ file: 'main.tf', line: 1, address: 'kubernetes_stateful_set.dev', why: 'deletes-its-claims' }]);
+    const guard = out.find((f) => f.path !== 'main.tf');
+    expect(guard?.content).toContain('from = kubernetes_stateful_set.dev');
+    expect(guard?.content).not.toContain('kubernetes_stateful_set.cache');
+    expect(unguardedProtected(out)).toEqual([]);
+  });
+
+  test('a _v1 version without that guard is named as missing it', () => {
+    const { files: out } = rewriteTemplate(files);
+    const withoutGuard = out.filter((f) => f.path === 'main.tf');
+    expect(unguardedProtected(withoutGuard)).toEqual(['kubernetes_stateful_set.dev']);
+  });
+});
