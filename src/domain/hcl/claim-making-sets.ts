@@ -1,6 +1,6 @@
 import { attributeNamed, type HclBlock, type HclItem } from './body-parser';
 import type { ResourceDeclaration } from './config-outline';
-import { labelledBodies, objectsOf } from './json-occurrences';
+import { objectsOf, resourceBodiesInJson } from './json-occurrences';
 import type { JsonNode, JsonObject } from './json-tree';
 import type { Token } from './lexer';
 import type { ConfigFile, TemplateConfig } from './template-config';
@@ -88,17 +88,6 @@ function jsonSpec(root: JsonNode, r: ResourceDeclaration): SetSpec | undefined {
     // A JSON string may be a template ("${var.policy}"): only the bare words are read as what they say.
     .map((e) => (e.value.kind === 'string' && !e.value.value.includes('${') ? e.value.value : 'expression'));
   return { hasClaimTemplate, whenDeleted: strictest(values) };
-}
-
-/** The bodies of resource `r` in a `.tf.json` file (`{"resource": {"T": {"name": {…}}}}`). */
-function resourceBodiesInJson(root: JsonNode, r: ResourceDeclaration): JsonObject[] {
-  return objectsOf(root)
-    .flatMap((top) => top.entries.filter((e) => e.key.value === 'resource'))
-    .flatMap((e) => objectsOf(e.value))
-    .flatMap((byType) => byType.entries.filter((e) => e.key.value === r.type && e.key.start + 1 === r.typeStart))
-    .flatMap((e) => objectsOf(e.value))
-    .flatMap((byName) => byName.entries.filter((e) => e.key.value === r.name))
-    .flatMap((e) => labelledBodies(e.value, 0));
 }
 
 /** Nested blocks in JSON syntax: `"name": {…}` or `[{…}]`, and `"dynamic": {"name": {"content": {…}}}`. */

@@ -111,3 +111,14 @@ export function labelledBodies(node: JsonNode, depth: number): JsonObject[] {
   if (depth === 0) return objectsOf(node);
   return objectsOf(node).flatMap((obj) => obj.entries.filter((e) => e.key.value !== '//').flatMap((e) => labelledBodies(e.value, depth - 1)));
 }
+
+/** The bodies of one declared resource in a `.tf.json` tree (`{"resource": {"T": {"name": {…}}}}`), found by its type's offset. */
+export function resourceBodiesInJson(root: JsonNode, r: { readonly type: string; readonly name: string; readonly typeStart: number }): JsonObject[] {
+  return objectsOf(root)
+    .flatMap((top) => top.entries.filter((e) => e.key.value === 'resource'))
+    .flatMap((e) => objectsOf(e.value))
+    .flatMap((byType) => byType.entries.filter((e) => e.key.value === r.type && e.key.start + 1 === r.typeStart))
+    .flatMap((e) => objectsOf(e.value))
+    .flatMap((byName) => byName.entries.filter((e) => e.key.value === r.name))
+    .flatMap((e) => labelledBodies(e.value, 0));
+}

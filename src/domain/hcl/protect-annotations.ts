@@ -2,6 +2,7 @@ import { isPersistentType } from '../type-map';
 import { claimMakingSets } from './claim-making-sets';
 import type { ResourceDeclaration } from './config-outline';
 import type { Token } from './lexer';
+import { persistentManifests } from './manifest-kinds';
 import { dirOf } from './module-tree';
 import { namespacesHoldingProtected } from './namespace-holders';
 import { readTemplateConfig, type TemplateConfig } from './template-config';
@@ -22,7 +23,7 @@ export function findProtectAnnotations(files: TemplateFile[]): { file: string; l
 /**
  * Config addresses (`T.name`, or `module.m.T.name` inside a local module) of every managed
  * resource that must never be destroyed outside a workspace delete: persistent kinds (PVC, PV,
- * under either name), annotated resources, stateful sets whose claims are deleted with them, and the
+ * under either name, or as a `kubernetes_manifest`), annotated resources, stateful sets whose claims are deleted with them, and the
  * template's namespaces that hold any of those or a stateful set's claims.
  * Sorted, without duplicates.
  */
@@ -44,13 +45,14 @@ export function protectedDeclarations(model: TemplateConfig): { resource: Resour
   const annotated = new Set(annotatedResources(model));
   const sets = claimMakingSets(model);
   const deletingClaims = new Set(sets.filter((s) => s.deletesClaims).map((s) => s.resource));
+  const volumeManifests = new Set(persistentManifests(model));
   const direct = model.configFiles
     .flatMap((f) => f.outline.resources)
     .filter((r) => r.mode === 'managed')
     .flatMap((r) => {
       const why: ProtectionReason | undefined = annotated.has(r)
         ? 'annotation'
-        : isPersistentType(r.type)
+        : isPersistentType(r.type) || volumeManifests.has(r)
           ? 'persistent-kind'
           : deletingClaims.has(r)
             ? 'deletes-its-claims'

@@ -1,5 +1,8 @@
 import { protectedConfigAddresses, protectedDeclarations } from '../../../src/domain/hcl/protect-annotations';
 import { readTemplateConfig } from '../../../src/domain/hcl/template-config';
+import type { ClassifiedChange } from '../../../src/domain/plan/classify';
+import { planGuardVerdict } from '../../../src/domain/plan/guard';
+import { detectBuildChanges } from '../../../src/domain/build-changes';
 import { rewriteTemplate } from '../../../src/domain/template-rewrite';
 import { unguardedProtected } from '../../../src/domain/unguarded-protected';
 
@@ -138,5 +141,52 @@ describe('the template rewrite guards such a set as it guards a claim', () => {
     const { files: out } = rewriteTemplate(files);
     const withoutGuard = out.filter((f) => f.path === 'main.tf');
     expect(unguardedProtected(withoutGuard)).toEqual(['kubernetes_stateful_set.dev']);
+  });
+});
+
+describe('a kubernetes_manifest of a PersistentVolumeClaim or PersistentVolume is protected as the claim types are', () => {
+  test('read from its object\'s `kind` (bare or quoted key, `=` or `:`), not from a nested kind or another kind', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_manifest" "home" {',
+        '  manifest = {',
+        '    apiVersion = "v1"',
+        '    kind       = "PersistentVolumeClaim"',
+        '    metadata   = { name = "home-${data.coder_workspace.me.id}", namespace = var.namespace }',
+        '    spec       = { accessModes = ["ReadWriteOnce"], resources = { requests = { storage = "10Gi" } } }',
+        '  }',
+        '}',
+        'resource "kubernetes_manifest" "pv" {',
+        '  manifest = { "apiVersion": "v1", "kind": "PersistentVolume" }',
+        '}',
+        'resource "kubernetes_manifest" "snapshot" {',
+        '  manifest = {',
+        '    apiVersion = "snapshot.storage.k8s.io/v1"',
+        '    kind       = "VolumeSnapshot"',
+        '    spec       = { source = { kind = "PersistentVolumeClaim" } }',
+        '  }',
+        '}',
+        'resource "kubernetes_manifest" "from_yaml" {',
+        '  manifest = yamldecode(file("${path.module}/pvc.yaml"))',
+        '}',
+      ]),
+      { path: 'more.tf.json', content: JSON.stringify({ resource: { kubernetes_manifest: { cache: { manifest: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' } }, cm: { manifest: { kind: 'ConfigMap' } } } } }) },
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_manifest.cache', 'kubernetes_manifest.home', 'kubernetes_manifest.pv']);
+    const why = new Set(protectedDeclarations(readTemplateConfig(files)).map((d) => d.why));
+    expect(why).toEqual(new Set(['persistent-kind']));
+  });
+
+  test('the plan guard denies its replacement in a start, and the build-log check counts its destroy as a protected loss', () => {
+    const files = [file('main.tf', ['resource "kubernetes_manifest" "home" {', '  manifest = { kind = "PersistentVolumeClaim" }', '}'])];
+    const protectedAddresses = protectedConfigAddresses(files);
+    const verdict = planGuardVerdict(
+      [{ address: 'kubernetes_manifest.home', configAddress: 'kubernetes_manifest.home', mode: 'managed', type: 'kubernetes_manifest', name: 'home', kind: 'replace' } as ClassifiedChange],
+      { transition: 'start', protectedAddresses },
+    );
+    expect(verdict.verdict).toBe('deny');
+    // Its state holds no uid (the provider keeps object.metadata.uid null): the build's log is what shows the loss.
+    const report = detectBuildChanges(['  # kubernetes_manifest.home must be replaced', 'kubernetes_manifest.home: Destroying...'], protectedAddresses);
+    expect(report.protectedDestroyed).toEqual(['kubernetes_manifest.home']);
   });
 });

@@ -1,0 +1,63 @@
+import { attributeNamed, type HclBlock, type HclItem } from './body-parser';
+import type { ResourceDeclaration } from './config-outline';
+import { resourceBodiesInJson } from './json-occurrences';
+import type { JsonNode } from './json-tree';
+import type { Token } from './lexer';
+import type { TemplateConfig } from './template-config';
+
+/** The Kubernetes kinds whose loss is a lost volume, as PVC and PV resource types are. */
+const PERSISTENT_KINDS = new Set(['PersistentVolumeClaim', 'PersistentVolume']);
+
+/**
+ * `kubernetes_manifest` resources whose `manifest` is a PersistentVolumeClaim or PersistentVolume:
+ * the same volume as a `kubernetes_persistent_volume_claim`, under a type no rename touches but a
+ * replacement destroys all the same. Read when the manifest is written out as an object with a plain
+ * `kind` string; one built by `yamldecode(file(…))` cannot be read here (mark it `# wsmigrate:protect`).
+ * Its state holds no uid (the provider keeps `object.metadata.uid` null, seen on the real provider), so
+ * its loss is found by the plan guard and the build's log, not by the post-build uid comparison.
+ */
+export function persistentManifests(model: TemplateConfig): ResourceDeclaration[] {
+  const out: ResourceDeclaration[] = [];
+  for (const f of model.configFiles) {
+    for (const r of f.outline.resources) {
+      if (r.mode !== 'managed' || r.type !== 'kubernetes_manifest') continue;
+      const kind = f.syntax === 'native' ? nativeKind(f.parsed.items, f.parsed.tokens, r) : jsonKind(f.tree, r);
+      if (kind !== undefined && PERSISTENT_KINDS.has(kind)) out.push(r);
+    }
+  }
+  return out;
+}
+
+function nativeKind(items: readonly HclItem[], tokens: readonly Token[], r: ResourceDeclaration): string | undefined {
+  const block = items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex);
+  const manifest = block ? attributeNamed(block.body, 'manifest') : undefined;
+  if (!manifest) return undefined;
+  return topLevelKind(tokens.slice(manifest.exprStart, manifest.exprEnd).filter((t) => t.kind !== 'space' && t.kind !== 'newline' && t.kind !== 'comment'));
+}
+
+/** The plain string given to `kind` among the outermost object's keys (`kind = "…"`, `"kind": "…"`). */
+function topLevelKind(t: readonly Token[]): string | undefined {
+  let depth = 0;
+  for (let i = 0; i < t.length; i++) {
+    const text = t[i].text;
+    if (t[i].kind === 'punct' && (text === '{' || text === '[' || text === '(')) depth++;
+    else if (t[i].kind === 'punct' && (text === '}' || text === ']' || text === ')')) depth--;
+    if (depth !== 1) continue;
+    const bareKey = t[i].kind === 'ident' && text === 'kind' && !(i > 0 && t[i - 1].text === '.');
+    const quotedKey = t[i].kind === 'quoteOpen' && t[i + 1]?.kind === 'literal' && t[i + 1].text === 'kind' && t[i + 2]?.kind === 'quoteClose';
+    const after = bareKey ? i + 1 : quotedKey ? i + 3 : -1;
+    if (after < 0 || (t[after]?.text !== '=' && t[after]?.text !== ':')) continue;
+    const [open, literal, close] = [t[after + 1], t[after + 2], t[after + 3]];
+    if (open?.kind === 'quoteOpen' && literal?.kind === 'literal' && close?.kind === 'quoteClose') return literal.text;
+  }
+  return undefined;
+}
+
+function jsonKind(root: JsonNode, r: ResourceDeclaration): string | undefined {
+  for (const body of resourceBodiesInJson(root, r)) {
+    const manifest = body.entries.find((e) => e.key.value === 'manifest')?.value;
+    const kind = manifest?.kind === 'object' ? manifest.entries.find((e) => e.key.value === 'kind')?.value : undefined;
+    if (kind?.kind === 'string') return kind.value;
+  }
+  return undefined;
+}
