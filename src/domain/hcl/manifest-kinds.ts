@@ -12,7 +12,8 @@ const PERSISTENT_KINDS = new Set(['PersistentVolumeClaim', 'PersistentVolume']);
  * `kubernetes_manifest` resources whose `manifest` is a PersistentVolumeClaim or PersistentVolume:
  * the same volume as a `kubernetes_persistent_volume_claim`, under a type no rename touches but a
  * replacement destroys all the same. Read when the manifest is written out as an object with a plain
- * `kind` string; one built by `yamldecode(file(…))` cannot be read here (mark it `# wsmigrate:protect`).
+ * `kind` string, or as YAML in a heredoc; one read from a file (`yamldecode(file(…))`) cannot be read
+ * here (mark it `# wsmigrate:protect`).
  * Its state holds no uid (the provider keeps `object.metadata.uid` null, seen on the real provider), so
  * its loss is found by the plan guard and the build's log, not by the post-build uid comparison.
  */
@@ -35,20 +36,49 @@ function nativeKind(items: readonly HclItem[], tokens: readonly Token[], r: Reso
   return topLevelKind(tokens.slice(manifest.exprStart, manifest.exprEnd).filter((t) => t.kind !== 'space' && t.kind !== 'newline' && t.kind !== 'comment'));
 }
 
-/** The plain string given to `kind` among the outermost object's keys (`kind = "…"`, `"kind": "…"`). */
+/**
+ * The manifest's `kind`: the plain string given to `kind` among the keys of the outermost object
+ * literal (`kind = "…"`, `"kind": "…"`; a function call around it, such as `merge(local.base, {…})`,
+ * does not hide it), or the top-level `kind:` line of a YAML heredoc (`yamldecode(<<-EOT … EOT)`).
+ */
 function topLevelKind(t: readonly Token[]): string | undefined {
+  return objectKind(t) ?? yamlHeredocKind(t);
+}
+
+function objectKind(t: readonly Token[]): string | undefined {
   let depth = 0;
   for (let i = 0; i < t.length; i++) {
     const text = t[i].text;
-    if (t[i].kind === 'punct' && (text === '{' || text === '[' || text === '(')) depth++;
-    else if (t[i].kind === 'punct' && (text === '}' || text === ']' || text === ')')) depth--;
+    if (t[i].kind === 'punct' && text === '{') depth++;
+    else if (t[i].kind === 'punct' && text === '}') depth--;
     if (depth !== 1) continue;
-    const bareKey = t[i].kind === 'ident' && text === 'kind' && !(i > 0 && t[i - 1].text === '.');
+    const bareKey = t[i].kind === 'ident' && text === 'kind' && t[i - 1]?.text !== '.';
     const quotedKey = t[i].kind === 'quoteOpen' && t[i + 1]?.kind === 'literal' && t[i + 1].text === 'kind' && t[i + 2]?.kind === 'quoteClose';
     const after = bareKey ? i + 1 : quotedKey ? i + 3 : -1;
     if (after < 0 || (t[after]?.text !== '=' && t[after]?.text !== ':')) continue;
     const [open, literal, close] = [t[after + 1], t[after + 2], t[after + 3]];
     if (open?.kind === 'quoteOpen' && literal?.kind === 'literal' && close?.kind === 'quoteClose') return literal.text;
+  }
+  return undefined;
+}
+
+const YAML_KIND = /^( *)kind: *["']?([A-Za-z]+)["']? *$/;
+
+/** `kind:` on a line of the heredoc's least indentation (YAML's top level). */
+function yamlHeredocKind(t: readonly Token[]): string | undefined {
+  const open = t.findIndex((x) => x.kind === 'heredocOpen');
+  if (open < 0) return undefined;
+  const close = t.findIndex((x, i) => i > open && x.kind === 'heredocClose');
+  const lines = t
+    .slice(open + 1, close < 0 ? t.length : close)
+    .map((x) => (x.kind === 'literal' ? x.text : 'x'))
+    .join('')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+  const indent = Math.min(...lines.map((l) => l.length - l.trimStart().length));
+  for (const line of lines) {
+    const m = YAML_KIND.exec(line);
+    if (m && m[1].length === indent) return m[2];
   }
   return undefined;
 }

@@ -190,3 +190,113 @@ describe('a kubernetes_manifest of a PersistentVolumeClaim or PersistentVolume i
     expect(report.protectedDestroyed).toEqual(['kubernetes_manifest.home']);
   });
 });
+
+describe('what is not read as a claim-deleting set or a volume manifest', () => {
+  test('a data source, another type with the same blocks, a dynamic block of another name, Retain through dynamic content', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "ws" {}',
+        'data "kubernetes_stateful_set" "peer" {',
+        '  metadata { namespace = kubernetes_namespace.ws.metadata[0].name }',
+        '  spec {',
+        '    persistent_volume_claim_retention_policy { when_deleted = "Delete" }',
+        '    volume_claim_template { metadata { name = "x" } }',
+        '  }',
+        '}',
+        'resource "kubernetes_deployment" "not_a_set" {',
+        '  spec {',
+        '    persistent_volume_claim_retention_policy { when_deleted = "Delete" }',
+        '    volume_claim_template { metadata { name = "x" } }',
+        '  }',
+        '}',
+        ...statefulSet('kubernetes_stateful_set', 'other_dynamic', ['dynamic "something_else" {', '  for_each = [1]', '  content { when_deleted = "Delete" }', '}']),
+        ...statefulSet('kubernetes_stateful_set', 'dynamic_retain', [
+          'dynamic "persistent_volume_claim_retention_policy" {',
+          '  for_each = [1]',
+          '  content { when_deleted = "Retain" }',
+          '}',
+        ]),
+        'resource "kubernetes_config_map" "not_a_manifest" {',
+        '  manifest = { kind = "PersistentVolumeClaim" }',
+        '}',
+        'resource "kubernetes_manifest" "no_manifest" {}',
+      ]),
+      {
+        path: 'more.tf.json',
+        content: JSON.stringify({
+          resource: {
+            kubernetes_stateful_set: {
+              no_template: { spec: { persistent_volume_claim_retention_policy: { when_deleted: 'Delete' } } },
+              json_dynamic_retain: {
+                spec: { volume_claim_template: {}, dynamic: { persistent_volume_claim_retention_policy: { for_each: '${[1]}', content: { when_deleted: 'Retain' } } } },
+              },
+              other_key: { spec: { volume_claim_template: {}, persistent_volume_claim_retention_policy: { when_scaled: 'Delete' } } },
+            },
+            kubernetes_manifest: { not_an_object: { manifest: '${yamldecode(file("pvc.yaml"))}' } },
+          },
+        }),
+      },
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([]);
+  });
+
+  test('.tf.json dynamic content that deletes is read', () => {
+    const files = [
+      {
+        path: 'main.tf.json',
+        content: JSON.stringify({
+          resource: {
+            kubernetes_stateful_set_v1: {
+              dev: { spec: { volume_claim_template: [{}], dynamic: { persistent_volume_claim_retention_policy: { for_each: '${[1]}', content: { when_deleted: 'Delete' } } } } },
+            },
+          },
+        }),
+      },
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_stateful_set_v1.dev']);
+  });
+
+  test('a manifest\'s kind is its top-level one: after nested objects, through merge(), in a YAML heredoc; never a nested kind', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_manifest" "kind_last" {',
+        '  manifest = {',
+        '    metadata = { name = "home", labels = { app = "ws" } }',
+        '    spec     = { dataSourceRef = { kind = "VolumeSnapshot", name = "s" } }',
+        '    "kind"   = "PersistentVolumeClaim"',
+        '  }',
+        '}',
+        'resource "kubernetes_manifest" "nested_claim" {',
+        '  manifest = {',
+        '    spec = { source = { kind = "PersistentVolumeClaim" } }',
+        '    kind = "VolumeSnapshot"',
+        '  }',
+        '}',
+        'resource "kubernetes_manifest" "merged" {',
+        '  manifest = merge(local.base, { kind = "PersistentVolume", spec = { capacity = { storage = "1Gi" } } })',
+        '}',
+        'resource "kubernetes_manifest" "yaml" {',
+        '  manifest = yamldecode(<<-EOT',
+        '    # the home volume',
+        '    apiVersion: v1',
+        '    kind: PersistentVolumeClaim',
+        '    metadata:',
+        '      name: "home-${data.coder_workspace.me.id}"',
+        '    EOT',
+        '  )',
+        '}',
+        'resource "kubernetes_manifest" "yaml_nested" {',
+        '  manifest = yamldecode(<<-EOT',
+        '    apiVersion: snapshot.storage.k8s.io/v1',
+        '    spec:',
+        '      source:',
+        '        kind: PersistentVolumeClaim',
+        '    kind: VolumeSnapshot',
+        '    EOT',
+        '  )',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_manifest.kind_last', 'kubernetes_manifest.merged', 'kubernetes_manifest.yaml']);
+  });
+});
