@@ -13,7 +13,8 @@ const NAMESPACE_TYPES = new Set(['kubernetes_namespace', 'kubernetes_namespace_v
  * namespace must be guarded like the claim. A namespace holds a resource when that resource's block
  * refers to it (`kubernetes_namespace.ws.metadata[0].name`), directly or through `local.*` values,
  * or names its namespace with the very expression the namespace's name is (`local.ns` in both), in
- * the same module, or hands it to a local module whose protected resource reads that input.
+ * the same module, or hands it to a local module whose protected resource reads that input (at any
+ * depth of local modules).
  * Native-syntax files only.
  */
 export function namespacesHoldingProtected(model: TemplateConfig, protectedResources: ReadonlySet<ResourceDeclaration>): ResourceDeclaration[] {
@@ -52,7 +53,8 @@ export function namespacesHoldingProtected(model: TemplateConfig, protectedResou
 
 /**
  * Namespaces handed to a local module (`namespace = kubernetes_namespace.ws.metadata[0].name` in the
- * call) whose protected resource uses that input (`var.namespace`): one level of calls.
+ * call) whose protected resource uses that input (`var.namespace`), directly or through the module's
+ * own calls to deeper local modules.
  */
 function namespacesPassedToProtected(
   files: readonly ConfigFile[],
@@ -61,6 +63,26 @@ function namespacesPassedToProtected(
   protectedResources: ReadonlySet<ResourceDeclaration>,
 ): Set<string> {
   const out = new Set<string>();
+  const inputs = new Map<string, Set<string>>();
+  for (const { call, file, childDir } of localModuleCalls(files)) {
+    const childUses = protectedInputs(childDir, byDir, protectedResources, inputs);
+    for (const arg of call.body) {
+      if (arg.kind !== 'attribute' || !childUses.has(arg.name.text)) continue;
+      namespaceRefs([file.parsed.tokens.slice(arg.exprStart, arg.exprEnd)], locals, out, new Set());
+    }
+  }
+  return out;
+}
+
+interface LocalModuleCall {
+  readonly call: HclBlock;
+  readonly file: ConfigFile & { syntax: 'native' };
+  readonly childDir: string;
+}
+
+/** The `module` blocks of `files` whose source is a folder of the template. */
+function localModuleCalls(files: readonly ConfigFile[]): LocalModuleCall[] {
+  const calls: LocalModuleCall[] = [];
   for (const f of files) {
     if (f.syntax !== 'native') continue;
     for (const call of f.parsed.items) {
@@ -68,24 +90,44 @@ function namespacesPassedToProtected(
       const source = call.body.find((it) => it.kind === 'attribute' && it.name.text === 'source');
       const sourceText = source?.kind === 'attribute' ? f.parsed.tokens.slice(source.exprStart, source.exprEnd).find((t) => t.kind === 'literal')?.text : undefined;
       const childDir = resolveLocalSource(dirOf(f.path), sourceText);
-      if (childDir === undefined) continue;
-      const childUses = new Set(
-        (byDir.get(childDir) ?? []).flatMap((c) =>
-          c.syntax === 'native'
-            ? c.outline.resources.filter((r) => protectedResources.has(r)).flatMap((r) => {
-                const block = blockOf(c, r);
-                return block ? variablesIn(expressionsOf(block.body, c.parsed.tokens)) : [];
-              })
-            : [],
-        ),
-      );
-      for (const arg of call.body) {
-        if (arg.kind !== 'attribute' || !childUses.has(arg.name.text)) continue;
-        namespaceRefs([f.parsed.tokens.slice(arg.exprStart, arg.exprEnd)], locals, out, new Set());
-      }
+      if (childDir !== undefined) calls.push({ call, file: f, childDir });
     }
   }
-  return out;
+  return calls;
+}
+
+/**
+ * The input variables of the module in `dir` that reach a protected resource: read in its block, or
+ * handed on to a deeper local module's input that does. Memoized per folder; a folder met again while
+ * it is being read (a module calling itself) adds nothing.
+ */
+function protectedInputs(
+  dir: string,
+  byDir: ReadonlyMap<string, readonly ConfigFile[]>,
+  protectedResources: ReadonlySet<ResourceDeclaration>,
+  memo: Map<string, Set<string>>,
+): Set<string> {
+  const known = memo.get(dir);
+  if (known) return known;
+  const uses = new Set<string>();
+  memo.set(dir, uses);
+  const files = byDir.get(dir) ?? [];
+  for (const f of files) {
+    if (f.syntax !== 'native') continue;
+    for (const r of f.outline.resources) {
+      if (!protectedResources.has(r)) continue;
+      const block = blockOf(f, r);
+      if (block) for (const v of variablesIn(expressionsOf(block.body, f.parsed.tokens))) uses.add(v);
+    }
+  }
+  for (const { call, file, childDir } of localModuleCalls(files)) {
+    const childUses = protectedInputs(childDir, byDir, protectedResources, memo);
+    for (const arg of call.body) {
+      if (arg.kind !== 'attribute' || !childUses.has(arg.name.text)) continue;
+      for (const v of variablesIn([file.parsed.tokens.slice(arg.exprStart, arg.exprEnd)])) uses.add(v);
+    }
+  }
+  return uses;
 }
 
 /** Names of the `var.x` an expression reads. */

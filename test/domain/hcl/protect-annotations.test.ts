@@ -260,6 +260,61 @@ describe('protectedConfigAddresses: a namespace handed to a local module that pu
   });
 });
 
+describe('protectedConfigAddresses: a namespace handed down two levels of local modules', () => {
+  test('the root\'s namespace and a middle module\'s namespace are protected when the input reaches the claim; an input that stops halfway does not', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "ws" {}',
+        'resource "kubernetes_namespace" "scratch" {}',
+        'module "workspace" {',
+        '  source     = "./modules/workspace"',
+        '  ns         = kubernetes_namespace.ws.metadata[0].name',
+        '  scratch_ns = kubernetes_namespace.scratch.metadata[0].name',
+        '}',
+      ]),
+      file('modules/workspace/main.tf', [
+        'variable "ns" {}',
+        'variable "scratch_ns" {}',
+        'resource "kubernetes_namespace" "cache" {}',
+        'module "storage" {',
+        '  source    = "../storage"',
+        '  namespace = var.ns',
+        '  cache_ns  = kubernetes_namespace.cache.metadata[0].name',
+        '  unused    = var.scratch_ns',
+        '}',
+      ]),
+      file('modules/storage/main.tf', [
+        'variable "namespace" {}',
+        'variable "cache_ns" {}',
+        'variable "unused" {}',
+        'resource "kubernetes_persistent_volume_claim" "home" {',
+        '  metadata { namespace = var.namespace }',
+        '}',
+        'resource "kubernetes_persistent_volume_claim" "cache" {',
+        '  metadata { namespace = var.cache_ns }',
+        '}',
+        'resource "kubernetes_config_map" "unused" {',
+        '  metadata { namespace = var.unused }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_namespace.ws',
+      'module.workspace.kubernetes_namespace.cache',
+      'module.workspace.module.storage.kubernetes_persistent_volume_claim.cache',
+      'module.workspace.module.storage.kubernetes_persistent_volume_claim.home',
+    ]);
+  });
+
+  test('a module that calls itself does not loop', () => {
+    const files = [
+      file('main.tf', ['resource "kubernetes_namespace" "ws" {}', 'module "a" {', '  source = "./a"', '  ns     = kubernetes_namespace.ws.metadata[0].name', '}']),
+      file('a/main.tf', ['variable "ns" {}', 'module "again" {', '  source = "../a"', '  ns     = var.ns', '}', 'resource "kubernetes_persistent_volume_claim" "home" {', '  metadata { namespace = var.ns }', '}']),
+    ];
+    expect(protectedConfigAddresses(files)).toContain('kubernetes_namespace.ws');
+  });
+});
+
 describe('protectedConfigAddresses: what a namespace-holding read must not take for a holder', () => {
   test('a service account and a data namespace named like the claim\'s namespace are not protected', () => {
     const files = [
