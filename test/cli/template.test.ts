@@ -39,6 +39,30 @@ describe('wsmigrate template rewrite', () => {
     expect(existsSync(join(dir, 'wsmigrate_guards.tf'))).toBe(false);
   });
 
+  test('names why each resource is protected: a stateful set that deletes its claims, the namespace holding them', async () => {
+    const dir = join(work, 'sts');
+    cpSync(join(TEMPLATES, 'coder-k8s'), dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'db.tf'),
+      [
+        'resource "kubernetes_namespace" "db" {}',
+        'resource "kubernetes_stateful_set" "db" {',
+        '  metadata { namespace = kubernetes_namespace.db.metadata[0].name }',
+        '  spec {',
+        '    persistent_volume_claim_retention_policy { when_deleted = "Delete" }',
+        '    volume_claim_template { metadata { name = "data" } }',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const r = await run('template', 'rewrite', dir);
+    expect(r.exitCode).toBe(EXIT.ok);
+    expect(r.out).toContain('db.tf:2  kubernetes_stateful_set.db  (stateful set whose claims Kubernetes deletes with it: when_deleted = "Delete")');
+    expect(r.out).toContain("db.tf:1  kubernetes_namespace.db  (namespace holding a protected resource or a stateful set's claims: deleting it deletes them)");
+    expect(r.out).toMatch(/guards on the old addresses:\n(  \S+\n)*  kubernetes_stateful_set\.db\n/);
+  });
+
   test('--check exits 4 while a rewrite is pending', async () => {
     const dir = copyOf('coder-k8s');
     const r = await run('template', 'rewrite', dir, '--check');

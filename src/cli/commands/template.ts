@@ -11,8 +11,8 @@ import { CliError, EXIT, type CliIo } from '../io';
 const PROTECTION_WORDS: Record<ProtectionReason, string> = {
   annotation: '# wsmigrate:protect',
   'persistent-kind': 'persistent kind',
-  'deletes-its-claims': 'stateful set whose claims Kubernetes deletes with it (when_deleted = "Delete")',
-  'holds-protected': 'namespace holding a protected resource: deleting it deletes them',
+  'deletes-its-claims': 'stateful set whose claims Kubernetes deletes with it: when_deleted = "Delete"',
+  'holds-protected': "namespace holding a protected resource or a stateful set's claims: deleting it deletes them",
 };
 
 const REWRITE_HELP = `
