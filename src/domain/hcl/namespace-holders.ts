@@ -1,6 +1,8 @@
 import type { HclBlock, HclItem } from './body-parser';
 import type { ResourceDeclaration } from './config-outline';
-import type { Token } from './lexer';
+import { resourceBodiesInJson } from './json-occurrences';
+import type { JsonNode, JsonString } from './json-tree';
+import { lexHcl, type Token } from './lexer';
 import { dirOf, resolveLocalSource } from './module-tree';
 import type { ConfigFile, TemplateConfig } from './template-config';
 
@@ -14,8 +16,8 @@ const NAMESPACE_TYPES = new Set(['kubernetes_namespace', 'kubernetes_namespace_v
  * refers to it (`kubernetes_namespace.ws.metadata[0].name`), directly or through `local.*` values,
  * or names its namespace with the very expression the namespace's name is (`local.ns` in both), in
  * the same module, or hands it to a local module whose protected resource reads that input (at any
- * depth of local modules).
- * Native-syntax files only.
+ * depth of local modules). A claim in a `.tf.json` file is read for references in its strings
+ * (`"${kubernetes_namespace.ws.metadata[0].name}"`); module calls are read in native files only.
  */
 export function namespacesHoldingProtected(model: TemplateConfig, protectedResources: ReadonlySet<ResourceDeclaration>): ResourceDeclaration[] {
   const held: ResourceDeclaration[] = [];
@@ -28,7 +30,10 @@ export function namespacesHoldingProtected(model: TemplateConfig, protectedResou
     const referenced = new Set<string>();
     const namespaceTexts = new Set<string>();
     for (const f of files) {
-      if (f.syntax !== 'native') continue;
+      if (f.syntax === 'json') {
+        for (const r of f.outline.resources) if (protectedResources.has(r)) namespaceRefs(jsonExpressions(f, r), locals, referenced, new Set());
+        continue;
+      }
       for (const r of f.outline.resources) {
         if (!protectedResources.has(r)) continue;
         const block = blockOf(f, r);
@@ -157,6 +162,18 @@ function metadataText(block: HclBlock, attribute: string, tokens: readonly Token
     .map((t) => t.text)
     .join('');
   return text === '' ? undefined : text;
+}
+
+/** The expressions in the string values of a `.tf.json` resource's body (`"${kubernetes_namespace.ws.id}"`), lexed as templates. */
+function jsonExpressions(f: ConfigFile & { syntax: 'json' }, r: ResourceDeclaration): Expression[] {
+  const strings: JsonString[] = [];
+  const walk = (node: JsonNode): void => {
+    if (node.kind === 'string') strings.push(node);
+    else if (node.kind === 'array') node.items.forEach(walk);
+    else if (node.kind === 'object') for (const e of node.entries) walk(e.value);
+  };
+  resourceBodiesInJson(f.tree, r).forEach(walk);
+  return strings.filter((s) => s.value.includes('${')).map((s) => lexHcl(s.value, f.path, { mode: 'template', firstLine: s.line }));
 }
 
 /** A run of tokens of one expression. */

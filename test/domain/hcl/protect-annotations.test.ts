@@ -315,6 +315,38 @@ describe('protectedConfigAddresses: a namespace handed down two levels of local 
   });
 });
 
+describe('protectedConfigAddresses: a claim declared in .tf.json', () => {
+  test('the namespace its strings refer to (directly or through a local) is protected; one it does not is not', () => {
+    const files = [
+      file('main.tf', [
+        'locals {',
+        '  cache_ns = kubernetes_namespace_v1.cache.metadata[0].name',
+        '}',
+        'resource "kubernetes_namespace" "ws" {}',
+        'resource "kubernetes_namespace_v1" "cache" {}',
+        'resource "kubernetes_namespace" "other" {}',
+      ]),
+      {
+        path: 'claims.tf.json',
+        content: JSON.stringify({
+          resource: {
+            kubernetes_persistent_volume_claim: {
+              home: { metadata: [{ name: 'home', namespace: '${kubernetes_namespace.ws.metadata[0].name}' }] },
+              cache: { metadata: { namespace: '${local.cache_ns}', labels: { note: 'kubernetes_namespace.other is not a reference here' } } },
+            },
+          },
+        }),
+      },
+    ];
+    expect(protectedConfigAddresses(files)).toEqual([
+      'kubernetes_namespace.ws',
+      'kubernetes_namespace_v1.cache',
+      'kubernetes_persistent_volume_claim.cache',
+      'kubernetes_persistent_volume_claim.home',
+    ]);
+  });
+});
+
 describe('protectedConfigAddresses: what a namespace-holding read must not take for a holder', () => {
   test('a service account and a data namespace named like the claim\'s namespace are not protected', () => {
     const files = [
