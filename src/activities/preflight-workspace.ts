@@ -11,6 +11,7 @@ import { PREBUILT_LEFT_TO_CODER, isPrebuiltWorkspace } from '../domain/prebuilt-
 import { autoDeleteWarning, dormantWhoMustAct, type OwnerStanding } from '../domain/dormancy';
 import type { BuildInfo, TemplateVersion, TemplateVersionParameter, TemplateVersionVariable } from '../adapters/coder';
 import type { StepReads } from './step-reads';
+import { refuseDeleted } from './deleted-workspace';
 import { refuseUnlessTokenMayMigrate } from './token-permissions';
 import { stateTypesStillDeclared } from '../domain/module-coverage';
 import { downgradeHazardsAgainst, holdsMigratedEntries, rootManagedDeclarations } from '../domain/downgrade-guard';
@@ -281,13 +282,7 @@ async function refuseIfDeleted(coder: ActivityDeps['coder'], input: WorkspacePre
   const gone = await coder.workspaceByOwnerAndName(input.owner, input.workspace, { includeDeleted: true }).catch(() => undefined);
   const latest = gone?.latest_build;
   if (!latest || latest.transition !== 'delete') throw err;
-  // coderd/autobuild/lifecycle_executor.go isEligibleForDelete: Coder's own delete of a dormant workspace
-  // carries reason autodelete and its owner as initiator (wsbuilder's default), though the owner did nothing.
-  const by =
-    latest.reason === 'autodelete'
-      ? `by Coder's auto-delete of dormant workspaces (build #${latest.build_number}, reason autodelete, ${latest.job.status}: it was dormant longer than the template's time_til_dormant_autodelete)`
-      : `(build #${latest.build_number}, delete by ${latest.initiator_name ?? 'someone'}, ${latest.job.status})`;
-  throw refuse('preflight', `${input.owner}/${input.workspace}`, `the workspace was deleted ${by}; nothing to migrate, nothing was built`);
+  throw refuseDeleted('preflight', `${input.owner}/${input.workspace}`, latest);
 }
 
 /** The owner as far as who may act goes: a suspended one cannot sign in to make a dormant workspace active (coderd/httpmw/apikey.go). Unknown when Coder will not say. */

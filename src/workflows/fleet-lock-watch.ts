@@ -16,7 +16,9 @@ export const ACTIVE_VERSION_WATCH_MS = 60_000;
  * autostart and member's start does. So, for as long as the fleet runs (gates included), it reads the
  * active version every minute; when it is no longer the fleet's target, wsmigrate's own setting is
  * given back at once (Coder builds each workspace's previous version again), the fleet pauses and
- * says why and what to do. Runs beside the fleet's steps; never fails the fleet.
+ * says why and what to do. It keeps watching after that: it says when the migrated version is active
+ * again (the note is the run's last word, in its summary too), and a later rollback pauses the fleet
+ * again. Runs beside the fleet's steps; never fails the fleet.
  */
 export function watchActiveVersion(run: FleetRun): void {
   const { st, input } = run;
@@ -25,6 +27,8 @@ export function watchActiveVersion(run: FleetRun): void {
   if (!patched('wsmigrate-active-version-watch')) return;
   // A function, not inline tests: the fleet's steps change the stage while this waits.
   const ended = () => st.stage === 'done';
+  // Set while the active version is not the target and that has been said: said once per rollback.
+  let rolledBack = false;
   void (async () => {
     while (!ended()) {
       await sleep(ACTIVE_VERSION_WATCH_MS);
@@ -34,7 +38,16 @@ export function watchActiveVersion(run: FleetRun): void {
         log.warn('could not read the template active version; reading again in a minute', { template: run.fleetName, error: String(err) });
         return undefined;
       });
-      if (!check || check.state === 'target') continue;
+      if (!check) continue;
+      if (check.state === 'target') {
+        if (rolledBack) {
+          rolledBack = false;
+          st.note = `${st.note ?? ''} Since ${new Date().toISOString()} the migrated version ${target} is the active version again.`.trim();
+          run.refreshDetails();
+        }
+        continue;
+      }
+      if (rolledBack) continue;
       const active = `${check.activeVersionName ? `${check.activeVersionName} ` : ''}(${check.activeVersionId})`;
       if (check.release === 'switched-off') st.activeVersionLock = { state: 'given-back' };
       const what =
@@ -54,7 +67,9 @@ export function watchActiveVersion(run: FleetRun): void {
       run.refreshDetails();
       log.warn('the template active version changed under the fleet', { template: run.fleetName, activeVersionId: check.activeVersionId, release: check.release });
       await run.notify({ kind: 'fleet-paused', subject: `Fleet ${run.fleetName} paused: active version changed`, text: what, counts: countsRecord(st.counts) });
-      return;
+      // Runs that ended their watch here replay as they ran.
+      if (!patched('wsmigrate-active-version-rewatch')) return;
+      rolledBack = true;
     }
   })().catch((err: unknown) => {
     if (!isCancellation(err)) log.warn('the active-version watch stopped', { template: run.fleetName, error: String(err) });

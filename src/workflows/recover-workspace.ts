@@ -173,7 +173,10 @@ async function recoverOnce(ctx: RecoveryContext, round: number, startedOver: str
   });
   if (gate === 'rejected' || gate === 'timed-out') {
     throw ApplicationFailure.create({
-      message: `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; nothing was changed. ${backupList(backups)}`,
+      // Reached from a migration too, whose stop did change the workspace: what the recovery did, what is left, what to run.
+      message:
+        `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; the recovery built nothing: ${subject} stays damaged (${health.reason}). ` +
+        `When you want it repaired: wsmigrate recover ${subject} --template ${input.template} --version ${input.targetVersionId}. ${backupList(backups)}`,
       type: FailureType.rejected,
       nonRetryable: true,
     });

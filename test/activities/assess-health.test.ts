@@ -10,7 +10,7 @@ import { api, latestBuildId, migrateStateByHand, putState, startBuild } from '..
  */
 
 describe('assessHealth: unmigrated, migrated or damaged, judged against the target version', () => {
-  const env = useSimWithVersions({ workspaces: 4, sources: { v1: V1, protectedDeployment: V1_PROTECTED_DEPLOYMENT } });
+  const env = useSimWithVersions({ workspaces: 5, sources: { v1: V1, protectedDeployment: V1_PROTECTED_DEPLOYMENT } });
 
   const acts = () =>
     stepsOf({ coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }), blobs: env.blobs, notifier: { notify: async () => undefined } }, { assessHealth: makeAssessHealth });
@@ -65,6 +65,21 @@ describe('assessHealth: unmigrated, migrated or damaged, judged against the targ
     expect(h.health).toBe('damaged');
     expect(h.reason).toContain('kubernetes_persistent_volume_claim_v1.home');
     expect(h.recoverFrom).toEqual({ id: good.id, number: good.build_number });
+  });
+
+  it('a workspace deleted after the preflight read it is refused as deleted, not taken for damaged', async () => {
+    // The preflight read build #1; its owner's delete ran before the health check listed the builds
+    // (a 500 storm's retries in between, seen on a fleet): that delete's destroy is no damage to recover.
+    const w = ws(4);
+    const coder = new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+    const before = await coder.workspace(w.id);
+    const del = await new CoderClient({ url: env.sim.url, token: env.sim.tokenOf(w.owner) }).createWorkspaceBuild(w.id, { transition: 'delete' });
+    expect((await coder.waitForBuild(del.id)).job.status).toBe('succeeded');
+    const subject = `${w.owner}/${w.name}`;
+    const refused = { type: 'WsmigrateRefused', nonRetryable: true, message: `health check refused for ${subject}: the workspace was deleted (build #2, delete by ${w.owner}, succeeded); nothing to migrate, nothing was built` };
+    await expect(acts().assessHealth({ workspaceId: w.id, subject, targetVersionId: env.versions.v1 }, { workspace: before })).rejects.toMatchObject(refused);
+    // Read by itself, the workspace answers 410.
+    await expect(acts().assessHealth({ workspaceId: w.id, subject, targetVersionId: env.versions.v1 })).rejects.toMatchObject(refused);
   });
 
   it('an unknown workspace fails as Coder\'s 404, naming the step and the workspace', async () => {

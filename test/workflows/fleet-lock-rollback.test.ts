@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CoderClient } from '../../src/adapters/coder';
-import { startFleet } from '../../src/client/fleet';
+import { controlFleet, startFleet } from '../../src/client/fleet';
 import { fleetProgressQuery, type FleetProgress } from '../../src/contracts/migrate-fleet';
 import { api, homePvcName, waitForBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -124,6 +124,50 @@ describe('an old version promoted again while a fleet runs on a Coder without Pr
     expect(p?.note).toContain(`promote ${targetVersionId} again now`);
     expect(p?.note).not.toContain('switched require_active_version off');
     expect(env.notes.some((n) => n.kind === 'fleet-paused' && n.text.includes('no longer the migrated version'))).toBe(true);
+    await handle.cancel();
+  });
+});
+
+/**
+ * The operator does what the pause says (promotes the migrated version again, resumes), and later
+ * someone rolls the template back a second time. The fleet must still be watching: a watch that
+ * ended with the first rollback leaves the rest of the run, and its final summary, saying nothing
+ * of the second one (and still saying "the fleet is paused" after the version came back).
+ */
+describe('the template rolled back twice while a fleet runs', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'agpl' });
+    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('says when the migrated version is active again, and pauses again at the second rollback', async () => {
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    const pausesByWsmigrate = async () => (await handle.query(fleetProgressQuery)).control.filter((c) => c.action === 'pause' && c.by === 'wsmigrate').length;
+    await until('the fleet-archive gate', async () => ((await handle.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-archive' ? true : undefined));
+
+    await env.coder.promoteTemplateVersion(env.sim.template.id, env.sim.template.originalVersionId);
+    expect(await until('the first pause', async () => ((await pausesByWsmigrate()) === 1 ? true : undefined), 20_000)).toBe(true);
+
+    await env.coder.promoteTemplateVersion(env.sim.template.id, targetVersionId);
+    const back = await until('the note that the migrated version is active again', async () => {
+      const q = await handle.query(fleetProgressQuery);
+      return q.note?.includes(`the migrated version ${targetVersionId} is the active version again`) ? q : undefined;
+    }, 20_000);
+    expect(back?.note).toContain(`the migrated version ${targetVersionId} is the active version again`);
+    await controlFleet(env.t.client, handle.workflowId, 'resume', 'sre');
+
+    await env.coder.promoteTemplateVersion(env.sim.template.id, env.sim.template.originalVersionId);
+    expect(await until('the second pause', async () => ((await pausesByWsmigrate()) === 2 ? true : undefined), 20_000)).toBe(true);
+    expect(env.notes.filter((n) => n.kind === 'fleet-paused' && n.text.includes('no longer the migrated version')).length).toBe(2);
     await handle.cancel();
   });
 });

@@ -162,7 +162,10 @@ describe('recovery of damaged workspaces', () => {
     const first = await startWorkspaceRecovery(env.t.client, input(3, { approval: { policy: 'all', approvers: ['sre'] } }), { taskQueue: env.taskQueue });
     await waitFor(async () => ((await migrationStatus(env.t.client, first.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId === 'recover', 120_000);
     await decide(env.t.client, first.workflowId, 'reject', { approver: 'sre' });
-    expect(await failureOf(first.result())).toMatch(/recovery of .* was rejected; nothing was changed/);
+    // What the operator reads: the recovery built nothing, the workspace is still damaged, and how to repair it later.
+    const rejected = await failureOf(first.result());
+    expect(rejected).toMatch(/recovery of .* was rejected; the recovery built nothing: .* stays damaged \(.*forgotten by build/);
+    expect(rejected).toContain(`When you want it repaired: wsmigrate recover ${ws(3).owner}/${ws(3).name} --template ${env.sim.template.name} --version ${targetVersionId}`);
     expect(env.sim.stateOf(ws(3).id)).toBe(damagedState);
     expect((await latestBuild(3)).id).toBe(startBuildId);
 

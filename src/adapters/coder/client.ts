@@ -237,9 +237,16 @@ export class CoderClient {
     );
   }
 
-  workspace(id: string): Promise<Workspace> {
+  /** `includeDeleted`: a deleted workspace too (coderd/workspaces.go workspace, `include_deleted`), else 410. */
+  workspace(id: string, opts: { includeDeleted?: boolean } = {}): Promise<Workspace> {
     return this.#http.json(
-      { method: 'GET', path: `/workspaces/${seg(id)}`, expect: [200], endpoint: { does: `get workspace ${id}`, needs: NEEDS.workspaceRead } },
+      {
+        method: 'GET',
+        path: `/workspaces/${seg(id)}`,
+        ...(opts.includeDeleted ? { query: { include_deleted: 'true' } } : {}),
+        expect: [200],
+        endpoint: { does: `get workspace ${id}`, needs: NEEDS.workspaceRead },
+      },
       WorkspaceSchema,
     );
   }
