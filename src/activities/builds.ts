@@ -1,3 +1,4 @@
+import { builtBy } from '../domain/build-initiator';
 import { ApplicationFailure } from '@temporalio/common';
 import { isCoderApiError, type WorkspaceBuild } from '../adapters/coder';
 import type { CoderApi } from './ports';
@@ -133,7 +134,7 @@ const loaders = new WeakMap<CoderApi, LoadTemplateSource>();
 export function builtMeanwhile(step: string, subject: string, latest: WorkspaceBuild, read: number | string): ApplicationFailure {
   return ApplicationFailure.create({
     message:
-      `${step}: ${subject}: build #${latest.build_number} (${latest.transition}, ${latest.job.status}) was started by ${latest.initiator_name ?? 'someone else'} ` +
+      `${step}: ${subject}: build #${latest.build_number} (${latest.transition}, ${latest.job.status}) was started by ${builtBy({ initiator: latest.initiator_name, reason: latest.reason })} ` +
       `after ${typeof read === 'number' ? `build #${read}, the one this step read` : read}; nothing was written over it`,
     type: FailureType.builtMeanwhile,
     nonRetryable: true,

@@ -1,3 +1,4 @@
+import { builtBy } from '../domain/build-initiator';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import { refuse } from './failures';
@@ -13,6 +14,6 @@ export function refuseDeleted(step: string, subject: string, latest: Pick<Worksp
   const by =
     latest.reason === 'autodelete'
       ? `by Coder's auto-delete of dormant workspaces (build #${latest.build_number}, reason autodelete, ${latest.job.status}: it was dormant longer than the template's time_til_dormant_autodelete)`
-      : `(build #${latest.build_number}, delete by ${latest.initiator_name ?? 'someone'}, ${latest.job.status})`;
+      : `(build #${latest.build_number}, delete by ${builtBy({ initiator: latest.initiator_name, reason: latest.reason }, 'someone')}, ${latest.job.status})`;
   return refuse(step, subject, `the workspace was deleted ${by}; nothing to migrate, nothing was built`);
 }

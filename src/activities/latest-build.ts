@@ -15,6 +15,8 @@ export interface LatestBuild {
   templateVersionId: string;
   templateVersionName?: string;
   initiator?: string;
+  /** Coder's build reason (autostart, dashboard, …), when it gave one. */
+  reason?: string;
   /** When its job was created (Coder's time). */
   createdAt: string;
 }
@@ -31,6 +33,7 @@ export function makeReadLatestBuild({ coder }: ActivityDeps) {
       templateVersionId: b.template_version_id,
       ...(b.template_version_name ? { templateVersionName: b.template_version_name } : {}),
       ...(b.initiator_name ? { initiator: b.initiator_name } : {}),
+      ...(b.reason ? { reason: b.reason } : {}),
       createdAt: b.job.created_at,
     };
   };

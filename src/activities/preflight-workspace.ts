@@ -1,3 +1,4 @@
+import { builtBy } from '../domain/build-initiator';
 import { sha256Hex } from '../adapters/hash';
 import { CoderVersionError, describeVersionGate, parseCoderVersion, supportsStateInBuilds, updateRestartStopsFirst } from '../domain/coder-version';
 import { summarizeStateMigration } from '../domain/migration-check';
@@ -116,7 +117,7 @@ export function makePreflightWorkspace(
     });
     if (ACTIVE_JOB.has(latest.job.status)) {
       throw ApplicationFailure.create({
-        message: `preflight: ${subject} has build #${latest.build_number} (${latest.transition}${latest.initiator_name ? ` by ${latest.initiator_name}` : ''}) ${latest.job.status}; waiting for it to finish`,
+        message: `preflight: ${subject} has build #${latest.build_number} (${latest.transition}${latest.initiator_name || latest.reason ? ` by ${builtBy({ initiator: latest.initiator_name, reason: latest.reason })}` : ''}) ${latest.job.status}; waiting for it to finish`,
         type: FailureType.busy,
       });
     }

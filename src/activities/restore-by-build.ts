@@ -1,3 +1,4 @@
+import { builtBy } from '../domain/build-initiator';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
@@ -74,7 +75,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
       let latest = ws.latest_build;
       if (ACTIVE_JOB.has(latest.job.status)) {
         if (!isOurs(latest) && !isRestore(latest)) {
-          throw ApplicationFailure.create({ message: `${step}: ${input.subject}: build #${latest.build_number} by ${latest.initiator_name ?? 'someone else'} is ${latest.job.status}; waiting for it`, type: FailureType.busy });
+          throw ApplicationFailure.create({ message: `${step}: ${input.subject}: build #${latest.build_number} by ${builtBy({ initiator: latest.initiator_name, reason: latest.reason })} is ${latest.job.status}; waiting for it`, type: FailureType.busy });
         }
         latest = await coderStep(step, input.subject, () => coder.waitForBuild(latest.id, { timeoutMs: input.timeoutMs }));
       }
@@ -208,7 +209,7 @@ async function theirs(
 ): Promise<RestoreByBuildResult> {
   const recent = await coderStep(step, input.subject, () => coder.workspaceBuilds(input.workspaceId, { limit: Math.min(100, latest.build_number - baseline.buildNumber + 1) }));
   const ourWrites = recent.filter((b) => b.build_number > baseline.buildNumber && b.build_number < latest.build_number && isOurs(b));
-  const who = `build #${latest.build_number} (${latest.transition}) by ${latest.initiator_name ?? 'someone else'}`;
+  const who = `build #${latest.build_number} (${latest.transition}) by ${builtBy({ initiator: latest.initiator_name, reason: latest.reason })}`;
   if (ourWrites.length === 0) {
     // Their build is theirs to judge; one that failed (an Update onto the migrated version, say) may have left the workspace damaged.
     const failed = latest.job.status === 'succeeded' ? '' : `; it ended ${latest.job.status}: 'wsmigrate scan' tells whether it left the workspace damaged, 'wsmigrate recover ${input.subject}' brings it back from its newest good build`;

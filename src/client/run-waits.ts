@@ -1,3 +1,4 @@
+import { builtBy } from '../domain/build-initiator';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { failureText } from './failure-text';
@@ -107,6 +108,7 @@ interface QueuedBuildView {
   transition: string;
   /** Who asked for the build (the owner's Start, Coder's autostart, our own): whose wait it is. */
   initiator_name?: string;
+  reason?: string;
   job: { status: string; created_at: string; queue_position?: number; queue_size?: number };
 }
 
@@ -120,7 +122,7 @@ export function queuedBuildWait(subject: string, build: QueuedBuildView | undefi
   if (!Number.isFinite(since) || now - since < BUILD_QUEUED_SAID_AFTER_MS) return undefined;
   const place = (build.job.queue_position ?? 0) > 0 ? ` at place ${build.job.queue_position} of ${build.job.queue_size ?? '?'} in the queue` : '';
   return (
-    `Coder's build #${build.build_number} (${build.transition}${build.initiator_name ? ` by ${build.initiator_name}` : ''}) of ${subject} has been pending for ${Math.round((now - since) / 1000)} s${place}: ` +
+    `Coder's build #${build.build_number} (${build.transition}${build.initiator_name || build.reason ? ` by ${builtBy({ initiator: build.initiator_name, reason: build.reason })}` : ''}) of ${subject} has been pending for ${Math.round((now - since) / 1000)} s${place}: ` +
     `no provisioner daemon has taken it yet. Check Coder's provisioner daemons (Deployment → Provisioners, or 'coder provisioner list'): ` +
     `offline, all busy, or none with the tags of the template's version; the run goes on once one takes it`
   );

@@ -2,6 +2,7 @@ import { CancellationScope, condition, isCancellation, log, patched, proxyActivi
 import type { WsmigrateActivities } from '../activities';
 import type { LatestBuild } from '../activities/latest-build';
 import type { GateId } from '../domain/approval-policy';
+import { builtBy } from '../domain/build-initiator';
 import type { ApprovalGates, GateResult } from './approval-gates';
 
 /** How long a gate waits before it first asks Coder whether someone built the workspace, and at most between asks. */
@@ -67,6 +68,6 @@ async function noteBuildsUnderGate(w: WatchedGate): Promise<void> {
 
 /** What the approver must know once the plan under the gate is stale: whose build, and what approve and reject do now. */
 export function changedUnderGate(latest: LatestBuild, w: Pick<WatchedGate, 'plannedOn' | 'approving'>): string {
-  const build = `build #${latest.buildNumber} (${latest.transition} on ${latest.templateVersionName ?? latest.templateVersionId.slice(0, 8)}, ${latest.jobStatus} when seen, by ${latest.initiator ?? 'someone else'})`;
+  const build = `build #${latest.buildNumber} (${latest.transition} on ${latest.templateVersionName ?? latest.templateVersionId.slice(0, 8)}, ${latest.jobStatus} when seen, by ${builtBy(latest)})`;
   return `THE WORKSPACE CHANGED SINCE THIS PLAN: ${build} came after build #${w.plannedOn}, the one backed up and planned. This plan will not be applied; ${w.approving}. Rejecting leaves their build as it is.`;
 }

@@ -186,6 +186,24 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
     }
   });
 
+  it("a build of Coder's own (autostart) is named by its reason, not by the owner Coder records as its initiator", async () => {
+    const own = await startSimulator({ workspaces: 1, buildLatencyMs: 5, provisioners: 1 });
+    try {
+      const v = (await pushTemplateVersion(own, fixtureSource('template-v1'), { promote: true })).id;
+      const w = own.workspaces()[0];
+      await startBuild(own, w.id, { transition: 'stop' });
+      expect((await api(own, 'PUT', `/workspaces/${w.id}/autostart`, { json: { schedule: 'CRON_TZ=UTC 0 9 * * 1-5' } })).status).toBe(204);
+      own.setDaemonOffline('sim-provisioner-1');
+      expect(own.lifecycleTick(new Date(), { force: true, workspaceIds: [w.id] }).transitions).toEqual({ [w.id]: 'start' });
+      const latest = (await coder(own).workspace(w.id)).latest_build;
+      expect(latest).toMatchObject({ reason: 'autostart', initiator_name: w.owner, job: { status: 'pending' } });
+      const err = await failure(acts(own).preflightWorkspace(inputFor(0, { targetVersionId: v }, own)));
+      expect(err.message).toBe(`preflight: ${w.owner}/${w.name} has build #${latest.build_number} (start by Coder's autostart) pending; waiting for it to finish`);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('a build running, and one being canceled, is busy too: its job has yet to write the state', async () => {
     // Builds that take a while, so the test sees each phase; it waits on the status, not on time.
     const slow = await startSimulator({ workspaces: 1, buildLatencyMs: 1500 });
