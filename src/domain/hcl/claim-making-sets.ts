@@ -49,7 +49,34 @@ function nativeSpec(f: ConfigFile & { syntax: 'native' }, r: ResourceDeclaration
     const attr = attributeNamed(p, 'when_deleted');
     return attr ? [literalText(f.parsed.tokens.slice(attr.exprStart, attr.exprEnd)) ?? 'expression'] : [];
   });
+  // The plugin-framework rewrite of the provider (StatefulSetV1 on its newer main; the mirror's build still
+  // takes the block, checked with terraform validate) makes the policy a list attribute:
+  // `persistent_volume_claim_retention_policy = [{ when_deleted = "Delete" }]`.
+  for (const s of specs) {
+    const attr = attributeNamed(s, 'persistent_volume_claim_retention_policy');
+    if (attr) values.push(...whenDeletedInExpression(f.parsed.tokens.slice(attr.exprStart, attr.exprEnd)));
+  }
   return { hasClaimTemplate, whenDeleted: strictest(values) };
+}
+
+/**
+ * The `when_deleted` values of a written-out list or object (`[{ when_deleted = "Delete" }]`); a value
+ * that is not a plain string, or a policy given whole as a reference (`var.policy`), is `expression`.
+ */
+function whenDeletedInExpression(expr: readonly Token[]): string[] {
+  // Newlines stay: they end an attribute inside an object as a comma does.
+  const t = expr.filter((x) => x.kind !== 'space' && x.kind !== 'comment');
+  if (!t.some((x) => x.kind === 'punct' && x.text === '{')) return ['expression'];
+  const values: string[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const bare = t[i].kind === 'ident' && t[i].text === 'when_deleted' && t[i - 1]?.text !== '.';
+    const quoted = t[i].kind === 'quoteOpen' && t[i + 1]?.kind === 'literal' && t[i + 1].text === 'when_deleted' && t[i + 2]?.kind === 'quoteClose';
+    const after = bare ? i + 1 : quoted ? i + 3 : -1;
+    if (after < 0 || (t[after]?.text !== '=' && t[after]?.text !== ':')) continue;
+    const end = t.findIndex((x, j) => j > after && (x.kind === 'newline' || (x.kind === 'punct' && (x.text === ',' || x.text === '}'))));
+    values.push(literalText(t.slice(after + 1, end < 0 ? t.length : end)) ?? 'expression');
+  }
+  return values;
 }
 
 /** The bodies of `name { … }` blocks, and of the `content` of `dynamic "name" { … }` ones. */

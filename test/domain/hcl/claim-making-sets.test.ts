@@ -300,3 +300,18 @@ describe('what is not read as a claim-deleting set or a volume manifest', () => 
     expect(protectedConfigAddresses(files)).toEqual(['kubernetes_manifest.kind_last', 'kubernetes_manifest.merged', 'kubernetes_manifest.yaml']);
   });
 });
+
+describe('the retention policy as the plugin-framework provider takes it: a list attribute', () => {
+  test('`= [{ when_deleted = "Delete" }]` protects; Retain or no when_deleted does not; a reference or a non-plain value counts as Delete', () => {
+    const files = [
+      file('main.tf', [
+        ...statefulSet('kubernetes_stateful_set_v1', 'deletes', ['persistent_volume_claim_retention_policy = [{ when_scaled = "Retain", when_deleted = "Delete" }]']),
+        ...statefulSet('kubernetes_stateful_set_v1', 'retains', ['persistent_volume_claim_retention_policy = [{', '  "when_deleted" = "Retain"', '  when_scaled    = "Delete"', '}]']),
+        ...statefulSet('kubernetes_stateful_set_v1', 'unset', ['persistent_volume_claim_retention_policy = [{ when_scaled = "Delete" }]']),
+        ...statefulSet('kubernetes_stateful_set_v1', 'whole_var', ['persistent_volume_claim_retention_policy = var.claim_policy']),
+        ...statefulSet('kubernetes_stateful_set_v1', 'var_value', ['persistent_volume_claim_retention_policy = [{ when_deleted = var.on_delete, when_scaled = "Retain" }]']),
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_stateful_set_v1.deletes', 'kubernetes_stateful_set_v1.var_value', 'kubernetes_stateful_set_v1.whole_var']);
+  });
+});
