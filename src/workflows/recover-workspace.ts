@@ -7,6 +7,7 @@ import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { recoveryNeedsPerson } from '../domain/approval-policy';
 import { ApprovalGates } from './approval-gates';
+import { gateDecisionText } from '../domain/gate-decision';
 import { answerWatchingBuilds } from './gate-watch';
 import { parseWorkflowInput } from './workflow-input';
 import { FailureType } from '../domain/failure-types';
@@ -172,10 +173,11 @@ async function recoverOnce(ctx: RecoveryContext, round: number, startedOver: str
     approving: recoverApproving(subject, round),
   });
   if (gate === 'rejected' || gate === 'timed-out') {
+    if (gates.lastDecision) status.decision = gates.lastDecision;
     throw ApplicationFailure.create({
       // Reached from a migration too, whose stop did change the workspace: what the recovery did, what is left, what to run.
       message:
-        `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; the recovery built nothing: ${subject} stays damaged (${health.reason}). ` +
+        `recovery of ${subject}: ${gates.lastDecision ? gateDecisionText(gates.lastDecision) : gate === 'rejected' ? 'rejected' : 'timed out waiting for approval'}; the recovery built nothing: ${subject} stays damaged (${health.reason}). ` +
         `When you want it repaired: wsmigrate recover ${subject} --template ${input.template} --version ${input.targetVersionId}. ${backupList(backups)}`,
       type: FailureType.rejected,
       nonRetryable: true,

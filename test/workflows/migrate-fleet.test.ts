@@ -267,7 +267,7 @@ describe('migrateFleet: a rejected template', () => {
     const templateId = templateWorkflowId('coder', env.sim.template.name);
     await waitFor(async () => (await progressOf(env, handle.workflowId)).childApprovals.some((a) => a.workflowId === templateId));
     await decide(env.t.client, templateId, 'reject', { approver: 'sre', comment: 'not this week' });
-    expect(await failureOf(handle.result())).toMatch(/^template migration failed, no workspace was touched: promotion of .* rejected/);
+    expect(await failureOf(handle.result())).toMatch(/^template migration failed, no workspace was touched: template coder\/\S+: rejected by sre at the template-promote gate \('not this week'\): \S+ stays pushed but inactive/);
     const fleetStatusNow = await fleetStatus(env.t.client, handle.workflowId);
     expect(fleetStatusNow.phase).toBe('failed');
     const workspaceWrites = env.sim.requestLog().slice(before).filter((r) => isWrite(r) && r.path.includes('/workspace'));
