@@ -102,7 +102,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
     showDetails();
   };
   const done = (step: string) => {
-    status.stepsDone.push(step);
+    // A step done again at once (the preflight read again while someone else's build runs) is listed once.
+    if (status.stepsDone.at(-1) !== step) status.stepsDone.push(step);
     showDetails();
   };
   const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'));
@@ -157,6 +158,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
       // Nothing of ours was written over their build: read the workspace again and start over.
       status.restarts = round;
       status.error = failureMessage(err);
+      // The steps of the next round follow, so `done:` reads "…, verify, started over: round 2 of 3, preflight, …".
+      done(`started over: round ${round + 1} of ${MAX_ROUNDS}`);
       ({ preflight: pf, health } = await preflight(` again (round ${round + 1} of ${MAX_ROUNDS}, someone built it meanwhile)`));
       status.error = undefined;
     }

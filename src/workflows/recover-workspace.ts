@@ -63,6 +63,7 @@ export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<Wor
         throw needsAttention(ctx, `${ctx.subject}: not recovered: someone built it during each of ${RECOVERY_ROUNDS} tries (${failureMessage(err)}); nothing of ours was written over their builds. Run 'wsmigrate recover' again when it is idle`);
       }
       ctx.status.restarts = round;
+      ctx.done(`started over: try ${round + 1} of ${RECOVERY_ROUNDS}`);
       const health = await ctx.acts.assessHealth({ workspaceId: ctx.workspaceId, subject: ctx.subject, targetVersionId: ctx.input.targetVersionId });
       if (health.health !== 'damaged') {
         throw needsAttention(
@@ -276,7 +277,7 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     showDetails();
   };
   const done = (step: string) => {
-    status.stepsDone.push(step);
+    if (status.stepsDone.at(-1) !== step) status.stepsDone.push(step);
     showDetails();
   };
   upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);
