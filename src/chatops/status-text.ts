@@ -11,9 +11,10 @@ export function describeStatus(workflowId: string, s: RunStatus): string {
     // A fleet: where it stands, as `wsmigrate fleet status` shows it.
     const c = d.counts;
     lines.push(
-      `${d.organization}/${d.template} · stage ${d.stage}: migrated *${c.migrated}*${c.recovered ? ` (of them recovered ${c.recovered})` : ''}, already migrated ${c['already-migrated']}, restored ${c.restored}, needs attention ${c['needs-attention']}, failed ${c.failed}, skipped ${c.skipped}${c.dormant ? ` (${c.dormant} dormant)` : ''}; running ${d.running.length}, remaining ${d.remaining}`,
+      `${d.organization}/${d.template} · stage ${d.stage}: migrated *${c.migrated}*${c.recovered ? ` (of them recovered ${c.recovered})` : ''}, already migrated ${c['already-migrated']}, restored ${c.restored}, needs attention ${c['needs-attention']}, failed ${c.failed}, ${c.declined ? `declined at a gate ${c.declined}, ` : ''}skipped ${c.skipped}${c.dormant ? ` (${c.dormant} dormant)` : ''}; running ${d.running.length}, remaining ${d.remaining}`,
     );
     for (const f of d.failures.slice(-5)) lines.push(`• \`${f.subject}\` ${f.outcome}: ${f.reason}`);
+    for (const x of (d.declines ?? []).slice(-5)) lines.push(`• \`${x.subject}\` declined: ${x.reason}`);
     for (const k of (d.skips ?? []).slice(-5)) lines.push(`• \`${k.subject}\` ${k.reason}`);
     for (const a of d.childApprovals.slice(0, 5)) lines.push(`child \`${a.workflowId}\` waits at \`${a.gateId}\``);
   }
@@ -24,7 +25,7 @@ export function describeStatus(workflowId: string, s: RunStatus): string {
     lines.push(`> ${s.pendingApproval.summary}`);
     lines.push(`plan \`${s.pendingApproval.planHash}\``);
   }
-  if (s.error && s.error !== s.run.reason) lines.push(`error: ${s.error}`);
+  if (s.error && s.error !== s.run.reason && s.phase !== 'declined') lines.push(`error: ${s.error}`);
   return lines.join('\n');
 }
 

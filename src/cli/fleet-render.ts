@@ -29,7 +29,7 @@ function barPhase(p: FleetProgress, waits: readonly FleetWait[]): string {
 /** One plain line of a running fleet, for logs and non-TTY output. */
 export function progressLine(p: FleetProgress, waits: readonly FleetWait[] = []): string {
   const c = p.counts;
-  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.skipped} skipped${c.dormant ? ` (${c.dormant} dormant)` : ''}${c.prebuilt ? `, ${c.prebuilt} prebuilt left to Coder` : ''} · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.phase !== 'paused' && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
+  return `${p.phase} (${p.stage}): ${c.migrated} migrated, ${c['already-migrated']} already, ${c['dry-run']} dry-run, ${c.restored} restored, ${c['needs-attention']} need attention, ${c.failed} failed, ${c.declined ? `${c.declined} declined at a gate, ` : ''}${c.skipped} skipped${c.dormant ? ` (${c.dormant} dormant)` : ''}${c.prebuilt ? `, ${c.prebuilt} prebuilt left to Coder` : ''} · ${p.remaining} to go (${p.running.length} running)${etaText(p, waits)}${waitText(p, waits)}${!p.pendingApproval && p.phase !== 'paused' && p.pacing?.waiting ? ` · waiting: ${p.pacing.waiting}` : ''}`;
 }
 
 /**
@@ -59,7 +59,9 @@ export function progressBar(p: FleetProgress, width = 28, waits: readonly FleetW
   const c = p.counts;
   const bad = c.failed + c['needs-attention'];
   const restored = c.restored ? ` · restored ${c.restored}` : '';
-  return `[${'#'.repeat(filled)}${'·'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}  ok ${c.migrated + c['already-migrated'] + c['dry-run']}${restored} · not ok ${bad} · running ${p.running.length}${etaText(p, waits)}${barPhase(p, waits)}`;
+  // A gate's no is neither ok nor a failure: said apart.
+  const declined = c.declined ? ` · declined ${c.declined}` : '';
+  return `[${'#'.repeat(filled)}${'·'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}  ok ${c.migrated + c['already-migrated'] + c['dry-run']}${restored} · not ok ${bad}${declined} · running ${p.running.length}${etaText(p, waits)}${barPhase(p, waits)}`;
 }
 
 /** The end of a fleet as a table: one row per outcome, the PVC uids kept, failures, the archive. */
@@ -73,6 +75,7 @@ export function summaryTable(r: FleetResult): string {
     ['restored', s.restored],
     ['needs-attention', s.needsAttention],
     ['failed', s.failed],
+    ...(s.declined ? [['declined at a gate', s.declined] as [string, number]] : []),
     ['skipped', s.skipped],
     ...(s.dormant ? [['  of them dormant', s.dormant] as [string, number]] : []),
     // Coder's prebuilds reconciler replaces them on the active version (domain/prebuilt-workspaces.ts).
@@ -84,6 +87,11 @@ export function summaryTable(r: FleetResult): string {
   if (r.failures.length) {
     lines.push('', 'not migrated:');
     for (const f of r.failures) lines.push(`  ${f.subject.padEnd(28)} ${f.outcome.padEnd(16)} ${failureReason(f)}`);
+  }
+  // A person's no (or a gate nobody answered): not a failure, so not among those.
+  if (r.declines?.length) {
+    lines.push('', 'declined at a gate (left as they were: run them again when you mean to):');
+    for (const d of r.declines) lines.push(`  ${d.subject.padEnd(28)} ${failureReason(d)}`);
   }
   // Whole: the reason says who must act and how.
   if (r.skips?.length) {
@@ -108,7 +116,7 @@ export function summaryTable(r: FleetResult): string {
 }
 
 /** A failure's reason on one row; a long one is cut where it points at the run's status, which holds all of it (the next step often comes last). */
-function failureReason(f: FleetFailure): string {
+function failureReason(f: Pick<FleetFailure, 'reason' | 'workflowId'>): string {
   const max = 160;
   return f.reason.length > max ? `${f.reason.slice(0, max)}… (all of it: wsmigrate status ${f.workflowId})` : f.reason;
 }
@@ -156,6 +164,7 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
       lines.push(`  ${a.workflowId} waits for '${a.gateId}': wsmigrate approve ${a.workflowId} --approver <you>${approvers}`);
     }
     for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${failureReason(f)}`);
+    for (const d of (p.declines ?? []).slice(-10)) lines.push(`  ${d.subject}: declined: ${failureReason(d)}`);
     for (const k of (p.skips ?? []).slice(-10)) lines.push(`  ${k.subject}: ${k.reason}`);
     return lines.join('\n');
   }

@@ -105,7 +105,7 @@ export function organizationStatusText(s: OrganizationStatus): string {
   for (const r of rows) {
     const sum = r.summary;
     lines.push(
-      `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.pvcUidsKept} PVC uids kept${leftAlone(sum)}` : ''}${r.note ? ` · ${r.note}` : ''}`,
+      `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.declined ? `${sum.declined} declined at a gate, ` : ''}${sum.pvcUidsKept} PVC uids kept${leftAlone(sum)}` : ''}${r.note ? ` · ${r.note}` : ''}`,
     );
   }
   for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { rethrowNoRun } from './run-not-found';
+import { FailureType } from '../contracts/failures';
+import { isEndingPhase } from './phase-note';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';
@@ -14,7 +16,10 @@ export interface StatusCoder {
 /** What `wsmigrate status` shows: the run's own status where a worker answers, and what Temporal says of the run. */
 export interface RunStatus {
   workflowId: string;
-  /** The run's phase; `failed`, `cancelled`, `terminated` or `timed-out` once Temporal says it ended so. */
+  /**
+   * The run's phase; `failed`, `cancelled`, `terminated` or `timed-out` once Temporal says it ended so,
+   * and `declined` once a gate ended it without a yes (a person rejected it, or nobody answered in time).
+   */
   phase: string;
   /** The phase it was in when it ended without completing. */
   lastPhase?: string;
@@ -78,10 +83,14 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
         throw err;
       });
   const phase = detail?.phase ?? (run.state === 'running' ? searchPhase : undefined);
+  // A gate answered no (rejected, or unanswered until its time-out): a person's decision, not a failure.
+  // The step it waited in says nothing ("during preflight"); what was undone after it does ("restored").
+  const declined = run.state === 'failed' && run.failureType === FailureType.rejected;
+  const endedIn = declined ? (phase && isEndingPhase(phase) ? phase : undefined) : phase;
   return {
     workflowId,
-    phase: ended ? run.state : (phase ?? run.state),
-    ...(ended && phase && phase !== run.state ? { lastPhase: phase } : {}),
+    phase: ended ? (declined ? 'declined' : run.state) : (phase ?? run.state),
+    ...(ended && endedIn && endedIn !== run.state ? { lastPhase: endedIn } : {}),
     run,
     ...(detail && 'stepsDone' in detail ? { stepsDone: detail.stepsDone } : {}),
     ...(detail && 'verdict' in detail && detail.verdict ? { verdict: detail.verdict } : {}),

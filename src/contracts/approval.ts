@@ -1,6 +1,10 @@
 /** How a person decides a gate of any wsmigrate workflow (workspace, template, fleet, organization): what the CLI, chat and the Web UI send. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalChannel, ApprovalInput, Decision, PendingApproval } from '../domain/approval-policy';
+import type { GateDecision } from '../domain/gate-decision';
+
+/** How a gate ended a run without a yes (rejected, or timed out): what status, the fleet and the tests read. */
+export type { GateDecision };
 
 /** What a caller sends to decide; `channel` defaults to `cli` for the update; a signal is always recorded as `signal`. */
 export type DecisionPayload = Omit<ApprovalInput, 'decision'>;

@@ -82,6 +82,13 @@ export interface FleetSkip {
   reason: string;
 }
 
+/** A workspace whose migration a gate declined (a person rejected it, or nobody answered in time), and how it ended. */
+export interface FleetDecline {
+  workflowId: string;
+  subject: string;
+  reason: string;
+}
+
 export interface ChildPendingApproval {
   workflowId: string;
   gateId: string;
@@ -123,6 +130,8 @@ export interface FleetState {
   failures: FleetFailure[];
   /** Workspaces skipped for a reason a person must act on (running dormant ones); capped like `failures`; absent in older runs' state. */
   skips?: FleetSkip[];
+  /** Migrations a gate declined (rejected, or timed out): not failures; capped like `failures`; absent in older runs' state. */
+  declines?: FleetDecline[];
   paused: boolean;
   cancelled: boolean;
   acceptedFailures: number;
@@ -175,6 +184,8 @@ export interface FleetProgress {
   failures: FleetFailure[];
   /** Skipped workspaces a person must act on, and why (running dormant ones). */
   skips?: FleetSkip[];
+  /** Migrations a gate declined (a person rejected it, or nobody answered in time): decisions, not failures. */
+  declines?: FleetDecline[];
   pendingApproval?: PendingApproval;
   childApprovals: ChildPendingApproval[];
   etaMs?: number;
@@ -200,6 +211,8 @@ export interface FleetResult {
   failures: FleetFailure[];
   /** Skipped workspaces a person must act on, and why (running dormant ones). */
   skips?: FleetSkip[];
+  /** Migrations a gate declined (a person rejected it, or nobody answered in time): decisions, not failures. */
+  declines?: FleetDecline[];
   archive?: FleetArchiveResult;
   zeroTouch?: ZeroTouchReport;
   /** What the fleet did so nobody starts a migrated workspace on an old version meanwhile. */

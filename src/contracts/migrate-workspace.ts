@@ -5,7 +5,7 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { BuildChange } from '../domain/build-changes';
 import type { PendingApproval } from '../domain/approval-policy';
-import type { ApprovalReceipt } from './approval';
+import type { ApprovalReceipt, GateDecision } from './approval';
 
 export type { MigrateWorkspaceInput } from '../domain/migration-input';
 
@@ -40,6 +40,8 @@ export interface WorkspaceMigrationStatus {
   restarts?: number;
   /** What the operator must act on though the run goes on (a target that is not the template's active version). */
   warnings?: string[];
+  /** The gate that ended the run without a yes: who rejected it, or how long it waited unanswered. A decision, not a failure. */
+  decision?: GateDecision;
 }
 
 export interface WorkspaceMigrationResult {

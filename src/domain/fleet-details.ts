@@ -23,6 +23,7 @@ export interface FleetDetailsView {
   running: readonly unknown[];
   failures: readonly { subject: string; outcome: string; reason: string }[];
   skips?: readonly { subject: string; reason: string }[];
+  declines?: readonly { subject: string; reason: string }[];
   pendingApproval?: PendingApproval;
   childApprovals: readonly { workflowId: string; gateId: string }[];
   etaMs?: number;
@@ -71,6 +72,10 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   if (p.failures.length) {
     lines.push('', '**Failures**', '');
     for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${codeSpan(f.reason.slice(0, 200))}`);
+  }
+  if (p.declines?.length) {
+    lines.push('', `**Declined at a gate** (${p.counts.declined ?? p.declines.length}: rejected, or not answered in time; left as they were, not failures)`, '');
+    for (const d of p.declines.slice(-10)) lines.push(`- \`${d.subject}\` ${codeSpan(d.reason.slice(0, 200))}`);
   }
   if (p.skips?.length) {
     lines.push('', '**Skipped** (a person must act first)', '');

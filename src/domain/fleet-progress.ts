@@ -9,8 +9,13 @@ import { globToRegExp } from './glob';
 
 /** waiting-for-build: a zero-touch fleet left a stopped workspace to migrate itself at its next start. */
 /** `skipped`: not a migration's failure (its preflight found it dormant and running): counted skipped, with why, never finished. */
-export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed' | 'waiting-for-build' | 'skipped';
-export const CHILD_OUTCOMES: readonly ChildOutcome[] = ['migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention', 'failed', 'waiting-for-build'];
+/**
+ * `declined`: a gate of its migration answered no (a person rejected it, or nobody answered before its
+ * time-out) and it ended as it was (nothing changed, or restored): a decision, never a failure, so it
+ * never spends the failure budget.
+ */
+export type ChildOutcome = 'migrated' | 'already-migrated' | 'dry-run' | 'restored' | 'needs-attention' | 'failed' | 'waiting-for-build' | 'skipped' | 'declined';
+export const CHILD_OUTCOMES: readonly ChildOutcome[] = ['migrated', 'already-migrated', 'dry-run', 'restored', 'needs-attention', 'failed', 'waiting-for-build', 'declined'];
 
 export interface FleetCounts {
   migrated: number;
@@ -34,6 +39,8 @@ export interface FleetCounts {
   prebuilt?: number;
   /** Of `skipped`: running dormant workspaces (dormancy.ts), until their owner or an admin makes them active; absent in older runs' state. */
   dormant?: number;
+  /** A gate of its migration said no (rejected, or timed out): left as it was; absent in older runs' state (counted failed or restored there). */
+  declined?: number;
 }
 
 export function emptyCounts(): FleetCounts {
@@ -41,7 +48,7 @@ export function emptyCounts(): FleetCounts {
 }
 
 export function finishedCount(c: FleetCounts): number {
-  return CHILD_OUTCOMES.reduce((n, o) => n + c[o], 0);
+  return CHILD_OUTCOMES.reduce((n, o) => n + (c[o] ?? 0), 0);
 }
 
 /** What a child's migration says when it ends; the fleet learns it by signal or by the child's result. */
@@ -56,8 +63,13 @@ export interface ChildReport {
   durationMs?: number;
 }
 
-/** A migration's failure type → how the fleet counts it: rolled back is safe, needs-attention is not. */
-export function outcomeOfFailure(failureType: string | undefined | null): ChildOutcome {
+/**
+ * A migration's failure type → how the fleet counts it: rolled back is safe, needs-attention is not, and
+ * a gate's no (WsmigrateRejected) is a decision: `declined`, unless `declinedApart` is false (how fleets
+ * before it counted a rejection: failed; their recorded histories replay so).
+ */
+export function outcomeOfFailure(failureType: string | undefined | null, declinedApart = true): ChildOutcome {
+  if (failureType === FailureType.rejected && declinedApart) return 'declined';
   if (failureType === FailureType.rolledBack) return 'restored';
   if (failureType === FailureType.needsAttention) return 'needs-attention';
   if (failureType === FailureType.dormant) return 'skipped';
@@ -69,7 +81,7 @@ export interface FailureBudget {
   min: number;
 }
 
-/** How many failures (failed + needs-attention) the fleet tolerates after `finished` migrations. */
+/** How many failures (failed + needs-attention; never declined) the fleet tolerates after `finished` migrations. */
 export function budgetAllowance(finished: number, budget: FailureBudget): number {
   return Math.max(budget.min, Math.floor((budget.percent / 100) * finished));
 }
@@ -79,7 +91,8 @@ export function budgetAllowance(finished: number, budget: FailureBudget): number
  * (`foundMigrated`) never ran, so a re-run over a mostly migrated fleet keeps the budget it had.
  */
 export function budgetBase(c: FleetCounts, foundMigrated = 0): number {
-  return Math.max(0, finishedCount(c) - foundMigrated);
+  // Nor do the declined: a person's no (or an unanswered gate) neither spends the budget nor widens it.
+  return Math.max(0, finishedCount(c) - foundMigrated - (c.declined ?? 0));
 }
 
 /** True when the failures since the last "resume past the budget" exceed the allowance. */

@@ -16,9 +16,11 @@ export interface FleetSummary {
   prebuilt?: number;
   /** Of `skipped`: running dormant workspaces (their owner or an admin makes them active first); absent in older results. */
   dormant?: number;
+  /** A gate of their migration said no (a person rejected it, or nobody answered in time): left as they were, not failed; absent when none. */
+  declined?: number;
 }
 
-const NO_SUMMARY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0, prebuilt: 0, dormant: 0 };
+const NO_SUMMARY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, declined: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0, prebuilt: 0, dormant: 0 };
 
 /** Two fleets' summaries added field by field (an absent one counts nothing). */
 export function addSummaries(a: FleetSummary | undefined, b: FleetSummary | undefined): FleetSummary {
@@ -39,12 +41,14 @@ export function summaryOf(c: FleetCounts): FleetSummary {
     recovered: c.recovered ?? 0,
     prebuilt: c.prebuilt ?? 0,
     dormant: c.dormant ?? 0,
+    // Only when some were: a summary (and the memo it is written to) stays as it was for a fleet without any.
+    ...(c.declined ? { declined: c.declined } : {}),
   };
 }
 
 /** The text of the fleet-done notification. */
 export function fleetDoneText(summary: FleetSummary, moreRemaining: boolean): string {
-  return `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.skipped} skipped${summary.dormant ? ` (${summary.dormant} dormant: for each, its owner or an admin makes it active, then run the fleet again)` : ''}${summary.prebuilt ? `, ${summary.prebuilt} prebuilt left to Coder (its reconciler replaces them on the active version)` : ''}; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`;
+  return `${summary.migrated} migrated${summary.recovered ? ` (${summary.recovered} of them recovered from a damaged state)` : ''}, ${summary.alreadyMigrated} already migrated, ${summary.restored} restored, ${summary.needsAttention} need attention, ${summary.failed} failed, ${summary.declined ? `${summary.declined} declined at a gate (rejected, or not answered in time: left as they were), ` : ''}${summary.skipped} skipped${summary.dormant ? ` (${summary.dormant} dormant: for each, its owner or an admin makes it active, then run the fleet again)` : ''}${summary.prebuilt ? `, ${summary.prebuilt} prebuilt left to Coder (its reconciler replaces them on the active version)` : ''}; ${summary.pvcUidsKept} PVC uid(s) kept.${moreRemaining ? ' More workspaces remain for a later run.' : ''}`;
 }
 
 /** The counts as a notification carries them. */

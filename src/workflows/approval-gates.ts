@@ -14,6 +14,7 @@ import {
 import type { MessageRef, Notification } from '../activities/ports';
 import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../contracts/approval';
 import { WsmigratePendingApproval } from '../contracts/search-attributes';
+import type { GateDecision } from '../domain/gate-decision';
 import { noteApprovalToFleet } from './fleet-report';
 
 export interface ApprovalSettings {
@@ -34,6 +35,8 @@ export type GateResult = 'not-required' | 'approved' | 'rejected' | 'timed-out';
 export class ApprovalGates {
   pending: PendingApproval | undefined;
   readonly receipts: ApprovalReceipt[] = [];
+  /** How the last gate that was not approved ended (who rejected it, or how long it waited unanswered). */
+  lastDecision: GateDecision | undefined;
   private decided: ApprovalReceipt | undefined;
   /** The pending gate's chat messages, edited in place by every later notification of it. */
   private refs: MessageRef[] = [];
@@ -177,13 +180,18 @@ export class ApprovalGates {
     }
     // As the approver last saw it (amendPending may have added to it).
     const shown = this.pending?.summary ?? summary;
+    const escalated = this.pending?.escalated === true;
     const refs = this.refs;
     this.clearPending();
     await noteApprovalToFleet({ gateId, pending: false });
     const d = this.decisionMade();
     if (!answered || !d) {
+      this.lastDecision = { gateId, how: 'timed-out', requestedAt: base.requestedAt, at: new Date().toISOString(), ...(escalated ? { escalated } : {}) };
       await this.tell({ ...base, kind: 'approval-timed-out', subject: `Approval timed out: ${gateId}`, text: `Aborting and restoring; nothing proceeds without a human. ${shown}` }, refs);
       return 'timed-out';
+    }
+    if (d.decision === 'reject') {
+      this.lastDecision = { gateId, how: 'rejected', by: d.approver, ...(d.comment ? { comment: d.comment } : {}), requestedAt: base.requestedAt, at: d.at };
     }
     const verb = d.decision === 'approve' ? 'Approved' : 'Rejected';
     await this.tell(

@@ -15,7 +15,7 @@ const slow = proxyActivities<WsmigrateActivities>({ ...QUICK_STEP, startToCloseT
  */
 export async function archiveOldVersions(run: FleetRun): Promise<FleetArchiveResult | undefined> {
   const { st, input, fleetName } = run;
-  const allDone = !st.cancelled && !run.moreRemains() && st.counts.failed + st.counts.restored + st.counts['needs-attention'] === 0;
+  const allDone = !st.cancelled && !run.moreRemains() && st.counts.failed + st.counts.restored + st.counts['needs-attention'] + (st.counts.declined ?? 0) === 0;
   if (!input.archiveOldVersions) return undefined;
   if (input.dryRun) return { archived: [], keptInUse: [], skipped: 'dry run' };
   if (!allDone) return { archived: [], keptInUse: [], skipped: 'not every workspace is migrated yet' };

@@ -13,6 +13,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import type { FleetItem, FleetSkip } from '../contracts/migrate-fleet';
 import { dormantSkipReason } from '../domain/dormancy';
+import { FailureType } from '../domain/failure-types';
 import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
 import { workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { WsmigrateTemplate } from '../contracts/search-attributes';
@@ -32,7 +33,7 @@ export function recordChildEnd(run: FleetRun, r: ChildReport): void {
   const i = st.running.findIndex((c) => c.workflowId === r.workflowId);
   if (i < 0) return; // a duplicate (signal and result both arrive) or not ours
   const [child] = st.running.splice(i, 1);
-  st.counts[r.outcome] += 1;
+  st.counts[r.outcome] = (st.counts[r.outcome] ?? 0) + 1;
   if (st.zeroTouch) {
     if (r.outcome === 'already-migrated') st.zeroTouch.migratedThemselves += 1;
     else if (r.outcome === 'migrated' && st.zeroTouch.migratedByRunbook.length < ZERO_TOUCH_NAMES) st.zeroTouch.migratedByRunbook.push(child.subject);
@@ -44,6 +45,10 @@ export function recordChildEnd(run: FleetRun, r: ChildReport): void {
     // Its preflight found it running and dormant (made dormant since discovery): nothing was stopped; not a migration's time.
     st.counts.dormant = (st.counts.dormant ?? 0) + 1;
     addSkip(st, { workflowId: r.workflowId, subject: child.subject, reason: (r.reason ?? '').slice(0, 500) });
+  } else if (r.outcome === 'declined') {
+    // A person's no (or a gate nobody answered): listed apart from the failures, and its wait for a
+    // person (hours, days) is not the fleet's pace, so it stays out of the ETA.
+    st.declines = [...(st.declines ?? []), { workflowId: r.workflowId, subject: child.subject, reason: (r.reason ?? '').slice(0, 300) }].slice(-KEEP_FAILURES);
   } else {
     const took = r.durationMs ?? Date.now() - child.startedAtMs;
     st.durations.totalMs += took;
@@ -174,7 +179,10 @@ export async function startChildMigration(run: FleetRun, item: FleetItem, isCana
       (r) => recordChildEnd(run, { workflowId: childId, outcome: r.outcome as ChildOutcome, pvcUidsKept: r.pvcUidsKept, ...('recovery' in r && r.recovery ? { recovered: true } : {}) }),
       (err) => {
         const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
-        recordChildEnd(run, { workflowId: childId, outcome: outcomeOfFailure(cause instanceof ApplicationFailure ? cause.type : undefined), reason: (cause as Error)?.message ?? String(err) });
+        const type = cause instanceof ApplicationFailure ? cause.type : undefined;
+        // A gate's no counted declined, apart from the failure budget; fleets recorded before count it failed, as they did.
+        const declinedApart = type !== FailureType.rejected || patched('wsmigrate-declined-apart');
+        recordChildEnd(run, { workflowId: childId, outcome: outcomeOfFailure(type, declinedApart), reason: (cause as Error)?.message ?? String(err) });
       },
     );
   } catch (err) {

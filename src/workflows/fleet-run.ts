@@ -114,6 +114,7 @@ export class FleetRun {
       running: st.running.slice(0, 200),
       failures: st.failures.slice(-50),
       ...(st.skips?.length ? { skips: st.skips.slice(-50) } : {}),
+      ...(st.declines?.length ? { declines: st.declines.slice(-50) } : {}),
       pendingApproval: gates.pending,
       childApprovals: st.childApprovals.slice(0, 100),
       // No ETA while a person is awaited (the wait is theirs, not the fleet's), nor once nothing new will start.

@@ -1,6 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew } from '@temporalio/workflow';
 import type { FleetItem } from '../contracts/migrate-fleet';
 import { budgetAllowance, budgetBase, finishedCount, nextCanaryIndex, overBudget } from '../domain/fleet-progress';
+import { gateDecisionText } from '../domain/gate-decision';
 import { fnv1a } from '../domain/fnv1a';
 import { countsRecord } from '../domain/fleet-summary';
 import { askChildrenToSignal, discoverMore, startChildMigration } from './fleet-children';
@@ -88,7 +89,7 @@ export class SlidingWindow {
     await this.run.notify({ kind: 'fleet-budget-hit', subject: `Fleet ${fleetName}: failure budget spent`, text, counts: countsRecord(st.counts) });
     const decision = await this.run.gates.request('fleet-budget', `budget:${bad}:${fnv1a(st.failures.map((f) => f.workflowId).join(','))}`, `Resume fleet ${fleetName} past its failure budget? ${text}`, true);
     if (decision === 'approved') st.acceptedFailures = bad;
-    else this.run.cancel('fleet-budget gate', decision);
+    else this.run.cancel('fleet-budget gate', this.run.gates.lastDecision ? gateDecisionText(this.run.gates.lastDecision) : decision);
     this.run.refreshDetails();
   }
 }

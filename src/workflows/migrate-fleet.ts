@@ -39,6 +39,7 @@ import { FleetRun } from './fleet-run';
 import { SlidingWindow } from './fleet-window';
 import { migrateTemplate } from './migrate-template';
 import { parseWorkflowInput } from './workflow-input';
+import { gateDecisionText } from '../domain/gate-decision';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 
@@ -208,7 +209,7 @@ async function canaryGate(run: FleetRun): Promise<void> {
     `canary:${fnv1a(lines)}`,
     `${text} Continue fleet ${fleetName} with the rest, ${windowText(input.concurrency, run.pacer.status)}? PVC uids kept so far: ${st.counts.pvcUidsKept}.`,
   );
-  if (decision === 'rejected' || decision === 'timed-out') run.cancel('fleet-continue gate', decision);
+  if (decision === 'rejected' || decision === 'timed-out') run.cancel('fleet-continue gate', run.gates.lastDecision ? gateDecisionText(run.gates.lastDecision) : decision);
 }
 
 async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResult> {
@@ -222,6 +223,7 @@ async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResul
     ...(st.targetVersionId ? { targetVersionId: st.targetVersionId } : {}),
     failures: st.failures,
     ...(st.skips?.length ? { skips: st.skips } : {}),
+    ...(st.declines?.length ? { declines: st.declines } : {}),
     ...(st.archive ? { archive: st.archive } : {}),
     ...(st.zeroTouch ? { zeroTouch: st.zeroTouch } : {}),
     ...(st.activeVersionLock ? { activeVersionLock: st.activeVersionLock } : {}),

@@ -49,7 +49,10 @@ const EMPTY: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, res
 
 function add(a: FleetSummary, b: FleetSummary | undefined): FleetSummary {
   if (!b) return a;
-  return Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k as keyof FleetSummary] ?? 0)])) as unknown as FleetSummary;
+  const sum = Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + (b[k as keyof FleetSummary] ?? 0)])) as unknown as FleetSummary;
+  // Declined only once some fleet declined one: the total (and the memo) stays as it was without.
+  const declined = (a.declined ?? 0) + (b.declined ?? 0);
+  return declined ? { ...sum, declined } : sum;
 }
 
 /**

@@ -8,6 +8,7 @@ import { ApprovalGates } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { WsmigratePhase, WsmigrateTemplate } from '../contracts/search-attributes';
 import { FailureType } from '../domain/failure-types';
+import { gateDecisionText } from '../domain/gate-decision';
 
 // Template archives can be large: a little longer than a workspace's quick steps.
 const quick: ActivityOptions = { ...QUICK_STEP, startToCloseTimeout: '5m' };
@@ -64,7 +65,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   enter('awaiting-approval');
   const pushGate = await gates.request('template-push', `sha256:${source.sha256}`, `Push new version. ${summary}`);
   if (pushGate === 'rejected' || pushGate === 'timed-out') {
-    throw ApplicationFailure.create({ message: `push of ${subject} ${pushGate}; nothing changed`, type: FailureType.rejected, nonRetryable: true });
+    throw ApplicationFailure.create({ message: `${subject}: ${gates.lastDecision ? gateDecisionText(gates.lastDecision) : `the push gate ${pushGate}`}: nothing pushed, nothing changed`, type: FailureType.rejected, nonRetryable: true });
   }
   enter('pushing');
   const pushed = await slow.pushTemplateVersion.executeWithOptions({ summary: `push version ${rewrite.versionName} and wait for Coder's import` }, [{ subject, organizationId: pf.organizationId, templateId: pf.templateId, sourceRef: source.ref, versionName: rewrite.versionName, sourceVersionId: pf.activeVersionId, organization: input.organization, template: input.template }]);
@@ -78,7 +79,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   const promoteGate = await gates.request('template-promote', `version:${pushed.versionId}`, `Promote ${pushed.versionName} to active. ${summary}`);
   if (promoteGate === 'rejected' || promoteGate === 'timed-out') {
     throw ApplicationFailure.create({
-      message: `promotion of ${pushed.versionName} ${promoteGate}; it stays pushed but inactive (version ${pushed.versionId})`,
+      message: `${subject}: ${gates.lastDecision ? gateDecisionText(gates.lastDecision) : `the promote gate ${promoteGate}`}: ${pushed.versionName} stays pushed but inactive (version ${pushed.versionId})`,
       type: FailureType.rejected,
       nonRetryable: true,
     });

@@ -15,6 +15,7 @@ import type { WsmigrateActivities } from '../activities';
 import type { StateBackup } from '../activities/backup-state';
 import type { WorkspacePreflight } from '../activities/preflight-workspace';
 import { FailureType } from '../domain/failure-types';
+import { gateDecisionText } from '../domain/gate-decision';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
 import { ONE_LOCAL_ATTEMPT, QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, isFinalFailure, durationMs, failureMessage, keepingFailedBuild, failureType, restoreStepOptions } from './activity-presets';
@@ -80,8 +81,13 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
       renderRunDetails({
         title,
         workflowId,
-        phase: cancelled ? `cancelled (${status.phase === 'restored' ? 'restored: state and transition as before' : `during ${status.phase}`})` : `failed (during ${status.phase})`,
-        ...(failure ? { failure } : {}),
+        // A gate's no is a decision: said as such, with what was undone, never "failed (during preflight)".
+        phase: cancelled
+          ? `cancelled (${status.phase === 'restored' ? 'restored: state and transition as before' : `during ${status.phase}`})`
+          : status.decision
+            ? `declined: ${failure ?? gateDecisionText(status.decision)}`
+            : `failed (during ${status.phase})`,
+        ...(failure && !status.decision ? { failure } : {}),
         stepsDone: status.stepsDone,
         verdict: status.verdict,
         // A cancel's own words ("Workflow cancelled") add nothing to "cancelled".
@@ -96,7 +102,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
     showDetails();
   };
   const done = (step: string) => {
-    status.stepsDone.push(step);
+    // A step done again at once (the preflight read again while someone else's build runs) is listed once.
+    if (status.stepsDone.at(-1) !== step) status.stepsDone.push(step);
     showDetails();
   };
   const watch = new BuildWatch(acts, { workflowId, subject, template: input.template }, () => enter('needs-attention'));
@@ -151,6 +158,8 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
       // Nothing of ours was written over their build: read the workspace again and start over.
       status.restarts = round;
       status.error = failureMessage(err);
+      // The steps of the next round follow, so `done:` reads "…, verify, started over: round 2 of 3, preflight, …".
+      done(`started over: round ${round + 1} of ${MAX_ROUNDS}`);
       ({ preflight: pf, health } = await preflight(` again (round ${round + 1} of ${MAX_ROUNDS}, someone built it meanwhile)`));
       status.error = undefined;
     }
@@ -197,8 +206,15 @@ function applyApproving(subject: string, lastRound: boolean): string {
     : `approving builds nothing on this plan: the run reads ${subject} again, backs it up and plans again (and asks again where the policy says so)`;
 }
 
-function rejected(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ message, type: FailureType.rejected, nonRetryable: true });
+/**
+ * A gate answered no (a person's rejection, or no answer before its time-out): a decision, not a
+ * failure. Status shows it in words, and the run ends WsmigrateRejected (exit 3; a fleet counts it declined).
+ */
+function declined(ctx: RoundContext, what: string): ApplicationFailure {
+  const decision = ctx.gates.lastDecision;
+  if (decision) ctx.status.decision = decision;
+  const how = decision ? gateDecisionText(decision) : 'a gate was not approved';
+  return ApplicationFailure.create({ message: `${ctx.subject}: ${how}: ${what}`, type: FailureType.rejected, nonRetryable: true });
 }
 
 /**
@@ -215,7 +231,7 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
   const stopFirst = input.option === 'A' && transition === 'start';
   if (stopFirst) {
     const stopGate = await gates.request('stop', `stop:${pf.latestBuild.id}`, `Stop ${subject} before migrating (option A)`);
-    if (stopGate === 'rejected' || stopGate === 'timed-out') throw rejected(`stop of ${subject} ${stopGate}; nothing changed`);
+    if (stopGate === 'rejected' || stopGate === 'timed-out') throw declined(ctx, `nothing changed: ${subject} was not stopped`);
   }
 
   let backup: StateBackup | undefined;
@@ -278,9 +294,7 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
       plannedOn: backup.buildNumber,
       approving: applyApproving(subject, lastRound),
     });
-    if (applyGate === 'rejected' || applyGate === 'timed-out') {
-      throw rejected(`migration of ${subject} ${applyGate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; restoring`);
-    }
+    if (applyGate === 'rejected' || applyGate === 'timed-out') throw declined(ctx, `nothing built on ${pf.targetVersionName}; restoring`);
 
     enter('building');
     stateBuildTried = true;
@@ -332,6 +346,11 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
     status.error = cancelled ? 'the migration was cancelled (a cancel request to its workflow)' : failureMessage(err);
     const leftAsIs = await CancellationScope.nonCancellable(() => compensate(ctx, pf, { backup, ownBuildIds, stateBuildTried, transition }));
     if (cancelled) throw err;
+    if (failureType(err) === FailureType.rejected && status.decision) {
+      // The gate's no, undone safely: still the person's decision (exit 3, counted declined), not a failure.
+      const undone = leftAsIs ? `nothing built back (${leftAsIs})` : 'restored: state and transition as before';
+      throw ApplicationFailure.create({ message: `${subject}: ${gateDecisionText(status.decision)}: nothing built on ${pf.targetVersionName}; ${undone}`, type: FailureType.rejected, nonRetryable: true });
+    }
     const ended = leftAsIs ? `migration stopped, nothing built back (${leftAsIs})` : 'migration rolled back, state and transition restored';
     throw ApplicationFailure.create({ message: `${subject}: ${ended}. Cause: ${status.error}`, type: FailureType.rolledBack, nonRetryable: true });
   }

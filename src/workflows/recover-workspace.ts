@@ -7,6 +7,7 @@ import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { recoveryNeedsPerson } from '../domain/approval-policy';
 import { ApprovalGates } from './approval-gates';
+import { gateDecisionText } from '../domain/gate-decision';
 import { answerWatchingBuilds } from './gate-watch';
 import { parseWorkflowInput } from './workflow-input';
 import { FailureType } from '../domain/failure-types';
@@ -62,6 +63,7 @@ export async function recoverDamagedWorkspace(ctx: RecoveryContext): Promise<Wor
         throw needsAttention(ctx, `${ctx.subject}: not recovered: someone built it during each of ${RECOVERY_ROUNDS} tries (${failureMessage(err)}); nothing of ours was written over their builds. Run 'wsmigrate recover' again when it is idle`);
       }
       ctx.status.restarts = round;
+      ctx.done(`started over: try ${round + 1} of ${RECOVERY_ROUNDS}`);
       const health = await ctx.acts.assessHealth({ workspaceId: ctx.workspaceId, subject: ctx.subject, targetVersionId: ctx.input.targetVersionId });
       if (health.health !== 'damaged') {
         throw needsAttention(
@@ -172,10 +174,11 @@ async function recoverOnce(ctx: RecoveryContext, round: number, startedOver: str
     approving: recoverApproving(subject, round),
   });
   if (gate === 'rejected' || gate === 'timed-out') {
+    if (gates.lastDecision) status.decision = gates.lastDecision;
     throw ApplicationFailure.create({
       // Reached from a migration too, whose stop did change the workspace: what the recovery did, what is left, what to run.
       message:
-        `recovery of ${subject} ${gate === 'rejected' ? 'was rejected' : 'timed out waiting for approval'}; the recovery built nothing: ${subject} stays damaged (${health.reason}). ` +
+        `recovery of ${subject}: ${gates.lastDecision ? gateDecisionText(gates.lastDecision) : gate === 'rejected' ? 'rejected' : 'timed out waiting for approval'}; the recovery built nothing: ${subject} stays damaged (${health.reason}). ` +
         `When you want it repaired: wsmigrate recover ${subject} --template ${input.template} --version ${input.targetVersionId}. ${backupList(backups)}`,
       type: FailureType.rejected,
       nonRetryable: true,
@@ -274,7 +277,7 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
     showDetails();
   };
   const done = (step: string) => {
-    status.stepsDone.push(step);
+    if (status.stepsDone.at(-1) !== step) status.stepsDone.push(step);
     showDetails();
   };
   upsertSearchAttributes([{ key: WsmigrateTemplate, value: input.template }]);

@@ -172,7 +172,7 @@ describe('bad input: workflow inputs', () => {
       expect(((await migrationStatus(env.t.client, run.handle.workflowId)) as WorkspaceMigrationStatus).pendingApproval?.gateId).toBe('apply');
       expect(await statePutsOf(env.sim, env.coder, run.w.id)).toEqual([]);
       await decide(env.t.client, run.handle.workflowId, 'reject', { approver: 'alice' });
-      expect(await failureOf(run.handle.result())).toMatch(/was rejected; restoring/);
+      expect(await failureOf(run.handle.result())).toMatch(/: rejected by alice at the apply gate: nothing built on \S+; restored: state and transition as before$/);
       expect(await statePutsOf(env.sim, env.coder, run.w.id)).toEqual([]);
     }
 

@@ -154,7 +154,7 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
     expect(cli.out).toMatch(new RegExp(`${handle.workflowId}: 'apply' since [\\s\\S]*approvers: alice`));
 
     expect((await click('UALICE', REJECT_ACTION, raw)).status).toBe(200);
-    expect(await failureOf(handle.result())).toMatch(/was rejected; restoring/);
+    expect(await failureOf(handle.result())).toMatch(/: rejected by alice at the apply gate: nothing built on \S+; restored: state and transition as before$/);
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
     expect(status.phase).toBe('restored');
     expect(status.approvals[0]).toMatchObject({ decision: 'reject', approver: 'alice', channel: 'slack', slackUserId: 'UALICE' });
@@ -177,7 +177,7 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
     expect(slack.messages.get(message.ts)!.blocks.some((b) => b.type === 'actions')).toBe(true);
     // The edit is silent, so the escalation is also a reply in the thread, broadcast to the channel.
     await waitFor(() => slack.calls.some((c) => c.method === 'chat.postMessage' && c.body.thread_ts === message.ts && c.body.reply_broadcast === 'true' && /escalated to oncall-lead/.test(String(c.body.text))), 30_000);
-    expect(await failureOf(handle.result())).toMatch(/timed out waiting for approval/);
+    expect(await failureOf(handle.result())).toMatch(/: the apply gate timed out after \d+s with no decision \(escalated once\): nothing built on \S+; restored/);
     await waitFor(() => /Approval timed out/.test(slack.messages.get(message.ts)?.blocks[0]?.text?.text ?? ''), 30_000);
     expect(slack.messages.get(message.ts)!.blocks.some((b) => b.type === 'actions')).toBe(false);
     // One message for the whole gate: edited in place, never re-posted.

@@ -83,6 +83,20 @@ describe('fleet bookkeeping', () => {
     // Its preflight found it running and dormant: nothing was stopped, nobody's failure; skipped with who must act.
     expect(outcomeOfFailure('WsmigrateDormant')).toBe('skipped');
     expect(outcomeOfFailure(undefined)).toBe('failed');
+    // A gate's no (rejected, or not answered in time) is a decision; fleets recorded before counted it failed.
+    expect(outcomeOfFailure('WsmigrateRejected')).toBe('declined');
+    expect(outcomeOfFailure('WsmigrateRejected', false)).toBe('failed');
+  });
+
+  it('budget: a declined migration (a gate said no) neither spends the budget nor widens it', () => {
+    const budget = { percent: 10, min: 0 };
+    const declined = { ...emptyCounts(), migrated: 10, declined: 40, failed: 2 };
+    expect(finishedCount(declined)).toBe(52);
+    expect(budgetBase(declined)).toBe(12);
+    expect(overBudget(declined, budget, 0)).toBe(true); // 2 failures > 10% of 12; counted in, 40 declined would allow 5
+    expect(overBudget({ ...emptyCounts(), declined: 8 }, budget, 0)).toBe(false);
+    // Older runs' state has no such count.
+    expect(finishedCount({ ...emptyCounts(), migrated: 2 })).toBe(2);
   });
 
   it('ETA from observed durations, C at a time', () => {

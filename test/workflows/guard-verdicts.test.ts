@@ -124,8 +124,9 @@ describe('guard verdicts in migrations and recoveries', () => {
     expect(await observe(1)).toEqual(before);
     await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
     const failure = await workflowFailureOf(handle.result());
-    expect(failure.type).toBe('WsmigrateRolledBack');
-    expect(failure.message).toMatch(/was rejected/);
+    // A person's no, undone: a decision (exit 3, a fleet's declined), not a rolled-back failure.
+    expect(failure.type).toBe('WsmigrateRejected');
+    expect(failure.message).toMatch(/: rejected by sre at the apply gate: nothing built on \S+; restored: state and transition as before$/);
     expect((await statusOf(handle.workflowId)).phase).toBe('restored');
     expect(await observe(1)).toEqual(before);
   });

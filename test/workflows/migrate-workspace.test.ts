@@ -5,7 +5,7 @@ import { WsmigratePendingApproval } from '../../src/contracts/search-attributes'
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
 import type { WorkspaceMigrationResult, WorkspaceMigrationStatus } from '../../src/contracts/migrate-workspace';
 import { statePutsOf, isWrite } from '../harness/coder-requests';
-import { waitFor, failureOf } from '../harness/wait';
+import { waitFor, failureOf, workflowFailureOf } from '../harness/wait';
 import { createMigratedEnv, type MigrationEnv } from './fixtures/migration-env';
 
 type Handle = Awaited<ReturnType<typeof startWorkspaceMigration>>;
@@ -147,7 +147,11 @@ describe('migrateWorkspace on the simulator', () => {
     await expect(decide(env.t.client, handle.workflowId, 'approve', { approver: 'alice', planHash: 'sha256:stale', gateId: 'apply' })).rejects.toThrow(/does not match the pending plan/);
     const receipt = await decide(env.t.client, handle.workflowId, 'reject', { approver: 'alice', comment: 'not today' });
     expect(receipt).toMatchObject({ decision: 'reject', gateId: 'apply', approver: 'alice', channel: 'cli' });
-    expect(await failureOf(handle.result())).toMatch(/was rejected; restoring/);
+    // A person's decision, said in words and typed as one (exit 3, a fleet's `declined`), once the restore is done.
+    const err = await workflowFailureOf(handle.result());
+    expect(err).toMatchObject({ type: 'WsmigrateRejected' });
+    expect(err.message).toMatch(new RegExp(`^${ws(4).owner}/${ws(4).name}: rejected by alice at the apply gate \\('not today'\\): nothing built on \\S+; restored: state and transition as before$`));
+    expect(((await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus).decision).toMatchObject({ gateId: 'apply', how: 'rejected', by: 'alice', comment: 'not today' });
     expect(typesIn(env.sim.stateOf(ws(4).id))).toEqual(typesIn(before));
     expect(await latestBuild(4)).toMatchObject({ transition: 'start', template_version_id: originalVersionId });
     expect(pvcUid(4)).toBe(uid);
@@ -156,7 +160,8 @@ describe('migrateWorkspace on the simulator', () => {
 
   it('an approval timeout escalates once, then aborts and restores; it never proceeds', async () => {
     const handle = await startWorkspaceMigration(env.t.client, input(5, { option: 'B', approval: { policy: 'destructive', anyApprover: true, timeout: '2s', escalateTo: 'oncall-lead' } }), { taskQueue: env.taskQueue });
-    expect(await failureOf(handle.result())).toMatch(/timed out waiting for approval/);
+    // Escalated after 2s, then 2s more: said as a person would, with how long it waited.
+    expect(await failureOf(handle.result())).toMatch(/: the apply gate timed out after [45]s with no decision \(escalated once\): nothing built on \S+; restored: state and transition as before$/);
     expect(await (await handle.describe()).memo).toMatchObject({ approvers: 'any (started with --any-approver)' });
     const kinds = env.notes.filter((n) => n.workflowId === handle.workflowId).map((n) => n.kind);
     expect(kinds).toEqual(expect.arrayContaining(['approval-requested', 'approval-timed-out', 'restored']));

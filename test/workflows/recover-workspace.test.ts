@@ -164,7 +164,7 @@ describe('recovery of damaged workspaces', () => {
     await decide(env.t.client, first.workflowId, 'reject', { approver: 'sre' });
     // What the operator reads: the recovery built nothing, the workspace is still damaged, and how to repair it later.
     const rejected = await failureOf(first.result());
-    expect(rejected).toMatch(/recovery of .* was rejected; the recovery built nothing: .* stays damaged \(.*forgotten by build/);
+    expect(rejected).toMatch(/recovery of .*: rejected by \S+ at the recover gate; the recovery built nothing: .* stays damaged \(.*forgotten by build/);
     expect(rejected).toContain(`When you want it repaired: wsmigrate recover ${ws(3).owner}/${ws(3).name} --template ${env.sim.template.name} --version ${targetVersionId}`);
     expect(env.sim.stateOf(ws(3).id)).toBe(damagedState);
     expect((await latestBuild(3)).id).toBe(startBuildId);

@@ -123,6 +123,10 @@ describe("the owner's Update while the migration waits at its apply gate", () =>
     const failure = await workflowFailureOf(handle.result());
     expect(failure.message).toMatch(new RegExp(`nothing built back \\(build #${last.number} \\(stop\\) by ${ws.owner} came after the backup`));
     expect((await env.coder.workspace(ws.id)).latest_build.id).toBe(last.id);
-    expect((await statusOf(handle.workflowId)).stepsDone).not.toContain('build');
+    const steps = (await statusOf(handle.workflowId)).stepsDone;
+    expect(steps).not.toContain('build');
+    // Each round's steps once, after the round it is: never "done: preflight, preflight".
+    const round = ['preflight', 'backup', 'rewrite', 'verify'];
+    expect(steps.slice(0, 14)).toEqual([...round, 'started over: round 2 of 3', ...round, 'started over: round 3 of 3', ...round]);
   }, 240_000);
 });

@@ -54,8 +54,11 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
         throw new CliError(`${workflowId} ${how}: ${s.error ?? `see 'wsmigrate fleet status ${workflowId}'`}`, exitCodeOfFailureType(s.failureType));
       }
       const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
+      // A workspace a gate declined (a person's no, or no answer in time) is the person's decision: 3, as for one workspace's --wait.
+      const declined = s.result?.summary.declined ?? 0;
       if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention }, 'some workspaces were not migrated');
-      return bad > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
+      if (declined > 0) log?.warn({ declined }, 'some migrations were declined at a gate');
+      return bad > 0 || declined > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
     }
     const p = s.progress;
     const gate = p.pendingApproval ? `${p.pendingApproval.gateId}:${p.pendingApproval.planHash}` : '';
@@ -100,7 +103,8 @@ Examples:
   wsmigrate fleet start --org coder --template k8s-dev --template k8s-gpu --provisioner-share 1
 
 The canary waits at the 'fleet-continue' gate: wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver alice
-Exit codes with --wait: 0 all migrated, 3 some failed or the fleet was cancelled or refused, 2 an owner, workspace or
+Exit codes with --wait: 0 all migrated, 3 some failed or were declined at a gate (rejected, or not answered in
+time), or the fleet was cancelled or refused, 2 an owner, workspace or
 template Coder does not know, 1 the fleet itself failed.`,
     )
     .action(async (o, cmd: Command) => {
@@ -138,7 +142,7 @@ Examples:
   wsmigrate fleet status wsmigrate-fleet/coder/k8s-dev --json | jq .progress.counts
 A schedule's windows are wsmigrate-fleet/<org>/<template>-<time>: 'wsmigrate schedule describe <name>' lists its recent runs.
 Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet start --wait' (0 all migrated,
-3 some failed or the fleet was cancelled, 2 an unknown name, 1 the fleet itself failed).`,
+3 some failed or were declined at a gate, or the fleet was cancelled, 2 an unknown name, 1 the fleet itself failed).`,
     )
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);

@@ -34,7 +34,7 @@ export async function waitForOrganization(client: Client, io: CliIo, workflowId:
       if (json) io.out(JSON.stringify(s, null, 2));
       const r = s.result;
       if (!r) return exitCodeOfFailureType(s.failureType);
-      return r.phase === 'done' && r.summary.failed + r.summary.needsAttention + r.summary.restored === 0 ? EXIT.ok : EXIT.denied;
+      return r.phase === 'done' && r.summary.failed + r.summary.needsAttention + r.summary.restored + (r.summary.declined ?? 0) === 0 ? EXIT.ok : EXIT.denied;
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
