@@ -154,7 +154,7 @@ describe('approvals from Slack, end to end on the dev server (simulator, fake Sl
     expect(cli.out).toMatch(new RegExp(`${handle.workflowId}: 'apply' since [\\s\\S]*approvers: alice`));
 
     expect((await click('UALICE', REJECT_ACTION, raw)).status).toBe(200);
-    expect(await failureOf(handle.result())).toMatch(/: rejected by alice at the apply gate: nothing built on \S+; restored: state and transition as before$/);
+    expect(await failureOf(handle.result())).toMatch(/: rejected by alice at the apply gate \('rejected from Slack'\): nothing built on \S+; restored: state and transition as before$/);
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
     expect(status.phase).toBe('restored');
     expect(status.approvals[0]).toMatchObject({ decision: 'reject', approver: 'alice', channel: 'slack', slackUserId: 'UALICE' });
