@@ -21,7 +21,7 @@ import { describeIdentityChanges, parseRootConfig, persistentIdentityChanges } f
 import { sensitiveValuesFor } from './push-template-version';
 import { variableChanges } from '../domain/version-settings';
 import { startsOnAnotherActiveVersion } from '../domain/active-version-starts';
-import { inactiveTargetRefusal, inactiveTargetWarning, movesOntoInactiveVersion } from '../domain/inactive-target';
+import { inactiveTargetRefusal, inactiveTargetWarning, movesOntoInactiveVersion, type ActiveVersionFacts } from '../domain/inactive-target';
 
 export interface WorkspacePreflightInput {
   owner: string;
@@ -80,6 +80,13 @@ export function makePreflightWorkspace(
     const step = 'preflight';
     const variablesOf = (versionId: string) => coderStep(step, subject, () => reads.templateVersionVariables(versionId));
     const parametersOf = (versionId: string) => coderStep(step, subject, () => reads.templateVersionParameters(versionId));
+    /** Whether the active version's Update would destroy what the migrated state holds (it declares their old types). */
+    const activeVersionFacts = async (activeId: string, resources: Parameters<typeof stateTypesStillDeclared>[0]): Promise<ActiveVersionFacts> => {
+      const files = (await loadTemplateSource(activeId, subject)).terraform;
+      const oldTypes =
+        stateTypesStillDeclared(resources, files).length > 0 || (holdsMigratedEntries(resources) && downgradeHazardsAgainst(resources, rootManagedDeclarations(files)).length > 0);
+      return { id: activeId, oldTypes };
+    };
     const info = await coderStep(step, subject, reads.buildInfo);
     const version = refuseOn(step, subject, [CoderVersionError], () => parseCoderVersion(info.version));
     if (!supportsStateInBuilds(version)) throw refuse(step, subject, describeVersionGate(version));
@@ -161,7 +168,8 @@ export function makePreflightWorkspace(
     }
     // After the refusals that say the version is no migrated one at all: those are the truer reason.
     const inactive = movesOntoInactiveVersion(ws, input.targetVersionId, summary.renameable.length + summary.needsImport.length);
-    if (inactive && !input.allowInactiveVersion) throw refuse(step, subject, inactiveTargetRefusal(input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id));
+    const active = inactive ? await activeVersionFacts(ws.template_active_version_id, parsed.resources) : undefined;
+    if (active && !input.allowInactiveVersion) throw refuse(step, subject, inactiveTargetRefusal(input.template, { id: input.targetVersionId, name: target.name }, active));
     if (latest.template_version_id !== input.targetVersionId && summary.renameable.length > 0) {
       const [current, wanted] = await Promise.all([variablesOf(latest.template_version_id), variablesOf(input.targetVersionId)]);
       const changed = variableChanges(current, wanted);
@@ -224,7 +232,7 @@ export function makePreflightWorkspace(
       ...(ws.dormant_at
         ? { dormantSince: ws.dormant_at, dormantAction: dormantWhoMustAct(ws.id, await ownerStanding(coder, ws)) + (ws.deleting_at ? `. ${autoDeleteWarning(ws.deleting_at)}` : '') }
         : {}),
-      ...(inactive ? { inactiveTarget: inactiveTargetWarning(subject, input.template, { id: input.targetVersionId, name: target.name }, ws.template_active_version_id) } : {}),
+      ...(active ? { inactiveTarget: inactiveTargetWarning(subject, input.template, { id: input.targetVersionId, name: target.name }, active) } : {}),
     };
   };
 }

@@ -37,4 +37,5 @@ export function usageErrorOf(err: InputError): CliError {
 /** `--allow-inactive-version`, for each command that migrates a workspace onto a --version it is given. */
 export const ALLOW_INACTIVE_HELP =
   "migrate onto a --version that is not the template's active one (refused otherwise). HAZARD: the workspace then shows " +
-  '"outdated", and its owner\'s Update builds the active, old version on the _v1 state, destroying the home PVC; promote the version before anyone presses Update';
+  '"outdated", and its owner\'s Update builds the active version: when that is an old one (the deprecated types), on the _v1 state, ' +
+  'destroying the home PVC; promote the version before anyone presses Update';

@@ -21,23 +21,39 @@ export function movesOntoInactiveVersion(ws: InactiveTargetFacts, targetVersionI
   return !(ws.latest_build.template_version_id === targetVersionId && deprecatedInState === 0);
 }
 
-/** The preflight's refusal: why (the Update button, the PVC) and what to do. */
-export function inactiveTargetRefusal(template: string, target: { id: string; name: string }, activeVersionId: string): string {
+/**
+ * The template's active version, as the outdated workspace's Update would build it: `oldTypes` when it
+ * still declares the deprecated type of an entry the migrated state holds as `_v1` (Update then
+ * destroys that object and creates it empty), false when it is a migrated version too.
+ */
+export interface ActiveVersionFacts {
+  id: string;
+  oldTypes: boolean;
+}
+
+/** What the owner's Update does to the migrated workspace, as one clause. */
+function whatUpdateDoes(active: ActiveVersionFacts, migratedState: string): string {
+  return active.oldTypes
+    ? `builds the active, old version on the ${migratedState}: Terraform destroys the home PVC and creates an empty one`
+    : `moves it onto the active version, which declares the _v1 types too: no volume is lost, but it is not the version you chose`;
+}
+
+/** The preflight's refusal: why (the Update button, and the PVC when the active version is an old one) and what to do. */
+export function inactiveTargetRefusal(template: string, target: { id: string; name: string }, active: ActiveVersionFacts): string {
   return (
-    `template version ${target.name} (${target.id}) is not the active version of template ${template} (${activeVersionId} is). ` +
-    `After the migration Coder shows the workspace as outdated, and one click of its owner on Update builds the active, old version on the migrated _v1 state: ` +
-    `Terraform destroys the home PVC and creates an empty one. Nothing was stopped. ` +
+    `template version ${target.name} (${target.id}) is not the active version of template ${template} (${active.id} is). ` +
+    `After the migration Coder shows the workspace as outdated, and one click of its owner on Update ${whatUpdateDoes(active, 'migrated _v1 state')}. Nothing was stopped. ` +
     `Promote it first ('coder templates versions promote --template ${template} --template-version ${target.name}', or Promote on the template's Versions page), ` +
-    `or pass the version 'wsmigrate migrate template' promotes (without --no-promote); ` +
+    `or pass the version 'wsmigrate migrate template' promotes (without --no-promote)${active.oldTypes ? '' : ` or the active version ${active.id}`}; ` +
     `or pass --allow-inactive-version if you mean to migrate onto it now and promote it before anyone presses Update`
   );
 }
 
 /** What a run given --allow-inactive-version (or a dry run) says in its status and result. */
-export function inactiveTargetWarning(subject: string, template: string, target: { id: string; name: string }, activeVersionId: string): string {
+export function inactiveTargetWarning(subject: string, template: string, target: { id: string; name: string }, active: ActiveVersionFacts): string {
   return (
-    `migrating ${subject} onto template version ${target.name} (${target.id}) leaves it outdated: that is not the active version of template ${template} (${activeVersionId} is), ` +
-    `and its owner's Update builds the active, old version on the _v1 state and destroys the home PVC. ` +
+    `migrating ${subject} onto template version ${target.name} (${target.id}) leaves it outdated: that is not the active version of template ${template} (${active.id} is), ` +
+    `and its owner's Update ${active.oldTypes ? 'builds the active, old version on the _v1 state and destroys the home PVC' : 'moves it onto the active version (a migrated one too: no volume is lost)'}. ` +
     `Promote ${target.name} before anyone presses Update ('coder templates versions promote --template ${template} --template-version ${target.name}'); ` +
     `without --allow-inactive-version a migration onto it is refused`
   );

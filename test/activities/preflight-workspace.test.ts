@@ -317,10 +317,11 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
       expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
       expect(err.message).toBe(
         `preflight refused for ${ws(0).owner}/${ws(0).name}: template version v1-not-promoted (${inactive}) is not the active version of template ${sim.template.name} (${v1} is). ` +
-          `After the migration Coder shows the workspace as outdated, and one click of its owner on Update builds the active, old version on the migrated _v1 state: ` +
-          `Terraform destroys the home PVC and creates an empty one. Nothing was stopped. ` +
+          // The active version here is a migrated one too: Update loses nothing, and the words say so.
+          `After the migration Coder shows the workspace as outdated, and one click of its owner on Update moves it onto the active version, which declares the _v1 types too: ` +
+          `no volume is lost, but it is not the version you chose. Nothing was stopped. ` +
           `Promote it first ('coder templates versions promote --template ${sim.template.name} --template-version v1-not-promoted', or Promote on the template's Versions page), ` +
-          `or pass the version 'wsmigrate migrate template' promotes (without --no-promote); ` +
+          `or pass the version 'wsmigrate migrate template' promotes (without --no-promote) or the active version ${v1}; ` +
           `or pass --allow-inactive-version if you mean to migrate onto it now and promote it before anyone presses Update`,
       );
       // Nothing was built: the latest build is the one before, still running on the version it ran.
@@ -338,10 +339,27 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
       expect(pf).toMatchObject({ renameable: 2, onTargetVersion: false, targetVersionName: 'v1-not-promoted' });
       expect(pf.inactiveTarget).toBe(
         `migrating ${ws(0).owner}/${ws(0).name} onto template version v1-not-promoted (${inactive}) leaves it outdated: that is not the active version of template ${sim.template.name} (${v1} is), ` +
-          `and its owner's Update builds the active, old version on the _v1 state and destroys the home PVC. ` +
+          `and its owner's Update moves it onto the active version (a migrated one too: no volume is lost). ` +
           `Promote v1-not-promoted before anyone presses Update ('coder templates versions promote --template ${sim.template.name} --template-version v1-not-promoted'); ` +
           `without --allow-inactive-version a migration onto it is refused`,
       );
+    });
+
+    it('with the old version still active, the refusal and the warning name the PVC Update would destroy', async () => {
+      const old = await startSimulator({ workspaces: 1, buildLatencyMs: 5 });
+      try {
+        const target = (await pushTemplateVersion(old, fixtureSource('template-v1'), { name: 'v1-candidate' })).id;
+        const err = await failure(acts(old).preflightWorkspace(inputFor(0, { targetVersionId: target }, old)));
+        expect(err.message).toContain(
+          `is not the active version of template ${old.template.name} (${old.template.originalVersionId} is). After the migration Coder shows the workspace as outdated, ` +
+            'and one click of its owner on Update builds the active, old version on the migrated _v1 state: Terraform destroys the home PVC and creates an empty one. Nothing was stopped.',
+        );
+        expect(err.message).toContain("or pass the version 'wsmigrate migrate template' promotes (without --no-promote); or pass --allow-inactive-version");
+        const pf = await acts(old).preflightWorkspace(inputFor(0, { targetVersionId: target, allowInactiveVersion: true }, old));
+        expect(pf.inactiveTarget).toContain("and its owner's Update builds the active, old version on the _v1 state and destroys the home PVC. ");
+      } finally {
+        await old.close();
+      }
     });
 
     it('the active version as target carries no such warning', async () => {

@@ -7,8 +7,9 @@ import { fixtureSource, pushTemplateVersion } from '../sim/helpers';
 /**
  * `migrate workspace --version` of a `_v1` version that is not the template's active one (pushed with
  * `migrate template --no-promote`, or by hand): the workspace would end "outdated", and its owner's
- * Update would build the active, old version on its `_v1` state and destroy the home PVC. Refused
- * unless asked for by name; asked for, the run says so in its result and status.
+ * Update would build the active version (here a migrated one; an old one would destroy the home PVC,
+ * see preflight-workspace). Refused unless asked for by name; asked for, the run says so in its result
+ * and status.
  */
 describe('migrate workspace onto a version that is not the active one', () => {
   const cli = cliAgainstWorker(2);
@@ -19,7 +20,9 @@ describe('migrate workspace onto a version that is not the active one', () => {
   it('--help names the flag and the hazard, on migrate workspace and recover', async () => {
     for (const command of [['migrate', 'workspace'], ['recover']]) {
       const help = (await runMain(...command, '--help')).out.replace(/\s+/g, ' ');
-      expect(help).toContain("--allow-inactive-version migrate onto a --version that is not the template's active one (refused otherwise). HAZARD: the workspace then shows \"outdated\", and its owner's Update builds the active, old version on the _v1 state, destroying the home PVC");
+      expect(help).toContain(
+        "--allow-inactive-version migrate onto a --version that is not the template's active one (refused otherwise). HAZARD: the workspace then shows \"outdated\", and its owner's Update builds the active version: when that is an old one (the deprecated types), on the _v1 state, destroying the home PVC",
+      );
     }
   });
 
@@ -36,7 +39,8 @@ describe('migrate workspace onto a version that is not the active one', () => {
     expect(refused.exitCode).toBe(EXIT.denied);
     expect(refused.err).toContain(
       `${id} failed: preflight refused for ${subject}: template version v1-candidate (${candidate}) is not the active version of template ${env.sim.template.name} (${cli.version} is). ` +
-        'After the migration Coder shows the workspace as outdated, and one click of its owner on Update builds the active, old version on the migrated _v1 state: Terraform destroys the home PVC and creates an empty one. Nothing was stopped.',
+        // The active version here is the migrated one 'migrate template' promoted: Update would move it there, losing nothing.
+        'After the migration Coder shows the workspace as outdated, and one click of its owner on Update moves it onto the active version, which declares the _v1 types too: no volume is lost, but it is not the version you chose. Nothing was stopped.',
     );
     expect(refused.err).toContain(`Promote it first ('coder templates versions promote --template ${env.sim.template.name} --template-version v1-candidate'`);
     expect(refused.err).toContain('or pass --allow-inactive-version');
@@ -48,7 +52,7 @@ describe('migrate workspace onto a version that is not the active one', () => {
     const result = JSON.parse(allowed.out.slice(allowed.out.indexOf('{'))) as { outcome: string; warnings: string[] };
     const warning =
       `migrating ${subject} onto template version v1-candidate (${candidate}) leaves it outdated: that is not the active version of template ${env.sim.template.name} (${cli.version} is), ` +
-      "and its owner's Update builds the active, old version on the _v1 state and destroys the home PVC. " +
+      "and its owner's Update moves it onto the active version (a migrated one too: no volume is lost). " +
       `Promote v1-candidate before anyone presses Update ('coder templates versions promote --template ${env.sim.template.name} --template-version v1-candidate'); ` +
       'without --allow-inactive-version a migration onto it is refused';
     expect(result).toMatchObject({ outcome: 'migrated', warnings: [warning] });

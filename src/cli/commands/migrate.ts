@@ -94,8 +94,9 @@ export function registerMigrateCommands(program: Command, io: CliIo): void {
   )
     .addHelpText('after', '\nExample:\n  wsmigrate migrate workspace alice/dev --template k8s-dev --version 4b1c… --approver alice\n\nAny failure after the backup restores the backed-up state and the prior running/stopped state.\n' +
         '--version must be the template\'s active version (refused in preflight otherwise, nothing stopped): on any other, the\n' +
-        'migrated workspace shows "outdated" and its owner\'s Update builds the active, old version on the _v1 state, destroying\n' +
-        'the home PVC. Promote the version first; --allow-inactive-version migrates anyway (its result warns until you promote).')
+        'migrated workspace shows "outdated" and its owner\'s Update builds the active version: when that is an old one, on the\n' +
+        '_v1 state, destroying the home PVC. Promote the version first; --allow-inactive-version migrates anyway (its result warns\n' +
+        'until you promote).')
     .action(async (target: string, o, cmd: Command) => {
       const [owner, workspace, extra] = target.split('/');
       if (!owner || !workspace || extra !== undefined) throw new CliError(`'${target}' is not owner/workspace (e.g. alice/dev)`, EXIT.usage);
