@@ -35,6 +35,8 @@ describe('readLatestBuild: the latest build as Coder has it now', () => {
       templateVersionId: sim.template.originalVersionId,
       templateVersionName: expect.any(String),
       initiator: w.owner,
+      // A person's build: Coder's default reason. An autostart would say so here, and the gate's words name it.
+      reason: 'initiator',
       createdAt: expect.any(String),
     });
     expect(now.id).not.toBe(before.id);
