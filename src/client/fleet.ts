@@ -20,6 +20,7 @@ import { whoMayApprove } from '../domain/approval-policy';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { runOutcome } from './run-outcome';
 import { failureText } from './failure-text';
+import { silentStep, type PendingActivity } from './run-waits';
 import { templateWorkflowId } from '../domain/migration-input';
 import type { FleetWait } from '../domain/fleet-waits';
 import { countRunningByPhase, type RunningRow } from '../domain/running-phases';
@@ -102,7 +103,7 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   const status = d.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
     const progress = await handle.query(fleetProgressQuery);
-    const waitingOn = [...(await gateWaits(client, progress)), ...controlWaits(progress), ...(await retryingActivities(client, progress, d.raw.pendingActivities ?? []))];
+    const waitingOn = [...(await gateWaits(client, progress)), ...controlWaits(progress), ...(await stepWaits(client, progress, d.raw.pendingActivities ?? []))];
     return { workflowId, phase: progress.phase, progress, runningByPhase: await runningByPhase(client, progress.template), waitingOn };
   }
   if (status === 'COMPLETED') {
@@ -128,8 +129,6 @@ export class NotAFleetError extends Error {
     this.name = 'NotAFleetError';
   }
 }
-
-type PendingActivity = { activityType?: { name?: string | null } | null; attempt?: number | null; maximumAttempts?: number | null; lastFailure?: { message?: string | null } | null };
 
 async function gateWaits(client: Client, p: FleetProgress): Promise<FleetWait[]> {
   const waits: FleetWait[] = [];
@@ -162,14 +161,25 @@ function controlWaits(p: FleetProgress): FleetWait[] {
   return [{ kind: 'control', action: last.action, by: last.by, until }];
 }
 
+/** How many running migrations `fleet status` describes for their steps: a fleet of any size costs at most this many describes. */
+export const RUNNING_STEPS_READ = 10;
+
 /**
- * Activities that failed and are being retried (Coder down, a 401, a 5xx): the fleet's own, the
- * template child's and the running migrations' (the first 10), read from each run's pending activities.
+ * What the steps wait on: activities that failed and are being retried (Coder down, a 401, a 5xx),
+ * and started ones whose worker went silent (killed mid-step: client/run-waits.ts silentStep), of
+ * the fleet itself, the template child and the running migrations: only the running ones (never the
+ * whole fleet), the RUNNING_STEPS_READ that have run longest (the likeliest stuck; those at a gate
+ * last), and how many more were not read.
  */
-async function retryingActivities(client: Client, p: FleetProgress, own: readonly PendingActivity[]): Promise<FleetWait[]> {
+export async function stepWaits(client: Client, p: FleetProgress, own: readonly PendingActivity[], now = Date.now()): Promise<FleetWait[]> {
   const waits: FleetWait[] = [];
   const add = (workflowId: string, list: readonly PendingActivity[]) => {
     for (const a of list) {
+      const silent = silentStep(a, now);
+      if (silent) {
+        waits.push({ kind: 'silent', workflowId, ...silent });
+        continue;
+      }
       const attempt = a.attempt ?? 1;
       if (attempt < 2 && !a.lastFailure) continue;
       waits.push({
@@ -183,7 +193,11 @@ async function retryingActivities(client: Client, p: FleetProgress, own: readonl
     }
   };
   add(p.workflowId, own);
-  const children = [...(p.stage === 'template' ? [templateWorkflowId(p.organization, p.template)] : []), ...p.running.slice(0, 10).map((r) => r.workflowId)];
+  // A child at its gate waits on a person (said above): the others first, the longest running first.
+  const atGate = new Set(p.childApprovals?.map((a) => a.workflowId) ?? []);
+  const oldestFirst = [...p.running].sort((a, b) => Number(atGate.has(a.workflowId)) - Number(atGate.has(b.workflowId)) || a.startedAtMs - b.startedAtMs);
+  const read = oldestFirst.slice(0, RUNNING_STEPS_READ);
+  const children = [...(p.stage === 'template' ? [templateWorkflowId(p.organization, p.template)] : []), ...read.map((r) => r.workflowId)];
   await Promise.all(
     children.map(async (id) => {
       try {
@@ -193,6 +207,8 @@ async function retryingActivities(client: Client, p: FleetProgress, own: readonl
       }
     }),
   );
+  const unread = p.running.length - read.length;
+  if (unread > 0) waits.push({ kind: 'unread', workflowId: p.workflowId, count: unread, read: read.length });
   return waits;
 }
 

@@ -1,4 +1,5 @@
 import { builtBy } from '../domain/build-initiator';
+import { formatDuration } from '../domain/duration-text';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { failureText } from './failure-text';
@@ -54,7 +55,30 @@ export function noWorkerText(w: TaskQueueWorkers): string {
   );
 }
 
-type PendingActivity = {
+/** The SDK's longest heartbeat throttle (WorkerOptions.maxHeartbeatThrottleInterval, 60 s by default): the server hears a heartbeat at least this often from a live worker whose step heartbeats. */
+const MAX_HEARTBEAT_THROTTLE_MS = 60_000;
+/** What else a live step's last heartbeat may lag by: its own cadence (a build is read every 5 s at most, retry-delay.ts pollDelayMs), the call, and the clocks of this shell and Temporal. */
+const HEARTBEAT_SLACK_MS = 15_000;
+
+/**
+ * How long a started step may go unheard before status says so. A live worker's heartbeats reach
+ * Temporal at least every min(0.8 × heartbeat timeout, 60 s) (the SDK's throttle), so with the
+ * step's heartbeat timeout known that plus some slack is silence: 75 s for the default 2 minutes,
+ * where it was 90 s for every step. Without one (a quick step that does not heartbeat, or a
+ * Temporal that does not say), 90 s as before.
+ */
+export function silentAfterMs(heartbeatTimeoutMs: number | undefined): number {
+  if (!heartbeatTimeoutMs || heartbeatTimeoutMs <= 0) return WORKER_SEEN_WITHIN_MS;
+  return Math.min(WORKER_SEEN_WITHIN_MS, Math.min(0.8 * heartbeatTimeoutMs, MAX_HEARTBEAT_THROTTLE_MS) + HEARTBEAT_SLACK_MS);
+}
+
+/** A protobuf Duration has a Timestamp's shape. */
+function durationMs(d: Ts): number | undefined {
+  const ms = tsMs(d);
+  return ms !== undefined && ms > 0 ? ms : undefined;
+}
+
+export type PendingActivity = {
   activityType?: { name?: string | null } | null;
   state?: number | null;
   attempt?: number | null;
@@ -66,7 +90,28 @@ type PendingActivity = {
   lastStartedTime?: Ts;
   lastWorkerIdentity?: string | null;
   heartbeatDetails?: unknown;
+  /** The step's options as Temporal holds them (servers from 1.27 say): its heartbeat timeout. */
+  activityOptions?: { heartbeatTimeout?: Ts } | null;
 };
+
+/** A started step not heard from (no heartbeat, no start) for longer than silentAfterMs: its worker may be gone. */
+export interface SilentStep {
+  activity: string;
+  worker?: string;
+  silentMs: number;
+  heartbeatTimeoutMs?: number;
+}
+
+/** The step, when it is started, first tried, and silent past silentAfterMs (a retried step is said as retried). */
+export function silentStep(a: PendingActivity, now = Date.now()): SilentStep | undefined {
+  if ((a.attempt ?? 1) >= 2 || a.lastFailure) return undefined;
+  if (a.state !== temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) return undefined;
+  const heard = tsMs(a.lastHeartbeatTime) ?? tsMs(a.lastStartedTime);
+  if (heard === undefined) return undefined;
+  const heartbeatTimeoutMs = durationMs(a.activityOptions?.heartbeatTimeout);
+  if (now - heard <= silentAfterMs(heartbeatTimeoutMs)) return undefined;
+  return { activity: a.activityType?.name ?? 'a step', ...(a.lastWorkerIdentity ? { worker: a.lastWorkerIdentity } : {}), silentMs: now - heard, ...(heartbeatTimeoutMs ? { heartbeatTimeoutMs } : {}) };
+}
 
 /**
  * What a running run's steps wait on, from Temporal's pending activities: a step being retried
@@ -87,13 +132,13 @@ export function activityWaits(pending: readonly PendingActivity[], now = Date.no
       waits.push(`step ${name} is being retried (attempt ${attempt}${of})${why}${next}`);
       continue;
     }
-    const started = a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
-    const heard = tsMs(a.lastHeartbeatTime) ?? tsMs(a.lastStartedTime);
-    if (started && heard !== undefined && now - heard > WORKER_SEEN_WITHIN_MS) {
-      const worker = a.lastWorkerIdentity ? `worker ${a.lastWorkerIdentity}` : 'its worker';
+    const silent = silentStep(a, now);
+    if (silent) {
+      const worker = silent.worker ? `worker ${silent.worker}` : 'its worker';
+      const timeout = silent.heartbeatTimeoutMs ? `its heartbeat timeout (${formatDuration(silent.heartbeatTimeoutMs)})` : "the run's heartbeat timeout (2m unless the run set heartbeatTimeout)";
       waits.push(
-        `step ${name} runs on ${worker}, not heard from for ${Math.round((now - heard) / 1000)} s: if that worker is gone, ` +
-          `Temporal gives the step to another worker once the run's heartbeat timeout (2m unless the run set heartbeatTimeout) has passed`,
+        `step ${name} runs on ${worker}, not heard from for ${Math.round(silent.silentMs / 1000)} s: if that worker is gone, ` +
+          `Temporal gives the step to another worker once ${timeout} has passed`,
       );
     }
   }

@@ -46,9 +46,11 @@ export type ActiveVersionLock =
    * wsmigrate's setting (this run's or an earlier batch's) switched back off: by the run that archived
    * the old versions, by the watch when another version was promoted, or (`atRunEnd`) as this run
    * ended without either: the setting is held only while a fleet run runs and watches the active
-   * version, never between a schedule's windows or after a run that stopped short.
+   * version, never between a schedule's windows or after a run that stopped short. `rolledBack`: by
+   * the watch, because another version became active; the fleet's resume takes it again once the
+   * target is the active version again (src/workflows/fleet-lock-retake.ts).
    */
-  | { state: 'given-back'; atRunEnd?: boolean };
+  | { state: 'given-back'; atRunEnd?: boolean; rolledBack?: boolean };
 
 export type ActiveVersionRelease = 'switched-off' | 'left-on-by-operator' | 'was-off';
 

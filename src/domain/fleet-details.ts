@@ -33,7 +33,7 @@ export interface FleetDetailsView {
   control: readonly { action: string; by: string; reason?: string }[];
   note?: string;
   pacing?: FleetPacingStatus;
-  activeVersionLock?: { state: string; byWsmigrate?: boolean; atRunEnd?: boolean };
+  activeVersionLock?: { state: string; byWsmigrate?: boolean; atRunEnd?: boolean; rolledBack?: boolean };
 }
 
 /**
@@ -42,7 +42,11 @@ export interface FleetDetailsView {
  */
 export function activeVersionLockLine(lock: FleetDetailsView['activeVersionLock'], ended: boolean): string | undefined {
   if (!lock) return undefined;
-  if (lock.state === 'given-back') return lock.atRunEnd ? 'require active version: given back (off) as this run ended (the next run, if any, switches it on again)' : 'require active version: given back (off)';
+  if (lock.state === 'given-back') {
+    if (lock.atRunEnd) return 'require active version: given back (off) as this run ended (the next run, if any, switches it on again)';
+    if (lock.rolledBack && !ended) return 'require active version: given back (off) while another version is active; the fleet\'s resume switches it on again once the migrated version is active';
+    return 'require active version: given back (off)';
+  }
   if (lock.state === 'already-on' && !lock.byWsmigrate) return "require active version: on (the template's own setting)";
   if (lock.state !== 'switched-on' && lock.state !== 'already-on') return undefined;
   return ended

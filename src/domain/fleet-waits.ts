@@ -1,3 +1,5 @@
+import { formatDuration } from './duration-text';
+
 /**
  * What a fleet waits on, in the words the CLI, chat and the Web UI share: a person at a gate (its
  * own or a child's), an activity retrying against a Coder that fails, or a cancel or pause that
@@ -9,6 +11,14 @@ export type FleetWait =
   /** `approvers`: who may decide it, in words (whoMayApprove), when the child said. */
   | { kind: 'child-gate'; workflowId: string; gateId: string; since?: string; approvers?: string }
   | { kind: 'retrying'; workflowId: string; activity: string; attempt: number; maximumAttempts?: number; lastError?: string }
+  /**
+   * A running migration's (or the fleet's own) started step not heard from past the first-silence
+   * window (client/run-waits.ts silentAfterMs): its worker may be gone; Temporal gives the step to
+   * another worker once its heartbeat timeout passes.
+   */
+  | { kind: 'silent'; workflowId: string; activity: string; worker?: string; silentMs: number; heartbeatTimeoutMs?: number }
+  /** Running migrations whose steps were not read (fleet status describes a bounded number of them). */
+  | { kind: 'unread'; workflowId: string; count: number; read: number }
   | { kind: 'control'; action: 'cancel' | 'pause'; by: string; until: string }
   /** Paused: nothing new starts until someone resumes it, whatever the daemons or the running migrations do. */
   | { kind: 'paused'; workflowId: string; by: string; since: string; reason?: string; atGate?: string };
@@ -43,6 +53,17 @@ export function waitLines(waits: readonly FleetWait[]): string[] {
         return `waits for ${w.workflowId} at '${w.gateId}'${w.since ? ` since ${w.since}` : ''}: wsmigrate approve ${w.workflowId} --approver <you>${w.approvers ? ` (approvers: ${w.approvers})` : ''}`;
       case 'retrying':
         return `waits on ${w.activity} of ${w.workflowId}, retrying: attempt ${w.attempt}${w.maximumAttempts ? ` of ${w.maximumAttempts}` : ''}${w.lastError ? `, last error: ${clip(w.lastError, 300)}` : ''}`;
+      case 'silent': {
+        const hb = w.heartbeatTimeoutMs;
+        const due = hb !== undefined && w.silentMs >= hb;
+        return (
+          `${shortName(w.workflowId)}: step '${w.activity}' on ${w.worker ? `worker ${w.worker}` : 'its worker'} silent for ${formatDuration(w.silentMs)} (heartbeat timeout ${hb ? formatDuration(hb) : '2m unless the run set heartbeatTimeout'}): ` +
+          (due ? 'Temporal retries it on another worker' : 'if that worker is gone, Temporal retries it on another worker once the heartbeat timeout has passed') +
+          ` (wsmigrate status ${w.workflowId})`
+        );
+      }
+      case 'unread':
+        return `${w.count} more running migration(s) not read for stuck steps (the ${w.read} running longest were): wsmigrate status <id> reads one`;
       case 'control':
         return `${w.action} by ${w.by} pending until ${w.until}`;
       case 'paused':
@@ -59,11 +80,13 @@ function shortName(workflowId: string): string {
 
 /** The short form for a progress bar: the first wait that a person or an outage explains. */
 export function waitTag(waits: readonly FleetWait[]): string | undefined {
-  const w = waits.find(isPersonWait) ?? waits.find((x) => x.kind === 'retrying') ?? waits[0];
+  const w = waits.find(isPersonWait) ?? waits.find((x) => x.kind === 'retrying') ?? waits.find((x) => x.kind === 'silent') ?? waits.find((x) => x.kind !== 'unread');
   if (!w) return undefined;
   if (w.kind === 'gate') return `awaiting '${w.gateId}'`;
   if (w.kind === 'child-gate') return `awaiting ${shortName(w.workflowId)} at '${w.gateId}'`;
   if (w.kind === 'paused') return `paused by ${w.by}`;
+  if (w.kind === 'silent') return `${shortName(w.workflowId)} ${w.activity} silent ${formatDuration(w.silentMs)}`;
+  if (w.kind === 'unread') return undefined;
   if (w.kind === 'retrying') return `${w.activity} retrying (attempt ${w.attempt}${w.maximumAttempts ? `/${w.maximumAttempts}` : ''}${w.lastError ? `: ${clip(w.lastError, 80)}` : ''})`;
   return `${w.action} pending`;
 }

@@ -1,4 +1,4 @@
-import { log, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, log, patched, setHandler } from '@temporalio/workflow';
 import {
   cancelFleetSignal,
   cancelFleetUpdate,
@@ -10,6 +10,7 @@ import {
   type FleetControlInput,
 } from '../contracts/migrate-fleet';
 import type { FleetRun } from './fleet-run';
+import { lockToRetake, retakeLockAtResume } from './fleet-lock-retake';
 
 /** Why a pause, resume or cancel is refused (who may send it, and whether it means anything now); undefined when accepted. */
 function controlRefusal(run: FleetRun, action: FleetControlEntry['action'], c: FleetControlInput): string | undefined {
@@ -22,7 +23,35 @@ function controlRefusal(run: FleetRun, action: FleetControlEntry['action'], c: F
   if (st.cancelled) return `the fleet is being cancelled; it starts no new migration and ends when the running ones finish`;
   if (action === 'pause' && st.paused) return 'the fleet is already paused';
   if (action === 'resume' && !st.paused) return 'the fleet is not paused';
+  if (action === 'resume' && run.resuming) return 'a resume is under way (it switches require_active_version on again first)';
   return undefined;
+}
+
+/**
+ * A resume after a rollback takes require_active_version again first (fleet-lock-retake.ts); while
+ * the target is still not the active version the fleet stays paused: the update is refused with why,
+ * a signal is logged and ignored (a signal handler that throws would fail the fleet).
+ */
+async function resumeTakingLock(run: FleetRun, c: FleetControlInput, channel: 'cli' | 'signal'): Promise<FleetControlEntry> {
+  run.resuming = true;
+  let outcome;
+  try {
+    outcome = await retakeLockAtResume(run, c.by);
+  } finally {
+    run.resuming = false;
+  }
+  if (!outcome.resume) {
+    if (channel === 'cli') throw ApplicationFailure.create({ message: outcome.why, type: 'WsmigrateRefused', nonRetryable: true });
+    // A signal (an organization run's resume, `temporal workflow signal`) has nobody to answer: the note says it.
+    const what = `The resume by ${c.by} (${new Date().toISOString()}) was not applied: ${outcome.why}.`;
+    run.st.note = run.st.note ? `${run.st.note} ${what}` : what;
+    run.refreshDetails();
+    log.warn('resume signal ignored', { reason: outcome.why });
+    return { action: 'resume', by: c.by, at: new Date().toISOString(), reason: `ignored: ${outcome.why}`.slice(0, 300) };
+  }
+  // Cancelled or ended while Coder was asked: nothing to resume.
+  if (run.st.cancelled || run.st.stage === 'done') return { action: 'resume', by: c.by, at: new Date().toISOString(), reason: 'ignored: the fleet was cancelled meanwhile' };
+  return applyControl(run, 'resume', c, channel);
 }
 
 function applyControl(run: FleetRun, action: FleetControlEntry['action'], c: FleetControlInput, channel: 'cli' | 'signal'): FleetControlEntry {
@@ -76,6 +105,8 @@ export function handleControls(
 export function handleFleetControls(run: FleetRun): void {
   handleControls(
     (action, c) => controlRefusal(run, action, c),
-    (action, c, channel) => applyControl(run, action, c, channel),
+    (action, c, channel) =>
+      // Runs that resumed before the retake replay as they ran.
+      action === 'resume' && lockToRetake(run) && patched('wsmigrate-lock-retake-at-resume') ? resumeTakingLock(run, c, channel) : applyControl(run, action, c, channel),
   );
 }

@@ -18,7 +18,7 @@ export const ACTIVE_VERSION_WATCH_MS = 60_000;
  * given back at once (Coder builds each workspace's previous version again), the fleet pauses and
  * says why and what to do. It keeps watching after that: it says when the migrated version is active
  * again (the note is the run's last word, in its summary too), and a later rollback pauses the fleet
- * again. Runs beside the fleet's steps; never fails the fleet.
+ * again. The fleet's resume takes the setting again once the target is active (fleet-lock-retake.ts). Runs beside the fleet's steps; never fails the fleet.
  */
 export function watchActiveVersion(run: FleetRun): void {
   const { st, input } = run;
@@ -27,8 +27,6 @@ export function watchActiveVersion(run: FleetRun): void {
   if (!patched('wsmigrate-active-version-watch')) return;
   // A function, not inline tests: the fleet's steps change the stage while this waits.
   const ended = () => st.stage === 'done';
-  // Set while the active version is not the target and that has been said: said once per rollback.
-  let rolledBack = false;
   void (async () => {
     while (!ended()) {
       await sleep(ACTIVE_VERSION_WATCH_MS);
@@ -40,16 +38,17 @@ export function watchActiveVersion(run: FleetRun): void {
       });
       if (!check) continue;
       if (check.state === 'target') {
-        if (rolledBack) {
-          rolledBack = false;
+        if (run.rolledBackSaid) {
+          run.rolledBackSaid = false;
           st.note = `${st.note ?? ''} Since ${new Date().toISOString()} the migrated version ${target} is the active version again.`.trim();
           run.refreshDetails();
         }
         continue;
       }
-      if (rolledBack) continue;
+      if (run.rolledBackSaid) continue;
       const active = `${check.activeVersionName ? `${check.activeVersionName} ` : ''}(${check.activeVersionId})`;
-      if (check.release === 'switched-off') st.activeVersionLock = { state: 'given-back' };
+      // rolledBack: the fleet's resume takes it again once the target is active (fleet-lock-retake.ts).
+      if (check.release === 'switched-off') st.activeVersionLock = { state: 'given-back', rolledBack: true };
       const what =
         `The active version of template ${run.fleetName} is no longer the migrated version ${target}: it is ${active} (promoted while the fleet ran, or the target was never promoted). ` +
         (check.release === 'switched-off'
@@ -58,7 +57,7 @@ export function watchActiveVersion(run: FleetRun): void {
             ? `require_active_version is on by the operator's choice: Coder's autostart and members' starts now build that version, which destroys the PVC of every migrated workspace it builds; switch it off or promote ${target} again now. `
             : '') +
         `A user's "Update" of a migrated workspace (and the autostart of one with automatic updates) now builds that version and destroys its PVC: promote ${target} again now. ` +
-        `The fleet is paused: once it is promoted again, 'wsmigrate fleet resume ${run.workflowId}', or cancel it.`;
+        `The fleet is paused: once it is promoted again, 'wsmigrate fleet resume ${run.workflowId}'${check.release === 'switched-off' ? ' (which switches require_active_version on again)' : ''}, or cancel it.`;
       st.note = st.note ? `${st.note} ${what}` : what;
       if (!st.paused && !st.cancelled) {
         st.paused = true;
@@ -69,7 +68,7 @@ export function watchActiveVersion(run: FleetRun): void {
       await run.notify({ kind: 'fleet-paused', subject: `Fleet ${run.fleetName} paused: active version changed`, text: what, counts: countsRecord(st.counts) });
       // Runs that ended their watch here replay as they ran.
       if (!patched('wsmigrate-active-version-rewatch')) return;
-      rolledBack = true;
+      run.rolledBackSaid = true;
     }
   })().catch((err: unknown) => {
     if (!isCancellation(err)) log.warn('the active-version watch stopped', { template: run.fleetName, error: String(err) });

@@ -52,6 +52,14 @@ export class FleetRun {
   finalResult: FleetResult | undefined;
   /** A Temporal cancel request reached this run (the Web UI, `temporal workflow cancel`, or the fleet's own ask at its end). */
   cancelRequested = false;
+  /**
+   * The watch has said that the active version is not the target (and paused the fleet): it says so
+   * once per rollback. Cleared when it reads the target again, or when a resume takes the setting
+   * again (src/workflows/fleet-lock-retake.ts), so that a later rollback is said, paused and given back again.
+   */
+  rolledBackSaid = false;
+  /** A resume is taking require_active_version again: a second one waits for its answer. */
+  resuming = false;
   private phaseWritten: FleetPhase | undefined;
 
   constructor(

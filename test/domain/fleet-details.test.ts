@@ -99,7 +99,14 @@ describe('require_active_version in the details: held only while a run runs', ()
 
   test.each<[string, FleetDetailsView['activeVersionLock'], boolean, string | undefined]>([
     ['given back as the run ended', { state: 'given-back', atRunEnd: true }, true, GIVEN_BACK_AT_END],
-    ['given back earlier (the archive, the watch)', { state: 'given-back' }, false, 'require active version: given back (off)'],
+    ['given back earlier (the archive)', { state: 'given-back' }, false, 'require active version: given back (off)'],
+    [
+      'given back by the watch at a rollback, running',
+      { state: 'given-back', rolledBack: true },
+      false,
+      "require active version: given back (off) while another version is active; the fleet's resume switches it on again once the migrated version is active",
+    ],
+    ['given back by the watch at a rollback, ended', { state: 'given-back', rolledBack: true }, true, 'require active version: given back (off)'],
     ['switched on by this run, running', { state: 'switched-on' }, false, HELD],
     ['on by an earlier run of wsmigrate, running', { state: 'already-on', byWsmigrate: true }, false, HELD],
     // The give-back failed: the operator must learn nothing watches the active version any more.

@@ -31,6 +31,22 @@ describe('fleet waits', () => {
     expect([gate, childGate, retrying, control].map(isPersonWait)).toEqual([true, true, false, false]);
   });
 
+  test('a silent step names the workspace, the step, the worker and the heartbeat timeout; unread children are counted', () => {
+    const silent: FleetWait = { kind: 'silent', workflowId: 'wsmigrate/k8s/bob/dev-6', activity: 'buildWithStateAndCheck', worker: '4711@host-a', silentMs: 80_000, heartbeatTimeoutMs: 120_000 };
+    const due: FleetWait = { ...silent, silentMs: 121_000 };
+    const unknownTimeout: FleetWait = { kind: 'silent', workflowId: 'wsmigrate/k8s/bob/dev-7', activity: 'stopWorkspace', silentMs: 95_000 };
+    const unread: FleetWait = { kind: 'unread', workflowId: 'wsmigrate-fleet/coder/k8s', count: 5, read: 10 };
+    expect(waitLines([silent, due, unknownTimeout, unread])).toEqual([
+      "bob/dev-6: step 'buildWithStateAndCheck' on worker 4711@host-a silent for 1m20s (heartbeat timeout 2m00s): if that worker is gone, Temporal retries it on another worker once the heartbeat timeout has passed (wsmigrate status wsmigrate/k8s/bob/dev-6)",
+      "bob/dev-6: step 'buildWithStateAndCheck' on worker 4711@host-a silent for 2m01s (heartbeat timeout 2m00s): Temporal retries it on another worker (wsmigrate status wsmigrate/k8s/bob/dev-6)",
+      "bob/dev-7: step 'stopWorkspace' on its worker silent for 1m35s (heartbeat timeout 2m unless the run set heartbeatTimeout): if that worker is gone, Temporal retries it on another worker once the heartbeat timeout has passed (wsmigrate status wsmigrate/k8s/bob/dev-7)",
+      '5 more running migration(s) not read for stuck steps (the 10 running longest were): wsmigrate status <id> reads one',
+    ]);
+    expect(waitTag([unread, silent, control])).toBe('bob/dev-6 buildWithStateAndCheck silent 1m20s');
+    expect(waitTag([silent, retrying])).toBe(`stopWorkspace retrying (attempt 3/10: 503 ${'x'.repeat(75)}…)`);
+    expect(waitTag([unread])).toBeUndefined();
+  });
+
   test.each<[string, { ownGate: boolean; stage: string; running: number; childrenAtGates: number }, boolean]>([
     ['its own gate', { ownGate: true, stage: 'workspaces', running: 4, childrenAtGates: 0 }, true],
     ['no child at a gate', { ownGate: false, stage: 'template', running: 1, childrenAtGates: 0 }, false],

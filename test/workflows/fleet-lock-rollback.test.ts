@@ -2,6 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { CoderClient } from '../../src/adapters/coder';
 import { controlFleet, startFleet } from '../../src/client/fleet';
 import { fleetProgressQuery, type FleetProgress } from '../../src/contracts/migrate-fleet';
+import { coderLockMarks } from '../../src/worker/lock-marks';
 import { api, homePvcName, waitForBuild } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
@@ -169,6 +170,84 @@ describe('the template rolled back twice while a fleet runs', () => {
     expect(await until('the second pause', async () => ((await pausesByWsmigrate()) === 2 ? true : undefined), 20_000)).toBe(true);
     expect(env.notes.filter((n) => n.kind === 'fleet-paused' && n.text.includes('no longer the migrated version')).length).toBe(2);
     await handle.cancel();
+  });
+});
+
+/**
+ * On Premium, the operator does what the pause says after a rollback: promotes the migrated version
+ * again and resumes. The watch gave require_active_version back at the rollback; the resume must take
+ * it again (else migrated workspaces stay exposed to members' starts of an old version for the rest of
+ * the run), recorded as the first take is (wsmigrate's mark naming the run, which the lock keeper
+ * reads), and only while the target is the active version: with it on and the old version active,
+ * members' starts and autostart would build the old version on migrated workspaces. A second rollback
+ * after the retake is given back and paused again; the run's end gives it back as ever.
+ */
+describe('resuming a fleet after a rollback on Premium', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
+    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
+    targetVersionId = (await env.migrateTemplate()).versionId;
+  });
+  afterAll(async () => env?.close());
+
+  it('takes require_active_version again at resume once the target is active, never while the old version is, and gives it back as the run ends', async () => {
+    const requireActive = async () => (await env.coder.template(env.sim.template.id)).require_active_version === true;
+    const marks = coderLockMarks({ coder: env.coder, blobs: env.blobs });
+    const handle = await startFleet(
+      env.t.client,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    const pausesByWsmigrate = async () => (await handle.query(fleetProgressQuery)).control.filter((c) => c.action === 'pause' && c.by === 'wsmigrate').length;
+    await until('the fleet-archive gate', async () => ((await handle.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-archive' ? true : undefined));
+    expect(await requireActive()).toBe(true);
+    expect(await marks()).toEqual([{ template: `coder/${env.sim.template.name}`, workflowIds: [handle.workflowId] }]);
+
+    // Rollback: given back, paused.
+    await env.coder.promoteTemplateVersion(env.sim.template.id, env.sim.template.originalVersionId);
+    expect(await until('the first pause', async () => ((await pausesByWsmigrate()) === 1 ? true : undefined), 20_000)).toBe(true);
+    expect(await requireActive()).toBe(false);
+    expect((await handle.query(fleetProgressQuery)).activeVersionLock).toEqual({ state: 'given-back', rolledBack: true });
+    expect(await marks()).toEqual([]);
+
+    // A resume while the old version is still active is refused: the setting stays off, the fleet paused.
+    const early = await controlFleet(env.t.client, handle.workflowId, 'resume', 'sre').then(
+      () => undefined,
+      (err: unknown) => (err as Error).message,
+    );
+    expect(early).toContain('resume refused: the fleet stays paused');
+    expect(early).toContain(`is not the template's active version (${env.sim.template.originalVersionId})`);
+    expect(early).toContain('then resume the fleet');
+    expect(await requireActive()).toBe(false);
+    expect((await handle.query(fleetProgressQuery)).phase).toBe('awaiting-approval');
+    expect((await handle.query(fleetProgressQuery)).control.filter((c) => c.action === 'resume')).toEqual([]);
+
+    // The migrated version promoted again, then resume: the setting is on again as the resume returns.
+    await env.coder.promoteTemplateVersion(env.sim.template.id, targetVersionId);
+    await controlFleet(env.t.client, handle.workflowId, 'resume', 'sre');
+    expect(await requireActive()).toBe(true);
+    const resumed = await handle.query(fleetProgressQuery);
+    expect(resumed.activeVersionLock).toEqual({ state: 'switched-on' });
+    expect(resumed.note).toContain('require_active_version switched on again as sre resumed the fleet');
+    expect(await marks()).toEqual([{ template: `coder/${env.sim.template.name}`, workflowIds: [handle.workflowId] }]);
+
+    // A second rollback after the retake: given back and paused again.
+    await env.coder.promoteTemplateVersion(env.sim.template.id, env.sim.template.originalVersionId);
+    expect(await until('the second pause', async () => ((await pausesByWsmigrate()) === 2 ? true : undefined), 20_000)).toBe(true);
+    expect(await requireActive()).toBe(false);
+    await env.coder.promoteTemplateVersion(env.sim.template.id, targetVersionId);
+    await controlFleet(env.t.client, handle.workflowId, 'resume', 'sre');
+    expect(await requireActive()).toBe(true);
+
+    // The run ends (cancelled at its archive gate): given back.
+    await handle.cancel();
+    await handle.result().catch(() => undefined);
+    expect(await requireActive()).toBe(false);
+    expect(await marks()).toEqual([]);
+    expect((await handle.query(fleetProgressQuery)).activeVersionLock).toEqual({ state: 'given-back', atRunEnd: true });
   });
 });
 
