@@ -1,4 +1,4 @@
-import type { RunStatus, WaitingMigration } from '../client/approvals';
+import { silentRunsText, type RunStatus, type WaitingRuns } from '../client/approvals';
 import { lastPhaseNote } from '../client/phase-note';
 
 /** `/wsmigrate status ID`, in the words of `wsmigrate status` (and `fleet status` for a fleet): a failed run says failed and why. */
@@ -29,7 +29,8 @@ export function describeStatus(workflowId: string, s: RunStatus): string {
   return lines.join('\n');
 }
 
-export function describeWaiting(waiting: WaitingMigration[]): string {
-  if (waiting.length === 0) return 'Nothing is waiting for an approval.';
-  return [`${waiting.length} waiting for a decision:`, ...waiting.map((w) => `• \`${w.workflowId}\` at \`${w.pending.gateId}\`${w.pending.escalated ? ' (escalated)' : ''}: ${w.pending.summary}`)].join('\n');
+export function describeWaiting({ waiting, silent }: WaitingRuns): string {
+  const silentLine = silent.length > 0 ? [silentRunsText(silent)] : [];
+  if (waiting.length === 0) return ['Nothing is waiting for an approval.', ...silentLine].join('\n');
+  return [`${waiting.length} waiting for a decision:`, ...waiting.map((w) => `• \`${w.workflowId}\` at \`${w.pending.gateId}\`${w.pending.escalated ? ' (escalated)' : ''}: ${w.pending.summary}`), ...silentLine].join('\n');
 }

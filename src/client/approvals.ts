@@ -82,16 +82,36 @@ export interface WaitingMigration {
   pending: PendingApproval;
 }
 
-/** Every running migration that waits for a human now (from the WsmigratePendingApproval search attribute). */
-export async function waitingForApproval(client: Client, limit = 50): Promise<WaitingMigration[]> {
+/** A run whose search attribute says it waits at a gate, but no worker answered its query in time. */
+export interface SilentWaitingRun {
+  workflowId: string;
+  /** The gate its search attribute names (it lags the run by a moment). */
+  gateId?: string;
+}
+
+export interface WaitingRuns {
+  waiting: WaitingMigration[];
+  /** Runs at a gate that no worker answered for: their worker is down, or polls another task queue. */
+  silent: SilentWaitingRun[];
+}
+
+/** How long one run's query may take before the listing names it silent instead of waiting on it. */
+export const WAITING_QUERY_ANSWER_MS = 5_000;
+const QUERIES_AT_ONCE = 16;
+
+/**
+ * Every running migration that waits for a human now (from the WsmigratePendingApproval search
+ * attribute, then each run's own query, the truth). The queries run a few at once, each given
+ * `answerMs`: a run whose worker is gone answers no query, and one such run must not hold up the list.
+ */
+export async function waitingForApproval(client: Client, limit = 50, answerMs = WAITING_QUERY_ANSWER_MS): Promise<WaitingRuns> {
   const query = `ExecutionStatus = 'Running' AND ${WsmigratePendingApproval.name} IS NOT NULL AND ${WsmigratePendingApproval.name} != 'none'`;
-  const waiting: WaitingMigration[] = [];
+  const listed: SilentWaitingRun[] = [];
   try {
     for await (const wf of client.workflow.list({ query })) {
-      // The attribute lags the workflow by a moment; the query is the truth.
-      const pending = await pendingApproval(client, wf.workflowId).catch(() => undefined);
-      if (pending) waiting.push({ workflowId: wf.workflowId, pending });
-      if (waiting.length >= limit) break;
+      const gateId = wf.typedSearchAttributes.get(WsmigratePendingApproval);
+      listed.push({ workflowId: wf.workflowId, ...(gateId ? { gateId } : {}) });
+      if (listed.length >= limit) break;
     }
   } catch (err) {
     const cause = (err as { cause?: { details?: string; message?: string } }).cause;
@@ -99,7 +119,32 @@ export async function waitingForApproval(client: Client, limit = 50): Promise<Wa
       `could not list waiting migrations (${cause?.details ?? cause?.message ?? (err as Error).message}); the worker registers the ${WsmigratePendingApproval.name} search attribute when it starts: is one running against this namespace?`,
     );
   }
-  return waiting;
+  const answers: (PendingApproval | 'silent' | undefined)[] = new Array(listed.length);
+  let next = 0;
+  const ask = async (): Promise<void> => {
+    for (let i = next++; i < listed.length; i = next++) {
+      answers[i] = await client.connection
+        .withDeadline(Date.now() + answerMs, () => pendingApproval(client, listed[i].workflowId))
+        .catch((): 'silent' => 'silent');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(QUERIES_AT_ONCE, listed.length) }, ask));
+  const waiting: WaitingMigration[] = [];
+  const silent: SilentWaitingRun[] = [];
+  listed.forEach((run, i) => {
+    const answer = answers[i];
+    // The attribute lags the workflow by a moment: a run that answers "no gate" has just moved on.
+    if (answer === 'silent') silent.push(run);
+    else if (answer) waiting.push({ workflowId: run.workflowId, pending: answer });
+  });
+  return { waiting, silent };
+}
+
+/** The words for runs at a gate that answered no query: where to look. */
+export function silentRunsText(silent: readonly SilentWaitingRun[], answerMs = WAITING_QUERY_ANSWER_MS): string {
+  const ids = silent.map((s) => `${s.workflowId}${s.gateId ? ` (at '${s.gateId}')` : ''}`).join(', ');
+  return `${silent.length} more run(s) wait at a gate by their search attribute but answered no query in ${Math.round(answerMs / 1000)} s: ${ids}. ` +
+    "Is a worker running and polling their task queue? 'wsmigrate status <id>' says what the run waits on";
 }
 
 /** The workflow id names no migration this namespace knows. */
@@ -116,7 +161,7 @@ export interface ApprovalGateway {
   decide(workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt>;
   /** As `wsmigrate status` reads it: a failed run says failed and why. */
   status(workflowId: string): Promise<RunStatus>;
-  waiting(): Promise<WaitingMigration[]>;
+  waiting(): Promise<WaitingRuns>;
 }
 
 function notFound(workflowId: string) {

@@ -31,7 +31,7 @@ function recordingGateway(pending: PendingApproval | undefined) {
     },
     async waiting() {
       calls.push({ op: 'waiting', args: [] });
-      return pending ? [{ workflowId: WF, pending }] : [];
+      return { waiting: pending ? [{ workflowId: WF, pending }] : [], silent: [] };
     },
   };
   return { gateway, calls };

@@ -32,7 +32,7 @@ describe('chatops: the replay window, on an injected clock', () => {
         return { gateId: opts.gateId!, planHash: opts.planHash!, decision, approver: opts.approver, channel: 'slack', slackUserId: opts.slackUserId, at: new Date(nowMs).toISOString() };
       },
       status: async (id) => ({ workflowId: id, phase: 'awaiting-approval', run: { state: 'running' }, stepsDone: [], pendingApproval: pending }),
-      waiting: async () => [{ workflowId: WF, pending }],
+      waiting: async () => ({ waiting: [{ workflowId: WF, pending }], silent: [] }),
     };
     chatops = await startChatops({
       signingSecret: Secret.of(SECRET),

@@ -79,10 +79,11 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .option('--json', 'print JSON', false)
     .action(async (o: { json: boolean }, cmd: Command) => {
       const log = await cliLogger(io, cmd);
-      const { waitingForApproval } = await import('../../client/approvals');
-      const waiting = await withTemporal((c) => waitingForApproval(c), log);
-      log.debug({ waiting: waiting.length }, 'approvals listed');
+      const { silentRunsText, waitingForApproval } = await import('../../client/approvals');
+      const { waiting, silent } = await withTemporal((c) => waitingForApproval(c), log);
+      log.debug({ waiting: waiting.length, silent: silent.length }, 'approvals listed');
       if (o.json) return io.out(JSON.stringify(waiting, null, 2));
+      if (silent.length > 0) io.err(`warning: ${silentRunsText(silent)}`);
       if (waiting.length === 0) return io.out('nothing is waiting for an approval');
       for (const w of waiting) {
         io.out(`${w.workflowId}: '${w.pending.gateId}' since ${w.pending.requestedAt}${w.pending.escalated ? ' (escalated)' : ''}`);
