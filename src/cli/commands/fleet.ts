@@ -53,10 +53,11 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
         const how = s.endedBy === 'terminated' ? 'was terminated' : s.endedBy === 'timed-out' ? 'timed out' : 'failed';
         throw new CliError(`${workflowId} ${how}: ${s.error ?? `see 'wsmigrate fleet status ${workflowId}'`}`, exitCodeOfFailureType(s.failureType));
       }
-      const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention : 0;
+      // A restored workspace failed its migration and was put back as it was: not migrated, as a failed one.
+      const bad = s.result ? s.result.summary.failed + s.result.summary.needsAttention + s.result.summary.restored : 0;
       // A workspace a gate declined (a person's no, or no answer in time) is the person's decision: 3, as for one workspace's --wait.
       const declined = s.result?.summary.declined ?? 0;
-      if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention }, 'some workspaces were not migrated');
+      if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention, restored: s.result!.summary.restored }, 'some workspaces were not migrated');
       if (declined > 0) log?.warn({ declined }, 'some migrations were declined at a gate');
       return bad > 0 || declined > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
     }
