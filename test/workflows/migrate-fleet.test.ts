@@ -305,3 +305,55 @@ describe('migrateFleet: a workspace that needs attention', () => {
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 150_000);
 });
+
+describe('migrateFleet: failures past the budget', () => {
+  let env: MigrationEnv;
+  let targetVersionId: string;
+  beforeAll(async () => {
+    ({ env, targetVersionId } = await createMigratedEnv({ workspaces: 4 }));
+  });
+  afterAll(async () => env?.close());
+
+  it('stops starting migrations when losses exceed the budget, asks at fleet-budget, and a rejection cancels the fleet', async () => {
+    // Every build carrying a migrated state replaces the home claim (the simulator's lossy build): each
+    // migration ends needs-attention, the failure the budget exists for. (A rolled-back one, restored,
+    // does not count: README, "Failure budget".)
+    env.sim.setFaults({ lossyBuild: { how: 'replace', address: 'kubernetes_persistent_volume_claim_v1.home', transition: 'start' } });
+    try {
+      const handle = await startFleet(
+        env.t.client,
+        {
+          organization: 'coder',
+          template: env.sim.template.name,
+          targetVersionId,
+          canary: 0,
+          concurrency: 2,
+          archiveOldVersions: false,
+          approval: { policy: 'destructive', approvers: ['sre'] },
+          failureBudget: { percent: 0, min: 0 },
+        },
+        { taskQueue: env.taskQueue },
+      );
+      await waitFor(async () => (await progressOf(env, handle.workflowId)).pendingApproval?.gateId === 'fleet-budget', 120_000);
+      await waitFor(async () => (await progressOf(env, handle.workflowId)).running.length === 0, 60_000);
+      const p = await progressOf(env, handle.workflowId);
+      expect(p.phase).toBe('awaiting-approval');
+      // The first window of two; no third started after the first failure.
+      expect(p.counts['needs-attention']).toBe(2);
+      expect(p.counts.migrated + p.counts.restored + p.counts.failed + (p.counts.declined ?? 0)).toBe(0);
+      expect(p.failures[0].reason).toMatch(/destroyed protected kubernetes_persistent_volume_claim\.home/);
+      expect(env.notes.some((n) => n.kind === 'fleet-budget-hit' && n.workflowId === handle.workflowId)).toBe(true);
+      await expect(controlFleet(env.t.client, handle.workflowId, 'resume', 'sre')).rejects.toThrow(/resume refused: the fleet is not paused/);
+      await decide(env.t.client, handle.workflowId, 'reject', { approver: 'sre' });
+      const result = await fleetResult(env.t.client, handle.workflowId);
+      expect(result.phase).toBe('cancelled');
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+      expect(result.summary.migrated).toBe(0);
+      expect(result.moreRemaining).toBe(true);
+      // The two the window had started lost their claims (the planted fault); the fleet started no third.
+      expect(env.sim.cluster.pvcLosses()).toHaveLength(2);
+    } finally {
+      env.sim.setFaults(undefined);
+    }
+  }, 240_000);
+});
