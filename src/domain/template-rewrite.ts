@@ -5,11 +5,11 @@ import { redactModuleSource } from './hcl/module-source';
 import { admitsTerraform17, DEFAULT_ZERO_TOUCH_FILE_NAME, isZeroTouchFile, renderZeroTouchFile, requiredVersions, zeroTouchTarget, type ZeroTouchTarget } from './hcl/zero-touch-blocks';
 import { dirOf } from './hcl/module-tree';
 import { parseHclFile, typeOccurrencesInHcl, type ParsedHcl } from './hcl/native-occurrences';
-import { attributeNamed, blocksOfType, type HclAttribute, type HclBlock } from './hcl/body-parser';
+import { attributeNamed, blocksOfType, type HclAttribute } from './hcl/body-parser';
 import { isTrivia } from './hcl/lexer';
 import { providerWithoutV1Types } from './hcl/provider-requirements';
 import { protectedDeclarations, type ProtectionReason } from './hcl/protect-annotations';
-import { readTemplateConfig, type ConfigFile } from './hcl/template-config';
+import { declaredBlock, readTemplateConfig, type ConfigFile } from './hcl/template-config';
 import type { TemplateFile } from './hcl/template-file';
 import type { TypeOccurrence } from './hcl/type-references';
 
@@ -204,7 +204,7 @@ function zeroTouchTargets(configFiles: readonly ConfigFile[], renamedLabelStarts
         continue;
       }
       // outlineHcl took r from this file's top-level blocks, so the lookup always finds its block.
-      const block = file.parsed.items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex)!;
+      const block = declaredBlock(file, r)!;
       const target = zeroTouchTarget(file.parsed, block, r.type, newType, r.name);
       if ('reason' in target) problems.push(`${where}: ${target.reason}`);
       else targets.push(target);

@@ -3,7 +3,8 @@ import type { ResourceDeclaration } from './config-outline';
 import { objectsOf, resourceBodiesInJson } from './json-occurrences';
 import type { JsonNode, JsonObject } from './json-tree';
 import type { Token } from './lexer';
-import type { ConfigFile, TemplateConfig } from './template-config';
+import { plainString, valuesOfKey } from './expression-keys';
+import { declaredBlock, type ConfigFile, type TemplateConfig } from './template-config';
 
 const STATEFUL_SET_TYPES = new Set(['kubernetes_stateful_set', 'kubernetes_stateful_set_v1']);
 
@@ -40,14 +41,14 @@ interface SetSpec {
 }
 
 function nativeSpec(f: ConfigFile & { syntax: 'native' }, r: ResourceDeclaration): SetSpec | undefined {
-  const block = f.parsed.items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex);
+  const block = declaredBlock(f, r);
   if (!block) return undefined;
   const specs = bodiesNamed(block.body, 'spec');
   const hasClaimTemplate = specs.some((s) => bodiesNamed(s, 'volume_claim_template').length > 0);
   const policies = specs.flatMap((s) => bodiesNamed(s, 'persistent_volume_claim_retention_policy'));
   const values = policies.flatMap((p) => {
     const attr = attributeNamed(p, 'when_deleted');
-    return attr ? [literalText(f.parsed.tokens.slice(attr.exprStart, attr.exprEnd)) ?? 'expression'] : [];
+    return attr ? [plainString(f.parsed.tokens.slice(attr.exprStart, attr.exprEnd)) ?? 'expression'] : [];
   });
   // The plugin-framework rewrite of the provider (StatefulSetV1 on its newer main; the mirror's build still
   // takes the block, checked with terraform validate) makes the policy a list attribute:
@@ -64,19 +65,8 @@ function nativeSpec(f: ConfigFile & { syntax: 'native' }, r: ResourceDeclaration
  * that is not a plain string, or a policy given whole as a reference (`var.policy`), is `expression`.
  */
 function whenDeletedInExpression(expr: readonly Token[]): string[] {
-  // Newlines stay: they end an attribute inside an object as a comma does.
-  const t = expr.filter((x) => x.kind !== 'space' && x.kind !== 'comment');
-  if (!t.some((x) => x.kind === 'punct' && x.text === '{')) return ['expression'];
-  const values: string[] = [];
-  for (let i = 0; i < t.length; i++) {
-    const bare = t[i].kind === 'ident' && t[i].text === 'when_deleted' && t[i - 1]?.text !== '.';
-    const quoted = t[i].kind === 'quoteOpen' && t[i + 1]?.kind === 'literal' && t[i + 1].text === 'when_deleted' && t[i + 2]?.kind === 'quoteClose';
-    const after = bare ? i + 1 : quoted ? i + 3 : -1;
-    if (after < 0 || (t[after]?.text !== '=' && t[after]?.text !== ':')) continue;
-    const end = t.findIndex((x, j) => j > after && (x.kind === 'newline' || (x.kind === 'punct' && (x.text === ',' || x.text === '}'))));
-    values.push(literalText(t.slice(after + 1, end < 0 ? t.length : end)) ?? 'expression');
-  }
-  return values;
+  if (!expr.some((x) => x.kind === 'punct' && x.text === '{')) return ['expression'];
+  return valuesOfKey(expr, 'when_deleted').map((v) => plainString(v) ?? 'expression');
 }
 
 /** The bodies of `name { … }` blocks, and of the `content` of `dynamic "name" { … }` ones. */
@@ -89,14 +79,6 @@ function bodiesNamed(items: readonly HclItem[], name: string): (readonly HclItem
     }
     return [];
   });
-}
-
-/** The text of a plain quoted string without interpolation, or undefined for any other expression. */
-function literalText(expr: readonly Token[]): string | undefined {
-  const t = expr.filter((x) => x.kind !== 'space' && x.kind !== 'comment' && x.kind !== 'newline');
-  if (t.length === 2 && t[0].kind === 'quoteOpen' && t[1].kind === 'quoteClose') return '';
-  if (t.length === 3 && t[0].kind === 'quoteOpen' && t[1].kind === 'literal' && t[2].kind === 'quoteClose') return t[1].text;
-  return undefined;
 }
 
 /** Retain only when every value the template gives says so: one that may delete wins. */

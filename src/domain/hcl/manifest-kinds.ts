@@ -1,9 +1,10 @@
-import { attributeNamed, type HclBlock, type HclItem } from './body-parser';
+import { attributeNamed } from './body-parser';
+import { plainString, valuesOfKey } from './expression-keys';
 import type { ResourceDeclaration } from './config-outline';
 import { resourceBodiesInJson } from './json-occurrences';
 import type { JsonNode } from './json-tree';
 import type { Token } from './lexer';
-import type { TemplateConfig } from './template-config';
+import { declaredBlock, type ConfigFile, type TemplateConfig } from './template-config';
 
 /** The Kubernetes kinds whose loss is a lost volume, as PVC and PV resource types are. */
 const PERSISTENT_KINDS = new Set(['PersistentVolumeClaim', 'PersistentVolume']);
@@ -22,18 +23,18 @@ export function persistentManifests(model: TemplateConfig): ResourceDeclaration[
   for (const f of model.configFiles) {
     for (const r of f.outline.resources) {
       if (r.mode !== 'managed' || r.type !== 'kubernetes_manifest') continue;
-      const kind = f.syntax === 'native' ? nativeKind(f.parsed.items, f.parsed.tokens, r) : jsonKind(f.tree, r);
+      const kind = f.syntax === 'native' ? nativeKind(f, r) : jsonKind(f.tree, r);
       if (kind !== undefined && PERSISTENT_KINDS.has(kind)) out.push(r);
     }
   }
   return out;
 }
 
-function nativeKind(items: readonly HclItem[], tokens: readonly Token[], r: ResourceDeclaration): string | undefined {
-  const block = items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex);
+function nativeKind(f: ConfigFile & { syntax: 'native' }, r: ResourceDeclaration): string | undefined {
+  const block = declaredBlock(f, r);
   const manifest = block ? attributeNamed(block.body, 'manifest') : undefined;
   if (!manifest) return undefined;
-  return topLevelKind(tokens.slice(manifest.exprStart, manifest.exprEnd).filter((t) => t.kind !== 'space' && t.kind !== 'newline' && t.kind !== 'comment'));
+  return topLevelKind(f.parsed.tokens.slice(manifest.exprStart, manifest.exprEnd));
 }
 
 /**
@@ -46,20 +47,9 @@ function topLevelKind(t: readonly Token[]): string | undefined {
 }
 
 function objectKind(t: readonly Token[]): string | undefined {
-  let depth = 0;
-  for (let i = 0; i < t.length; i++) {
-    const text = t[i].text;
-    if (t[i].kind === 'punct' && text === '{') depth++;
-    else if (t[i].kind === 'punct' && text === '}') depth--;
-    if (depth !== 1) continue;
-    const bareKey = t[i].kind === 'ident' && text === 'kind' && t[i - 1]?.text !== '.';
-    const quotedKey = t[i].kind === 'quoteOpen' && t[i + 1]?.kind === 'literal' && t[i + 1].text === 'kind' && t[i + 2]?.kind === 'quoteClose';
-    const after = bareKey ? i + 1 : quotedKey ? i + 3 : -1;
-    if (after < 0 || (t[after]?.text !== '=' && t[after]?.text !== ':')) continue;
-    const [open, literal, close] = [t[after + 1], t[after + 2], t[after + 3]];
-    if (open?.kind === 'quoteOpen' && literal?.kind === 'literal' && close?.kind === 'quoteClose') return literal.text;
-  }
-  return undefined;
+  return valuesOfKey(t, 'kind', { depth: 1 })
+    .map(plainString)
+    .find((kind) => kind !== undefined);
 }
 
 const YAML_KIND = /^( *)kind: *["']?([A-Za-z]+)["']? *$/;

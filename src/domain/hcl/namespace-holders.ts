@@ -4,7 +4,7 @@ import { resourceBodiesInJson } from './json-occurrences';
 import type { JsonNode, JsonString } from './json-tree';
 import { lexHcl, type Token } from './lexer';
 import { dirOf, resolveLocalSource } from './module-tree';
-import type { ConfigFile, TemplateConfig } from './template-config';
+import { declaredBlock, type ConfigFile, type TemplateConfig } from './template-config';
 
 const NAMESPACE_TYPES = new Set(['kubernetes_namespace', 'kubernetes_namespace_v1']);
 
@@ -36,7 +36,7 @@ export function namespacesHoldingProtected(model: TemplateConfig, protectedResou
       }
       for (const r of f.outline.resources) {
         if (!protectedResources.has(r)) continue;
-        const block = blockOf(f, r);
+        const block = declaredBlock(f, r);
         if (!block) continue;
         namespaceRefs(expressionsOf(block.body, f.parsed.tokens), locals, referenced, new Set());
         const text = metadataText(block, 'namespace', f.parsed.tokens);
@@ -46,7 +46,7 @@ export function namespacesHoldingProtected(model: TemplateConfig, protectedResou
     // Also a namespace named by the very expression the claim's namespace is (`local.ns` in both, or the same text).
     const sameName = (n: ResourceDeclaration): boolean => {
       const f = files.find((c) => c.path === n.file);
-      const block = f?.syntax === 'native' ? blockOf(f, n) : undefined;
+      const block = f?.syntax === 'native' ? declaredBlock(f, n) : undefined;
       const text = block && f?.syntax === 'native' ? metadataText(block, 'name', f.parsed.tokens) : undefined;
       return text !== undefined && namespaceTexts.has(text);
     };
@@ -121,7 +121,7 @@ function protectedInputs(
     if (f.syntax !== 'native') continue;
     for (const r of f.outline.resources) {
       if (!protectedResources.has(r)) continue;
-      const block = blockOf(f, r);
+      const block = declaredBlock(f, r);
       if (block) for (const v of variablesIn(expressionsOf(block.body, f.parsed.tokens))) uses.add(v);
     }
   }
@@ -145,10 +145,6 @@ function variablesIn(expressions: readonly Expression[]): string[] {
     }
   }
   return names;
-}
-
-function blockOf(f: ConfigFile & { syntax: 'native' }, r: ResourceDeclaration): HclBlock | undefined {
-  return f.parsed.items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex);
 }
 
 /** The source text (blanks dropped) of `metadata { <attribute> = … }`, when set. */

@@ -1,4 +1,5 @@
-import { outlineHcl, outlineJson, type ConfigOutline } from './config-outline';
+import type { HclBlock } from './body-parser';
+import { outlineHcl, outlineJson, type ConfigOutline, type ResourceDeclaration } from './config-outline';
 import { isGuardFile } from './guard-blocks';
 import { isZeroTouchFile } from './zero-touch-blocks';
 import { parseJsonTree, type JsonNode } from './json-tree';
@@ -54,4 +55,9 @@ function declarationsOnly(path: string, outline: ConfigOutline): ConfigOutline {
 
 function isConfiguration(f: ConfigFile): boolean {
   return f.syntax === 'json' || f.parsed.dialect === 'config';
+}
+
+/** The block a native file declares `r` with. */
+export function declaredBlock(f: ConfigFile & { syntax: 'native' }, r: ResourceDeclaration): HclBlock | undefined {
+  return f.parsed.items.find((it): it is HclBlock => it.kind === 'block' && it.headerIndex === r.headerIndex);
 }
