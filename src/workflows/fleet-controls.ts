@@ -44,7 +44,7 @@ async function resumeTakingLock(run: FleetRun, c: FleetControlInput, channel: 'c
     if (channel === 'cli') throw ApplicationFailure.create({ message: outcome.why, type: 'WsmigrateRefused', nonRetryable: true });
     // A signal (an organization run's resume, `temporal workflow signal`) has nobody to answer: the note says it.
     const what = `The resume by ${c.by} (${new Date().toISOString()}) was not applied: ${outcome.why}.`;
-    run.st.note = run.st.note ? `${run.st.note} ${what}` : what;
+    run.addNote(what);
     run.refreshDetails();
     log.warn('resume signal ignored', { reason: outcome.why });
     return { action: 'resume', by: c.by, at: new Date().toISOString(), reason: `ignored: ${outcome.why}`.slice(0, 300) };

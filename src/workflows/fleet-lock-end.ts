@@ -30,7 +30,7 @@ export async function giveBackLockAtEnd(run: FleetRun): Promise<void> {
     } catch (err) {
       if (isCancellation(err)) throw err;
       const what = `wsmigrate could not give require_active_version back on template ${fleetName} as this run ended (${failureMessage(err).slice(0, 200)}): it stays on with no run watching the active version. Switch it off with \`coder templates edit ${input.template} --require-active-version=false\` (or start the next run), and do not promote an old version meanwhile.`;
-      st.note = st.note ? `${st.note} ${what}` : what;
+      run.addNote(what);
       log.warn('require_active_version was not given back at the end of the run', { template: fleetName, error: failureMessage(err) });
     }
   });

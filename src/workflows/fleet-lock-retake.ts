@@ -41,7 +41,7 @@ export async function retakeLockAtResume(run: FleetRun, by: string): Promise<Ret
   } catch (err) {
     if (isCancellation(err)) throw err;
     const what = `wsmigrate could not switch require_active_version on again on template ${fleetName} as ${by} resumed the fleet (${failureMessage(err).slice(0, 200)}): the fleet goes on without it, as on a Coder without Premium; a member's build of an old version on a migrated workspace destroys its PVC. Pause and resume again to retry.`;
-    st.note = st.note ? `${st.note} ${what}` : what;
+    run.addNote(what);
     log.warn('require_active_version was not taken again at resume', { template: fleetName, error: failureMessage(err) });
     return { resume: true };
   }
@@ -51,10 +51,7 @@ export async function retakeLockAtResume(run: FleetRun, by: string): Promise<Ret
   }
   const now = new Date().toISOString();
   // Switched on: Coder's active version was read as the target just now (the watch may not have read it yet).
-  if (lock.state === 'switched-on' && run.rolledBackSaid) {
-    run.rolledBackSaid = false;
-    st.note = `${st.note ?? ''} Since ${now} the migrated version ${target} is the active version again.`.trim();
-  }
+  if (lock.state === 'switched-on') run.noteTargetActiveAgain(target);
   st.activeVersionLock = lock;
   const what =
     lock.state === 'switched-on'
@@ -62,7 +59,7 @@ export async function retakeLockAtResume(run: FleetRun, by: string): Promise<Ret
       : lock.state === 'already-on'
         ? `require_active_version was on already as ${by} resumed the fleet (${now})${lock.byWsmigrate ? '' : ", by the operator's choice: left on after the run"}.`
         : `require_active_version could not be switched on again as ${by} resumed the fleet (${'reason' in lock ? lock.reason : lock.state}): a member's build of an old version on a migrated workspace destroys its PVC.`;
-  st.note = `${st.note ?? ''} ${what}`.trim();
+  run.addNote(what);
   // The run ended while Coder switched it on (a cancel): its own give-back found nothing to give, so it is given here.
   if (st.stage === 'done' && lock.state === 'switched-on') {
     await CancellationScope.nonCancellable(() => acts.releaseActiveVersion({ organization: input.organization, template: input.template, heldByThisRun: true })).then(

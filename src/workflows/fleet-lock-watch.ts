@@ -39,8 +39,7 @@ export function watchActiveVersion(run: FleetRun): void {
       if (!check) continue;
       if (check.state === 'target') {
         if (run.rolledBackSaid) {
-          run.rolledBackSaid = false;
-          st.note = `${st.note ?? ''} Since ${new Date().toISOString()} the migrated version ${target} is the active version again.`.trim();
+          run.noteTargetActiveAgain(target);
           run.refreshDetails();
         }
         continue;
@@ -58,7 +57,7 @@ export function watchActiveVersion(run: FleetRun): void {
             : '') +
         `A user's "Update" of a migrated workspace (and the autostart of one with automatic updates) now builds that version and destroys its PVC: promote ${target} again now. ` +
         `The fleet is paused: once it is promoted again, 'wsmigrate fleet resume ${run.workflowId}'${check.release === 'switched-off' ? ' (which switches require_active_version on again)' : ''}, or cancel it.`;
-      st.note = st.note ? `${st.note} ${what}` : what;
+      run.addNote(what);
       if (!st.paused && !st.cancelled) {
         st.paused = true;
         st.control.push({ action: 'pause', by: 'wsmigrate', reason: `active version changed to ${active}`, at: new Date().toISOString() });

@@ -94,6 +94,18 @@ export class FleetRun {
     return waitsOnPeople({ ownGate: Boolean(this.gates.pending), stage: this.st.stage, running: this.st.running.length, childrenAtGates: this.st.childApprovals.length });
   }
 
+  /** Adds a sentence to the run's note (what its status, summary and Web UI details end with). */
+  addNote(text: string): void {
+    this.st.note = this.st.note ? `${this.st.note} ${text}` : text;
+  }
+
+  /** After a rollback was said: the target was read as the active version again (by the watch, or a resume's take). */
+  noteTargetActiveAgain(target: string): void {
+    if (!this.rolledBackSaid) return;
+    this.rolledBackSaid = false;
+    this.addNote(`Since ${new Date().toISOString()} the migrated version ${target} is the active version again.`);
+  }
+
   private remaining(): number {
     const st = this.st;
     return st.queue.length + st.running.length + (st.discoveryDone ? 0 : Math.max(0, (st.total ?? 0) - st.offset));

@@ -188,7 +188,7 @@ async function holdActiveVersion(run: FleetRun): Promise<void> {
     // True during the run and after it: an archived version still builds through the API
     // (coderd/wsbuilder/wsbuilder.go has no archived check), so "until every workspace is migrated" was not.
     const why = `${what} (${st.activeVersionLock.reason}). Archiving does not stop it either (Coder still builds an archived version through the API): anyone who builds a migrated workspace on an old version destroys its PVC, during the migration and after it. Tell users not to pick an old version; 'wsmigrate scan' finds a workspace built that way.`;
-    st.note = st.note ? `${st.note} ${why}` : why;
+    run.addNote(why);
     log.warn('old versions stay buildable by members while the fleet runs', { template: fleetName });
     run.refreshDetails();
   }
