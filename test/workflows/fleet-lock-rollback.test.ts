@@ -4,9 +4,22 @@ import { controlFleet, startFleet } from '../../src/client/fleet';
 import { fleetProgressQuery, type FleetProgress } from '../../src/contracts/migrate-fleet';
 import { coderLockMarks } from '../../src/worker/lock-marks';
 import { api, homePvcName, waitForBuild } from '../sim/helpers';
+import type { MigrateFleetInput } from '../../src/domain/fleet-input';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(240_000);
+
+/** A simulator of `licence`, a worker with the short timers (the minute's watch takes 0.6 s), the template migrated. */
+async function migratedWithShortTimers(workspaces: number, licence: 'premium' | 'agpl'): Promise<{ env: MigrationEnv; targetVersionId: string }> {
+  const env = await createMigrationEnv({ workspaces, licence });
+  await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
+  return { env, targetVersionId: (await env.migrateTemplate()).versionId };
+}
+
+/** The fleet each rollback test runs: every workspace at once, an archive gate to wait at. */
+function rollbackFleet(env: MigrationEnv, targetVersionId: string): MigrateFleetInput {
+  return { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } };
+}
 
 async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
@@ -31,11 +44,7 @@ describe('an old version promoted again while the fleet holds require_active_ver
   let env: MigrationEnv;
   let targetVersionId: string;
 
-  beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
-    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
-    targetVersionId = (await env.migrateTemplate()).versionId;
-  });
+  beforeAll(async () => ({ env, targetVersionId } = await migratedWithShortTimers(2, 'premium')));
   afterAll(async () => env?.close());
 
   it('gives the setting back, pauses the fleet and says why; the autostart that follows keeps the PVC', async () => {
@@ -44,7 +53,7 @@ describe('an old version promoted again while the fleet holds require_active_ver
     const uid = env.sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
     const handle = await startFleet(
       env.t.client,
-      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      rollbackFleet(env, targetVersionId),
       { taskQueue: env.taskQueue },
     );
     // Every workspace migrated; the fleet holds the lock and waits at its archive gate.
@@ -98,17 +107,13 @@ describe('an old version promoted again while a fleet runs on a Coder without Pr
   let env: MigrationEnv;
   let targetVersionId: string;
 
-  beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2, licence: 'agpl' });
-    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
-    targetVersionId = (await env.migrateTemplate()).versionId;
-  });
+  beforeAll(async () => ({ env, targetVersionId } = await migratedWithShortTimers(2, 'agpl')));
   afterAll(async () => env?.close());
 
   it('pauses the fleet and says to promote the migrated version again, before more users press Update', async () => {
     const handle = await startFleet(
       env.t.client,
-      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      rollbackFleet(env, targetVersionId),
       { taskQueue: env.taskQueue },
     );
     await until('the fleet-archive gate', async () => ((await handle.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-archive' ? true : undefined));
@@ -139,17 +144,13 @@ describe('the template rolled back twice while a fleet runs', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
 
-  beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2, licence: 'agpl' });
-    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
-    targetVersionId = (await env.migrateTemplate()).versionId;
-  });
+  beforeAll(async () => ({ env, targetVersionId } = await migratedWithShortTimers(2, 'agpl')));
   afterAll(async () => env?.close());
 
   it('says when the migrated version is active again, and pauses again at the second rollback', async () => {
     const handle = await startFleet(
       env.t.client,
-      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      rollbackFleet(env, targetVersionId),
       { taskQueue: env.taskQueue },
     );
     const pausesByWsmigrate = async () => (await handle.query(fleetProgressQuery)).control.filter((c) => c.action === 'pause' && c.by === 'wsmigrate').length;
@@ -186,11 +187,7 @@ describe('resuming a fleet after a rollback on Premium', () => {
   let env: MigrationEnv;
   let targetVersionId: string;
 
-  beforeAll(async () => {
-    env = await createMigrationEnv({ workspaces: 2, licence: 'premium' });
-    await env.startWorker({ workflowInterceptorModules: [require.resolve('./fixtures/short-timers')] });
-    targetVersionId = (await env.migrateTemplate()).versionId;
-  });
+  beforeAll(async () => ({ env, targetVersionId } = await migratedWithShortTimers(2, 'premium')));
   afterAll(async () => env?.close());
 
   it('takes require_active_version again at resume once the target is active, never while the old version is, and gives it back as the run ends', async () => {
@@ -198,7 +195,7 @@ describe('resuming a fleet after a rollback on Premium', () => {
     const marks = coderLockMarks({ coder: env.coder, blobs: env.blobs });
     const handle = await startFleet(
       env.t.client,
-      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 0, concurrency: 2, approval: { policy: 'destructive', approvers: ['sre'] } },
+      rollbackFleet(env, targetVersionId),
       { taskQueue: env.taskQueue },
     );
     const pausesByWsmigrate = async () => (await handle.query(fleetProgressQuery)).control.filter((c) => c.action === 'pause' && c.by === 'wsmigrate').length;
