@@ -106,3 +106,12 @@ export async function reportFailure(io: CliIo, cmd: Command, message: string, ex
   }
   (await cliLogger(io, cmd, env)).error({ exitCode }, message);
 }
+
+/** A warning before the command runs: `wsmigrate: warning: <message>` on a terminal, a JSON line with level warn otherwise. */
+export async function reportWarning(io: CliIo, cmd: Command, message: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (!io.log || isPretty(io.log, env)) {
+    io.err(`wsmigrate: warning: ${message}`);
+    return;
+  }
+  (await cliLogger(io, cmd, env)).warn(message);
+}

@@ -18,12 +18,16 @@ import { registerStateCommands } from './commands/state';
 import { registerStateRestoreCommand } from './commands/state-restore';
 import { registerTemplateCommands } from './commands/template';
 import { registerWorkerCommands } from './commands/worker';
-import { reportFailure } from './cli-logger';
+import { reportFailure, reportWarning } from './cli-logger';
 import { unknownOptionMessage } from './option-typos';
+import { unsupportedNodeWarning, versionText } from './version';
 import { CliError, EXIT, describeError, exitCodeOf, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
 
-export function buildProgram(io: CliIo): Command {
+export function buildProgram(io: CliIo, nodeVersion: string = process.versions.node): Command {
   const program = new Command('wsmigrate')
+    .version(versionText(nodeVersion), '-V, --version', "print wsmigrate's version, the Node.js running it and the Temporal SDK's")
+    // The root's options only before a command's name: `--version <id>` after one is that command's (a template version).
+    .enablePositionalOptions()
     .description(
       "Migrates Coder workspaces' Terraform state from deprecated kubernetes_* types to their _v1 twins,\n" +
         'durably (Temporal), with backups, approvals, compensation, and a guard that never lets a build destroy a volume.',
@@ -36,6 +40,10 @@ export function buildProgram(io: CliIo): Command {
   for (const register of [registerSetupCommand, registerFleetCommands, registerMigrateCommands, registerApprovalCommands, registerWorkerCommands, registerChatopsCommand, registerCodecServerCommand, registerDemoCommands, registerPlanCommands, registerScheduleCommands, registerSimCommands, registerStateCommands, registerStateRestoreCommand, registerTemplateCommands, registerScanCommand, registerRecoverCommand, registerBackupCommands]) {
     register(program, io);
   }
+  program
+    .command('version')
+    .description("print wsmigrate's version, the Node.js running it and the Temporal SDK's (as --version)")
+    .action(() => io.out(versionText(nodeVersion)));
   return program;
 }
 
@@ -63,10 +71,12 @@ function routeCommanderErrors(cmd: Command, io: CliIo): void {
   for (const sub of cmd.commands) routeCommanderErrors(sub, io);
 }
 
-export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  const program = buildProgram(io);
+export async function main(argv: string[], io: CliIo = processIo, nodeVersion: string = process.versions.node): Promise<number> {
+  const program = buildProgram(io, nodeVersion);
   routeCommanderErrors(program, io);
   const named = commandNamedBy(program, argv);
+  const nodeWarning = unsupportedNodeWarning(nodeVersion);
+  if (nodeWarning) await reportWarning(io, named.cmd, nodeWarning);
   // `fleet strat --template x`: the word is a command typo; commander names it (and the one meant), not --template.
   const unknownCommand = named.cmd.commands.length > 0 && named.rest.length > 0 && !named.rest[0].startsWith('-');
   const typo = unknownCommand ? undefined : unknownOptionMessage(named.cmd, named.rest);

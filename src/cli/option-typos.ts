@@ -58,7 +58,7 @@ export function unknownOptionMessage(cmd: Command, args: readonly string[]): str
     const option = byFlag.get(flag);
     if (!option) {
       const hint = flag.startsWith('--') ? closestFlag(flag, [...byFlag.keys()].filter((f) => f.startsWith('--'))) : undefined;
-      return hint ? `unknown option ${flag}; did you mean ${hint}?` : `unknown option ${flag}; 'wsmigrate ${commandPath(cmd)} --help' lists the options`;
+      return hint ? `unknown option ${flag}; did you mean ${hint}?` : `unknown option ${flag}; '${['wsmigrate', commandPath(cmd)].filter(Boolean).join(' ')} --help' lists the options`;
     }
     if (inlineValue !== undefined || !(option.required || option.optional)) continue;
     if (option.variadic) while (i + 1 < args.length && !args[i + 1].startsWith('-')) i++;
