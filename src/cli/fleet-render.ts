@@ -2,6 +2,7 @@ import { formatDuration } from '../domain/duration-text';
 import { activeVersionLockLine } from '../domain/fleet-details';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine } from '../domain/provisioner-pacing';
+import { ranCountsOf, rollbacksNote } from '../domain/fleet-rollbacks';
 import { approvalCommands } from '../domain/run-details';
 import { whoMayApprove } from '../domain/approval-policy';
 import type { FleetStatus } from '../client/fleet';
@@ -84,6 +85,8 @@ export function summaryTable(r: FleetResult): string {
   ];
   const by = r.cancelledBy ? ` by ${r.cancelledBy.by}${r.cancelledBy.reason ? ` (${r.cancelledBy.reason})` : ''}` : '';
   const lines = [`fleet ${r.phase}${by}${r.moreRemaining ? ' (more workspaces remain for a later run)' : ''}`, '', 'outcome            count', ...rows.map(([k, v]) => `${k.padEnd(18)} ${String(v).padStart(5)}`)];
+  const rollbacks = rollbacksNote(r.summary, '', true);
+  if (rollbacks) lines.push('', rollbacks);
   if (r.failures.length) {
     lines.push('', 'not migrated:');
     for (const f of r.failures) lines.push(`  ${f.subject.padEnd(28)} ${f.outcome.padEnd(16)} ${failureReason(f)}`);
@@ -150,6 +153,8 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     const waits = s.waitingOn ?? [];
     const lines = [`${s.workflowId}: ${p.phase}`, `  ${progressLine(p, waits)}`];
     for (const line of waitLines(waits.filter((w) => !isPersonWait(w)))) lines.push(`  ${line}`);
+    const rollbacks = rollbacksNote(ranCountsOf(p.counts), s.workflowId);
+    if (rollbacks) lines.push(`  ${rollbacks}`);
     const phases = Object.entries(s.runningByPhase ?? {});
     if (phases.length) lines.push(`  running by phase: ${phases.map(([k, v]) => `${k} ${v}`).join(', ')}`);
     if (p.pacing) lines.push(`  ${pacingLine(p.pacing, nowMs).replace(/\*\*/g, '')}`);

@@ -8,6 +8,7 @@ import type { FleetCounts } from './fleet-progress';
 import { formatDuration } from './duration-text';
 import { pacingLine, type FleetPacingStatus } from './provisioner-pacing';
 import { approvalCommands, codeSpan } from './run-details';
+import { ranCountsOf, rollbacksNote } from './fleet-rollbacks';
 
 /** What the details read of a fleet's progress (the fleet's progress query answer has all of it). */
 export interface FleetDetailsView {
@@ -73,6 +74,9 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
     lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${commands.cli}\``, '', `signal \`approval\`: \`${commands.signalJson}\``);
   }
   if (p.childApprovals.length) lines.push('', `Migrations waiting for approval: ${p.childApprovals.slice(0, 10).map((a) => `\`${a.workflowId}\` (${a.gateId})`).join(', ')}`);
+  const ended = p.phase === 'done' || p.phase === 'cancelled' || p.phase === 'failed';
+  const rollbacks = rollbacksNote(ranCountsOf(c), p.workflowId, ended);
+  if (rollbacks) lines.push('', `**${rollbacks}**`);
   if (p.failures.length) {
     lines.push('', '**Failures**', '');
     for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${codeSpan(f.reason.slice(0, 200))}`);
@@ -86,7 +90,7 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
     for (const s of p.skips.slice(-10)) lines.push(`- \`${s.subject}\` ${codeSpan(s.reason)}`);
   }
   if (p.pacing) lines.push('', pacingLine(p.pacing));
-  const lock = activeVersionLockLine(p.activeVersionLock, p.phase === 'done' || p.phase === 'cancelled' || p.phase === 'failed');
+  const lock = activeVersionLockLine(p.activeVersionLock, ended);
   if (lock) lines.push('', lock);
   if (p.note) lines.push('', p.note);
   return lines.join('\n');

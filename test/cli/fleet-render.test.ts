@@ -173,3 +173,23 @@ describe('fleet rendering', () => {
     expect(windowText(10, { mode: 'off', share: 0.5, width: 10 })).toBe('10 at a time');
   });
 });
+
+describe('a fleet whose migrations keep rolling back', () => {
+  const rolling = progress({ counts: { ...emptyCounts(), migrated: 1, restored: 4 }, failures: [] });
+  it('fleet status names it under the counts, with the pause command', () => {
+    const text = statusText({ workflowId: rolling.workflowId, phase: 'running', progress: rolling } as Parameters<typeof statusText>[0]);
+    expect(text.split('\n')[2]).toBe(
+      '  4 of the 5 migrations that ran were rolled back (each workspace stopped, then rebuilt as it was). Rollbacks do not spend the failure budget, so the fleet goes on: when their reasons agree, the target version is likely at fault. Pause it (wsmigrate fleet pause wsmigrate-fleet/coder/k8s-dev) and read them.',
+    );
+  });
+  it('the end table says to fix the target version first; a fleet with a few rollbacks says nothing', () => {
+    const result = (restored: number, migrated: number): FleetResult => ({
+      phase: 'done',
+      summary: { migrated, alreadyMigrated: 0, restored, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: migrated, recovered: 0 },
+      failures: [],
+      moreRemaining: false,
+    });
+    expect(summaryTable(result(6, 0))).toContain('6 of the 6 migrations that ran were rolled back (each workspace stopped, then rebuilt as it was): when their reasons agree, the target version is likely at fault; fix it before running the fleet again.');
+    expect(summaryTable(result(2, 40))).not.toMatch(/rolled back/);
+  });
+});
