@@ -626,6 +626,7 @@ export class SimDeployment {
     const fault = this.failBuilds;
     if (!fault) return undefined;
     if (fault.workspaceId !== undefined && fault.workspaceId !== build.workspaceId) return undefined;
+    if (fault.templateVersionId !== undefined && fault.templateVersionId !== build.templateVersionId) return undefined;
     if (fault.transition !== undefined && fault.transition !== build.transition) return undefined;
     if (fault.rate !== undefined && this.faultDraw() >= fault.rate) return undefined;
     if (fault.times !== undefined) {

@@ -57,7 +57,7 @@ const FAULT_FIELDS: Record<string, Check> = {
   replyDelayMs: milliseconds,
   only: texts,
   includeBuildInfo: flag,
-  failBuilds: object({ ...BUILD_SCOPE, transition: oneOf('start', 'stop', 'delete'), rate, message: text }),
+  failBuilds: object({ ...BUILD_SCOPE, templateVersionId: text, transition: oneOf('start', 'stop', 'delete'), rate, message: text }),
   lossyBuild: object({ ...BUILD_SCOPE, how: oneOf('forget', 'replace'), address: text }, ['how', 'address']),
   wrongStoredState: object({ ...BUILD_SCOPE, how: oneOf('previous', 'empty') }, ['how']),
 };

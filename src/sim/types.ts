@@ -93,6 +93,8 @@ export interface SimulatorOptions {
 
 export interface FailBuildsFault {
   workspaceId?: string;
+  /** Only builds of this template version: a version that does not build (every workspace's migration to it fails, their restores on the old one do not). */
+  templateVersionId?: string;
   transition?: 'start' | 'stop' | 'delete';
   /** How many matching builds fail; unlimited when absent. */
   times?: number;

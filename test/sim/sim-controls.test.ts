@@ -61,6 +61,19 @@ describe('the simulator driven through /api/v2/sim', () => {
     expect(after.faults).toEqual({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 0, message: 'node pool exhausted' } });
   });
 
+  it('failBuilds scoped to a template version fails only builds of that version (a version that does not build)', async () => {
+    const ws = k8s()[2];
+    const { body } = await api<{ latest_build: { template_version_id: string } }>(sim, 'GET', `/workspaces/${ws.id}`);
+    const version = body.latest_build.template_version_id;
+    await startBuild(sim, ws.id, { transition: 'stop' });
+    expect((await api(sim, 'PUT', '/sim/faults', { json: { failBuilds: { templateVersionId: '00000000-0000-4000-8000-000000000000', transition: 'start' } } })).status).toBe(200);
+    expect((await startBuild(sim, ws.id, { transition: 'start' })).job.status).toBe('succeeded');
+    await startBuild(sim, ws.id, { transition: 'stop' });
+    expect((await api(sim, 'PUT', '/sim/faults', { json: { failBuilds: { templateVersionId: version, transition: 'start', message: 'webhook denied' } } })).status).toBe(200);
+    expect((await startBuild(sim, ws.id, { transition: 'start' })).job).toMatchObject({ status: 'failed', error: expect.stringContaining('webhook denied') });
+    expect((await api(sim, 'DELETE', '/sim/faults')).status).toBe(204);
+  });
+
   it("every Coder route failing with 500 leaves the simulator's own switches answering, so the fault can be switched off", async () => {
     expect((await api(sim, 'PUT', '/sim/faults', { json: { error500Rate: 1 } })).status).toBe(200);
     expect((await api(sim, 'GET', `/workspaces/${k8s()[0].id}`)).status).toBe(500);

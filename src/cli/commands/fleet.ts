@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf } from '../fleet-options';
 import { ORGANIZATION_RUN_PREFIX, startOrganizationRun, waitForOrganization } from './organization-run';
 import { endedRunText, fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
+import { ranCountsOf, rollbacksNote } from '../../domain/fleet-rollbacks';
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
@@ -40,6 +41,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
   let lastLine = '';
   let lastGate = '';
   const announced = new Set<string>();
+  let rollbacksSaid = false;
   for (;;) {
     let s = await fleetStatus(client, workflowId);
     if (!s.progress) {
@@ -74,6 +76,16 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
     if (gateLines.length) {
       if (tty) process.stdout.write('\r\x1b[2K');
       for (const line of gateLines) io.out(line);
+    }
+    // Said once, as it first holds: rollbacks never stop the fleet (they spend no budget), so only words can.
+    const rollbacks = rollbacksSaid ? undefined : rollbacksNote(ranCountsOf(p.counts), workflowId);
+    if (rollbacks) {
+      rollbacksSaid = true;
+      log?.warn({ restored: p.counts.restored }, rollbacks);
+      if (!opts.json) {
+        if (tty) process.stdout.write('\r\x1b[2K');
+        io.out(rollbacks);
+      }
     }
     if (tty) process.stdout.write(`\r\x1b[2K${fitToWidth(progressBar(p, undefined, waits), process.stdout.columns)}`);
     else if (!opts.json) {
