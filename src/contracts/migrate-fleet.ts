@@ -134,6 +134,8 @@ export interface FleetState {
   skips?: FleetSkip[];
   /** Migrations a gate declined (rejected, or timed out): not failures; capped like `failures`; absent in older runs' state. */
   declines?: FleetDecline[];
+  /** The notification that most migrations roll back was sent (once a fleet, across continue-as-new); absent in older runs' state. */
+  rollbacksNotified?: boolean;
   paused: boolean;
   cancelled: boolean;
   acceptedFailures: number;

@@ -11,6 +11,8 @@ export type NotificationKind =
   | 'replacements-detected'
   | 'fleet-canary-done'
   | 'fleet-budget-hit'
+  /** Most of the fleet's migrations roll back (domain/fleet-rollbacks): said once a run, since rollbacks never stop it. */
+  | 'fleet-rolling-back'
   | 'fleet-paused'
   | 'fleet-done';
 

@@ -1,9 +1,10 @@
-import { allHandlersFinished, condition, continueAsNew } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, patched } from '@temporalio/workflow';
 import type { FleetItem } from '../contracts/migrate-fleet';
 import { budgetAllowance, budgetBase, finishedCount, nextCanaryIndex, overBudget } from '../domain/fleet-progress';
 import { gateDecisionText } from '../domain/gate-decision';
 import { fnv1a } from '../domain/fnv1a';
 import { countsRecord } from '../domain/fleet-summary';
+import { ranCountsOf, rollbacksNote } from '../domain/fleet-rollbacks';
 import { askChildrenToSignal, discoverMore, startChildMigration } from './fleet-children';
 import type { FleetRun } from './fleet-run';
 import type { migrateFleet } from './migrate-fleet';
@@ -29,6 +30,7 @@ export class SlidingWindow {
         if (st.paused) await this.run.notify({ kind: 'fleet-paused', subject: `Fleet ${this.run.fleetName} paused`, text: `${st.running.length} running migration(s) finish; none starts until resume.`, counts: countsRecord(st.counts) });
       }
       if (st.cancelled) return;
+      if (!st.rollbacksNotified) await this.notifyRollbacks();
       if (st.paused) {
         await condition(() => !st.paused || st.cancelled);
         continue;
@@ -76,6 +78,18 @@ export class SlidingWindow {
     const recheckMs = pacer.recheckMs(st.running.length);
     await (recheckMs === undefined ? condition(woken) : condition(woken, recheckMs));
     return true;
+  }
+
+  /**
+   * Most migrations rolled back: rollbacks spend no budget, so nothing stops the fleet; chat is told
+   * once (behind its patch, and only then: a fleet without many rollbacks records no marker).
+   */
+  private async notifyRollbacks(): Promise<void> {
+    const { st, workflowId, fleetName } = this.run;
+    const text = rollbacksNote(ranCountsOf(st.counts), workflowId);
+    if (!text || !patched('wsmigrate-rollbacks-notified')) return;
+    st.rollbacksNotified = true;
+    await this.run.notify({ kind: 'fleet-rolling-back', subject: `Fleet ${fleetName}: its migrations keep rolling back`, text, counts: countsRecord(st.counts) });
   }
 
   /** The failure budget is spent: a person resumes past it (the failures so far accepted) or the fleet cancels. */

@@ -32,6 +32,11 @@ describe('a fleet whose every migration rolls back (the target version does not 
         expect(types.filter((t) => t.endsWith('_v1'))).toEqual([]);
       }
       expect(cli.env.sim.cluster.pvcLosses()).toEqual([]);
+      // Chat is told once (rollbacks never stop the fleet, so this is all that reaches a person who is not watching).
+      const told = cli.env.notes.filter((n) => n.kind === 'fleet-rolling-back' && n.workflowId === fleetId);
+      expect(told).toHaveLength(1);
+      expect(told[0].subject).toBe(`Fleet coder/${cli.env.sim.template.name}: its migrations keep rolling back`);
+      expect(told[0].text).toMatch(/^[345] of the [345] migrations that ran were rolled back .* Pause it \(wsmigrate fleet pause /);
       expect((await runMain('fleet', 'status', fleetId)).out).toContain('5 of the 5 migrations that ran were rolled back');
     } finally {
       cli.env.sim.setFaults(undefined);

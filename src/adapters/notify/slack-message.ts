@@ -19,6 +19,7 @@ const ICON: Partial<Record<Notification['kind'], string>> = {
   'replacements-detected': ':warning:',
   'fleet-canary-done': ':hatching_chick:',
   'fleet-budget-hit': ':no_entry:',
+  'fleet-rolling-back': ':leftwards_arrow_with_hook:',
   'fleet-paused': ':double_vertical_bar:',
   'fleet-done': ':checkered_flag:',
 };
