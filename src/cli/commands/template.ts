@@ -34,7 +34,7 @@ What it does:
   volume_claim_template whose persistent_volume_claim_retention_policy sets when_deleted to
   "Delete" (or to an expression) is protected: Kubernetes deletes its claims with it. A namespace the
   template creates and puts a protected resource or a stateful set's claims in (a manifest StatefulSet
-  or KubeVirt VirtualMachine too) is protected too (deleting it deletes them).
+  or KubeVirt VirtualMachine, or a helm_release, too) is protected too (deleting it deletes them).
 
   DIFFERENT pairs (ingress, cron_job, hpa, pdb, csr, webhooks, csi_driver) are other
   implementations: they are refused and left alone (rewrite them by hand, import their state),

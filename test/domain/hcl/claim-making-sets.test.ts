@@ -365,3 +365,32 @@ describe('manifests of kinds that are or make claims', () => {
     expect(protectedConfigAddresses(files)).toEqual(['kubernetes_manifest.disk', 'kubernetes_namespace.db', 'kubernetes_namespace.kv', 'kubernetes_namespace.vm']);
   });
 });
+
+// A chart's persistence (grafana, n8n, a vcluster's syncer) is claims Terraform never sees.
+describe('a helm release in a namespace the template creates', () => {
+  test('protects the namespace it installs into; the release itself and a namespace no release uses are not protected', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "apps" {',
+        '  count = 1',
+        '  metadata { name = "apps" }',
+        '}',
+        'resource "helm_release" "grafana" {',
+        '  name      = "grafana"',
+        '  chart     = "grafana"',
+        '  namespace = kubernetes_namespace.apps[0].metadata[0].name',
+        '  values    = [yamlencode({ persistence = { enabled = true } })]',
+        '}',
+        'resource "kubernetes_namespace" "empty" {',
+        '  metadata { name = "empty" }',
+        '}',
+        'data "helm_template" "t" {',
+        '  name      = "t"',
+        '  chart     = "t"',
+        '  namespace = kubernetes_namespace.empty.metadata[0].name',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_namespace.apps']);
+  });
+});
