@@ -42,9 +42,15 @@ function significant(tokens: readonly Token[], start: number, end: number): Toke
   return tokens.slice(start, end).filter((t) => !isTrivia(t));
 }
 
+/**
+ * `ownerName` is the owner's username (the API's `owner_name`). The provider's
+ * `coder_workspace.owner_name` is not: Coder fills it with the owner's full name (WorkspaceOwnerName =
+ * owner.Name; the provider says "use coder_workspace_owner.full_name"), or "default" when empty, so it
+ * is unknown here, as `full_name` is.
+ */
 function workspaceField(kind: string, field: string, ctx: IdentityContext): string | undefined {
   const ws = ctx.workspace;
-  if (kind === 'coder_workspace') return ({ id: ws.id, name: ws.name, owner: ws.ownerName, owner_name: ws.ownerName, owner_id: ws.ownerId } as Record<string, string>)[field];
+  if (kind === 'coder_workspace') return ({ id: ws.id, name: ws.name, owner: ws.ownerName, owner_id: ws.ownerId } as Record<string, string>)[field];
   if (kind === 'coder_workspace_owner') return ({ name: ws.ownerName, id: ws.ownerId } as Record<string, string>)[field];
   return undefined;
 }

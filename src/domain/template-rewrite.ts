@@ -9,9 +9,9 @@ import { attributeNamed, blocksOfType, type HclAttribute } from './hcl/body-pars
 import { isTrivia } from './hcl/lexer';
 import { providerWithoutV1Types } from './hcl/provider-requirements';
 import { protectedDeclarations, type ProtectionReason } from './hcl/protect-annotations';
-import { declaredBlock, readTemplateConfig, type ConfigFile } from './hcl/template-config';
+import { declaredBlock, readTemplateConfig, type ConfigFile, type TemplateConfig } from './hcl/template-config';
 import type { TemplateFile } from './hcl/template-file';
-import type { TypeOccurrence } from './hcl/type-references';
+import type { AddressBlock, TypeOccurrence } from './hcl/type-references';
 
 export type { TemplateFile } from './hcl/template-file';
 export { HclSyntaxError } from './hcl/lexer';
@@ -106,6 +106,7 @@ export function rewriteTemplate(files: TemplateFile[], opts: TemplateRewriteOpti
     for (const occ of occurrencesIn(file, model.modules.isRewritten.bind(model.modules))) {
       const mapping = lookupDeprecated(occ.mode, occ.type);
       if (!mapping) continue;
+      if (occ.fromOf && keepsOldFrom(occ, occ.fromOf, mapping.replacement, file.path, model)) continue;
       if (mapping.compat === 'DIFFERENT' && !opts.renameDifferent) {
         refused.set(`${file.path}\0${occ.line}\0${occ.type}`, { file: file.path, line: occ.line, type: occ.type, reason: refusalReason(occ, mapping.replacement, mapping.note) });
         continue;
@@ -281,6 +282,26 @@ function refuseCollisions(configFiles: readonly ConfigFile[], renamedLabelStarts
       );
     }
   }
+}
+
+const ADDRESS = /^((?:module\.[^.[]+(?:\[[^\]]*\])?\.)*)([^.[]+)\.([^.[]+)(\[.*\])?$/;
+
+/**
+ * The `from` of a block that already moves or forgets the old type next to its declared _v1 twin
+ * (the v3 upgrade's own `moved { from = T.x, to = T_v1.x }`, or `removed { from = T.x }` beside
+ * an `import` into `T_v1.x`) keeps the old type: renamed, the move would be onto itself ("Redundant
+ * move statement") and the removed block would name a declared resource ("Removed resource still
+ * exists"), so every build of the new version would fail. The state rename does what the block meant.
+ */
+function keepsOldFrom(occ: TypeOccurrence, holder: AddressBlock, replacement: string, file: string, model: TemplateConfig): boolean {
+  const m = ADDRESS.exec(holder.from);
+  if (!m || m[2] !== occ.type) return false;
+  const renamed = `${m[1]}${replacement}.${m[3]}${m[4] ?? ''}`;
+  if (holder.block === 'moved') return renamed === holder.to;
+  const callPath = [...m[1].matchAll(/module\.([^.[]+)/g)].map((c) => c[1]);
+  const where = model.modules.resolve(callPath, dirOf(file));
+  if (where.kind !== 'local') return false;
+  return model.configFiles.some((f) => f.outline.resources.some((r) => r.mode === 'managed' && r.type === replacement && r.name === m[3] && dirOf(r.file) === where.dir));
 }
 
 function refusalReason(occ: TypeOccurrence, replacement: string, note: string | undefined): string {

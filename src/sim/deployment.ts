@@ -22,7 +22,7 @@ import type { SimRandom } from './random';
 import { unpackTar } from './tar-archive';
 import type { SimProvisioner } from './provisioner';
 import { DEFAULT_JOB_TAGS, type ProvisionerDaemonPool } from './provisioner-daemons';
-import { importVariables, missingVariablesMessage } from './template-variables';
+import { buildVariableValues, importVariables, missingVariablesMessage } from './template-variables';
 import { resolveBuildParameters, templateVersionParameters } from './template-parameters';
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
@@ -716,6 +716,7 @@ export class SimDeployment {
           ctx,
           config,
           files: async () => (file ? unpackTar(file.bytes) : []),
+          variables: buildVariableValues(version.variables ?? []),
           newPvcData: pvcData,
           interrupted: interrupt.signal,
         })

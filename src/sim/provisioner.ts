@@ -14,6 +14,11 @@ export interface ProvisionRequest {
   config: TemplateConfig;
   /** The template version's source files (the Terraform provisioner runs these). */
   files(): Promise<ArchiveFile[]>;
+  /**
+   * The template version's variable values, as coderd hands them to the provisioner
+   * (provisionerdserver asVariableValues) and Terraform gets them: `-var name=value` each (provisioner/terraform planVars).
+   */
+  variables?: readonly { name: string; value: string }[];
   /** What a PVC created by this build holds (seeded homes carry their owner's data). */
   newPvcData: string;
   /**

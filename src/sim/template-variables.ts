@@ -62,3 +62,14 @@ export function templateVersionVariablesJson(variables: readonly TemplateVersion
     sensitive: v.sensitive,
   }));
 }
+
+/**
+ * What coderd hands a build of the version (provisionerdserver asVariableValues): each stored
+ * variable with its value, else its default; one with neither is left out unless required.
+ */
+export function buildVariableValues(variables: readonly TemplateVersionVariableRecord[]): { name: string; value: string }[] {
+  return variables
+    .map((v) => ({ name: v.name, value: v.value !== '' ? v.value : v.defaultValue, required: v.required }))
+    .filter((v) => v.value !== '' || v.required)
+    .map(({ name, value }) => ({ name, value }));
+}

@@ -232,7 +232,8 @@ export class TerraformProvisioner implements SimProvisioner {
 
       const stage = STAGE_OF[ctx.transition];
       logs.push(stageLine(stage));
-      const applyArgs = ['apply', '-input=false', '-no-color', '-auto-approve', ...(ctx.transition === 'delete' ? ['-destroy'] : [])];
+      const varArgs = (req.variables ?? []).flatMap((v) => ['-var', `${v.name}=${v.value}`]);
+      const applyArgs = ['apply', '-input=false', '-no-color', '-auto-approve', ...varArgs, ...(ctx.transition === 'delete' ? ['-destroy'] : [])];
       const applying = this.terraform(applyArgs, dir, env, APPLY_TIMEOUT_MS);
       // Coder's provisioner on a cancel: SIGINT, and Terraform stops, writing the state of what it did (executor_unix.go interruptCommandOnCancel);
       // one still running after the exit timeout is killed.

@@ -14,7 +14,11 @@ describe('plannedIdentity: the name and namespace a version gives a claim, when 
     ['a variable', 'name = "home"\n namespace = var.namespace', '', { name: 'home', namespace: 'team-a' }],
     ['a template over the workspace', 'name = "coder-${data.coder_workspace.me.id}-home"', '', { name: 'coder-ws-1-home', namespace: 'default' }],
     ['owner fields, lower and upper', 'name = "${lower(data.coder_workspace_owner.me.name)}-${upper(data.coder_workspace.me.name)}"', '', { name: 'alice-DEV', namespace: 'default' }],
-    ["coder_workspace's older owner fields", 'name = "${data.coder_workspace.me.owner}-${data.coder_workspace.me.owner_id}-${data.coder_workspace.me.owner_name}"', '', { name: 'Alice-u-1-Alice', namespace: 'default' }],
+    ["coder_workspace's older owner fields", 'name = "${data.coder_workspace.me.owner}-${data.coder_workspace.me.owner_id}"', '', { name: 'Alice-u-1', namespace: 'default' }],
+    // owner_name is the owner's full name (Coder's WorkspaceOwnerName = owner.Name; provider: "use coder_workspace_owner.full_name"),
+    // not the username the API calls the workspace's owner_name: not known here, never compared.
+    ["coder_workspace's owner_name (the owner's full name)", 'name = "${lower(data.coder_workspace.me.owner_name)}-home"', '', { namespace: 'default' }],
+    ["coder_workspace_owner's full_name", 'name = data.coder_workspace_owner.me.full_name', '', { namespace: 'default' }],
     ['a local, through another', 'name = local.claim', 'locals {\n  claim = "${local.stem}-home"\n  stem = lower(var.prefix)\n}', { name: 'coder-home', namespace: 'default' }],
     ['generate_name: the name is not compared', 'generate_name = "home-"\n namespace = var.namespace', '', { namespace: 'team-a' }],
     ['a sensitive variable nobody gave', 'name = "home"\n namespace = var.secret', '', { name: 'home' }],
@@ -112,6 +116,11 @@ describe('identityChanges and persistentIdentityChanges: what the build would re
     expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim', 'home', { name: 'home', namespace: 'default' })], oldDeclared, ctx)).toEqual([
       { address: 'kubernetes_persistent_volume_claim.home', field: 'name', from: 'home', to: 'renamed' },
     ]);
+  });
+
+  test("a claim named after coder_workspace's owner_name (the owner's full name, or the provider's \"default\" when empty) is not reported changed", () => {
+    const byFullName = claim('name = "coder-${lower(data.coder_workspace.me.owner_name)}-home"\n namespace = var.namespace');
+    expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim', 'home', { name: 'coder-default-home', namespace: 'team-a' })], byFullName, ctx)).toEqual([]);
   });
 
   test('a claim the version does not declare, or an instance without attributes or metadata, is no change and no error', () => {

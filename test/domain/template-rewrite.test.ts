@@ -339,3 +339,50 @@ describe('a namespace both annotated and holding the claim', () => {
     expect(report.guards.map((g) => g.from)).toEqual(['kubernetes_namespace.ws', 'kubernetes_persistent_volume_claim.home']);
   });
 });
+
+// The provider's v3 upgrade, done by hand before wsmigrate: the declaration is already _v1 and a
+// block beside it moves or forgets the old address. Renamed, that `from` would break every build.
+describe('a template already half-migrated with moved or removed blocks', () => {
+  const ns = (type: string): string => `resource "${type}" "this" {\n  metadata {\n    name = "ws"\n  }\n}\n`;
+
+  test('moved { from = T.x, to = T_v1.x } keeps its from: renamed, it would move onto itself', () => {
+    const src = `${ns('kubernetes_namespace_v1')}moved {\n  from = kubernetes_namespace.this\n  to   = kubernetes_namespace_v1.this\n}\n`;
+    const { files, report } = rewriteTemplate([{ path: 'main.tf', content: src }]);
+    expect(contentOf(files, 'main.tf')).toBe(src);
+    expect(report.renamed).toEqual([]);
+  });
+
+  test('removed { from = T.x } beside a declared T_v1.x (and an import into it) keeps its from: renamed, it would name a declared resource', () => {
+    const src = `${ns('kubernetes_namespace_v1')}removed {\n  from = kubernetes_namespace.this\n  lifecycle {\n    destroy = false\n  }\n}\nimport {\n  to = kubernetes_namespace_v1.this\n  id = "ws"\n}\n`;
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: src }]);
+    expect(contentOf(files, 'main.tf')).toBe(src);
+  });
+
+  test('the same in a local module, addressed from the root', () => {
+    const mod = { path: 'modules/ws/main.tf', content: ns('kubernetes_namespace_v1') };
+    const root = 'module "ws" {\n  source = "./modules/ws"\n}\nremoved {\n  from = module.ws.kubernetes_namespace.this\n  lifecycle {\n    destroy = false\n  }\n}\n';
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: root }, mod]);
+    expect(contentOf(files, 'main.tf')).toBe(root);
+  });
+
+  test('the same in .tf.json', () => {
+    const src = JSON.stringify(
+      {
+        resource: { kubernetes_namespace_v1: { this: { metadata: { name: 'ws' } } }, kubernetes_secret_v1: { s: {} } },
+        moved: [{ from: 'kubernetes_namespace.this', to: 'kubernetes_namespace_v1.this' }],
+        removed: [{ from: 'kubernetes_secret.s', lifecycle: { destroy: false } }],
+      },
+      null,
+      2,
+    );
+    const { files } = rewriteTemplate([{ path: 'main.tf.json', content: src }]);
+    expect(contentOf(files, 'main.tf.json')).toBe(src);
+  });
+
+  test('a from with no _v1 twin declared is still renamed: the state rename moves that object too', () => {
+    const src = `${ns('kubernetes_namespace_v1')}removed {\n  from = kubernetes_secret.gone\n  lifecycle {\n    destroy = false\n  }\n}\nmoved {\n  from = kubernetes_config_map.a\n  to   = kubernetes_config_map_v1.b\n}\nresource "kubernetes_config_map_v1" "b" {}\n`;
+    const { files } = rewriteTemplate([{ path: 'main.tf', content: src }]);
+    expect(contentOf(files, 'main.tf')).toContain('from = kubernetes_secret_v1.gone');
+    expect(contentOf(files, 'main.tf')).toContain('from = kubernetes_config_map_v1.a');
+  });
+});

@@ -210,6 +210,30 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
     }
   });
 
+  it("a version's template variable values reach Terraform (coder's -var name=value): a required variable given at the push, on both provisioners", async () => {
+    // Public templates declare the namespace without a default (coder/coder examples/templates/kubernetes): seeded with --var, as pushed with it.
+    const required = K8S_TEMPLATE_MAIN_TF.replace('  default     = "coder"\n', '');
+    expect(required).not.toBe(K8S_TEMPLATE_MAIN_TF);
+    for (const kind of ['structural', 'terraform'] as const) {
+      seed += 1;
+      const sim = await startSimulator({
+        workspaces: 1,
+        buildLatencyMs: 5,
+        seed,
+        templateFiles: [{ name: 'main.tf', content: required }],
+        templateVariables: [{ name: 'namespace', value: 'coder' }],
+        ...(kind === 'terraform' ? { provisioner: 'terraform' as const, kubeconfig: kube.kubeconfigPath } : {}),
+      });
+      try {
+        const ws = workspaceOf(sim);
+        expect(stateEntries(sim.stateOf(ws.id)).map((e) => e.address).sort()).toEqual(['kubernetes_deployment.main[0]', 'kubernetes_persistent_volume_claim.home']);
+        if (kind === 'terraform') expect(await kube.client.get('PersistentVolumeClaim', 'coder', homePvcName(ws.id))).toBeDefined();
+      } finally {
+        await sim.close();
+      }
+    }
+  });
+
   it("a build's parameter values reach the coder provider (CODER_PARAMETER_<sha256>): given once, carried by the next builds, on both provisioners", async () => {
     const withSizeMap = K8S_TEMPLATE_MAIN_TF.replace(
       'resource "kubernetes_deployment" "main" {',

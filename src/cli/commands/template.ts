@@ -27,14 +27,14 @@ What it does:
   For each protected resource it renames, it adds a removed { lifecycle { destroy = false } } block
   on the OLD address to ${DEFAULT_GUARD_FILE_NAME}, so a workspace whose state was not migrated yet
   forgets the old volume and fails its build instead of destroying the volume.
-  Protected: PVCs and PVs (a kubernetes_manifest of either kind too, when its manifest is written
-  out with a plain kind), and any resource whose header has, on the line directly above it,
+  Protected: PVCs and PVs (a kubernetes_manifest of either kind or a CDI DataVolume too, when its
+  manifest is written out with a plain kind), and any resource whose header has, on the line directly above it,
     # wsmigrate:protect        (or  // wsmigrate:protect)
   A blank line between that comment and the resource block does NOT count. A stateful set with a
   volume_claim_template whose persistent_volume_claim_retention_policy sets when_deleted to
   "Delete" (or to an expression) is protected: Kubernetes deletes its claims with it. A namespace the
-  template creates and puts a protected resource or a stateful set's claims in is protected too
-  (deleting it deletes them).
+  template creates and puts a protected resource or a stateful set's claims in (a manifest StatefulSet
+  or KubeVirt VirtualMachine, or a helm_release, too) is protected too (deleting it deletes them).
 
   DIFFERENT pairs (ingress, cron_job, hpa, pdb, csr, webhooks, csi_driver) are other
   implementations: they are refused and left alone (rewrite them by hand, import their state),

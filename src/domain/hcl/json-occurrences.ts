@@ -1,7 +1,7 @@
 import { lookupDeprecated, type ResourceMode } from '../type-map';
 import type { JsonNode, JsonObject, JsonString } from './json-tree';
 import { lexHcl } from './lexer';
-import { findTypeReferences, type TypeOccurrence } from './type-references';
+import { findTypeReferences, type AddressBlock, type TypeOccurrence } from './type-references';
 
 /** In Terraform's JSON syntax these attributes hold a bare expression, not a template. */
 const EXPRESSION_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
@@ -67,14 +67,28 @@ export function typeOccurrencesInJson(
         }
         continue;
       }
-      walk(value, blockType, key.value, shadowed);
+      const holder = key.value === 'from' ? addressBlockOf(body, blockType) : undefined;
+      walk(value, blockType, key.value, shadowed, holder);
     }
   }
 
-  function walk(node: JsonNode, blockType: string, attribute: string | undefined, shadowed: ReadonlySet<string>): void {
+  /** A `moved` or `removed` block's addresses (blanks dropped); only these two carry a `from`. */
+  function addressBlockOf(body: JsonObject, blockType: string): AddressBlock | undefined {
+    if (blockType !== 'moved' && blockType !== 'removed') return undefined;
+    const text = (name: string): string | undefined => {
+      const v = body.entries.find((e) => e.key.value === name)?.value;
+      return v?.kind === 'string' ? v.value.replace(/\s+/g, '') : undefined;
+    };
+    const from = text('from');
+    if (from === undefined) return undefined;
+    const to = text('to');
+    return { block: blockType, from, ...(to !== undefined ? { to } : {}) };
+  }
+
+  function walk(node: JsonNode, blockType: string, attribute: string | undefined, shadowed: ReadonlySet<string>, holder?: AddressBlock): void {
     if (node.kind === 'scalar') return;
     if (node.kind === 'array') {
-      for (const item of node.items) walk(item, blockType, attribute, shadowed);
+      for (const item of node.items) walk(item, blockType, attribute, shadowed, holder);
       return;
     }
     if (node.kind === 'object') {
@@ -86,15 +100,15 @@ export function typeOccurrencesInJson(
     if (blockType === 'dynamic' && attribute === 'iterator') return;
     if (attribute === 'provider' || attribute === 'source' || attribute === 'version') return;
     const bareExpression = attribute === 'depends_on' || (EXPRESSION_ATTRIBUTES[blockType]?.includes(attribute) ?? false);
-    stringOccurrences(node, bareExpression, shadowed);
+    stringOccurrences(node, bareExpression, shadowed, holder);
   }
 
-  function stringOccurrences(str: JsonString, address: boolean, shadowed: ReadonlySet<string>): void {
+  function stringOccurrences(str: JsonString, address: boolean, shadowed: ReadonlySet<string>, holder?: AddressBlock): void {
     const isTemplate = str.value.includes('${') || str.value.includes('%{');
     if (!address && !isTemplate) return;
     const tokens = lexHcl(str.value, file, { mode: isTemplate ? 'template' : 'expression', firstLine: str.line });
     for (const occ of findTypeReferences(tokens, 0, tokens.length, { address, shadowed, moduleIsRewritten })) {
-      out.push({ ...occ, start: str.rawOffsets[occ.start], end: str.rawOffsets[occ.end], line: str.line });
+      out.push({ ...occ, start: str.rawOffsets[occ.start], end: str.rawOffsets[occ.end], line: str.line, ...(holder ? { fromOf: holder } : {}) });
     }
   }
 }

@@ -6,8 +6,17 @@ import type { JsonNode } from './json-tree';
 import type { Token } from './lexer';
 import { declaredBlock, type ConfigFile, type TemplateConfig } from './template-config';
 
-/** The Kubernetes kinds whose loss is a lost volume, as PVC and PV resource types are. */
-const PERSISTENT_KINDS = new Set(['PersistentVolumeClaim', 'PersistentVolume']);
+/**
+ * The Kubernetes kinds whose loss is a lost volume, as PVC and PV resource types are. A CDI
+ * `DataVolume` (KubeVirt's VM disks) owns the claim it fills: deleting it deletes the claim.
+ */
+const PERSISTENT_KINDS = new Set(['PersistentVolumeClaim', 'PersistentVolume', 'DataVolume']);
+
+/**
+ * Kinds that make claims of their own in their namespace, which outlive them (a StatefulSet's
+ * volumeClaimTemplates, a KubeVirt VirtualMachine's dataVolumeTemplates) but not their namespace.
+ */
+const CLAIM_MAKING_KINDS = new Set(['StatefulSet', 'VirtualMachine']);
 
 /**
  * `kubernetes_manifest` resources whose `manifest` is a PersistentVolumeClaim or PersistentVolume:
@@ -19,12 +28,21 @@ const PERSISTENT_KINDS = new Set(['PersistentVolumeClaim', 'PersistentVolume']);
  * its loss is found by the plan guard and the build's log, not by the post-build uid comparison.
  */
 export function persistentManifests(model: TemplateConfig): ResourceDeclaration[] {
+  return manifestsOfKinds(model, PERSISTENT_KINDS);
+}
+
+/** `kubernetes_manifest` resources of a kind that makes claims in its namespace: the namespace holds data. */
+export function claimMakingManifests(model: TemplateConfig): ResourceDeclaration[] {
+  return manifestsOfKinds(model, CLAIM_MAKING_KINDS);
+}
+
+function manifestsOfKinds(model: TemplateConfig, kinds: ReadonlySet<string>): ResourceDeclaration[] {
   const out: ResourceDeclaration[] = [];
   for (const f of model.configFiles) {
     for (const r of f.outline.resources) {
       if (r.mode !== 'managed' || r.type !== 'kubernetes_manifest') continue;
       const kind = f.syntax === 'native' ? nativeKind(f, r) : jsonKind(f.tree, r);
-      if (kind !== undefined && PERSISTENT_KINDS.has(kind)) out.push(r);
+      if (kind !== undefined && kinds.has(kind)) out.push(r);
     }
   }
   return out;

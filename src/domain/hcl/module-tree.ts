@@ -79,9 +79,9 @@ export class ModuleTree {
     return [...new Set(found)].sort();
   }
 
-  /** Follows `callPath` (module names, outermost first) from the root folder. */
-  resolve(callPath: readonly string[]): ModuleResolution {
-    let dir = '';
+  /** Follows `callPath` (module names, outermost first) from the root folder, or from `fromDir`. */
+  resolve(callPath: readonly string[], fromDir = ''): ModuleResolution {
+    let dir = fromDir;
     let address = '';
     for (const name of callPath) {
       address = `${address}${address ? '.' : ''}module.${name}`;

@@ -1,7 +1,7 @@
 import { lookupDeprecated, type ResourceMode } from '../type-map';
 import { parseBody, type HclBlock, type HclItem } from './body-parser';
-import { lexHcl, type Token } from './lexer';
-import { findTypeReferences, type TypeOccurrence } from './type-references';
+import { isTrivia, lexHcl, type Token } from './lexer';
+import { findTypeReferences, type AddressBlock, type TypeOccurrence } from './type-references';
 
 /** Which dialect a native-syntax file speaks: configuration, `terraform test` file, or mock data file. */
 export type HclDialect = 'config' | 'test' | 'mock';
@@ -51,10 +51,10 @@ function labelMode(dialect: HclDialect, parents: readonly string[], blockType: s
  */
 export function typeOccurrencesInHcl(parsed: ParsedHcl, moduleIsRewritten: (callPath: readonly string[]) => boolean): TypeOccurrence[] {
   const out: TypeOccurrence[] = [];
-  walk(parsed.items, [], new Set());
+  walk(parsed.items, [], new Set(), undefined);
   return out.sort((a, b) => a.start - b.start);
 
-  function walk(items: readonly HclItem[], parents: readonly string[], shadowed: ReadonlySet<string>): void {
+  function walk(items: readonly HclItem[], parents: readonly string[], shadowed: ReadonlySet<string>, holder: AddressBlock | undefined): void {
     const blockType = parents[parents.length - 1] ?? '';
     for (const item of items) {
       if (item.kind === 'attribute') {
@@ -62,14 +62,13 @@ export function typeOccurrencesInHcl(parsed: ParsedHcl, moduleIsRewritten: (call
         if (blockType === 'lifecycle' && name === 'ignore_changes') continue;
         if (blockType === 'dynamic' && name === 'iterator') continue;
         const address = name === 'depends_on' || (ADDRESS_ATTRIBUTES[blockType]?.includes(name) ?? false);
-        out.push(
-          ...findTypeReferences(parsed.tokens, item.exprStart, item.exprEnd, {
-            address,
-            legacyQuoted: name === 'depends_on',
-            shadowed,
-            moduleIsRewritten,
-          }),
-        );
+        const found = findTypeReferences(parsed.tokens, item.exprStart, item.exprEnd, {
+          address,
+          legacyQuoted: name === 'depends_on',
+          shadowed,
+          moduleIsRewritten,
+        });
+        out.push(...(holder && name === 'from' ? found.map((occ) => ({ ...occ, fromOf: holder })) : found));
         continue;
       }
       const mode = labelMode(parsed.dialect, parents, item.type.text);
@@ -77,9 +76,28 @@ export function typeOccurrencesInHcl(parsed: ParsedHcl, moduleIsRewritten: (call
       if (mode && label && lookupDeprecated(mode, label.value)) {
         out.push({ mode, type: label.value, start: label.token.start, end: label.token.end, line: label.token.line, context: 'label' });
       }
-      walk(item.body, [...parents, item.type.text], withDynamicIterator(item, shadowed, parsed.tokens));
+      walk(item.body, [...parents, item.type.text], withDynamicIterator(item, shadowed, parsed.tokens), addressBlockOf(item, parents, parsed));
     }
   }
+}
+
+/** A root `moved` or `removed` block of a configuration file, with its addresses as written (blanks dropped). */
+function addressBlockOf(block: HclBlock, parents: readonly string[], parsed: ParsedHcl): AddressBlock | undefined {
+  const type = block.type.text;
+  if (parsed.dialect !== 'config' || parents.length > 0 || (type !== 'moved' && type !== 'removed')) return undefined;
+  const text = (name: string): string | undefined => {
+    const attr = block.body.find((i) => i.kind === 'attribute' && i.name.text === name);
+    if (attr?.kind !== 'attribute') return undefined;
+    return parsed.tokens
+      .slice(attr.exprStart, attr.exprEnd)
+      .filter((t) => !isTrivia(t))
+      .map((t) => t.text)
+      .join('');
+  };
+  const from = text('from');
+  if (from === undefined) return undefined;
+  const to = text('to');
+  return { block: type, from, ...(to !== undefined ? { to } : {}) };
 }
 
 /** A `dynamic "x"` block binds `x` (or its `iterator` name) inside its body. */

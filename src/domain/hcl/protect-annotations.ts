@@ -2,7 +2,7 @@ import { isPersistentType } from '../type-map';
 import { claimMakingSets } from './claim-making-sets';
 import type { ResourceDeclaration } from './config-outline';
 import type { Token } from './lexer';
-import { persistentManifests } from './manifest-kinds';
+import { claimMakingManifests, persistentManifests } from './manifest-kinds';
 import { dirOf } from './module-tree';
 import { namespacesHoldingProtected } from './namespace-holders';
 import { readTemplateConfig, type TemplateConfig } from './template-config';
@@ -60,8 +60,10 @@ export function protectedDeclarations(model: TemplateConfig): { resource: Resour
       return why ? [{ resource: r, why }] : [];
     });
   const directSet = new Set(direct.map((d) => d.resource));
-  // A namespace's delete takes every claim in it, a retained stateful set's claims too.
-  const holdingData = new Set([...directSet, ...sets.map((s) => s.resource)]);
+  // A namespace's delete takes every claim in it, a retained stateful set's claims too (typed, or as a
+  // manifest), and a helm release's: a chart's persistence is claims Terraform never sees.
+  const helmReleases = model.configFiles.flatMap((f) => f.outline.resources).filter((r) => r.mode === 'managed' && r.type === 'helm_release');
+  const holdingData = new Set([...directSet, ...sets.map((s) => s.resource), ...claimMakingManifests(model), ...helmReleases]);
   const holders = namespacesHoldingProtected(model, holdingData)
     .filter((r) => !directSet.has(r))
     .map((resource) => ({ resource, why: 'holds-protected' as const }));

@@ -9,6 +9,15 @@ export interface TypeOccurrence {
   readonly end: number;
   readonly line: number;
   readonly context: 'label' | 'reference' | 'address';
+  /** On the `from` of a `moved` or `removed` block only: that block's addresses, as written (blanks dropped). */
+  readonly fromOf?: AddressBlock;
+}
+
+/** A `moved` or `removed` block's addresses, blanks dropped (`module.a.T.x`, `T.x["k"]`). */
+export interface AddressBlock {
+  readonly block: 'moved' | 'removed';
+  readonly from: string;
+  readonly to?: string;
 }
 
 export interface ReferenceScanOptions {

@@ -315,3 +315,82 @@ describe('the retention policy as the plugin-framework provider takes it: a list
     expect(protectedConfigAddresses(files)).toEqual(['kubernetes_stateful_set_v1.deletes', 'kubernetes_stateful_set_v1.var_value', 'kubernetes_stateful_set_v1.whole_var']);
   });
 });
+
+// KubeVirt workspaces (public Coder templates on Cluster API + KubeVirt): the VM's disk is a CDI
+// DataVolume, a claim with an importer in front; a VirtualMachine's dataVolumeTemplates and a
+// manifest StatefulSet's volumeClaimTemplates make claims in the namespace as the typed set does.
+describe('manifests of kinds that are or make claims', () => {
+  test('a DataVolume is protected as a claim is; the namespace holding it, a VirtualMachine or a manifest StatefulSet is protected too', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "vm" {',
+        '  metadata { name = "vm-${data.coder_workspace.me.id}" }',
+        '}',
+        'resource "kubernetes_manifest" "disk" {',
+        '  manifest = {',
+        '    apiVersion = "cdi.kubevirt.io/v1beta1"',
+        '    kind       = "DataVolume"',
+        '    metadata   = { name = "disk", namespace = "vm-${data.coder_workspace.me.id}" }',
+        '  }',
+        '  depends_on = [kubernetes_namespace.vm]',
+        '}',
+        'resource "kubernetes_namespace" "kv" {',
+        '  metadata { name = "kv" }',
+        '}',
+        'resource "kubernetes_manifest" "machine" {',
+        '  manifest = {',
+        '    apiVersion = "kubevirt.io/v1"',
+        '    kind       = "VirtualMachine"',
+        '    metadata   = { name = "m", namespace = kubernetes_namespace.kv.metadata[0].name }',
+        '  }',
+        '}',
+        'resource "kubernetes_namespace" "db" {',
+        '  metadata { name = "db" }',
+        '}',
+        'resource "kubernetes_manifest" "db" {',
+        '  manifest = {',
+        '    apiVersion = "apps/v1"',
+        '    kind       = "StatefulSet"',
+        '    metadata   = { name = "db", namespace = kubernetes_namespace.db.metadata[0].name }',
+        '  }',
+        '}',
+        'resource "kubernetes_namespace" "plain" {',
+        '  metadata { name = "plain" }',
+        '}',
+        'resource "kubernetes_manifest" "cm" {',
+        '  manifest = { kind = "ConfigMap", metadata = { name = "c", namespace = kubernetes_namespace.plain.metadata[0].name } }',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_manifest.disk', 'kubernetes_namespace.db', 'kubernetes_namespace.kv', 'kubernetes_namespace.vm']);
+  });
+});
+
+// A chart's persistence (grafana, n8n, a vcluster's syncer) is claims Terraform never sees.
+describe('a helm release in a namespace the template creates', () => {
+  test('protects the namespace it installs into; the release itself and a namespace no release uses are not protected', () => {
+    const files = [
+      file('main.tf', [
+        'resource "kubernetes_namespace" "apps" {',
+        '  count = 1',
+        '  metadata { name = "apps" }',
+        '}',
+        'resource "helm_release" "grafana" {',
+        '  name      = "grafana"',
+        '  chart     = "grafana"',
+        '  namespace = kubernetes_namespace.apps[0].metadata[0].name',
+        '  values    = [yamlencode({ persistence = { enabled = true } })]',
+        '}',
+        'resource "kubernetes_namespace" "empty" {',
+        '  metadata { name = "empty" }',
+        '}',
+        'data "helm_template" "t" {',
+        '  name      = "t"',
+        '  chart     = "t"',
+        '  namespace = kubernetes_namespace.empty.metadata[0].name',
+        '}',
+      ]),
+    ];
+    expect(protectedConfigAddresses(files)).toEqual(['kubernetes_namespace.apps']);
+  });
+});
