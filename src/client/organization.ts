@@ -9,6 +9,7 @@ import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { rethrowNoRun } from './run-not-found';
+import { queryRunningRun } from './run-waits';
 import { approvalCommands } from '../domain/run-details';
 import { whoMayApprove } from '../domain/approval-policy';
 
@@ -42,13 +43,19 @@ export interface OrganizationStatus {
   failureType?: string;
   /** What the template fleet running now waits on (its gate, its template's or a workspace's, an activity retrying). */
   waitingOn?: FleetWait[];
+  /** Running, but no worker answered its progress query: `phase` is its search attribute's, `waitingOn` says why. It has not ended. */
+  unanswered?: true;
 }
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
   const handle = client.workflow.getHandle(workflowId);
-  const status = (await handle.describe().catch(rethrowNoRun(workflowId))).status.name;
+  const d = await handle.describe().catch(rethrowNoRun(workflowId));
+  const status = d.status.name;
   if (status === 'RUNNING') {
-    const progress = await handle.query(organizationProgressQuery);
+    // No worker to answer (none polls, or one was just killed): say so at once, not Temporal's error after 30 s.
+    const asked = await queryRunningRun(client, d, () => handle.query(organizationProgressQuery));
+    if ('unanswered' in asked) return { workflowId, phase: asked.unanswered.phase, unanswered: true, waitingOn: [{ kind: 'no-worker', workflowId, text: asked.unanswered.text }] };
+    const progress = asked.value;
     // A gate two levels down (the template of the fleet running now) is still a person the run waits on.
     const current = progress.templates.find((r) => (r.state === 'canary' || r.state === 'rolling') && r.workflowId);
     const child = current?.workflowId ? await fleetStatus(client, current.workflowId).catch(() => undefined) : undefined;

@@ -8,6 +8,7 @@ import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
 import { refuseUnknownNamesNow } from '../names-now';
 import { waitForFleetNameCheck } from '../fleet-name-check';
+import { waitLines } from '../../domain/fleet-waits';
 import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
 import { startFleetRun } from '../start-fleet-run';
@@ -42,6 +43,17 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
   const announced = new Set<string>();
   for (;;) {
     let s = await fleetStatus(client, workflowId);
+    if (s.unanswered) {
+      // No worker answers it now (a restart, a killed pod): it has not ended, so say why once and keep waiting.
+      const line = waitLines(s.waitingOn ?? []).join('\n  ');
+      if (line !== lastLine && !opts.json) {
+        if (tty) process.stdout.write('\r\x1b[2K');
+        io.out(`${workflowId}: ${s.phase}: ${line}`);
+      }
+      lastLine = line;
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
+      continue;
+    }
     if (!s.progress) {
       if (tty) process.stdout.write('\n');
       s = await (await import('../left-lock-sources')).withLeftLockHere(client, s);

@@ -30,7 +30,8 @@ export async function waitForOrganization(client: Client, io: CliIo, workflowId:
     const text = organizationStatusText(s);
     if (!json && text !== last) io.out(text);
     last = text;
-    if (!s.progress) {
+    // No worker answers it now (a restart, a killed pod): it has not ended, so keep waiting.
+    if (!s.progress && !s.unanswered) {
       if (json) io.out(JSON.stringify(s, null, 2));
       const r = s.result;
       if (!r) return exitCodeOfFailureType(s.failureType);
