@@ -212,7 +212,9 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     } catch (err) {
       const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
       row.state = 'failed';
-      row.note = (cause as Error)?.message?.slice(0, 300) ?? String(err);
+      // Whole: the refusal's last sentence says what to do (300 characters cut "Promote the version first" off).
+      const message = (cause as Error)?.message;
+      row.note = message ? (message.length > 1000 ? `${message.slice(0, 999)}…` : message) : String(err);
       return undefined;
     } finally {
       current = undefined;
