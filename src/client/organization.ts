@@ -5,6 +5,7 @@ import { organizationProgressQuery, organizationResultQuery, type OrganizationPr
 import { fleetStatus, type FleetStartOptions, type FleetStatus } from './fleet';
 import { addSummaries, summaryOf } from '../domain/fleet-summary';
 import { waitLines, type FleetWait } from '../domain/fleet-waits';
+import { pacingLine, type FleetPacingStatus } from '../domain/provisioner-pacing';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
 import { failureTypeOf } from './failure-text';
 import { refuseRunBesideOthers } from './fleet-conflicts';
@@ -45,6 +46,8 @@ export interface OrganizationStatus {
   waitingOn?: FleetWait[];
   /** Running, but no worker answered its progress query: `phase` is its search attribute's, `waitingOn` says why. It has not ended. */
   unanswered?: true;
+  /** How Coder's provisioner daemons pace the template fleet running now, and why it starts nothing when it waits on them. */
+  pacing?: { fleet: string; status: FleetPacingStatus };
 }
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
@@ -60,7 +63,7 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
     const current = progress.templates.find((r) => (r.state === 'canary' || r.state === 'rolling') && r.workflowId);
     const child = current?.workflowId ? await fleetStatus(client, current.workflowId).catch(() => undefined) : undefined;
     const live = liveOrganizationView(workflowId, progress, current?.workflowId, child);
-    return { workflowId, phase: progress.phase, progress: live.progress, ...(live.waitingOn.length ? { waitingOn: live.waitingOn } : {}) };
+    return { workflowId, phase: progress.phase, progress: live.progress, ...(live.waitingOn.length ? { waitingOn: live.waitingOn } : {}), ...(live.pacing ? { pacing: live.pacing } : {}) };
   }
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as OrganizationResult;
@@ -90,14 +93,23 @@ export function liveOrganizationView(
   progress: OrganizationProgress,
   currentFleetId: string | undefined,
   child: Pick<FleetStatus, 'progress' | 'waitingOn'> | undefined,
-): { progress: OrganizationProgress; waitingOn: FleetWait[] } {
+): { progress: OrganizationProgress; waitingOn: FleetWait[]; pacing?: OrganizationStatus['pacing'] } {
   const templates = progress.templates.map((r) =>
     r.workflowId === currentFleetId && child?.progress ? { ...r, summary: addSummaries(r.summary, summaryOf(child.progress.counts)) } : r,
   );
-  const lastPause = progress.phase === 'paused' ? [...progress.control].reverse().find((c) => c.action === 'pause') : undefined;
-  const own: FleetWait[] = lastPause ? [{ kind: 'paused', workflowId, by: lastPause.by, since: lastPause.at, ...(lastPause.reason ? { reason: lastPause.reason } : {}) }] : [];
+  // Paused at its own gate (the shared fleet-continue) the phase stays awaiting-approval, yet an approval alone starts nothing.
+  const lastToggle = [...progress.control].reverse().find((c) => c.action === 'pause' || c.action === 'resume' || c.action === 'cancel');
+  const atGate = progress.phase === 'awaiting-approval' && progress.pendingApproval ? progress.pendingApproval.gateId : undefined;
+  const lastPause = lastToggle?.action === 'pause' && (progress.phase === 'paused' || atGate) ? lastToggle : undefined;
+  const own: FleetWait[] = lastPause ? [{ kind: 'paused', workflowId, by: lastPause.by, since: lastPause.at, ...(lastPause.reason ? { reason: lastPause.reason } : {}), ...(atGate ? { atGate } : {}) }] : [];
   const fromChild = (child?.waitingOn ?? []).filter((w) => !(lastPause && w.kind === 'paused'));
-  return { progress: { ...progress, templates, summary: templates.reduce((sum, r) => addSummaries(sum, r.summary), addSummaries(undefined, undefined)) }, waitingOn: [...own, ...fromChild] };
+  // Why the template fleet running now starts nothing: no daemon online, users' builds queued (its own status says it; the organization's did not).
+  const pacing = child?.progress?.pacing;
+  return {
+    progress: { ...progress, templates, summary: templates.reduce((sum, r) => addSummaries(sum, r.summary), addSummaries(undefined, undefined)) },
+    waitingOn: [...own, ...fromChild],
+    ...(pacing && currentFleetId ? { pacing: { fleet: currentFleetId, status: pacing } } : {}),
+  };
 }
 
 /** What a row's "0 migrated" would hide: workspaces already migrated, and those skipped for a person to act on. */
@@ -106,7 +118,7 @@ function leftAlone(sum: { alreadyMigrated: number; skipped: number }): string {
 }
 
 /** `fleet status` of a deployment-wide run, one line per template. */
-export function organizationStatusText(s: OrganizationStatus): string {
+export function organizationStatusText(s: OrganizationStatus, nowMs?: number): string {
   const rows = s.progress?.templates ?? s.result?.templates ?? [];
   const lines = [`${s.workflowId}: ${s.phase}${s.progress ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
   for (const r of rows) {
@@ -116,6 +128,7 @@ export function organizationStatusText(s: OrganizationStatus): string {
     );
   }
   for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);
+  if (s.pacing) lines.push(`  ${s.pacing.fleet}: ${pacingLine(s.pacing.status, nowMs).replace(/\*\*/g, '')}`);
   if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    approvers: ${whoMayApprove(s.progress.pendingApproval)}`, `    ${approvalCommands(s.workflowId, s.progress.pendingApproval).cli}`);
   return lines.join('\n');
 }

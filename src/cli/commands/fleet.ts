@@ -169,7 +169,7 @@ Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet
             return;
           }
           const s = await organizationStatus(client, id);
-          io.out(o.json ? JSON.stringify(s, null, 2) : organizationStatusText(s));
+          io.out(o.json ? JSON.stringify(s, null, 2) : organizationStatusText(s, Date.now()));
           return;
         }
         if (o.wait) {
