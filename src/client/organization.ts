@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
 import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
@@ -7,9 +7,9 @@ import { addSummaries, summaryOf } from '../domain/fleet-summary';
 import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine, type FleetPacingStatus } from '../domain/provisioner-pacing';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
-import { failureTypeOf } from './failure-text';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { rethrowNoRun } from './run-not-found';
+import { runOutcome } from './run-outcome';
 import { queryRunningRun } from './run-waits';
 import { approvalCommands } from '../domain/run-details';
 import { whoMayApprove } from '../domain/approval-policy';
@@ -74,13 +74,10 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
     const result = await handle.query(organizationResultQuery).catch(() => undefined);
     if (result) return { workflowId, phase: 'cancelled', result };
   }
-  try {
-    await handle.result();
-  } catch (err) {
-    const failureType = err instanceof WorkflowFailedError ? failureTypeOf(err.cause) : undefined;
-    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message, ...(failureType ? { failureType } : {}) };
-  }
-  return { workflowId, phase: status.toLowerCase() };
+  // Failed, terminated or timed out: Temporal's own reason with every cause (an activity's failure said 'Activity task failed' alone), as a fleet's.
+  const outcome = await runOutcome(client, workflowId);
+  if (outcome.state === 'running' || outcome.state === 'completed') return { workflowId, phase: status.toLowerCase() };
+  return { workflowId, phase: outcome.state === 'cancelled' ? 'cancelled' : 'failed', error: outcome.reason ?? `workflow ${outcome.state}`, ...(outcome.failureType ? { failureType: outcome.failureType } : {}) };
 }
 
 /**

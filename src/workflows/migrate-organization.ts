@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
@@ -161,7 +162,17 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
   }
 
   // ── which templates ───────────────────────────────────────────────────
-  const found = await acts.listOrganizationTemplates({ organization: input.organization, ...(input.allTemplates ? {} : { templates: input.templates }) });
+  const found = await acts.listOrganizationTemplates({ organization: input.organization, ...(input.allTemplates ? {} : { templates: input.templates }) }).catch((err: unknown) => {
+    // A typo of --org: Coder answers 404. Said as an unknown name (exit 2), not 'Activity task failed'.
+    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'CoderApi.not-found') {
+      throw ApplicationFailure.create({
+        message: `no organization '${input.organization}' in Coder that the worker's token can read (${err.cause.message}); check --org with 'wsmigrate scan --org <name>'`,
+        type: FailureType.unknownName,
+        nonRetryable: true,
+      });
+    }
+    throw withActivityMessage(err);
+  });
   if (found.unknown.length > 0) {
     throw ApplicationFailure.create({
       message: `organization ${input.organization} has no template named ${found.unknown.join(', ')} (it has ${found.templates.length ? found.templates.map((t) => t.name).join(', ') : 'none of those'}); check the names with 'wsmigrate scan --org ${input.organization}'`,
