@@ -117,7 +117,8 @@ function leftAlone(sum: { alreadyMigrated: number; skipped: number }): string {
 /** `fleet status` of a deployment-wide run, one line per template. */
 export function organizationStatusText(s: OrganizationStatus, nowMs?: number): string {
   const rows = s.progress?.templates ?? s.result?.templates ?? [];
-  const lines = [`${s.workflowId}: ${s.phase}${s.progress ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
+  const by = s.result?.cancelledBy;
+  const lines = [`${s.workflowId}: ${s.phase}${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}${s.progress ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
   for (const r of rows) {
     const sum = r.summary;
     lines.push(

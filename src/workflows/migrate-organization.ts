@@ -25,6 +25,7 @@ import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { FailureType } from '../domain/failure-types';
+import { gateDecisionText } from '../domain/gate-decision';
 import { codeSpan } from '../domain/run-details';
 import { ApprovalGates } from './approval-gates';
 import {
@@ -258,7 +259,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       );
       if (decision === 'rejected' || decision === 'timed-out') {
         cancelled = true;
-        control.push({ action: 'cancel', by: 'fleet-continue gate', reason: decision, at: new Date().toISOString() });
+        // Who said no and when, or how long nobody answered: the words a template fleet's cancel gives.
+        control.push({ action: 'cancel', by: 'fleet-continue gate', reason: gates.lastDecision ? gateDecisionText(gates.lastDecision) : decision, at: new Date().toISOString() });
       }
     }
   }
@@ -285,7 +287,14 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     counts: { ...summary },
   });
   await condition(allHandlersFinished);
-  const result: OrganizationResult = { phase: cancelled ? 'cancelled' : 'done', templates: rows, summary, nothingToDo: rows.filter((r) => r.state === 'nothing-to-do').map((r) => r.template) };
+  const cancel = control.find((c) => c.action === 'cancel');
+  const result: OrganizationResult = {
+    phase: cancelled ? 'cancelled' : 'done',
+    templates: rows,
+    summary,
+    nothingToDo: rows.filter((r) => r.state === 'nothing-to-do').map((r) => r.template),
+    ...(cancelled && cancel ? { cancelledBy: { by: cancel.by, ...(cancel.reason ? { reason: cancel.reason } : {}) } } : {}),
+  };
   ended.result = result;
   if (!cancelled) return result;
   // Cancelled ends as Cancelled, as a fleet does: Temporal needs a cancel request for it (see requestCancellation).

@@ -138,6 +138,9 @@ describe('migrateOrganization: cancel', () => {
     expect(result.phase).toBe('cancelled');
     const byTemplate = Object.fromEntries(result.templates.map((r) => [r.template, r.state]));
     expect(byTemplate).toEqual({ [gpu]: 'cancelled', [env.sim.template.name]: 'cancelled' });
+    // Who cancelled it and why, as a template fleet's summary says (it used to say only 'cancelled').
+    expect(result.cancelledBy).toEqual({ by: 'sre', reason: 'stop for today' });
+    expect(organizationStatusText(s)).toMatch(new RegExp(`^${id}: cancelled by sre \\(stop for today\\)\n`));
     expect(result.summary).toMatchObject({ failed: 0, restored: 0, needsAttention: 0 });
     // The canaries (one each) and what the first fleet finished before the cancel; never the second template's rest.
     expect(result.summary.migrated).toBeLessThan(7);
@@ -146,4 +149,31 @@ describe('migrateOrganization: cancel', () => {
     expect(pvcUids(env)).toEqual(uidsBefore);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 300_000);
+});
+
+describe('migrateOrganization: its shared fleet-continue gate rejected', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('ends cancelled, saying who rejected the gate and their comment (it used to say only "cancelled"); the canary kept its volume', async () => {
+    const uidsBefore = pvcUids(env);
+    const id = `wsmigrate-org/coder/${env.sim.template.name}-reject`;
+    await startOrganizationMigration(
+      env.t.client,
+      { organization: 'coder', templates: [env.sim.template.name], canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue, workflowId: id },
+    );
+    await approveTemplatesAsTheyAsk(env, [env.sim.template.name], async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
+    await decide(env.t.client, id, 'reject', { approver: 'sre', comment: 'not tonight' });
+    await expect(env.t.client.workflow.getHandle(id).result()).rejects.toThrow();
+    const s = await organizationStatus(env.t.client, id);
+    expect(s.result?.cancelledBy).toEqual({ by: 'fleet-continue gate', reason: "rejected by sre at the fleet-continue gate ('not tonight')" });
+    expect(organizationStatusText(s)).toMatch(new RegExp(`^${id}: cancelled by fleet-continue gate \\(rejected by sre at the fleet-continue gate \\('not tonight'\\)\\)\n`));
+    expect(pvcUids(env)).toEqual(uidsBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 240_000);
 });
