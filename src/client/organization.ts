@@ -3,7 +3,7 @@ import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
 import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
 import { fleetStatus, type FleetStartOptions, type FleetStatus } from './fleet';
-import { addSummaries, summaryOf } from '../domain/fleet-summary';
+import { addSummaries, canaryThenRest, summaryOf } from '../domain/fleet-summary';
 import { waitLines, type FleetWait } from '../domain/fleet-waits';
 import { pacingLine, type FleetPacingStatus } from '../domain/provisioner-pacing';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
@@ -92,7 +92,10 @@ export function liveOrganizationView(
   child: Pick<FleetStatus, 'progress' | 'waitingOn'> | undefined,
 ): { progress: OrganizationProgress; waitingOn: FleetWait[]; pacing?: OrganizationStatus['pacing'] } {
   const templates = progress.templates.map((r) =>
-    r.workflowId === currentFleetId && child?.progress ? { ...r, summary: addSummaries(r.summary, summaryOf(child.progress.counts)) } : r,
+    r.workflowId === currentFleetId && child?.progress
+      ? // The rest fleet running now counts the canary's migrated workspaces again, as already migrated: each once.
+        { ...r, summary: r.state === 'rolling' && r.summary ? canaryThenRest(r.summary, summaryOf(child.progress.counts), false) : addSummaries(r.summary, summaryOf(child.progress.counts)) }
+      : r,
   );
   // Paused at its own gate (the shared fleet-continue) the phase stays awaiting-approval, yet an approval alone starts nothing.
   const lastToggle = [...progress.control].reverse().find((c) => c.action === 'pause' || c.action === 'resume' || c.action === 'cancel');

@@ -25,6 +25,7 @@ import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { FailureType } from '../domain/failure-types';
+import { canaryThenRest } from '../domain/fleet-summary';
 import { gateDecisionText } from '../domain/gate-decision';
 import { codeSpan } from '../domain/run-details';
 import { ApprovalGates } from './approval-gates';
@@ -198,7 +199,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
   };
 
   /** Runs one template's fleet to its end; pause holds the next start, cancel stops what is left. */
-  async function runFleet(row: OrganizationTemplateRow, id: string, fleet: MigrateFleetInput): Promise<FleetResult | undefined> {
+  const canaryResults = new Map<string, FleetResult>();
+  async function runFleet(row: OrganizationTemplateRow, id: string, fleet: MigrateFleetInput, kind: 'canary' | 'rest'): Promise<FleetResult | undefined> {
     await condition(() => !paused || cancelled);
     if (cancelled) return undefined;
     row.workflowId = id;
@@ -217,7 +219,11 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
         throw err;
       });
       endedFleets.delete(id);
-      row.summary = add(row.summary ?? { ...EMPTY }, result.summary);
+      // The rest fleet lists the canary's workspaces again: each counted once (canaryThenRest).
+      const canary = kind === 'rest' ? canaryResults.get(row.template) : undefined;
+      if (canary && patched('wsmigrate-org-canary-counted-once')) row.summary = canaryThenRest(canary.summary, result.summary, result.phase === 'done' && !result.moreRemaining);
+      else row.summary = add(row.summary ?? { ...EMPTY }, result.summary);
+      if (kind === 'canary') canaryResults.set(row.template, result);
       if (result.targetVersionId) row.targetVersionId = result.targetVersionId;
       if (result.phase === 'cancelled') cancelled = true;
       return result;
@@ -239,7 +245,7 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     enter('canary');
     for (const row of todo()) {
       row.state = 'canary';
-      const r = await runFleet(row, `${fleetWorkflowId(input.organization, row.template)}/canary`, fleetInput(row, { canary: 0, archiveOldVersions: false, filters: { ...input.filters, limit: input.canary } }));
+      const r = await runFleet(row, `${fleetWorkflowId(input.organization, row.template)}/canary`, fleetInput(row, { canary: 0, archiveOldVersions: false, filters: { ...input.filters, limit: input.canary } }), 'canary');
       if (!hasFailed(row)) row.state = cancelled ? 'cancelled' : 'canary-done';
       if (r?.targetVersionId === undefined && row.state === 'canary-done') {
         row.state = 'failed';
@@ -273,7 +279,7 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       continue;
     }
     row.state = 'rolling';
-    const r = await runFleet(row, fleetWorkflowId(input.organization, row.template), fleetInput(row, { canary: 0 }));
+    const r = await runFleet(row, fleetWorkflowId(input.organization, row.template), fleetInput(row, { canary: 0 }), 'rest');
     if (!hasFailed(row)) row.state = r && r.phase === 'done' ? 'done' : 'cancelled';
   }
 
