@@ -25,7 +25,7 @@ export async function waitForFleetNameCheck(
       // No worker has run its first workflow task yet: the query cannot be answered until one does.
       unanswered = err;
     }
-    if (status?.progress?.namesChecked || (status && status.phase !== 'running' && !status.progress)) {
+    if (status?.progress?.namesChecked || (status && status.phase !== 'running' && !status.progress && !status.unanswered)) {
       if (status.phase === 'failed') await client.workflow.getHandle(workflowId).result();
       return;
     }

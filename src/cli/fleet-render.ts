@@ -174,6 +174,7 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     return lines.join('\n');
   }
   if (s.result) return `${s.workflowId}: ${s.phase}\n${summaryTable(s.result)}`;
+  if (s.unanswered) return [`${s.workflowId}: ${s.phase}`, ...waitLines(s.waitingOn ?? []).map((l) => `  ${l}`)].join('\n');
   return endedRunText(s);
 }
 

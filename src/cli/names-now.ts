@@ -38,7 +38,19 @@ export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl
       problems.push(`no template '${template}' in organization '${names.organization}' (--template, --org)`);
     }
   }
-  problems.push(...(await unknownNames(coder, names)));
+  // --all-templates names no template: the organization itself is the name to check (a typo used to start a run that failed with 'Activity task failed').
+  let organizationKnown = true;
+  if (names.templates.length === 0) {
+    organizationKnown = await coder.templatesOfOrganization(names.organization).then(
+      () => true,
+      (err: unknown) => {
+        if (isCoderApiError(err, 'not-found')) return false;
+        throw err;
+      },
+    );
+    if (!organizationKnown) problems.push(`no organization '${names.organization}' that this token can read (--org; the organization's name, e.g. 'coder', or its id)`);
+  }
+  if (organizationKnown) problems.push(...(await unknownNames(coder, names)));
   if (problems.length > 0) throw new CliError(`Coder (${coder.url}) has ${problems.join(', ')}; ${what === 'schedule' ? UNKNOWN_NAMES_HINT.replace('start again', 'create it again') : UNKNOWN_NAMES_HINT}`, EXIT.usage);
   const [template] = found;
   // Not a UUID: the run's input check says so, in its own words.

@@ -20,7 +20,7 @@ import { whoMayApprove } from '../domain/approval-policy';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { runOutcome } from './run-outcome';
 import { failureText } from './failure-text';
-import { silentStep, type PendingActivity } from './run-waits';
+import { queryRunningRun, silentStep, type PendingActivity } from './run-waits';
 import { templateWorkflowId } from '../domain/migration-input';
 import type { FleetWait } from '../domain/fleet-waits';
 import { countRunningByPhase, type RunningRow } from '../domain/running-phases';
@@ -67,6 +67,11 @@ export interface FleetStatus {
   runningByPhase?: Record<string, number>;
   /** Live progress (running fleets; ended ones too while a worker answers queries). */
   progress?: FleetProgress;
+  /**
+   * Running, but no worker answered its progress query (none polls its task queue, or one was just
+   * killed): `phase` is its search attribute's, `waitingOn` says on whom it waits. It has not ended.
+   */
+  unanswered?: true;
   result?: FleetResult;
   error?: string;
   /** The failure's type (`WsmigrateUnknownName`, `WsmigrateRefused`, …) when the fleet failed with one: the CLI's exit code follows it. */
@@ -102,7 +107,10 @@ export async function fleetStatus(client: Client, workflowId: string): Promise<F
   }
   const status = d.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') {
-    const progress = await handle.query(fleetProgressQuery);
+    // No worker to answer (none polls, or one was just killed): say so at once, not Temporal's error after 30 s.
+    const asked = await queryRunningRun(client, d, () => handle.query(fleetProgressQuery));
+    if ('unanswered' in asked) return { workflowId, phase: asked.unanswered.phase as FleetPhase, unanswered: true, waitingOn: [{ kind: 'no-worker', workflowId, text: asked.unanswered.text }] };
+    const progress = asked.value;
     const waitingOn = [...(await gateWaits(client, progress)), ...controlWaits(progress), ...(await stepWaits(client, progress, d.raw.pendingActivities ?? []))];
     return { workflowId, phase: progress.phase, progress, runningByPhase: await runningByPhase(client, progress.template), waitingOn };
   }

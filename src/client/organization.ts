@@ -1,14 +1,16 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
 import { organizationProgressQuery, organizationResultQuery, type OrganizationProgress, type OrganizationResult } from '../contracts/migrate-organization';
 import { fleetStatus, type FleetStartOptions, type FleetStatus } from './fleet';
-import { addSummaries, summaryOf } from '../domain/fleet-summary';
+import { addSummaries, canaryThenRest, summaryOf } from '../domain/fleet-summary';
 import { waitLines, type FleetWait } from '../domain/fleet-waits';
+import { pacingLine, type FleetPacingStatus } from '../domain/provisioner-pacing';
 import { createWindowSchedule, type FleetScheduleSpec } from './schedules';
-import { failureTypeOf } from './failure-text';
 import { refuseRunBesideOthers } from './fleet-conflicts';
 import { rethrowNoRun } from './run-not-found';
+import { runOutcome } from './run-outcome';
+import { queryRunningRun } from './run-waits';
 import { approvalCommands } from '../domain/run-details';
 import { whoMayApprove } from '../domain/approval-policy';
 
@@ -42,18 +44,26 @@ export interface OrganizationStatus {
   failureType?: string;
   /** What the template fleet running now waits on (its gate, its template's or a workspace's, an activity retrying). */
   waitingOn?: FleetWait[];
+  /** Running, but no worker answered its progress query: `phase` is its search attribute's, `waitingOn` says why. It has not ended. */
+  unanswered?: true;
+  /** How Coder's provisioner daemons pace the template fleet running now, and why it starts nothing when it waits on them. */
+  pacing?: { fleet: string; status: FleetPacingStatus };
 }
 
 export async function organizationStatus(client: Client, workflowId: string): Promise<OrganizationStatus> {
   const handle = client.workflow.getHandle(workflowId);
-  const status = (await handle.describe().catch(rethrowNoRun(workflowId))).status.name;
+  const d = await handle.describe().catch(rethrowNoRun(workflowId));
+  const status = d.status.name;
   if (status === 'RUNNING') {
-    const progress = await handle.query(organizationProgressQuery);
+    // No worker to answer (none polls, or one was just killed): say so at once, not Temporal's error after 30 s.
+    const asked = await queryRunningRun(client, d, () => handle.query(organizationProgressQuery));
+    if ('unanswered' in asked) return { workflowId, phase: asked.unanswered.phase, unanswered: true, waitingOn: [{ kind: 'no-worker', workflowId, text: asked.unanswered.text }] };
+    const progress = asked.value;
     // A gate two levels down (the template of the fleet running now) is still a person the run waits on.
     const current = progress.templates.find((r) => (r.state === 'canary' || r.state === 'rolling') && r.workflowId);
     const child = current?.workflowId ? await fleetStatus(client, current.workflowId).catch(() => undefined) : undefined;
     const live = liveOrganizationView(workflowId, progress, current?.workflowId, child);
-    return { workflowId, phase: progress.phase, progress: live.progress, ...(live.waitingOn.length ? { waitingOn: live.waitingOn } : {}) };
+    return { workflowId, phase: progress.phase, progress: live.progress, ...(live.waitingOn.length ? { waitingOn: live.waitingOn } : {}), ...(live.pacing ? { pacing: live.pacing } : {}) };
   }
   if (status === 'COMPLETED') {
     const result = (await handle.result()) as OrganizationResult;
@@ -64,13 +74,10 @@ export async function organizationStatus(client: Client, workflowId: string): Pr
     const result = await handle.query(organizationResultQuery).catch(() => undefined);
     if (result) return { workflowId, phase: 'cancelled', result };
   }
-  try {
-    await handle.result();
-  } catch (err) {
-    const failureType = err instanceof WorkflowFailedError ? failureTypeOf(err.cause) : undefined;
-    return { workflowId, phase: 'failed', error: err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message, ...(failureType ? { failureType } : {}) };
-  }
-  return { workflowId, phase: status.toLowerCase() };
+  // Failed, terminated or timed out: Temporal's own reason with every cause (an activity's failure said 'Activity task failed' alone), as a fleet's.
+  const outcome = await runOutcome(client, workflowId);
+  if (outcome.state === 'running' || outcome.state === 'completed') return { workflowId, phase: status.toLowerCase() };
+  return { workflowId, phase: outcome.state === 'cancelled' ? 'cancelled' : 'failed', error: outcome.reason ?? `workflow ${outcome.state}`, ...(outcome.failureType ? { failureType: outcome.failureType } : {}) };
 }
 
 /**
@@ -83,14 +90,26 @@ export function liveOrganizationView(
   progress: OrganizationProgress,
   currentFleetId: string | undefined,
   child: Pick<FleetStatus, 'progress' | 'waitingOn'> | undefined,
-): { progress: OrganizationProgress; waitingOn: FleetWait[] } {
+): { progress: OrganizationProgress; waitingOn: FleetWait[]; pacing?: OrganizationStatus['pacing'] } {
   const templates = progress.templates.map((r) =>
-    r.workflowId === currentFleetId && child?.progress ? { ...r, summary: addSummaries(r.summary, summaryOf(child.progress.counts)) } : r,
+    r.workflowId === currentFleetId && child?.progress
+      ? // The rest fleet running now counts the canary's migrated workspaces again, as already migrated: each once.
+        { ...r, summary: r.state === 'rolling' && r.summary ? canaryThenRest(r.summary, summaryOf(child.progress.counts), false) : addSummaries(r.summary, summaryOf(child.progress.counts)) }
+      : r,
   );
-  const lastPause = progress.phase === 'paused' ? [...progress.control].reverse().find((c) => c.action === 'pause') : undefined;
-  const own: FleetWait[] = lastPause ? [{ kind: 'paused', workflowId, by: lastPause.by, since: lastPause.at, ...(lastPause.reason ? { reason: lastPause.reason } : {}) }] : [];
+  // Paused at its own gate (the shared fleet-continue) the phase stays awaiting-approval, yet an approval alone starts nothing.
+  const lastToggle = [...progress.control].reverse().find((c) => c.action === 'pause' || c.action === 'resume' || c.action === 'cancel');
+  const atGate = progress.phase === 'awaiting-approval' && progress.pendingApproval ? progress.pendingApproval.gateId : undefined;
+  const lastPause = lastToggle?.action === 'pause' && (progress.phase === 'paused' || atGate) ? lastToggle : undefined;
+  const own: FleetWait[] = lastPause ? [{ kind: 'paused', workflowId, by: lastPause.by, since: lastPause.at, ...(lastPause.reason ? { reason: lastPause.reason } : {}), ...(atGate ? { atGate } : {}) }] : [];
   const fromChild = (child?.waitingOn ?? []).filter((w) => !(lastPause && w.kind === 'paused'));
-  return { progress: { ...progress, templates, summary: templates.reduce((sum, r) => addSummaries(sum, r.summary), addSummaries(undefined, undefined)) }, waitingOn: [...own, ...fromChild] };
+  // Why the template fleet running now starts nothing: no daemon online, users' builds queued (its own status says it; the organization's did not).
+  const pacing = child?.progress?.pacing;
+  return {
+    progress: { ...progress, templates, summary: templates.reduce((sum, r) => addSummaries(sum, r.summary), addSummaries(undefined, undefined)) },
+    waitingOn: [...own, ...fromChild],
+    ...(pacing && currentFleetId ? { pacing: { fleet: currentFleetId, status: pacing } } : {}),
+  };
 }
 
 /** What a row's "0 migrated" would hide: workspaces already migrated, and those skipped for a person to act on. */
@@ -99,9 +118,10 @@ function leftAlone(sum: { alreadyMigrated: number; skipped: number }): string {
 }
 
 /** `fleet status` of a deployment-wide run, one line per template. */
-export function organizationStatusText(s: OrganizationStatus): string {
+export function organizationStatusText(s: OrganizationStatus, nowMs?: number): string {
   const rows = s.progress?.templates ?? s.result?.templates ?? [];
-  const lines = [`${s.workflowId}: ${s.phase}${s.progress ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
+  const by = s.result?.cancelledBy;
+  const lines = [`${s.workflowId}: ${s.phase}${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}${s.progress ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
   for (const r of rows) {
     const sum = r.summary;
     lines.push(
@@ -109,6 +129,7 @@ export function organizationStatusText(s: OrganizationStatus): string {
     );
   }
   for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);
+  if (s.pacing) lines.push(`  ${s.pacing.fleet}: ${pacingLine(s.pacing.status, nowMs).replace(/\*\*/g, '')}`);
   if (s.progress?.pendingApproval) lines.push(`  waiting for approval of '${s.progress.pendingApproval.gateId}': ${s.progress.pendingApproval.summary}`, `    approvers: ${whoMayApprove(s.progress.pendingApproval)}`, `    ${approvalCommands(s.workflowId, s.progress.pendingApproval).cli}`);
   return lines.join('\n');
 }

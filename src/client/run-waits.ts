@@ -172,3 +172,41 @@ export function queuedBuildWait(subject: string, build: QueuedBuildView | undefi
     `offline, all busy, or none with the tags of the template's version; the run goes on once one takes it`
   );
 }
+
+/** What a running run's status query could not answer, and why: shown instead of its progress. */
+export interface Unanswered {
+  /** The run's phase as its search attribute last said (`running` when it said none). */
+  phase: string;
+  /** On whom the run waits: no worker on its task queue, or a query no worker answered. */
+  text: string;
+}
+
+/**
+ * A running run's query, asked only when a worker can answer it. With no worker polling the run's
+ * task queue a query hangs about 30 s, then fails with `FAILED_PRECONDITION: no poller seen for task
+ * queue recently`; a worker killed a moment ago still shows as polling, and its query fails the same
+ * way. Either way the run itself is fine and resumes when a worker comes: say so (`unanswered`)
+ * instead of failing the command, as `wsmigrate status` does.
+ */
+export async function queryRunningRun<T>(
+  client: Client,
+  d: { taskQueue: string; searchAttributes?: Record<string, unknown> },
+  query: () => Promise<T>,
+): Promise<{ value: T } | { unanswered: Unanswered }> {
+  const phase = (d.searchAttributes?.WsmigratePhase as string[] | undefined)?.[0] ?? 'running';
+  const workers = await taskQueueWorkers(client, d.taskQueue).catch(() => undefined);
+  if (workers && workers.live.length === 0) return { unanswered: { phase, text: noWorkerText(workers) } };
+  try {
+    return { value: await query() };
+  } catch (err) {
+    const e = err as { message?: string; cause?: { message?: string } };
+    const why = [e.message, e.cause?.message].filter(Boolean).join(': ');
+    const who = workers?.live.length ? ` (polling it lately: ${workers.live.join(', ')}; a worker killed in the last minute still shows)` : '';
+    return {
+      unanswered: {
+        phase,
+        text: `no worker answered the run's status query (${why})${who}: if no 'wsmigrate worker' runs on task queue '${d.taskQueue}', start one (same TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and WSMIGRATE_TASK_QUEUE); the run resumes where it stopped, nothing is lost meanwhile`,
+      },
+    };
+  }
+}

@@ -36,6 +36,8 @@ export interface OrganizationResult {
   summary: FleetSummary;
   /** Templates whose active version declares no deprecated type. */
   nothingToDo: string[];
+  /** Who cancelled it and why (`fleet cancel`, or the shared fleet-continue gate: rejected by whom, or timed out). */
+  cancelledBy?: { by: string; reason?: string };
 }
 
 export const organizationProgressQuery = defineQuery<OrganizationProgress>('organizationProgress');

@@ -55,3 +55,25 @@ export function fleetDoneText(summary: FleetSummary, moreRemaining: boolean): st
 export function countsRecord(c: FleetCounts): Record<string, number> {
   return { ...c };
 }
+
+/**
+ * One template's counts in an organization's run, each workspace once: its canary fleet's, then its
+ * rest fleet's. The rest fleet lists every workspace of the template again, the canary's included: a
+ * workspace the canary migrated counts there as already-migrated, and one the canary did not (failed,
+ * restored, needs-attention, declined, skipped) is retried or held there and counted with that outcome.
+ * Added field by field, a canary workspace counted twice: `6 migrated, 1 already migrated` for six
+ * workspaces, and a canary restored then migrated by the rest still counted `restored` (so `--wait`
+ * exited 3 with every workspace migrated). So: what the canary migrated (and recovered, and the PVC uids
+ * it kept) is added and taken from the rest's already-migrated; everything else is the rest's, when it
+ * reached every workspace (ended done, no batch limit left any). A rest that stopped short (a batch, a
+ * cancel) may not have reached a canary workspace that was not migrated: those counts are added.
+ */
+export function canaryThenRest(canary: FleetSummary, rest: FleetSummary, restReachedEvery: boolean): FleetSummary {
+  const migratedByCanary = { migrated: canary.migrated, recovered: canary.recovered, pvcUidsKept: canary.pvcUidsKept };
+  const base = restReachedEvery ? { ...NO_SUMMARY, ...migratedByCanary } : { ...canary, alreadyMigrated: 0 };
+  const sum = addSummaries(base, rest);
+  const out: FleetSummary = { ...sum, alreadyMigrated: Math.max(0, rest.alreadyMigrated - canary.migrated) };
+  // Declined only once some fleet declined one: the total (and the memo) stays as it was without.
+  if (!out.declined) delete out.declined;
+  return out;
+}

@@ -21,7 +21,9 @@ export type FleetWait =
   | { kind: 'unread'; workflowId: string; count: number; read: number }
   | { kind: 'control'; action: 'cancel' | 'pause'; by: string; until: string }
   /** Paused: nothing new starts until someone resumes it, whatever the daemons or the running migrations do. */
-  | { kind: 'paused'; workflowId: string; by: string; since: string; reason?: string; atGate?: string };
+  | { kind: 'paused'; workflowId: string; by: string; since: string; reason?: string; atGate?: string }
+  /** No worker answers the run (none polls its task queue, or its query failed): it does not move until one does. */
+  | { kind: 'no-worker'; workflowId: string; text: string };
 
 /** `text`, cut at `max` characters with an ellipsis that says so. */
 function clip(text: string, max: number): string {
@@ -68,6 +70,8 @@ export function waitLines(waits: readonly FleetWait[]): string[] {
         return `${w.action} by ${w.by} pending until ${w.until}`;
       case 'paused':
         return `paused by ${w.by}${w.reason ? ` (${w.reason})` : ''} since ${w.since}: ${w.atGate ? `it still waits at '${w.atGate}'; once that is approved, ` : ''}no new migration starts until it is resumed: wsmigrate fleet resume ${w.workflowId} --by <you>`;
+      case 'no-worker':
+        return `waiting on: ${w.text}`;
     }
   });
 }
@@ -87,6 +91,7 @@ export function waitTag(waits: readonly FleetWait[]): string | undefined {
   if (w.kind === 'paused') return `paused by ${w.by}`;
   if (w.kind === 'silent') return `${shortName(w.workflowId)} ${w.activity} silent ${formatDuration(w.silentMs)}`;
   if (w.kind === 'unread') return undefined;
+  if (w.kind === 'no-worker') return 'no worker answers';
   if (w.kind === 'retrying') return `${w.activity} retrying (attempt ${w.attempt}${w.maximumAttempts ? `/${w.maximumAttempts}` : ''}${w.lastError ? `: ${clip(w.lastError, 80)}` : ''})`;
   return `${w.action} pending`;
 }

@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
@@ -24,6 +25,8 @@ import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { FailureType } from '../domain/failure-types';
+import { canaryThenRest } from '../domain/fleet-summary';
+import { gateDecisionText } from '../domain/gate-decision';
 import { codeSpan } from '../domain/run-details';
 import { ApprovalGates } from './approval-gates';
 import {
@@ -161,7 +164,17 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
   }
 
   // ── which templates ───────────────────────────────────────────────────
-  const found = await acts.listOrganizationTemplates({ organization: input.organization, ...(input.allTemplates ? {} : { templates: input.templates }) });
+  const found = await acts.listOrganizationTemplates({ organization: input.organization, ...(input.allTemplates ? {} : { templates: input.templates }) }).catch((err: unknown) => {
+    // A typo of --org: Coder answers 404. Said as an unknown name (exit 2), not 'Activity task failed'.
+    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'CoderApi.not-found') {
+      throw ApplicationFailure.create({
+        message: `no organization '${input.organization}' in Coder that the worker's token can read (${err.cause.message}); check --org with 'wsmigrate scan --org <name>'`,
+        type: FailureType.unknownName,
+        nonRetryable: true,
+      });
+    }
+    throw withActivityMessage(err);
+  });
   if (found.unknown.length > 0) {
     throw ApplicationFailure.create({
       message: `organization ${input.organization} has no template named ${found.unknown.join(', ')} (it has ${found.templates.length ? found.templates.map((t) => t.name).join(', ') : 'none of those'}); check the names with 'wsmigrate scan --org ${input.organization}'`,
@@ -186,7 +199,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
   };
 
   /** Runs one template's fleet to its end; pause holds the next start, cancel stops what is left. */
-  async function runFleet(row: OrganizationTemplateRow, id: string, fleet: MigrateFleetInput): Promise<FleetResult | undefined> {
+  const canaryResults = new Map<string, FleetResult>();
+  async function runFleet(row: OrganizationTemplateRow, id: string, fleet: MigrateFleetInput, kind: 'canary' | 'rest'): Promise<FleetResult | undefined> {
     await condition(() => !paused || cancelled);
     if (cancelled) return undefined;
     row.workflowId = id;
@@ -205,14 +219,20 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
         throw err;
       });
       endedFleets.delete(id);
-      row.summary = add(row.summary ?? { ...EMPTY }, result.summary);
+      // The rest fleet lists the canary's workspaces again: each counted once (canaryThenRest).
+      const canary = kind === 'rest' ? canaryResults.get(row.template) : undefined;
+      if (canary && patched('wsmigrate-org-canary-counted-once')) row.summary = canaryThenRest(canary.summary, result.summary, result.phase === 'done' && !result.moreRemaining);
+      else row.summary = add(row.summary ?? { ...EMPTY }, result.summary);
+      if (kind === 'canary') canaryResults.set(row.template, result);
       if (result.targetVersionId) row.targetVersionId = result.targetVersionId;
       if (result.phase === 'cancelled') cancelled = true;
       return result;
     } catch (err) {
       const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
       row.state = 'failed';
-      row.note = (cause as Error)?.message?.slice(0, 300) ?? String(err);
+      // Whole: the refusal's last sentence says what to do (300 characters cut "Promote the version first" off).
+      const message = (cause as Error)?.message;
+      row.note = message ? (message.length > 1000 ? `${message.slice(0, 999)}…` : message) : String(err);
       return undefined;
     } finally {
       current = undefined;
@@ -225,7 +245,7 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     enter('canary');
     for (const row of todo()) {
       row.state = 'canary';
-      const r = await runFleet(row, `${fleetWorkflowId(input.organization, row.template)}/canary`, fleetInput(row, { canary: 0, archiveOldVersions: false, filters: { ...input.filters, limit: input.canary } }));
+      const r = await runFleet(row, `${fleetWorkflowId(input.organization, row.template)}/canary`, fleetInput(row, { canary: 0, archiveOldVersions: false, filters: { ...input.filters, limit: input.canary } }), 'canary');
       if (!hasFailed(row)) row.state = cancelled ? 'cancelled' : 'canary-done';
       if (r?.targetVersionId === undefined && row.state === 'canary-done') {
         row.state = 'failed';
@@ -245,7 +265,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       );
       if (decision === 'rejected' || decision === 'timed-out') {
         cancelled = true;
-        control.push({ action: 'cancel', by: 'fleet-continue gate', reason: decision, at: new Date().toISOString() });
+        // Who said no and when, or how long nobody answered: the words a template fleet's cancel gives.
+        control.push({ action: 'cancel', by: 'fleet-continue gate', reason: gates.lastDecision ? gateDecisionText(gates.lastDecision) : decision, at: new Date().toISOString() });
       }
     }
   }
@@ -258,7 +279,7 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       continue;
     }
     row.state = 'rolling';
-    const r = await runFleet(row, fleetWorkflowId(input.organization, row.template), fleetInput(row, { canary: 0 }));
+    const r = await runFleet(row, fleetWorkflowId(input.organization, row.template), fleetInput(row, { canary: 0 }), 'rest');
     if (!hasFailed(row)) row.state = r && r.phase === 'done' ? 'done' : 'cancelled';
   }
 
@@ -272,7 +293,14 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     counts: { ...summary },
   });
   await condition(allHandlersFinished);
-  const result: OrganizationResult = { phase: cancelled ? 'cancelled' : 'done', templates: rows, summary, nothingToDo: rows.filter((r) => r.state === 'nothing-to-do').map((r) => r.template) };
+  const cancel = control.find((c) => c.action === 'cancel');
+  const result: OrganizationResult = {
+    phase: cancelled ? 'cancelled' : 'done',
+    templates: rows,
+    summary,
+    nothingToDo: rows.filter((r) => r.state === 'nothing-to-do').map((r) => r.template),
+    ...(cancelled && cancel ? { cancelledBy: { by: cancel.by, ...(cancel.reason ? { reason: cancel.reason } : {}) } } : {}),
+  };
   ended.result = result;
   if (!cancelled) return result;
   // Cancelled ends as Cancelled, as a fleet does: Temporal needs a cancel request for it (see requestCancellation).

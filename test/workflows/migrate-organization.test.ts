@@ -9,6 +9,8 @@ import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 import { pvcUids } from './fixtures/pvc-uids';
+import { organizationExitCode } from '../../src/cli/commands/organization-run';
+import { EXIT } from '../../src/cli/io';
 
 
 /** Approves each template's promote gate as it appears (the canary fleets migrate the templates first). */
@@ -81,7 +83,8 @@ describe('migrateOrganization: every template of an organization, one canary gat
     const result = (await handle.result()) as OrganizationResult;
     expect(result.phase).toBe('done');
     expect(result.nothingToDo).toEqual([tools]);
-    expect(result.summary).toMatchObject({ migrated: 5, failed: 0, restored: 0, needsAttention: 0 });
+    // Each workspace once: the canaries counted migrated, not again as already migrated by the rest (it said 2).
+    expect(result.summary).toMatchObject({ migrated: 5, alreadyMigrated: 0, failed: 0, restored: 0, needsAttention: 0 });
     expect(result.templates.filter((r) => r.state === 'done').map((r) => r.template).sort()).toEqual([...templates].sort());
     expect(result.summary.pvcUidsKept).toBe(5); // one home volume each
     expect(pvcUids(env)).toEqual(uidsBefore);
@@ -138,6 +141,9 @@ describe('migrateOrganization: cancel', () => {
     expect(result.phase).toBe('cancelled');
     const byTemplate = Object.fromEntries(result.templates.map((r) => [r.template, r.state]));
     expect(byTemplate).toEqual({ [gpu]: 'cancelled', [env.sim.template.name]: 'cancelled' });
+    // Who cancelled it and why, as a template fleet's summary says (it used to say only 'cancelled').
+    expect(result.cancelledBy).toEqual({ by: 'sre', reason: 'stop for today' });
+    expect(organizationStatusText(s)).toMatch(new RegExp(`^${id}: cancelled by sre \\(stop for today\\)\n`));
     expect(result.summary).toMatchObject({ failed: 0, restored: 0, needsAttention: 0 });
     // The canaries (one each) and what the first fleet finished before the cancel; never the second template's rest.
     expect(result.summary.migrated).toBeLessThan(7);
@@ -146,4 +152,60 @@ describe('migrateOrganization: cancel', () => {
     expect(pvcUids(env)).toEqual(uidsBefore);
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
   }, 300_000);
+});
+
+describe('migrateOrganization: its shared fleet-continue gate rejected', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('ends cancelled, saying who rejected the gate and their comment (it used to say only "cancelled"); the canary kept its volume', async () => {
+    const uidsBefore = pvcUids(env);
+    const id = `wsmigrate-org/coder/${env.sim.template.name}-reject`;
+    await startOrganizationMigration(
+      env.t.client,
+      { organization: 'coder', templates: [env.sim.template.name], canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue, workflowId: id },
+    );
+    await approveTemplatesAsTheyAsk(env, [env.sim.template.name], async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
+    await decide(env.t.client, id, 'reject', { approver: 'sre', comment: 'not tonight' });
+    await expect(env.t.client.workflow.getHandle(id).result()).rejects.toThrow();
+    const s = await organizationStatus(env.t.client, id);
+    expect(s.result?.cancelledBy).toEqual({ by: 'fleet-continue gate', reason: "rejected by sre at the fleet-continue gate ('not tonight')" });
+    expect(organizationStatusText(s)).toMatch(new RegExp(`^${id}: cancelled by fleet-continue gate \\(rejected by sre at the fleet-continue gate \\('not tonight'\\)\\)\n`));
+    expect(pvcUids(env)).toEqual(uidsBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 240_000);
+});
+
+describe('migrateOrganization: a canary restored, then migrated by the rest', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('counts the workspace once, as migrated (it was also counted restored, and --wait exited 3 with every workspace migrated)', async () => {
+    const uidsBefore = pvcUids(env);
+    const id = `wsmigrate-org/coder/${env.sim.template.name}-restored-canary`;
+    await startOrganizationMigration(
+      env.t.client,
+      { organization: 'coder', templates: [env.sim.template.name], canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue, workflowId: id },
+    );
+    // The canary's build carrying the migrated state fails once: its migration restores it.
+    env.sim.setFaults({ failBuilds: { transition: 'start', times: 1, message: 'injected: node not ready' } });
+    await approveTemplatesAsTheyAsk(env, [env.sim.template.name], async () => (await organizationStatus(env.t.client, id)).progress?.pendingApproval?.gateId === 'fleet-continue');
+    expect((await organizationStatus(env.t.client, id)).progress?.templates[0].summary).toMatchObject({ migrated: 0, restored: 1 });
+    await decide(env.t.client, id, 'approve', { approver: 'sre' });
+    const result = (await env.t.client.workflow.getHandle(id).result()) as OrganizationResult;
+    expect(result.summary).toMatchObject({ migrated: 2, alreadyMigrated: 0, restored: 0, failed: 0, needsAttention: 0, pvcUidsKept: 2 });
+    expect(organizationExitCode(result)).toBe(EXIT.ok);
+    expect(pvcUids(env)).toEqual(uidsBefore);
+    expect(env.sim.cluster.pvcLosses()).toEqual([]);
+  }, 240_000);
 });

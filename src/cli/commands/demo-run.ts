@@ -51,6 +51,11 @@ async function followDemoFleet(client: Client, io: CliIo, fleetId: string, templ
   let lastLine = '';
   for (;;) {
     const s = await fleetStatus(client, fleetId);
+    if (s.unanswered) {
+      // Its in-process worker has not polled yet: the fleet has not ended, it waits for it.
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
     if (!s.progress) {
       if (tty) process.stdout.write('\n');
       if (!s.result) throw new Error(`the fleet ended ${s.phase}: ${s.error ?? ''}`);

@@ -9,6 +9,7 @@ import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
 import { refuseUnknownNamesNow } from '../names-now';
 import { waitForFleetNameCheck } from '../fleet-name-check';
+import { waitLines } from '../../domain/fleet-waits';
 import { withTemporal, type Client } from '../with-temporal';
 import { CliError, EXIT, asCliRefusal, exitCodeOfFailureType, processIo, type CliIo } from '../io';
 import { startFleetRun } from '../start-fleet-run';
@@ -44,6 +45,17 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
   let rollbacksSaid = false;
   for (;;) {
     let s = await fleetStatus(client, workflowId);
+    if (s.unanswered) {
+      // No worker answers it now (a restart, a killed pod): it has not ended, so say why once and keep waiting.
+      const line = waitLines(s.waitingOn ?? []).join('\n  ');
+      if (line !== lastLine && !opts.json) {
+        if (tty) process.stdout.write('\r\x1b[2K');
+        io.out(`${workflowId}: ${s.phase}: ${line}`);
+      }
+      lastLine = line;
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
+      continue;
+    }
     if (!s.progress) {
       if (tty) process.stdout.write('\n');
       s = await (await import('../left-lock-sources')).withLeftLockHere(client, s);
@@ -169,7 +181,7 @@ Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet
             return;
           }
           const s = await organizationStatus(client, id);
-          io.out(o.json ? JSON.stringify(s, null, 2) : organizationStatusText(s));
+          io.out(o.json ? JSON.stringify(s, null, 2) : organizationStatusText(s, Date.now()));
           return;
         }
         if (o.wait) {

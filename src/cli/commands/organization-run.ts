@@ -1,6 +1,7 @@
 import type { Logger } from '../../adapters/logging/logger';
 import { organizationInputFromOptions } from '../organization-options';
 import type { Client } from '../with-temporal';
+import type { OrganizationResult } from '../../contracts/migrate-organization';
 import { startFleetRun } from '../start-fleet-run';
 import { CliError, EXIT, exitCodeOfFailureType, type CliIo } from '../io';
 
@@ -21,6 +22,18 @@ export async function startOrganizationRun(io: CliIo, o: Record<string, unknown>
   });
 }
 
+/**
+ * How an ended organization run exits: 0 only when every template it took on ended done and every
+ * workspace was migrated. A template whose fleet failed (refused before any change: its target
+ * version not active, a template step that failed) left its workspaces unmigrated, as a failed
+ * workspace does: 3, not 0, though no workspace counts as failed.
+ */
+export function organizationExitCode(r: Pick<OrganizationResult, 'phase' | 'summary' | 'templates'>): number {
+  const notMigrated = r.summary.failed + r.summary.needsAttention + r.summary.restored + (r.summary.declined ?? 0);
+  const templateFailed = r.templates.some((t) => t.state === 'failed' || t.state === 'cancelled');
+  return r.phase === 'done' && notMigrated === 0 && !templateFailed ? EXIT.ok : EXIT.denied;
+}
+
 /** Prints a line whenever the run's status changes, then the final per-template table. */
 export async function waitForOrganization(client: Client, io: CliIo, workflowId: string, json: boolean, pollMs = 2000): Promise<number> {
   const { organizationStatus, organizationStatusText } = await import('../../client/organization');
@@ -30,11 +43,11 @@ export async function waitForOrganization(client: Client, io: CliIo, workflowId:
     const text = organizationStatusText(s);
     if (!json && text !== last) io.out(text);
     last = text;
-    if (!s.progress) {
+    // No worker answers it now (a restart, a killed pod): it has not ended, so keep waiting.
+    if (!s.progress && !s.unanswered) {
       if (json) io.out(JSON.stringify(s, null, 2));
-      const r = s.result;
-      if (!r) return exitCodeOfFailureType(s.failureType);
-      return r.phase === 'done' && r.summary.failed + r.summary.needsAttention + r.summary.restored + (r.summary.declined ?? 0) === 0 ? EXIT.ok : EXIT.denied;
+      if (!s.result) return exitCodeOfFailureType(s.failureType);
+      return organizationExitCode(s.result);
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { CoderClient } from '../../adapters/coder';
+import { CoderClient, isCoderApiError } from '../../adapters/coder';
 import { UnknownNameError, formatScanReport, scanFleet } from '../../client/fleet-scan';
 import { loadConfig, requireCoder } from '../../config/env';
 import { cliLogger } from '../cli-logger';
@@ -82,7 +82,11 @@ async function scanOrganizationCommand(io: CliIo, cmd: Command, o: { org: string
   log.info({ coderUrl: c.url, organization: o.org }, 'reading every template of the organization from Coder');
   const { scanOrganization, formatOrganizationScan } = await import('../../client/org-scan');
   const coder = new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli' });
-  const report = await scanOrganization(coder, { organization: o.org, concurrency: o.concurrency, depth: o.depth });
+  const report = await scanOrganization(coder, { organization: o.org, concurrency: o.concurrency, depth: o.depth }).catch((err: unknown) => {
+    // As an unknown --template: a usage error (2), not a failure (1).
+    if (isCoderApiError(err, 'not-found')) throw new CliError(`no organization '${o.org}' in Coder that this token can read: check --org (the organization's name, e.g. 'coder', or its id; Coder answers 404 when the token's user is not a member)`, EXIT.usage);
+    throw err;
+  });
   log.info({ counts: report.counts, templates: report.templates.length }, 'scan done');
   if (o.json) io.out(JSON.stringify(report, null, 2));
   else for (const line of formatOrganizationScan(report)) io.out(line);
