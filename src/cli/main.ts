@@ -21,6 +21,7 @@ import { registerWorkerCommands } from './commands/worker';
 import { reportFailure, reportWarning } from './cli-logger';
 import { unknownOptionMessage } from './option-typos';
 import { unsupportedNodeWarning, versionText } from './version';
+import { missingNamespaceMessage } from './missing-namespace';
 import { CliError, EXIT, describeError, exitCodeOf, endQuietlyWhenOutputCloses, processIo, type CliIo } from './io';
 
 export function buildProgram(io: CliIo, nodeVersion: string = process.versions.node): Command {
@@ -93,6 +94,11 @@ export async function main(argv: string[], io: CliIo = processIo, nodeVersion: s
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    const noNamespace = missingNamespaceMessage(err);
+    if (noNamespace) {
+      await reportFailure(io, running ?? named.cmd, noNamespace, EXIT.usage);
+      return EXIT.usage;
+    }
     const [message, exitCode] =
       err instanceof CliError ? [err.message, err.exitCode] : err instanceof ConfigError ? [err.message, EXIT.usage] : [describeError(err), exitCodeOf(err)];
     await reportFailure(io, running ?? named.cmd, message, exitCode);
