@@ -67,6 +67,9 @@ describe('fleet status while no worker answers the run', () => {
         started = await runMain('fleet', 'start', '--org', 'coder', '--all-templates', '--approval', 'none', '--canary', '0');
       }
       expect(started.exitCode).toBe(EXIT.ok);
+      // --approval none: no gate to point at (the hint used to say the canaries wait at one).
+      expect(started.out).toContain(`--approval none: no gate waits; the canaries of every template are told, then the rest start (wsmigrate fleet status ${id})`);
+      expect(started.out).not.toMatch(/wait at one gate/);
       const t0 = Date.now();
       const s = await runMain('fleet', 'status', id);
       expect(Date.now() - t0).toBeLessThan(10_000);

@@ -16,7 +16,11 @@ export async function startOrganizationRun(io: CliIo, o: Record<string, unknown>
   const { startOrganizationMigration } = await import('../../client/organization');
   await startFleetRun(io, log, o, {
     start: (client, taskQueue) => startOrganizationMigration(client, input, { taskQueue }),
-    hints: (workflowId) => [`  the canaries of every template wait at one gate: wsmigrate approve ${workflowId} --approver <you>`],
+    // With --approval none no gate waits: a hint to approve would send the SRE looking for a gate that never opens.
+    hints: (workflowId) =>
+      input.approval?.policy === 'none'
+        ? [`  --approval none: no gate waits; the canaries of every template are told, then the rest start (wsmigrate fleet status ${workflowId})`]
+        : [`  the canaries of every template wait at one gate: wsmigrate approve ${workflowId} --approver <you>`],
     waitForEnd: (client, workflowId) => waitForOrganization(client, io, workflowId, Boolean(o.json)),
     noun: 'organization run',
   });
