@@ -21,8 +21,9 @@ export function workspaceStatus(build: BuildRecord): string {
   return WORKSPACE_STATUS[build.job.status][build.transition];
 }
 
+/** codersdk.MinimalUser (coderd/database/db2sdk MinimalUser): `name` is the user's full name, not the username. */
 function minimalUser(user: User | undefined): Json {
-  return { id: user?.id ?? '', username: user?.username ?? '', name: user?.username ?? '', avatar_url: '' };
+  return { id: user?.id ?? '', username: user?.username ?? '', name: user?.name ?? '', avatar_url: '' };
 }
 
 export function jobJson(d: SimDeployment, job: ProvisionerJob, input: Json, metadata: Json): Json {
@@ -111,6 +112,7 @@ export function buildJson(d: SimDeployment, build: BuildRecord): Json {
     workspace_id: ws.id,
     workspace_name: ws.name,
     workspace_owner_id: ws.ownerId,
+    // The username, not the full name (coderd/workspacebuilds.go convertWorkspaceBuild: ownerName = workspaceOwner.Username).
     workspace_owner_name: owner?.username ?? '',
     workspace_owner_avatar_url: '',
     template_version_id: build.templateVersionId,
@@ -158,6 +160,8 @@ export function workspaceJson(d: SimDeployment, ws: WorkspaceRecord): Json {
     created_at: ws.createdAt,
     updated_at: ws.updatedAt,
     owner_id: ws.ownerId,
+    // The API's owner_name is the username (coderd/workspaces.go convertWorkspace: OwnerName =
+    // workspace.OwnerUsername), unlike the provider's coder_workspace.owner_name (the full name).
     owner_name: owner?.username ?? '',
     owner_avatar_url: '',
     organization_id: ws.organizationId,

@@ -128,9 +128,18 @@ export class SimDeployment {
     return token ? this.users.find((u) => u.token === token) : undefined;
   }
 
-  /** A new user holding one built-in role (member: none beyond member), for tests and SREs to act as that role. */
-  mintUser(role: RoleName, username?: string): User {
+  /**
+   * A new user holding one built-in role (member: none beyond member), for tests and SREs to act as that
+   * role. `fullName` is what Coder stores as the user's name: '' when not given, as POST /users without
+   * `name` leaves it (then the provider's owner_name/full_name read "default"). Coder validates it as
+   * `user_real_name` (codersdk/name.go UserRealNameValid: at most 128 characters, no leading or
+   * trailing whitespace).
+   */
+  mintUser(role: RoleName, username?: string, fullName = ''): User {
     const name = username ?? `${role}-${this.users.length + 1}`;
+    if (fullName.length > 128 || fullName.trim() !== fullName) {
+      throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'name', detail: 'Validation failed for tag "user_real_name": at most 128 characters, no leading or trailing whitespace.' }]);
+    }
     if (!/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,30})$/.test(name)) {
       throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'username', detail: 'Validation failed for tag "username": 1-32 letters, digits or "-", not starting with "-".' }]);
     }
@@ -138,6 +147,7 @@ export class SimDeployment {
     const user: User = {
       id: this.newId(),
       username: name,
+      name: fullName,
       email: `${name}@example.com`,
       roles: role === 'member' ? [] : [role],
       token: sessionToken(this.random),
@@ -611,7 +621,8 @@ export class SimDeployment {
       workspaceId: ws.id,
       workspaceName: ws.name,
       ownerId: ws.ownerId,
-      ownerName: owner?.username ?? 'unknown',
+      ownerUsername: owner?.username ?? 'unknown',
+      ownerFullName: owner?.name ?? '',
       ownerEmail: owner?.email ?? '',
       templateId: ws.templateId,
       templateName: template?.name ?? '',

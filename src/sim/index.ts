@@ -155,9 +155,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       if (!['active', 'suspended', 'dormant'].includes(status)) throw new Error(`Unknown user status "${String(status)}"; use active, suspended or dormant.`);
       user.status = status;
     },
-    tokenFor(role, username) {
+    tokenFor(role, username, fullName) {
       if (!ROLE_NAMES.includes(role)) throw new Error(`Unknown role "${String(role)}"; use one of ${ROLE_NAMES.join(', ')}.`);
-      return d.mintUser(role, username).token;
+      return d.mintUser(role, username, fullName).token;
     },
     orgId: d.org.id,
     template: {

@@ -14,6 +14,14 @@ export const TERMINAL_JOB_STATUSES: ReadonlySet<JobStatus> = new Set(['succeeded
 export interface User {
   id: string;
   username: string;
+  /**
+   * The user's full name (codersdk.User `name`, database users.name): optional in Coder, '' when none
+   * was given (POST /users without `name`, `coder users create` without `--full-name`). Coder hands it
+   * to the provider as CODER_WORKSPACE_OWNER_NAME (coderd/provisionerdserver/provisionerdserver.go:
+   * WorkspaceOwnerName = owner.Name), which is where coder_workspace.owner_name and
+   * coder_workspace_owner.full_name come from; the username is CODER_WORKSPACE_OWNER.
+   */
+  name: string;
   email: string;
   /** Built-in roles beyond member (every user is a member of the one organization). */
   roles: RoleName[];

@@ -47,7 +47,8 @@ export function isPrebuilt(ws: WorkspaceRecord): boolean {
 export function prebuildsUser(d: SimDeployment): User {
   const existing = d.userById(PREBUILDS_USER_ID);
   if (existing) return existing;
-  const user: User = { id: PREBUILDS_USER_ID, username: 'prebuilds', email: 'prebuilds@system', roles: [], token: '', createdAt: d.now() };
+  // The migration that inserts the system user (coderd/database/migrations): username 'prebuilds', name 'Prebuilds Owner'.
+  const user: User = { id: PREBUILDS_USER_ID, username: 'prebuilds', name: 'Prebuilds Owner', email: 'prebuilds@system', roles: [], token: '', createdAt: d.now() };
   d.users.push(user);
   return user;
 }

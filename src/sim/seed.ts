@@ -26,7 +26,18 @@ export interface SeededDeployment {
   originalVersionId: string;
 }
 
-const MEMBER_NAMES = ['alice', 'bob', 'carol', 'dave'];
+/**
+ * Members' usernames and full names. Coder keeps the two apart (users.username, users.name) and gives
+ * a template the full name as coder_workspace.owner_name and coder_workspace_owner.full_name: the
+ * seeded full names differ from the usernames so a template, or wsmigrate, that takes one for the
+ * other is caught.
+ */
+const MEMBERS: readonly (readonly [username: string, fullName: string])[] = [
+  ['alice', 'Alice Liddell'],
+  ['bob', 'Bob Cratchit'],
+  ['carol', 'Carol Danvers'],
+  ['dave', 'Dave Bowman'],
+];
 const WORKSPACE_STEMS = ['dev', 'api', 'frontend', 'data', 'ml'];
 
 
@@ -40,16 +51,17 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
   const org = { id: random.uuid(), name: 'coder', displayName: 'Coder', createdAt: created };
   const d = new SimDeployment(org, random, opts.buildLatencyMs);
   if (opts.provisioner) d.provisioner = opts.provisioner;
-  const user = (username: string, owner: boolean): User => ({
+  const user = (username: string, fullName: string, owner: boolean): User => ({
     id: random.uuid(),
     username,
+    name: fullName,
     email: `${username}@example.com`,
     roles: owner ? ['owner'] : [],
     token: sessionToken(random),
     createdAt: created,
   });
-  const admin = user('admin', true);
-  const members = MEMBER_NAMES.map((name) => user(name, false));
+  const admin = user('admin', 'Ada Admin', true);
+  const members = MEMBERS.map(([name, fullName]) => user(name, fullName, false));
   d.users.push(admin, ...members);
 
   const template = await seedTemplate(d, admin, { name: opts.templateName, displayName: 'Kubernetes (Deployment)', files: opts.templateFiles ?? [{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], createdAt: created, variables: opts.templateVariables ?? [] });

@@ -40,17 +40,21 @@ export interface TerraformProvisionerOptions {
   exitTimeoutMs?: number;
 }
 
-/** The environment Coder's provisioner gives the coder provider for one build. */
+/**
+ * The environment Coder's provisioner gives the coder provider for one build (provisioner/terraform/
+ * provision.go provisionEnv): CODER_WORKSPACE_OWNER is the username, CODER_WORKSPACE_OWNER_NAME the
+ * full name as stored, '' when the user has none (the provider then reads "default").
+ */
 export function coderProvisionerEnv(ctx: WorkspaceContext, buildId: string): Record<string, string> {
   return {
     CODER_AGENT_URL: ctx.accessUrl,
     CODER_WORKSPACE_TRANSITION: ctx.transition,
     CODER_WORKSPACE_NAME: ctx.workspaceName,
     CODER_WORKSPACE_ID: ctx.workspaceId,
-    CODER_WORKSPACE_OWNER: ctx.ownerName,
+    CODER_WORKSPACE_OWNER: ctx.ownerUsername,
     CODER_WORKSPACE_OWNER_ID: ctx.ownerId,
     CODER_WORKSPACE_OWNER_EMAIL: ctx.ownerEmail,
-    CODER_WORKSPACE_OWNER_NAME: ctx.ownerName,
+    CODER_WORKSPACE_OWNER_NAME: ctx.ownerFullName,
     CODER_WORKSPACE_OWNER_LOGIN_TYPE: 'password',
     CODER_WORKSPACE_TEMPLATE_ID: ctx.templateId,
     CODER_WORKSPACE_TEMPLATE_NAME: ctx.templateName,

@@ -212,9 +212,10 @@ export interface CoderSimulator {
   /**
    * A token of a new user holding this built-in role (coderd/rbac/roles.go): 'template-admin' reads
    * every workspace but may not start or stop them; 'organization-admin' may; 'member' only its own.
-   * Also POST /api/v2/sim/tokens {role, username?} as an Owner.
+   * Also POST /api/v2/sim/tokens {role, username?, name?} as an Owner. `fullName` is the user's name
+   * as Coder stores it ('' when not given: the provider's owner_name/full_name then read "default").
    */
-  tokenFor(role: RoleName, username?: string): string;
+  tokenFor(role: RoleName, username?: string, fullName?: string): string;
   orgId: string;
   template: SimulatedTemplateSummary;
   workspaces(): SimulatedWorkspaceSummary[];

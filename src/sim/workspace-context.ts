@@ -11,7 +11,10 @@ export interface WorkspaceContext {
   workspaceId: string;
   workspaceName: string;
   ownerId: string;
-  ownerName: string;
+  /** The owner's username (Coder's metadata WorkspaceOwner = owner.Username). */
+  ownerUsername: string;
+  /** The owner's full name as Coder stores it, '' when none (metadata WorkspaceOwnerName = owner.Name). */
+  ownerFullName: string;
   ownerEmail: string;
   templateId: string;
   templateName: string;
@@ -26,7 +29,23 @@ export function startCountOf(transition: Transition): number {
   return transition === 'start' ? 1 : 0;
 }
 
+/**
+ * What the coder provider makes of the owner Coder names. coderd/provisionerdserver/provisionerdserver.go
+ * sends WorkspaceOwner = owner.Username and WorkspaceOwnerName = owner.Name (the full name, often
+ * empty); provisioner/terraform/provision.go passes them as CODER_WORKSPACE_OWNER and
+ * CODER_WORKSPACE_OWNER_NAME. coder/terraform-provider-coder reads them with "default" for an empty
+ * value: provider/workspace.go (v0.x/v1, before "remove deprecated items", #255) sets `owner` from
+ * CODER_WORKSPACE_OWNER and `owner_name` from CODER_WORKSPACE_OWNER_NAME (OptionalEnvOrDefault(...,
+ * "default")); provider/workspace_owner.go sets `name` from CODER_WORKSPACE_OWNER and `full_name` from
+ * CODER_WORKSPACE_OWNER_NAME, each "default" when empty. So owner_name/full_name are never the
+ * username unless the user's full name happens to be it.
+ */
+function providerOwner(ctx: WorkspaceContext): { username: string; fullName: string } {
+  return { username: ctx.ownerUsername || 'default', fullName: ctx.ownerFullName || 'default' };
+}
+
 export function coderWorkspaceAttributes(ctx: WorkspaceContext): Record<string, unknown> {
+  const owner = providerOwner(ctx);
   return {
     access_port: Number(new URL(ctx.accessUrl).port || 80),
     access_url: ctx.accessUrl,
@@ -34,10 +53,10 @@ export function coderWorkspaceAttributes(ctx: WorkspaceContext): Record<string, 
     is_prebuild: false,
     name: ctx.workspaceName,
     // The owner fields coder/coder provider releases before coder_workspace_owner kept here (deprecated, still read by many templates).
-    owner: ctx.ownerName,
+    owner: owner.username,
     owner_id: ctx.ownerId,
     owner_email: ctx.ownerEmail,
-    owner_name: ctx.ownerName,
+    owner_name: owner.fullName,
     prebuild_count: 0,
     start_count: startCountOf(ctx.transition),
     template_id: ctx.templateId,
@@ -58,17 +77,18 @@ export function simulatedSshPrivateKey(ownerId: string): string {
 }
 
 export function coderWorkspaceOwnerAttributes(ctx: WorkspaceContext): Record<string, unknown> {
+  const owner = providerOwner(ctx);
   return {
     email: ctx.ownerEmail,
-    full_name: ctx.ownerName,
+    full_name: owner.fullName,
     groups: [],
     id: ctx.ownerId,
     login_type: 'password',
-    name: ctx.ownerName,
+    name: owner.username,
     oidc_access_token: '',
     rbac_roles: [],
     ssh_private_key: simulatedSshPrivateKey(ctx.ownerId),
-    ssh_public_key: `ssh-ed25519 ${createHash('sha256').update(`sim-ssh-pub:${ctx.ownerId}`).digest('base64')} ${ctx.ownerName}`,
+    ssh_public_key: `ssh-ed25519 ${createHash('sha256').update(`sim-ssh-pub:${ctx.ownerId}`).digest('base64')} ${owner.username}`,
   };
 }
 

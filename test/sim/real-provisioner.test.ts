@@ -280,6 +280,50 @@ resource "kubernetes_deployment" "main" {`,
     expect(seen).toEqual({ structural: ['large', 'large'], terraform: ['large', 'large'] });
   });
 
+  it("the owner's names reach the coder provider as Coder passes them (CODER_WORKSPACE_OWNER = username, CODER_WORKSPACE_OWNER_NAME = full name, \"default\" when empty), on both provisioners", async () => {
+    const withOwnerMap = K8S_TEMPLATE_MAIN_TF.replace(
+      'resource "kubernetes_deployment" "main" {',
+      `resource "kubernetes_config_map" "owner" {
+  metadata {
+    name      = "coder-\${data.coder_workspace.me.id}-owner"
+    namespace = var.namespace
+  }
+  data = {
+    name      = data.coder_workspace_owner.me.name
+    full_name = data.coder_workspace_owner.me.full_name
+  }
+}
+resource "kubernetes_deployment" "main" {`,
+    );
+    const ownerIn = (sim: CoderSimulator, wsId: string): unknown => {
+      const doc = JSON.parse(sim.stateOf(wsId)) as { resources: { type: string; instances: { attributes: { data?: Record<string, string> } }[] }[] };
+      return doc.resources.find((r) => r.type === 'kubernetes_config_map')?.instances[0]?.attributes.data;
+    };
+    const seen: Record<string, unknown[]> = {};
+    for (const kind of ['structural', 'terraform'] as const) {
+      seed += 1;
+      const sim = await startSimulator({
+        workspaces: 1,
+        buildLatencyMs: 5,
+        seed,
+        templateFiles: [{ name: 'main.tf', content: withOwnerMap }],
+        ...(kind === 'terraform' ? { provisioner: 'terraform' as const, kubeconfig: kube.kubeconfigPath } : {}),
+      });
+      try {
+        // A user made without a full name, as POST /users without `name`: Coder stores "".
+        const token = sim.tokenFor('member', `nofull${seed}`);
+        const res = await api<{ id: string; latest_build: { id: string } }>(sim, 'POST', '/users/me/workspaces', { json: { name: 'unnamed-owner', template_id: sim.template.id }, token });
+        expect(res.status).toBe(201);
+        expect((await waitForBuild(sim, res.body.latest_build.id, REAL_BUILD_TIMEOUT_MS)).build.job.status).toBe('succeeded');
+        seen[kind] = [ownerIn(sim, workspaceOf(sim).id), ownerIn(sim, res.body.id)];
+      } finally {
+        await sim.close();
+      }
+    }
+    const expected = [{ name: 'alice', full_name: 'Alice Liddell' }, { name: expect.stringMatching(/^nofull\d+$/) as unknown, full_name: 'default' }];
+    expect(seen).toEqual({ structural: expected, terraform: expected });
+  });
+
   it('Option A done with a plain start (KB hazard 1): the OLD version runs on the migrated state and the PVC is lost', async () => {
     const sim = await simOf('terraform');
     try {

@@ -19,8 +19,8 @@ export const simTokenRoute: Route = {
     if (!ROLE_NAMES.includes(role as RoleName)) {
       throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'role', detail: `Must be one of ${ROLE_NAMES.join(', ')}, got "${role}".` }]);
     }
-    const user = ctx.deployment.mintUser(role as RoleName, optionalString(body, 'username'));
-    return ok({ user_id: user.id, username: user.username, role, token: user.token }, 201);
+    const user = ctx.deployment.mintUser(role as RoleName, optionalString(body, 'username'), optionalString(body, 'name'));
+    return ok({ user_id: user.id, username: user.username, name: user.name, role, token: user.token }, 201);
   },
 };
 

@@ -2,11 +2,15 @@ import { ApiError } from '../api-error';
 import type { User } from '../model';
 import { ok, type Route, type RouteContext } from './route';
 
-/** codersdk.User (codersdk/users.go): `organization_ids` are the organizations the user is a member of; the simulator has one. */
+/**
+ * codersdk.User (codersdk/users.go): `organization_ids` are the organizations the user is a member of;
+ * the simulator has one. `name` is the full name ('' when none), `username` the login name.
+ */
 function userJson(user: User, organizationIds: readonly string[]): Record<string, unknown> {
   return {
     id: user.id,
     username: user.username,
+    name: user.name,
     email: user.email,
     created_at: user.createdAt,
     status: user.status ?? 'active',
