@@ -121,7 +121,7 @@ function leftAlone(sum: { alreadyMigrated: number; skipped: number }): string {
 export function organizationStatusText(s: OrganizationStatus, nowMs?: number): string {
   const rows = s.progress?.templates ?? s.result?.templates ?? [];
   const by = s.result?.cancelledBy;
-  const lines = [`${s.workflowId}: ${s.phase}${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}${s.progress ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
+  const lines = [`${s.workflowId}: ${s.phase}${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}${s.progress && s.progress.stage !== s.phase ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
   for (const r of rows) {
     const sum = r.summary;
     lines.push(

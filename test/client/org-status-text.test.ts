@@ -16,4 +16,10 @@ describe("fleet status of an organization's run: each template's row", () => {
   it('adds nothing when there is nothing of the kind', () => {
     expect(organizationStatusText(status(summary({ migrated: 3, pvcUidsKept: 3 })))).toMatch(/ · 3 migrated, 0 not ok, 3 PVC uids kept$/m);
   });
+
+  it("names the stage beside the phase only when it says more ('done', not 'done (done)')", () => {
+    const progress = (phase: string, stage: string) => ({ workflowId: 'wsmigrate-org/coder', phase, progress: { phase, stage, templates: [], control: [] } }) as unknown as OrganizationStatus;
+    expect(organizationStatusText(progress('done', 'done')).split('\n')[0]).toBe('wsmigrate-org/coder: done');
+    expect(organizationStatusText(progress('running', 'canaries')).split('\n')[0]).toBe('wsmigrate-org/coder: running (canaries)');
+  });
 });
