@@ -176,6 +176,21 @@ describe('migrateWorkspace on the simulator', () => {
     expect(build.template_version_id).toBe(originalVersionId);
   });
 
+  it('a stop gate nobody answers (policy all, option A) stops nothing: declined (exit 3), the workspace still running on its old version, its PVC the same', async () => {
+    const before = await latestBuild(8);
+    const uid = pvcUid(8);
+    const handle = await startWorkspaceMigration(env.t.client, input(8, { option: 'A', approval: { policy: 'all', anyApprover: true, timeout: '1s' } }), { taskQueue: env.taskQueue });
+    const failure = await workflowFailureOf(handle.result());
+    expect(failure.type).toBe('WsmigrateRejected');
+    expect(failure.message).toMatch(new RegExp(`^${ws(8).owner}/${ws(8).name}: the stop gate timed out after \\d+s with no decision \\(escalated once\\): nothing changed: ${ws(8).owner}/${ws(8).name} was not stopped$`));
+    const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
+    expect(status.stepsDone).not.toContain('stop');
+    expect(status.approvals).toEqual([]);
+    // No build of ours: not the stop, not a restore.
+    expect(await latestBuild(8)).toMatchObject({ id: before.id, transition: 'start', template_version_id: originalVersionId });
+    expect(pvcUid(8)).toBe(uid);
+  });
+
   it('approves by signal (as `temporal workflow signal` would), ignoring an invalid one, with the pending gate in a search attribute', async () => {
     const uid = pvcUid(7);
     const handle = await startWorkspaceMigration(env.t.client, input(7, { approval: { policy: 'destructive', approvers: ['alice'] } }), { taskQueue: env.taskQueue });
