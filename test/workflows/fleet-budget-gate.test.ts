@@ -15,7 +15,7 @@ const progressOf = async (env: MigrationEnv, id: string) => (await migrationStat
  * attention), one migration at a time, a budget of none. Approved, the fleet accepts the failures so
  * far and goes on with the rest, asking again only at a new failure. Unanswered, it never goes on by
  * itself: the fleet is cancelled and starts nothing more. (migrate-fleet.test.ts has the rejection.)
- * And a fleet paused by a person ends at once when cancelled while paused.
+ * And a fleet cancelled while paused, or while it waits at that gate, ends at once.
  */
 describe('the fleet-budget gate, and a cancel while paused', () => {
   let env: MigrationEnv;
@@ -85,5 +85,16 @@ describe('the fleet-budget gate, and a cancel while paused', () => {
     expect(result.cancelledBy).toEqual({ by: 'sre', reason: 'not today' });
     expect(result.summary.migrated).toBe(started);
     expect(result.moreRemaining).toBe(true);
+  });
+  it('cancelled while it waits at the budget gate: the cancel answers the gate, and the fleet ends at once', async () => {
+    const handle = await startFleet(env.t.client, fleetInput('7d'), { taskQueue: env.taskQueue });
+    await waitFor(async () => (await progressOf(env, handle.workflowId)).pendingApproval?.gateId === 'fleet-budget', 120_000);
+    await controlFleet(env.t.client, handle.workflowId, 'cancel', 'sre', 'enough for today');
+    await waitFor(async () => (await handle.describe()).status.name !== 'RUNNING', 30_000);
+    const result = await fleetResult(env.t.client, handle.workflowId);
+    expect(result.phase).toBe('cancelled');
+    expect(result.cancelledBy).toEqual({ by: 'sre', reason: 'enough for today' });
+    expect(result.summary).toMatchObject({ migrated: 0, needsAttention: 1 });
+    expect(env.sim.cluster.pvcLosses()).toHaveLength(1);
   });
 });
