@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { BlobNotFoundError, BlobStoreAccessError, BlobStoreUnavailableError, BlobUnreadableError } from '../../src/adapters/blob-store';
 import { openBlobStore } from '../../src/adapters/open-blob-store';
@@ -96,6 +98,44 @@ describeWithS3('S3 blob store against a real S3 server (versitygw)', () => {
       expect((err as Error).message).not.toContain(MARKER);
       await store.put(state(4));
       expect(await store.get(ref.ref)).toEqual(state(4));
+    }
+  });
+
+  it("another worker's object appearing between our read and our conditional create is read back and checked: one this worker cannot read fails the put, naming the store and key", async () => {
+    const bytes = state(11);
+    const hex = sha256(bytes);
+    // Another worker, with another encryption key, stores the same bytes first.
+    await open('race', randomBytes(32)).put(bytes);
+    // Our read of the key comes before theirs landed (a proxy answers it 404); our create then finds it there (412).
+    let hidden = 0;
+    const proxy = createServer((req, res) => {
+      if (req.method === 'GET' && (req.url ?? '').split('?')[0] === `/${bucket}/race/sha256/${hex}` && hidden === 0) {
+        hidden += 1;
+        req.resume();
+        res.writeHead(404, { 'content-type': 'application/xml' });
+        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>');
+        return;
+      }
+      const target = new URL(s3.endpoint);
+      const forward = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    const endpoint = await new Promise<string>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`)));
+    try {
+      const ours = createS3BlobStore({ bucket, prefix: 'race', endpoint, forcePathStyle: true, encryptionKey: key });
+      const err = await ours.put(bytes).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(hidden).toBe(1);
+      expect(err).toBeInstanceOf(BlobUnreadableError);
+      expect((err as BlobUnreadableError).message).toContain(`s3://${bucket}/race/sha256/${hex}`);
+    } finally {
+      await new Promise((r) => proxy.close(r));
     }
   });
 

@@ -43,7 +43,7 @@ describe('migrateWorkspace on the simulator', () => {
   let originalVersionId: string;
 
   beforeAll(async () => {
-    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv({ workspaces: 9 }));
+    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv({ workspaces: 10 }));
   });
   afterAll(async () => env?.close());
 
@@ -174,6 +174,21 @@ describe('migrateWorkspace on the simulator', () => {
     expect(status.phase).toBe('restored');
     const build = await latestBuild(5);
     expect(build.template_version_id).toBe(originalVersionId);
+  });
+
+  it('a stop gate nobody answers (policy all, option A) stops nothing: declined (exit 3), the workspace still running on its old version, its PVC the same', async () => {
+    const before = await latestBuild(9);
+    const uid = pvcUid(9);
+    const handle = await startWorkspaceMigration(env.t.client, input(9, { option: 'A', approval: { policy: 'all', anyApprover: true, timeout: '1s' } }), { taskQueue: env.taskQueue });
+    const failure = await workflowFailureOf(handle.result());
+    expect(failure.type).toBe('WsmigrateRejected');
+    expect(failure.message).toMatch(new RegExp(`^${ws(9).owner}/${ws(9).name}: the stop gate timed out after \\d+s with no decision \\(escalated once\\): nothing changed: ${ws(9).owner}/${ws(9).name} was not stopped$`));
+    const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
+    expect(status.stepsDone).not.toContain('stop');
+    expect(status.approvals).toEqual([]);
+    // No build of ours: not the stop, not a restore.
+    expect(await latestBuild(9)).toMatchObject({ id: before.id, transition: 'start', template_version_id: originalVersionId });
+    expect(pvcUid(9)).toBe(uid);
   });
 
   it('approves by signal (as `temporal workflow signal` would), ignoring an invalid one, with the pending gate in a search attribute', async () => {

@@ -83,4 +83,18 @@ describe('the session token never leaks', () => {
     expect(error.message).toContain('ECONNRESET');
     expectNoToken(everyRendering(error));
   });
+
+  it('is not in a network error whose own text quotes it (a proxy or resolver that echoes the request), nor in the cause made from that text', async () => {
+    const echoingFetch: typeof fetch = async () => {
+      const cause = Object.assign(new Error(`proxy refused CONNECT for token ${TOKEN} (secret ${SECRET_HALF})`), { code: 'ECONNREFUSED' });
+      throw Object.assign(new TypeError('fetch failed'), { cause });
+    };
+    const client = new CoderClient({ url: coder.url, token: TOKEN, fetchImpl: echoingFetch, retry: { maxAttempts: 1 } });
+    const error = await caught(client.buildInfo());
+    expect(error.kind).toBe('network');
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(error.message).toContain('[redacted]');
+    expect((error.cause as Error | undefined)?.message).toContain('[redacted]');
+    expectNoToken(everyRendering(error));
+  });
 });

@@ -154,4 +154,19 @@ describe('webhook notifier', () => {
     expect(logs[0]).not.toContain('T0KEN');
     expect(logs[0]).not.toContain(HOOK_SECRET);
   });
+
+  it("the fan-out redacts the secrets from any backend's failure as it threw it (a backend that quotes its URL or token), and still names the backend", async () => {
+    const logs: string[] = [];
+    const url = Secret.of('https://hooks.example.com/services/T0KEN-IN-PATH');
+    const token = Secret.of('xoxb-0000-leaky-bot-token');
+    const fanOut = createFanOutNotifier(
+      [{ name: 'leaky', notifier: { notify: async () => Promise.reject(new Error(`POST ${url.reveal()} answered 500 for bearer ${token.reveal()}`)) } }],
+      { log: (l) => logs.push(l), secrets: [url, token] },
+    );
+    await fanOut.notify(requested);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(/"backend":"leaky".*"error":"POST \[redacted\] answered 500 for bearer \[redacted\]"/);
+    expect(logs[0]).not.toContain('T0KEN');
+    expect(logs[0]).not.toContain('leaky-bot-token');
+  });
 });
