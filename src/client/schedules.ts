@@ -142,7 +142,15 @@ export interface ScheduleControlResult {
   scheduleId: string;
   /** Whether the schedule was paused before this action (a trigger still runs a window then). */
   wasPaused: boolean;
+  /**
+   * What Temporal made of a trigger: the window it started, or the running window it was skipped
+   * beside (overlap SKIP); neither when it had not decided within a few seconds.
+   */
+  triggered?: { started?: string; skippedBeside?: string };
 }
+
+/** How long a trigger waits to see Temporal take or skip it (the schedule's own workflow does, asynchronously). */
+const TRIGGER_SEEN_WITHIN_MS = 5000;
 
 /**
  * Trigger uses overlap SKIP too (the SDK's default would allow a second window beside a running one).
@@ -152,16 +160,43 @@ export async function controlFleetSchedule(client: Client, name: string, action:
   const scheduleId = fleetScheduleId(name);
   const h = client.schedule.getHandle(scheduleId);
   let wasPaused = false;
+  let triggered: ScheduleControlResult['triggered'];
   await handleErrors(scheduleId, async () => {
-    const before = action === 'delete' ? undefined : (await h.describe()).state;
+    const described = action === 'delete' ? undefined : await h.describe();
+    const before = described?.state;
     wasPaused = before?.paused ?? false;
     const keep = (own: string) => (before?.note && before.note !== own ? `${own} · earlier: ${before.note}`.slice(0, 500) : own);
     if (action === 'pause') await h.pause(keep(note ?? 'paused with wsmigrate schedule pause'));
     else if (action === 'unpause') await h.unpause(keep(note ?? 'unpaused with wsmigrate schedule unpause'));
-    else if (action === 'trigger') await h.trigger(ScheduleOverlapPolicy.SKIP);
-    else await h.delete();
+    else if (action === 'trigger') {
+      await h.trigger(ScheduleOverlapPolicy.SKIP);
+      triggered = described ? await triggerOutcome(h, described.info) : undefined;
+    } else await h.delete();
   });
-  return { scheduleId, wasPaused };
+  return { scheduleId, wasPaused, ...(triggered ? { triggered } : {}) };
+}
+
+type ScheduleInfo = Awaited<ReturnType<ReturnType<Client['schedule']['getHandle']>['describe']>>['info'];
+
+/**
+ * A trigger is taken or skipped by the schedule's own workflow a moment later: read until one of its
+ * counters moves, so `schedule trigger` says which (it said "triggered" for a skipped one).
+ */
+async function triggerOutcome(h: ReturnType<Client['schedule']['getHandle']>, before: ScheduleInfo): Promise<ScheduleControlResult['triggered']> {
+  const until = Date.now() + TRIGGER_SEEN_WITHIN_MS;
+  for (;;) {
+    const info = (await h.describe()).info;
+    if (info.numActionsTaken > before.numActionsTaken) {
+      const newest = info.recentActions[info.recentActions.length - 1];
+      return newest ? { started: newest.action.workflow.workflowId } : {};
+    }
+    if (info.numActionsSkippedOverlap > before.numActionsSkippedOverlap) {
+      const running = info.runningActions[0] ?? before.runningActions[0];
+      return running ? { skippedBeside: running.workflow.workflowId } : { skippedBeside: '' };
+    }
+    if (Date.now() >= until) return {};
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 function cronOf(memo: Record<string, unknown> | undefined, spec: { calendars?: unknown[] } | undefined): string[] {

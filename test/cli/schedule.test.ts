@@ -69,8 +69,11 @@ describe('wsmigrate schedule (Temporal Schedules on the dev server)', () => {
     expect(d).toMatchObject({ cron: ['0 2 * * 6'], timezone: 'Europe/Berlin', paused: false, input: { filters: { limit: 2 } } });
     expect((await schedule('list')).out).toMatch(new RegExp(`wsmigrate-${name}\\s+active\\s+0 2 \\* \\* 6 Europe/Berlin`));
 
-    expect((await schedule('trigger', name)).out).toBe(`triggered wsmigrate-${name}`);
-    await schedule('trigger', name);
+    // Each trigger says what Temporal made of it: the window it started, or the running window it was skipped beside.
+    expect((await schedule('trigger', name)).out).toMatch(new RegExp(`^triggered wsmigrate-${name}: window wsmigrate-fleet/coder/${env.sim.template.name}\\S* started$`));
+    const second = await schedule('trigger', name);
+    expect(second.out).toMatch(new RegExp(`^skipped wsmigrate-${name}: its window wsmigrate-fleet/coder/${env.sim.template.name}\\S* is still running, so this trigger started nothing \\(one window at a time\\); watch it: wsmigrate fleet status wsmigrate-fleet/`));
+    expect(second.exitCode).toBe(0);
     await waitFor(async () => (await describeIt()).recentRuns.length >= 1, 30_000);
     const firstId = (await describeIt()).recentRuns[0].workflowId;
     expect(firstId.startsWith(`wsmigrate-fleet/coder/${env.sim.template.name}`)).toBe(true);

@@ -144,7 +144,7 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       .action(async (name: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
         const { controlFleetSchedule, describeFleetSchedule } = await import('../../client/schedules');
-        const { scheduleId: id, wasPaused } = await withTemporal(async (c) => {
+        const { scheduleId: id, wasPaused, triggered } = await withTemporal(async (c) => {
           if (action === 'unpause' || action === 'trigger') {
             // A window beside a fleet of the same template started by hand migrates behind its gates.
             const d = await describeFleetSchedule(c, name);
@@ -153,7 +153,14 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
           return controlFleetSchedule(c, name, action, o.note);
         }, log);
         log.info({ scheduleId: id, action, ...(o.note ? { note: o.note } : {}) }, `schedule ${action} done`);
-        io.out(`${{ pause: 'paused', unpause: 'unpaused', trigger: 'triggered', delete: 'deleted' }[action]} ${id}`);
+        if (action === 'trigger' && triggered?.skippedBeside !== undefined) {
+          // Temporal's overlap SKIP: the window running now goes on; this trigger started nothing.
+          const running = triggered.skippedBeside ? `its window ${triggered.skippedBeside} is still running` : 'a window of it is still running';
+          io.out(`skipped ${id}: ${running}, so this trigger started nothing (one window at a time)${triggered.skippedBeside ? `; watch it: wsmigrate fleet status ${triggered.skippedBeside}` : ''}`);
+          return;
+        }
+        const started = action === 'trigger' ? (triggered?.started ? `: window ${triggered.started} started` : ': Temporal has not started it yet (wsmigrate schedule describe ' + name + ' shows when it does)') : '';
+        io.out(`${{ pause: 'paused', unpause: 'unpaused', trigger: 'triggered', delete: 'deleted' }[action]} ${id}${started}`);
         if (action === 'trigger' && wasPaused) io.err(`note: ${id} is paused; this window runs anyway, the cron's windows stay skipped until 'wsmigrate schedule unpause ${name}'`);
       });
   }
