@@ -210,30 +210,6 @@ describeRealStack('the real provisioner (real Terraform + providers + kube-apise
     }
   });
 
-  it("a version's template variable values reach Terraform (coder's -var name=value): a required variable given at the push, on both provisioners", async () => {
-    // Public templates declare the namespace without a default (coder/coder examples/templates/kubernetes): seeded with --var, as pushed with it.
-    const required = K8S_TEMPLATE_MAIN_TF.replace('  default     = "coder"\n', '');
-    expect(required).not.toBe(K8S_TEMPLATE_MAIN_TF);
-    for (const kind of ['structural', 'terraform'] as const) {
-      seed += 1;
-      const sim = await startSimulator({
-        workspaces: 1,
-        buildLatencyMs: 5,
-        seed,
-        templateFiles: [{ name: 'main.tf', content: required }],
-        templateVariables: [{ name: 'namespace', value: 'coder' }],
-        ...(kind === 'terraform' ? { provisioner: 'terraform' as const, kubeconfig: kube.kubeconfigPath } : {}),
-      });
-      try {
-        const ws = workspaceOf(sim);
-        expect(stateEntries(sim.stateOf(ws.id)).map((e) => e.address).sort()).toEqual(['kubernetes_deployment.main[0]', 'kubernetes_persistent_volume_claim.home']);
-        if (kind === 'terraform') expect(await kube.client.get('PersistentVolumeClaim', 'coder', homePvcName(ws.id))).toBeDefined();
-      } finally {
-        await sim.close();
-      }
-    }
-  });
-
   it("a build's parameter values reach the coder provider (CODER_PARAMETER_<sha256>): given once, carried by the next builds, on both provisioners", async () => {
     const withSizeMap = K8S_TEMPLATE_MAIN_TF.replace(
       'resource "kubernetes_deployment" "main" {',
@@ -280,8 +256,12 @@ resource "kubernetes_deployment" "main" {`,
     expect(seen).toEqual({ structural: ['large', 'large'], terraform: ['large', 'large'] });
   });
 
-  it("the owner's names reach the coder provider as Coder passes them (CODER_WORKSPACE_OWNER = username, CODER_WORKSPACE_OWNER_NAME = full name, \"default\" when empty), on both provisioners", async () => {
-    const withOwnerMap = K8S_TEMPLATE_MAIN_TF.replace(
+  // One simulator per provisioner for both facts: a real one inits Terraform and applies the seeded workspace first.
+  it("what Coder's provisioner gives Terraform reaches it on both provisioners: the version's template variable values (-var name=value, a required variable given at the push) and the owner's names (CODER_WORKSPACE_OWNER = username, CODER_WORKSPACE_OWNER_NAME = full name, \"default\" when empty)", async () => {
+    // Public templates declare the namespace without a default (coder/coder examples/templates/kubernetes): seeded with --var, as pushed with it.
+    const required = K8S_TEMPLATE_MAIN_TF.replace('  default     = "coder"\n', '');
+    expect(required).not.toBe(K8S_TEMPLATE_MAIN_TF);
+    const withOwnerMap = required.replace(
       'resource "kubernetes_deployment" "main" {',
       `resource "kubernetes_config_map" "owner" {
   metadata {
@@ -307,9 +287,13 @@ resource "kubernetes_deployment" "main" {`,
         buildLatencyMs: 5,
         seed,
         templateFiles: [{ name: 'main.tf', content: withOwnerMap }],
+        templateVariables: [{ name: 'namespace', value: 'coder' }],
         ...(kind === 'terraform' ? { provisioner: 'terraform' as const, kubeconfig: kube.kubeconfigPath } : {}),
       });
       try {
+        const seeded = workspaceOf(sim);
+        expect(stateEntries(sim.stateOf(seeded.id)).map((e) => e.address).sort()).toEqual(['kubernetes_config_map.owner', 'kubernetes_deployment.main[0]', 'kubernetes_persistent_volume_claim.home']);
+        if (kind === 'terraform') expect(await kube.client.get('PersistentVolumeClaim', 'coder', homePvcName(seeded.id))).toBeDefined();
         // A user made without a full name, as POST /users without `name`: Coder stores "".
         const token = sim.tokenFor('member', `nofull${seed}`);
         const res = await api<{ id: string; latest_build: { id: string } }>(sim, 'POST', '/users/me/workspaces', { json: { name: 'unnamed-owner', template_id: sim.template.id }, token });
