@@ -51,7 +51,9 @@ export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl
     if (!organizationKnown) problems.push(`no organization '${names.organization}' that this token can read (--org; the organization's name, e.g. 'coder', or its id)`);
   }
   if (organizationKnown) problems.push(...(await unknownNames(coder, names)));
-  if (problems.length > 0) throw new CliError(`Coder (${coder.url}) has ${problems.join(', ')}; ${what === 'schedule' ? UNKNOWN_NAMES_HINT.replace('start again', 'create it again') : UNKNOWN_NAMES_HINT}`, EXIT.usage);
+  // An unknown organization is all that was read: the hint about owners' usernames would not apply.
+  const hint = organizationKnown ? UNKNOWN_NAMES_HINT : "check the spelling ('coder organizations show me' lists yours), then start again";
+  if (problems.length > 0) throw new CliError(`Coder (${coder.url}) has ${problems.join(', ')}; ${what === 'schedule' ? hint.replace('start again', 'create it again') : hint}`, EXIT.usage);
   const [template] = found;
   // Not a UUID: the run's input check says so, in its own words.
   if (names.version && UUID.test(names.version) && template && names.templates.length === 1) {

@@ -26,11 +26,15 @@ describe('an organization Coder does not know (--org typo)', () => {
     const started = await runMain('fleet', 'start', '--org', 'nope', '--all-templates', '--approver', 'sre');
     expect(started.exitCode).toBe(EXIT.usage);
     expect(started.err).toMatch(/no organization 'nope' that this token can read \(--org/);
+    // The hint fits an organization: no owners' usernames (only an organization was read).
+    expect(started.err).toMatch(/; check the spelling \('coder organizations show me' lists yours\), then start again$/);
+    expect(started.err).not.toMatch(/usernames/);
     expect(await runs('wsmigrate-org/nope')).toBe(false);
 
     const schedule = await runMain('schedule', 'create', 'typo-org', '--org', 'nope', '--all-templates', '--cron', '0 2 * * 6', '--batch', '2', '--approver', 'sre');
     expect(schedule.exitCode).toBe(EXIT.usage);
     expect(schedule.err).toMatch(/no organization 'nope'/);
+    expect(schedule.err).toMatch(/then create it again$/);
     expect((await runMain('schedule', 'list')).out).not.toMatch(/typo-org/);
 
     const scan = await runMain('scan', '--org', 'nope');
