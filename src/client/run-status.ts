@@ -5,7 +5,7 @@ import { isEndingPhase } from './phase-note';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';
-import { activityWaits, noWorkerText, queuedBuildWait, taskQueueWorkers } from './run-waits';
+import { activityWaits, describeQueryError, noWorkerText, queuedBuildWait, taskQueueWorkers } from './run-waits';
 import { failingWorkflowTask, failingWorkflowTaskText } from './workflow-task-failure';
 
 /** Coder, when the shell has CODER_URL and a token: lets status say a build waits in Coder's queue. */
@@ -101,8 +101,3 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
   };
 }
 
-
-function describeQueryError(err: unknown): string {
-  const e = err as { message?: string; cause?: { message?: string } };
-  return [e.message, e.cause?.message].filter(Boolean).join(': ');
-}

@@ -199,8 +199,7 @@ export async function queryRunningRun<T>(
   try {
     return { value: await query() };
   } catch (err) {
-    const e = err as { message?: string; cause?: { message?: string } };
-    const why = [e.message, e.cause?.message].filter(Boolean).join(': ');
+    const why = describeQueryError(err);
     const who = workers?.live.length ? ` (polling it lately: ${workers.live.join(', ')}; a worker killed in the last minute still shows)` : '';
     return {
       unanswered: {
@@ -209,4 +208,10 @@ export async function queryRunningRun<T>(
       },
     };
   }
+}
+
+/** A failed query's message and its cause's (Temporal's FAILED_PRECONDITION under the SDK's wrapper). */
+export function describeQueryError(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string } };
+  return [e.message, e.cause?.message].filter(Boolean).join(': ');
 }

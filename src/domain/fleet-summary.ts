@@ -77,3 +77,8 @@ export function canaryThenRest(canary: FleetSummary, rest: FleetSummary, restRea
   if (!out.declined) delete out.declined;
   return out;
 }
+
+/** Workspaces a run set out to migrate and did not (failed, restored, needs attention, declined): any makes `--wait` exit 3. */
+export function notMigratedCount(s: Pick<FleetSummary, 'failed' | 'needsAttention' | 'restored' | 'declined'>): number {
+  return s.failed + s.needsAttention + s.restored + (s.declined ?? 0);
+}

@@ -1,4 +1,4 @@
-import { canaryThenRest, type FleetSummary } from '../../src/domain/fleet-summary';
+import { canaryThenRest, notMigratedCount, type FleetSummary } from '../../src/domain/fleet-summary';
 
 const none: FleetSummary = { migrated: 0, recovered: 0, alreadyMigrated: 0, restored: 0, needsAttention: 0, failed: 0, skipped: 0, dryRun: 0, pvcUidsKept: 0, prebuilt: 0, dormant: 0 };
 const s = (o: Partial<FleetSummary>): FleetSummary => ({ ...none, ...o });
@@ -28,5 +28,17 @@ describe('canaryThenRest: a template counted once across its canary and its rest
   it('declined stays absent when none was', () => {
     expect('declined' in canaryThenRest(s({ migrated: 1 }), s({ alreadyMigrated: 1 }), true)).toBe(false);
     expect(canaryThenRest(s({ migrated: 1 }), s({ declined: 1 }), true).declined).toBe(1);
+  });
+});
+
+describe('notMigratedCount: what makes --wait exit 3', () => {
+  test('failed, needs attention, restored and declined each count; migrated, already, skipped and dry runs do not', () => {
+    const zero = { failed: 0, needsAttention: 0, restored: 0 };
+    expect(notMigratedCount({ ...zero })).toBe(0);
+    expect(notMigratedCount({ ...zero, failed: 1 })).toBe(1);
+    expect(notMigratedCount({ ...zero, needsAttention: 2 })).toBe(2);
+    expect(notMigratedCount({ ...zero, restored: 3 })).toBe(3);
+    expect(notMigratedCount({ ...zero, declined: 4 })).toBe(4);
+    expect(notMigratedCount({ failed: 1, needsAttention: 1, restored: 1, declined: 1 })).toBe(4);
   });
 });

@@ -4,6 +4,7 @@ import { addFleetOptions, fleetInputFromOptions, isOrganizationRun, templatesOf 
 import { ORGANIZATION_RUN_PREFIX, startOrganizationRun, waitForOrganization } from './organization-run';
 import { endedRunText, fitToWidth, newGateLines, progressBar, progressLine, statusText, summaryTable } from '../fleet-render';
 import { ranCountsOf, rollbacksNote } from '../../domain/fleet-rollbacks';
+import { notMigratedCount } from '../../domain/fleet-summary';
 import type { Logger } from '../../adapters/logging/logger';
 import { cliLogger } from '../cli-logger';
 import { explainInterrupt } from '../interrupt';
@@ -73,7 +74,7 @@ async function followFleet(client: Client, io: CliIo, workflowId: string, opts: 
       const declined = s.result?.summary.declined ?? 0;
       if (bad > 0) log?.warn({ failed: s.result!.summary.failed, needsAttention: s.result!.summary.needsAttention, restored: s.result!.summary.restored }, 'some workspaces were not migrated');
       if (declined > 0) log?.warn({ declined }, 'some migrations were declined at a gate');
-      return bad > 0 || declined > 0 || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
+      return (s.result && notMigratedCount(s.result.summary) > 0) || s.phase === 'cancelled' ? EXIT.denied : EXIT.ok;
     }
     const p = s.progress;
     const gate = p.pendingApproval ? `${p.pendingApproval.gateId}:${p.pendingApproval.planHash}` : '';

@@ -2,6 +2,7 @@ import type { Logger } from '../../adapters/logging/logger';
 import { organizationInputFromOptions } from '../organization-options';
 import type { Client } from '../with-temporal';
 import type { OrganizationResult } from '../../contracts/migrate-organization';
+import { notMigratedCount } from '../../domain/fleet-summary';
 import { startFleetRun } from '../start-fleet-run';
 import { CliError, EXIT, exitCodeOfFailureType, type CliIo } from '../io';
 
@@ -33,9 +34,8 @@ export async function startOrganizationRun(io: CliIo, o: Record<string, unknown>
  * workspace does: 3, not 0, though no workspace counts as failed.
  */
 export function organizationExitCode(r: Pick<OrganizationResult, 'phase' | 'summary' | 'templates'>): number {
-  const notMigrated = r.summary.failed + r.summary.needsAttention + r.summary.restored + (r.summary.declined ?? 0);
   const templateFailed = r.templates.some((t) => t.state === 'failed' || t.state === 'cancelled');
-  return r.phase === 'done' && notMigrated === 0 && !templateFailed ? EXIT.ok : EXIT.denied;
+  return r.phase === 'done' && notMigratedCount(r.summary) === 0 && !templateFailed ? EXIT.ok : EXIT.denied;
 }
 
 /** Prints a line whenever the run's status changes, then the final per-template table. */
