@@ -64,6 +64,10 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         b.template_version_id === input.ownStateBuild.templateVersionId);
     const isRestore = (b: WorkspaceBuild) => b.build_number > baseline.buildNumber && b.transition === input.prior.transition && b.template_version_id === input.prior.templateVersionId;
 
+    // Our stops before the restore start: one that failed or was canceled may have left what it was to remove (the
+    // provisioner stores the state a failed job wrote), so the next try stops again rather than start on top of it.
+    const stopsFirst = new Set<string>(earlierStop ? [earlierStop] : []);
+    const isUnfinishedStopFirst = (b: WorkspaceBuild) => stopsFirst.has(b.id) && b.transition === 'stop' && b.job.status !== 'succeeded' && input.prior.transition === 'start' && input.backup !== undefined;
     let failedRestores = 0;
     for (;;) {
       const ws = await coder.workspace(input.workspaceId).catch((err: unknown) => {
@@ -96,27 +100,35 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         step,
         ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
       };
-      if ((isOurs(latest) || isRestore(latest)) && (await startedSinceStoppedBackup(coder, input, latest))) {
-        // The backup is read and checked first: one that cannot be restored builds nothing, not even this stop.
-        await stateBytes(deps.blobs, restoreRequest);
-        const stop = await runStateBuildOnce(deps, {
-          workspaceId: input.workspaceId,
-          subject: input.subject,
-          transition: 'stop',
-          templateVersionId: latest.template_version_id,
-          read: { id: latest.id, buildNumber: latest.build_number },
-          timeoutMs: input.timeoutMs,
-          step: `${step} (its stop first)`,
-        });
-        own.add(stop.id);
-        continue;
-      }
+      const stopFirst = (isOurs(latest) || isRestore(latest)) && (isUnfinishedStopFirst(latest) || (await startedSinceStoppedBackup(coder, input, latest)));
       try {
+        if (stopFirst) {
+          // The backup is read and checked first: one that cannot be restored builds nothing, not even this stop.
+          await stateBytes(deps.blobs, restoreRequest);
+          const stop = await runStateBuildOnce(deps, {
+            workspaceId: input.workspaceId,
+            subject: input.subject,
+            transition: 'stop',
+            templateVersionId: latest.template_version_id,
+            read: { id: latest.id, buildNumber: latest.build_number },
+            timeoutMs: input.timeoutMs,
+            step: `${step} (its stop first)`,
+          });
+          own.add(stop.id);
+          stopsFirst.add(stop.id);
+          continue;
+        }
         const build = await runStateBuildOnce(deps, restoreRequest);
         return await restored(deps, input, build);
       } catch (err) {
-        // Our failed restore build is now the latest; it has the restore's shape (isRestore), so the next try goes on top of it.
+        // Our failed build is now the latest. A failed restore start has the restore's shape (isRestore), so the next
+        // try goes on top of it; a failed stop-first is known by its id (the failure carries it) and is stopped again.
         if (!(err instanceof ApplicationFailure && err.type === FailureType.buildFailed)) throw err;
+        const failedId = failedBuildId(err);
+        if (stopFirst && failedId) {
+          own.add(failedId);
+          stopsFirst.add(failedId);
+        }
         if (++failedRestores >= RESTORE_BUILD_TRIES) throw restoreBuildsFailed(err, input, failedRestores);
       }
     }
@@ -217,6 +229,11 @@ async function theirs(
   }
   const restoreHint = input.backup ? ` Once the workspace is idle, restore the backup with: wsmigrate state restore ${input.subject} --backup ${input.backup.blob.ref} --yes` : '';
   throw conflict(step, input.subject, `${who} was made on top of this migration's build #${ourWrites[0].build_number}; not restoring over it.${restoreHint}`);
+}
+
+function failedBuildId(err: ApplicationFailure): string | undefined {
+  const first = (err.details ?? [])[0] as { buildId?: unknown } | undefined;
+  return typeof first?.buildId === 'string' ? first.buildId : undefined;
 }
 
 /** Every restore build failed: the build's own reason, then what puts the workspace right once that is fixed. */

@@ -38,7 +38,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 29, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 31, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -342,6 +342,53 @@ resource "kubernetes_config_map_v1" "second" {
     expect(sim.stateOf(ws(i).id)).not.toContain('_v1');
     expect(pvc(ws(i).id)).toBe(uid);
     expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+  });
+
+  it('Option A, the stop before the restore start fails once (a provisioner hiccup): stopped again on its version, then the backup is started; the deployment it left is not created twice, the PVC kept', async () => {
+    const i = 29;
+    const uid = pvc(ws(i).id);
+    const failing = (await pushTemplateVersion(sim, fixtureSource('template-v1') + FAILS_AFTER_DEPLOYMENT, { name: 'v1-fails-after-deployment-2' })).id;
+    const { again, backup, failed } = await failedMigratedStart(i, failing);
+    const created = deploymentOf(ws(i).id);
+    expect(created).toBeDefined();
+    const r = await whileBuildsFail(i, 'stop', 'etcdserver: request timed out', () => acts().restoreByBuild(again));
+    const now = await latest(ws(i).id);
+    expect(now).toMatchObject({ build_number: failed.build_number + 3, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+    expect(r).toEqual({ changed: true, buildId: now.id });
+    // The failed stop changed nothing (the deployment stayed): the second stop removes it, carrying Coder's own state again.
+    expect(sent.slice(0, 2)).toEqual([
+      { transition: 'stop', template_version_id: failing },
+      { transition: 'stop', template_version_id: failing },
+    ]);
+    expect(Buffer.from(sent[2].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
+    expect(sent).toHaveLength(3);
+    expect(deploymentOf(ws(i).id)?.uid).not.toBe(created?.uid);
+    expect(sim.stateOf(ws(i).id)).not.toContain('_v1');
+    expect(pvc(ws(i).id)).toBe(uid);
+    expect(sim.cluster.pvcLosses().filter((l) => l.workspace === ws(i).id)).toEqual([]);
+  });
+
+  it('Option A, retried after an attempt whose stop before the restore failed (known by the id it heartbeated): stopped again, never started on top of it', async () => {
+    const i = 30;
+    const uid = pvc(ws(i).id);
+    const failing = (await pushTemplateVersion(sim, fixtureSource('template-v1') + FAILS_AFTER_DEPLOYMENT, { name: 'v1-fails-after-deployment-3' })).id;
+    const { again, backup } = await failedMigratedStart(i, failing);
+    const created = deploymentOf(ws(i).id);
+    const earlierStop = await whileBuildsFail(i, 'stop', 'etcdserver: request timed out', async () =>
+      client().waitForBuild((await client().createWorkspaceBuild(ws(i).id, { transition: 'stop', template_version_id: failing })).id, { timeoutMs: 30_000 }),
+    );
+    expect(earlierStop.job.status).toBe('failed');
+    expect(deploymentOf(ws(i).id)?.uid).toBe(created?.uid);
+    sent.length = 0;
+    const r = await new MockActivityEnvironment({ heartbeatDetails: { buildId: earlierStop.id } }).run(acts().restoreByBuild, again);
+    const now = await latest(ws(i).id);
+    expect(now).toMatchObject({ build_number: earlierStop.build_number + 2, transition: 'start', template_version_id: original, job: { status: 'succeeded' } });
+    expect(r).toEqual({ changed: true, buildId: now.id });
+    expect(sent[0]).toEqual({ transition: 'stop', template_version_id: failing });
+    expect(Buffer.from(sent[1].state ?? '', 'base64').equals(await blobs.get(backup.blob.ref))).toBe(true);
+    expect(sent).toHaveLength(2);
+    expect(sim.stateOf(ws(i).id)).not.toContain('_v1');
+    expect(pvc(ws(i).id)).toBe(uid);
   });
 
   it('Option A after our migrated start that failed having created nothing: its stop on its version changes nothing, then the backup is started', async () => {
