@@ -1,7 +1,8 @@
 import { applyPlan } from './build-apply';
-import { renderPlan, stageLine, type LogLine } from './build-log';
+import { renderPlan, stageLine, tfLine, type LogLine } from './build-log';
 import { planBuild } from './build-plan';
 import type { KubeCluster } from './kube-cluster';
+import { firstInvalidName } from './kube-names';
 import type { ProvisionRequest, ProvisionResult, SimProvisioner } from './provisioner';
 import { parseState, serializeState } from './terraform-state';
 import { buildResolver, type Transition } from './workspace-context';
@@ -29,7 +30,20 @@ export class StructuralProvisioner implements SimProvisioner {
       resolve,
       objectExists: (id) => this.cluster.get(id.kind, id.namespace, id.name) !== undefined,
     });
-    logs.push(stageLine('Planning infrastructure'), ...renderPlan(plan, 'Planning infrastructure'));
+    logs.push(stageLine('Planning infrastructure'));
+    const invalid = firstInvalidName(plan, resolve);
+    if (invalid) {
+      // Terraform stops at the provider's validation: nothing applied, the build keeps the state it was created with.
+      const message = `metadata.0.name ${invalid.problem}`;
+      const stage = 'Planning infrastructure';
+      logs.push(
+        tfLine(stage, `Error: ${message}`, 'error'),
+        tfLine(stage, `  with ${invalid.address},`, 'error'),
+        tfLine(stage, `  on ${invalid.file}, in resource "${invalid.type}" "${invalid.resourceName}": name "${invalid.name}"`, 'error'),
+      );
+      return Promise.resolve({ state: req.state, logs, error: `${message} (with ${invalid.address}, name "${invalid.name}")` });
+    }
+    logs.push(...renderPlan(plan, 'Planning infrastructure'));
     const stage = STAGE_OF[ctx.transition];
     logs.push(stageLine(stage));
     const outcome = applyPlan({

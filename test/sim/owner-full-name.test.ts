@@ -1,5 +1,5 @@
 import { K8S_TEMPLATE_MAIN_TF, startSimulator, type CoderSimulator } from '../../src/sim';
-import { api, waitForBuild } from './helpers';
+import { api, pushTemplateVersion, waitForBuild } from './helpers';
 
 const CLAIM_NAME = 'name      = "coder-${data.coder_workspace.me.id}-home"';
 const named = (expr: string) => {
@@ -31,15 +31,32 @@ describe('simulator: the owner names a template sees', () => {
   };
   const claims = (s: CoderSimulator) => s.cluster.objects().filter((o) => o.kind === 'PersistentVolumeClaim').map((o) => o.name).sort();
 
-  test('a claim named with lower(data.coder_workspace.me.owner_name) carries the owner\'s full name, never the username', async () => {
-    const s = await start('"${lower(data.coder_workspace.me.owner_name)}-home"');
+  test('a claim named with data.coder_workspace.me.owner_name carries the owner\'s full name, never the username', async () => {
+    const s = await start('"${replace(lower(data.coder_workspace.me.owner_name), " ", "-")}-home"');
     expect(s.workspaces().map((w) => w.owner)).toEqual(['alice', 'bob']);
-    expect(claims(s)).toEqual(['alice liddell-home', 'bob cratchit-home']);
+    expect(claims(s)).toEqual(['alice-liddell-home', 'bob-cratchit-home']);
   });
 
   test('a claim named with data.coder_workspace_owner.me.full_name carries the full name', async () => {
-    const s = await start('data.coder_workspace_owner.me.full_name');
-    expect(claims(s)).toEqual(['Alice Liddell', 'Bob Cratchit']);
+    const s = await start('"${lower(replace(data.coder_workspace_owner.me.full_name, " ", "."))}"');
+    expect(claims(s)).toEqual(['alice.liddell', 'bob.cratchit']);
+  });
+
+  // The provider checks every metadata.name as Kubernetes does (kubernetes/validators.go validateName:
+  // a DNS-1123 subdomain) while Terraform plans: a full name as it is ("Alice Liddell") fails the build.
+  test('a claim named with the full name as it is ("Alice Liddell") fails the build at plan with Kubernetes\' reason: nothing created, the state as it was', async () => {
+    const s = await start('"coder-${data.coder_workspace.me.id}-home"');
+    const ws = s.workspaces()[0]!;
+    const before = { state: s.stateOf(ws.id), objects: s.cluster.objects() };
+    const version = await pushTemplateVersion(s, named('data.coder_workspace_owner.me.full_name'), { name: 'raw-full-name' });
+    expect(version.job.status).toBe('succeeded');
+    const res = await api<{ id: string }>(s, 'POST', `/workspaces/${ws.id}/builds`, { json: { transition: 'start', template_version_id: version.id } });
+    expect(res.status).toBe(201);
+    const done = (await waitForBuild(s, res.body.id)).build;
+    expect(done.job.status).toBe('failed');
+    expect(done.job.error).toMatch(/^metadata\.0\.name a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '\.', and must start and end with an alphanumeric character .*name "Alice Liddell"/);
+    expect(s.stateOf(ws.id)).toBe(before.state);
+    expect(s.cluster.objects()).toEqual(before.objects);
   });
 
   test('the state holds owner/name = username and owner_name/full_name = full name; the REST API keeps the username as owner_name', async () => {
@@ -55,7 +72,7 @@ describe('simulator: the owner names a template sees', () => {
   });
 
   test('a user made without a full name: Coder stores "" and the provider reads "default"; with one, that one', async () => {
-    const s = await start('"${lower(data.coder_workspace.me.owner_name)}-home"');
+    const s = await start('"${replace(lower(data.coder_workspace.me.owner_name), " ", "-")}-home"');
     const minted = await api<{ username: string; name: string; token: string }>(s, 'POST', '/sim/tokens', { json: { role: 'member', username: 'nofull' } });
     expect(minted).toMatchObject({ status: 201, body: { username: 'nofull', name: '' } });
     expect((await api(s, 'GET', '/users/nofull')).body).toMatchObject({ username: 'nofull', name: '' });
@@ -69,6 +86,6 @@ describe('simulator: the owner names a template sees', () => {
       expect(res.body.owner_name).toBe(user);
       expect((await waitForBuild(s, res.body.latest_build.id)).build.job.status).toBe('succeeded');
     }
-    expect(claims(s)).toEqual(['alice liddell-home', 'bob cratchit-home', 'default-home', 'zed zimmer-home']);
+    expect(claims(s)).toEqual(['alice-liddell-home', 'bob-cratchit-home', 'default-home', 'zed-zimmer-home']);
   });
 });

@@ -308,6 +308,42 @@ resource "kubernetes_deployment" "main" {`,
     expect(seen).toEqual({ structural: expected, terraform: expected });
   });
 
+  it("a name Kubernetes refuses (a config map named after the owner's full name, \"Alice Liddell\") fails the build at the provider's validation on both provisioners: nothing created or destroyed, the state as it was", async () => {
+    const named = K8S_TEMPLATE_MAIN_TF.replace(
+      'resource "kubernetes_deployment" "main" {',
+      `resource "kubernetes_config_map" "owner" {
+  metadata {
+    name      = data.coder_workspace_owner.me.full_name
+    namespace = var.namespace
+  }
+}
+resource "kubernetes_deployment" "main" {`,
+    );
+    expect(named).not.toBe(K8S_TEMPLATE_MAIN_TF);
+    const seen: Record<string, { effect: Effect; error: string; stateKept: boolean }> = {};
+    failedLogs.length = 0;
+    for (const kind of ['structural', 'terraform'] as const) {
+      const sim = await simOf(kind);
+      try {
+        const ws = workspaceOf(sim);
+        const stateBefore = sim.stateOf(ws.id);
+        const version = await pushTemplateVersion(sim, named, { name: 'owner-named-map' });
+        expect(version.job.status).toBe('succeeded');
+        const { effect, build: done } = await build(sim, 'start', { transition: 'start', template_version_id: version.id });
+        seen[kind] = { effect, error: done.job.error ?? '', stateKept: sim.stateOf(ws.id) === stateBefore };
+      } finally {
+        await sim.close();
+      }
+    }
+    const expected = { build: 'start', status: 'failed', created: [], destroyed: [], forgotten: [] };
+    expect(seen.structural?.effect).toEqual(expected);
+    expect(seen.terraform?.effect).toEqual(expected);
+    for (const kind of ['structural', 'terraform']) {
+      expect(seen[kind]?.error).toMatch(/a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/);
+      expect(seen[kind]?.stateKept).toBe(true);
+    }
+  });
+
   it('Option A done with a plain start (KB hazard 1): the OLD version runs on the migrated state and the PVC is lost', async () => {
     const sim = await simOf('terraform');
     try {

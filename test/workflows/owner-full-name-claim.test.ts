@@ -4,14 +4,15 @@ import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 const CLAIM_NAME = 'name      = "coder-${data.coder_workspace.me.id}-home"';
-// As public templates name it since the provider deprecated `owner`: the owner's full name, lower-cased.
-const BY_OWNER_NAME = K8S_TEMPLATE_MAIN_TF.replace(CLAIM_NAME, 'name      = "coder-${lower(data.coder_workspace.me.owner_name)}-home"');
+// As public templates name it since the provider deprecated `owner`: the owner's full name, lower-cased (and its
+// blanks made dashes: Kubernetes refuses a name with a blank, and the provider checks it while Terraform plans).
+const BY_OWNER_NAME = K8S_TEMPLATE_MAIN_TF.replace(CLAIM_NAME, 'name      = "coder-${replace(lower(data.coder_workspace.me.owner_name), " ", "-")}-home"');
 
 /**
  * A template that names the home claim after data.coder_workspace.me.owner_name. Coder fills that
  * with the owner's full name (coderd/provisionerdserver WorkspaceOwnerName = owner.Name), "default"
  * when empty, while the API's workspace owner_name is the username: alice's claim is
- * "coder-alice liddell-home". The preflight cannot know the full name, so it must not compare it
+ * "coder-alice-liddell-home". The preflight cannot know the full name, so it must not compare it
  * with the username and refuse a rename the version never makes.
  */
 describe('a template whose home claim is named after coder_workspace.owner_name (the full name)', () => {
@@ -26,7 +27,7 @@ describe('a template whose home claim is named after coder_workspace.owner_name 
   it('is migrated, not refused, and the claim keeps its uid', async () => {
     const ws = env.sim.workspaces()[0]!;
     expect(ws.owner).toBe('alice');
-    const claim = env.sim.cluster.pvc('coder', 'coder-alice liddell-home');
+    const claim = env.sim.cluster.pvc('coder', 'coder-alice-liddell-home');
     expect(claim).toBeDefined();
     const template = await env.migrateTemplate();
     expect(template.outcome).toBe('promoted');
@@ -38,7 +39,7 @@ describe('a template whose home claim is named after coder_workspace.owner_name 
     );
     const result = (await handle.result()) as WorkspaceMigrationResult;
     expect(result.outcome).toBe('migrated');
-    expect(env.sim.cluster.pvc('coder', 'coder-alice liddell-home')?.uid).toBe(claim?.uid);
+    expect(env.sim.cluster.pvc('coder', 'coder-alice-liddell-home')?.uid).toBe(claim?.uid);
     expect(env.sim.cluster.pvc('coder', 'coder-alice-home')).toBeUndefined();
     expect(env.sim.cluster.pvcLosses()).toEqual([]);
     expect((await env.coder.workspace(ws.id)).latest_build.template_version_id).toBe(template.versionId);
