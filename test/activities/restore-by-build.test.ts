@@ -38,7 +38,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 31, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 32, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -138,6 +138,18 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     const { backup: _ignored, ...noBackup } = input;
     await expect(acts().restoreByBuild(noBackup)).resolves.toEqual({ changed: false });
     expect(sent).toEqual([]);
+  });
+
+  it("a read build with our migrated build's shape (this token's user's own start on the target version) and nothing of this migration after it: nothing is built over it", async () => {
+    const i = 31;
+    const read = await startBuild(sim, ws(i).id, { transition: 'start', template_version_id: v1 });
+    const { input } = await backedUp(i);
+    expect(input.readBuild.id).toBe(read.id);
+    sent.length = 0;
+    // As preflight reads it: the prior is that start on v1, the very shape of the migration's own build.
+    await expect(acts().restoreByBuild({ ...input, prior: { transition: 'start', templateVersionId: v1 } })).resolves.toEqual({ changed: false });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(i).id)).id).toBe(read.id);
   });
 
   it("a read build that is not at the prior (its owner's start that failed; prior: a stop) with nothing of this migration after it: left as its owner left it, nothing built over it", async () => {
