@@ -7,6 +7,7 @@ import { makeStopWorkspace } from '../../src/activities/stop-workspace';
 import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
+import { sha256Hex } from '../../src/adapters/hash';
 import { FailureType } from '../../src/domain/failure-types';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState } from '../sim/helpers';
@@ -73,6 +74,9 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
       timeoutMs: 30_000,
     };
     await expect(acts().buildWithState({ ...build, templateVersionId: sim.template.originalVersionId })).rejects.toThrow(/migrated-state build refused for bob\/dev: template version .* is older than this workspace's migrated state/);
+    // As the workflow sends it, with the sha256 of the (unmigrated) state the read build holds: the bytes judged are still the ones the build carries.
+    const read = { ...build.read, stateSha256: sha256Hex(await coder.getWorkspaceBuildState(latest.id)) };
+    await expect(acts().buildWithState({ ...build, read, templateVersionId: sim.template.originalVersionId })).rejects.toThrow(/migrated-state build refused for bob\/dev: template version .* is older than this workspace's migrated state/);
     expect((await coder.workspace(ws.id)).latest_build.id).toBe(latest.id);
   });
 
