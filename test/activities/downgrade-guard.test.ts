@@ -19,7 +19,7 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
   let sim: CoderSimulator;
   let dir: string;
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 2, buildLatencyMs: 5 });
+    sim = await startSimulator({ workspaces: 3, buildLatencyMs: 5 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-downgrade-'));
   });
   afterAll(async () => {
@@ -56,6 +56,23 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
     expect(ok.buildNumber).toBe(number + 1);
     expect(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(pvc);
     expect(sim.cluster.pvcLosses()).toEqual([]);
+  });
+
+  it('a state whose home PVC alone is _v1 (moved by hand) is one hazard, refused all the same: no stop on the pre-migration version, the PVC kept', async () => {
+    const ws = sim.workspaces()[2];
+    const buildId = await latestBuildId(sim, ws.id);
+    const pulled = await api(sim, 'GET', `/workspacebuilds/${buildId}/state`);
+    const pvcOnly = pulled.text.replace(/"type": ?"kubernetes_persistent_volume_claim"/g, '"type": "kubernetes_persistent_volume_claim_v1"');
+    expect(pvcOnly).not.toBe(pulled.text);
+    expect((await putState(sim, buildId, pvcOnly)).status).toBe(204);
+    const pvc = sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const number = (await coder.workspace(ws.id)).latest_build.build_number;
+    await expect(acts().stopWorkspace({ workspaceId: ws.id, subject: 'carol/dev', afterBuildNumber: number, timeoutMs: 30_000 })).rejects.toThrow(
+      /^stop build refused for carol\/dev: template version .* is older than this workspace's migrated state \(kubernetes_persistent_volume_claim_v1\.home is migrated, but this version declares the old kubernetes_persistent_volume_claim\.home: the build would destroy it and re-create it empty\)\./,
+    );
+    expect((await coder.workspace(ws.id)).latest_build.build_number).toBe(number);
+    expect(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(pvc);
   });
 
   it('a build carrying a migrated state onto the pre-migration version is refused before it is sent', async () => {
