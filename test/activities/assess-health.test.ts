@@ -9,8 +9,13 @@ import { api, latestBuildId, migrateStateByHand, putState, startBuild } from '..
  * target version's annotations, and only a build on that version counts as migrated.
  */
 
+/** The _v1 template without its PVC: a start on it destroys the home volume, and its log shows the delete. */
+const V1_WITHOUT_PVC = V1.replace(/resource "kubernetes_persistent_volume_claim_v1" "home" \{[\s\S]*?\n\}\n/, '')
+  .replace('kubernetes_persistent_volume_claim_v1.home.metadata.0.name', '"coder-${data.coder_workspace.me.id}-home"')
+  .replace(/depends_on = \[\s*kubernetes_persistent_volume_claim_v1\.home\s*\]/, '');
+
 describe('assessHealth: unmigrated, migrated or damaged, judged against the target version', () => {
-  const env = useSimWithVersions({ workspaces: 5, sources: { v1: V1, protectedDeployment: V1_PROTECTED_DEPLOYMENT } });
+  const env = useSimWithVersions({ workspaces: 6, sources: { v1: V1, protectedDeployment: V1_PROTECTED_DEPLOYMENT, noPvc: V1_WITHOUT_PVC } });
 
   const acts = () =>
     stepsOf({ coder: new CoderClient({ url: env.sim.url, token: env.sim.token, retry: { baseDelayMs: 5, maxDelayMs: 20 } }), blobs: env.blobs, notifier: { notify: async () => undefined } }, { assessHealth: makeAssessHealth });
@@ -65,6 +70,17 @@ describe('assessHealth: unmigrated, migrated or damaged, judged against the targ
     expect(h.health).toBe('damaged');
     expect(h.reason).toContain('kubernetes_persistent_volume_claim_v1.home');
     expect(h.recoverFrom).toEqual({ id: good.id, number: good.build_number });
+  });
+
+  it('a PVC a build destroyed (its log shows the delete) is reported destroyed by that build, never "forgotten, the object was not deleted"', async () => {
+    const i = 5;
+    await migrateAndStart(i, env.versions.v1);
+    const destroying = await startBuild(env.sim, ws(i).id, { transition: 'start', template_version_id: env.versions.noPvc });
+    expect(destroying.job.status).toBe('succeeded');
+    const h = await assess(i, env.versions.v1);
+    expect(h.health).toBe('damaged');
+    expect(h.losses).toEqual([expect.objectContaining({ address: 'kubernetes_persistent_volume_claim_v1.home', kind: 'destroyed', build: expect.objectContaining({ number: destroying.build_number }) })]);
+    expect(h.reason).not.toContain('was not deleted');
   });
 
   it('a workspace deleted after the preflight read it is refused as deleted, not taken for damaged', async () => {

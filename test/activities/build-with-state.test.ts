@@ -12,7 +12,7 @@ import { CoderClient } from '../../src/adapters/coder';
 import { FailureType } from '../../src/domain/failure-types';
 import { recordingCoder } from './fixtures/recorded-builds';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
-import { fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
+import { api, fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion, startBuild } from '../sim/helpers';
 
 /** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
 const STEPS = { backupState: makeBackupState, buildWithState: makeBuildWithState, restoreByBuild: makeRestoreByBuild };
@@ -258,7 +258,7 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
     return fetch(input, init);
   };
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 6, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 8, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-bws-checks-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -424,6 +424,39 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
       offline(false);
     }
     await coder().waitForBuild((await coder().workspace(ws(5).id)).latest_build.id);
+  });
+
+  it('a migrated-state build someone canceled in the dashboard is not taken for built: final, naming it canceled, for the compensation to undo', async () => {
+    const { req } = await input(6);
+    offline();
+    let failure: unknown;
+    try {
+      const building = acts().buildWithState(req).catch((e: unknown) => e);
+      // Queued (no daemon takes it), then canceled, as a person in the dashboard would.
+      let ours = (await coder().workspace(ws(6).id)).latest_build;
+      while (ours.build_number !== req.read.buildNumber + 1) {
+        await new Promise((r) => setTimeout(r, 5));
+        ours = (await coder().workspace(ws(6).id)).latest_build;
+      }
+      expect((await api(sim, 'PATCH', `/workspacebuilds/${ours.id}/cancel`)).status).toBe(200);
+      failure = await building;
+    } finally {
+      offline(false);
+    }
+    expect(failure).toMatchObject({ type: FailureType.buildFailed, nonRetryable: true, details: [{ buildNumber: req.read.buildNumber + 1 }] });
+    expect((failure as Error).message).toMatch(new RegExp(`^migrated-state build #${req.read.buildNumber + 1} of ${req.subject} \\(start on version ${v1}\\) ended canceled`));
+  });
+
+  it('a workspace Coder made dormant after it was read: the start is refused as dormant (Coder lets nobody start it), not as a token without permission; nothing queued', async () => {
+    const { req } = await input(7);
+    const dormant = await api<{ dormant_at: string }>(sim, 'PUT', `/workspaces/${ws(7).id}/dormant`, { json: { dormant: true } });
+    expect(dormant.status).toBe(200);
+    await expect(acts().buildWithState(req)).rejects.toMatchObject({
+      type: FailureType.dormant,
+      nonRetryable: true,
+      message: expect.stringContaining(`migrated-state build refused for ${req.subject}: Coder marked the workspace dormant at ${dormant.body.dormant_at}`),
+    });
+    expect((await coder().workspace(ws(7).id)).latest_build.id).toBe(req.read.id);
   });
 
   it('a migrated-state build the provisioner fails is final, naming the build, the transition and the version', async () => {

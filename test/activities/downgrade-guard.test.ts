@@ -7,6 +7,7 @@ import { makeStopWorkspace } from '../../src/activities/stop-workspace';
 import { stepsOf } from './fixtures/steps';
 import { createFileBlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
+import { sha256Hex } from '../../src/adapters/hash';
 import { FailureType } from '../../src/domain/failure-types';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, latestBuildId, migrateStateByHand, pushTemplateVersion, putState } from '../sim/helpers';
@@ -18,7 +19,7 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
   let sim: CoderSimulator;
   let dir: string;
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 2, buildLatencyMs: 5 });
+    sim = await startSimulator({ workspaces: 3, buildLatencyMs: 5 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-downgrade-'));
   });
   afterAll(async () => {
@@ -57,6 +58,23 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
     expect(sim.cluster.pvcLosses()).toEqual([]);
   });
 
+  it('a state whose home PVC alone is _v1 (moved by hand) is one hazard, refused all the same: no stop on the pre-migration version, the PVC kept', async () => {
+    const ws = sim.workspaces()[2];
+    const buildId = await latestBuildId(sim, ws.id);
+    const pulled = await api(sim, 'GET', `/workspacebuilds/${buildId}/state`);
+    const pvcOnly = pulled.text.replace(/"type": ?"kubernetes_persistent_volume_claim"/g, '"type": "kubernetes_persistent_volume_claim_v1"');
+    expect(pvcOnly).not.toBe(pulled.text);
+    expect((await putState(sim, buildId, pvcOnly)).status).toBe(204);
+    const pvc = sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    const number = (await coder.workspace(ws.id)).latest_build.build_number;
+    await expect(acts().stopWorkspace({ workspaceId: ws.id, subject: 'carol/dev', afterBuildNumber: number, timeoutMs: 30_000 })).rejects.toThrow(
+      /^stop build refused for carol\/dev: template version .* is older than this workspace's migrated state \(kubernetes_persistent_volume_claim_v1\.home is migrated, but this version declares the old kubernetes_persistent_volume_claim\.home: the build would destroy it and re-create it empty\)\./,
+    );
+    expect((await coder.workspace(ws.id)).latest_build.build_number).toBe(number);
+    expect(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(pvc);
+  });
+
   it('a build carrying a migrated state onto the pre-migration version is refused before it is sent', async () => {
     const ws = sim.workspaces()[1];
     const coder = new CoderClient({ url: sim.url, token: sim.token });
@@ -73,6 +91,9 @@ describe('the plan guard refuses a downgrade on every build wsmigrate starts', (
       timeoutMs: 30_000,
     };
     await expect(acts().buildWithState({ ...build, templateVersionId: sim.template.originalVersionId })).rejects.toThrow(/migrated-state build refused for bob\/dev: template version .* is older than this workspace's migrated state/);
+    // As the workflow sends it, with the sha256 of the (unmigrated) state the read build holds: the bytes judged are still the ones the build carries.
+    const read = { ...build.read, stateSha256: sha256Hex(await coder.getWorkspaceBuildState(latest.id)) };
+    await expect(acts().buildWithState({ ...build, read, templateVersionId: sim.template.originalVersionId })).rejects.toThrow(/migrated-state build refused for bob\/dev: template version .* is older than this workspace's migrated state/);
     expect((await coder.workspace(ws.id)).latest_build.id).toBe(latest.id);
   });
 

@@ -18,7 +18,7 @@ describe('preflightWorkspace: a deleted workspace, and a migrated one on an old 
   let v1: string;
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 4, buildLatencyMs: 5 });
+    sim = await startSimulator({ workspaces: 5, buildLatencyMs: 5 });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
   });
   afterAll(async () => sim.close());
@@ -78,5 +78,21 @@ describe('preflightWorkspace: a deleted workspace, and a migrated one on an old 
     expect((await coder().workspace(w.id)).latest_build.build_number).toBe(before);
     // On the migrated version itself it passes: nothing to rename, nothing older.
     await expect(acts().preflightWorkspace(inputFor(1))).resolves.toMatchObject({ alreadyMigrated: true, renameable: 0, onTargetVersion: true });
+  });
+
+  it('a migrated workspace stopped on the migrated version (its state: the home PVC alone) is refused the pre-migration version too: one hazard is enough', async () => {
+    // The last one seeded: the others' indexes shift once one is deleted, and none of them is this one.
+    const last = sim.workspaces().length - 1;
+    const w = ws(last);
+    const buildId = await latestBuildId(sim, w.id);
+    expect((await putState(sim, buildId, migrateStateByHand((await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text))).status).toBe(204);
+    await startBuild(sim, w.id, { transition: 'stop', template_version_id: v1 });
+    const before = (await coder().workspace(w.id)).latest_build.build_number;
+    const err = await failure(acts().preflightWorkspace(inputFor(last, { targetVersionId: sim.template.originalVersionId })));
+    expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+    expect(err.message).toContain(
+      `is older than this workspace's migrated state (kubernetes_persistent_volume_claim_v1.home is migrated, but this version declares the old kubernetes_persistent_volume_claim.home: the build would destroy it and re-create it empty), so it is not a migrated version; nothing was stopped.`,
+    );
+    expect((await coder().workspace(w.id)).latest_build.build_number).toBe(before);
   });
 });

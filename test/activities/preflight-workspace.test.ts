@@ -36,7 +36,7 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
   let otherTemplatesVersion: string;
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 9, buildLatencyMs: 5, provisioners: 1, moreTemplates: [{ name: 'team-tools', versioned: true }] });
+    sim = await startSimulator({ workspaces: 10, buildLatencyMs: 5, provisioners: 1, moreTemplates: [{ name: 'team-tools', versioned: true }] });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-preflight-'));
     blobs = createFileBlobStore({ dir });
     // Promoted, as 'wsmigrate migrate template' does: a migration onto an inactive version is its own test below.
@@ -255,6 +255,29 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
       expect(err.message).toMatch(new RegExp(`^preflight refused for ${ws(0).owner}/${ws(0).name}: template version \\S+ did not import successfully \\(job failed\\); fix the template first$`));
     });
 
+    it('a target version still importing (no daemon has taken its job yet) is refused, not migrated onto', async () => {
+      sim.setDaemonOffline('sim-provisioner-1', true);
+      try {
+        const upload = await api<{ hash: string }>(sim, 'POST', '/files', { body: await packTar([{ name: 'main.tf', content: fixtureSource('template-v1') }]), contentType: 'application/x-tar' });
+        const created = await api<{ id: string; name: string }>(sim, 'POST', `/organizations/${sim.orgId}/templateversions`, {
+          json: { template_id: sim.template.id, storage_method: 'file', file_id: upload.body.hash, provisioner: 'terraform' },
+        });
+        expect(created.status).toBe(201);
+        const err = await failure(acts().preflightWorkspace(inputFor(0, { targetVersionId: created.body.id })));
+        expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+        expect(err.message).toBe(`preflight refused for ${ws(0).owner}/${ws(0).name}: template version ${created.body.name} did not import successfully (job pending); fix the template first`);
+      } finally {
+        sim.setDaemonOffline('sim-provisioner-1', false);
+      }
+    });
+
+    it('a target version that still declares one deprecated type (its deployment) is not a migrated version either', async () => {
+      const half = (await pushTemplateVersion(sim, fixtureSource('template-v1').replaceAll('kubernetes_deployment_v1', 'kubernetes_deployment'), { name: 'v1-deployment-old' })).id;
+      const err = await failure(acts().preflightWorkspace(inputFor(0, { targetVersionId: half })));
+      expect(err.type).toBe(FailureType.refused);
+      expect(err.message).toMatch(/template version v1-deployment-old still declares kubernetes_deployment\.main \(main\.tf:\d+\) with the deprecated type, so it is not a migrated version/);
+    });
+
     it('a target version that still declares the deprecated types is not a migrated version', async () => {
       const err = await failure(acts().preflightWorkspace(inputFor(0, { targetVersionId: sim.template.originalVersionId })));
       expect(err.type).toBe(FailureType.refused);
@@ -360,6 +383,19 @@ describe('preflightWorkspace: reads only, and refuses what must not be migrated'
       } finally {
         await old.close();
       }
+    });
+
+    it('allowed, still refused for a workspace Coder would start on the active version (automatic updates "always"), also when its state holds one deprecated instance', async () => {
+      const i = 9;
+      const buildId = await latestBuildId(sim, ws(i).id);
+      const state = JSON.parse((await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text) as { resources: { type: string }[] };
+      state.resources = state.resources.filter((r) => r.type !== 'kubernetes_deployment');
+      expect(state.resources.filter((r) => r.type.startsWith('kubernetes_'))).toHaveLength(1);
+      expect((await putState(sim, buildId, JSON.stringify(state))).status).toBe(204);
+      expect((await api(sim, 'PUT', `/workspaces/${ws(i).id}/autoupdates`, { token: sim.tokenOf(ws(i).owner), json: { automatic_updates: 'always' } })).status).toBe(204);
+      const err = await failure(acts().preflightWorkspace(inputFor(i, { targetVersionId: inactive, allowInactiveVersion: true })));
+      expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+      expect(err.message).toContain(`the workspace has automatic updates "always", so Coder starts it (its autostart, and its owner's start) on the template's active version ${v1}, not on the target version ${inactive}`);
     });
 
     it('the active version as target carries no such warning', async () => {

@@ -38,7 +38,7 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
   const { sent, client: recordingClient } = recordingCoder();
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 31, buildLatencyMs: 5, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 33, buildLatencyMs: 5, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rbb-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -138,6 +138,18 @@ describe('restoreByBuild: puts the backed-up state back by one build on the prio
     const { backup: _ignored, ...noBackup } = input;
     await expect(acts().restoreByBuild(noBackup)).resolves.toEqual({ changed: false });
     expect(sent).toEqual([]);
+  });
+
+  it("a read build with our migrated build's shape (this token's user's own start on the target version) and nothing of this migration after it: nothing is built over it", async () => {
+    const i = 31;
+    const read = await startBuild(sim, ws(i).id, { transition: 'start', template_version_id: v1 });
+    const { input } = await backedUp(i);
+    expect(input.readBuild.id).toBe(read.id);
+    sent.length = 0;
+    // As preflight reads it: the prior is that start on v1, the very shape of the migration's own build.
+    await expect(acts().restoreByBuild({ ...input, prior: { transition: 'start', templateVersionId: v1 } })).resolves.toEqual({ changed: false });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(i).id)).id).toBe(read.id);
   });
 
   it("a read build that is not at the prior (its owner's start that failed; prior: a stop) with nothing of this migration after it: left as its owner left it, nothing built over it", async () => {
@@ -576,6 +588,25 @@ resource "kubernetes_config_map_v1" "second" {
       leftAsIs: `build #${theirs.build_number} (stop) by ${by} came after the backup and no migrated state reached Coder: left as it is`,
     });
     expect(sent).toEqual([]);
+  });
+
+  it("its owner's Update and Restart after the backup (a stop, then a start on v1), with nothing of ours between: their two builds are left as they are, neither taken for this migration's", async () => {
+    const i = 32;
+    const { input } = await backedUp(i);
+    const token = sim.tokenOf(ws(i).owner);
+    for (const json of [{ transition: 'stop' }, { transition: 'start', template_version_id: v1 }]) {
+      const b = await api<{ id: string }>(sim, 'POST', `/workspaces/${ws(i).id}/builds`, { token, json });
+      expect(b.status).toBe(201);
+      await client().waitForBuild(b.body.id, { timeoutMs: 30_000 });
+    }
+    const restart = await latest(ws(i).id);
+    sent.length = 0;
+    await expect(acts().restoreByBuild(input)).resolves.toEqual({
+      changed: false,
+      leftAsIs: `build #${restart.build_number} (start) by ${ws(i).owner} came after the backup and no migrated state reached Coder: left as it is`,
+    });
+    expect(sent).toEqual([]);
+    expect((await latest(ws(i).id)).id).toBe(restart.id);
   });
 
   it("someone else's build after the backup that failed is left as it is too, and the message says it failed and how to tell and mend damage", async () => {

@@ -6,6 +6,7 @@ import { makeRestoreByBuild, type RestoreByBuildInput } from '../../src/activiti
 import { makeStopWorkspace } from '../../src/activities/stop-workspace';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { sha256Hex } from '../../src/adapters/hash';
+import { FailureType } from '../../src/domain/failure-types';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { api, fixtureSource, homePvcName, migrateStateByHand, pushTemplateVersion } from '../sim/helpers';
 import { recordingCoder } from './fixtures/recorded-builds';
@@ -31,7 +32,7 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
 
   beforeAll(async () => {
     // Builds slow enough to be canceled while they run, as a person in the dashboard would.
-    sim = await startSimulator({ workspaces: 5, buildLatencyMs: 300, provisioners: 1 });
+    sim = await startSimulator({ workspaces: 6, buildLatencyMs: 300, provisioners: 1 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-rcs-'));
     blobs = createFileBlobStore({ dir });
     v1 = (await pushTemplateVersion(sim, fixtureSource('template-v1'))).id;
@@ -225,5 +226,28 @@ describe('restoreByBuild after our migrated start was canceled in Coder', () => 
     expect(r).toEqual({ changed: true, buildId: builds[0].id });
     expect(pvc(i)).toBe(uid);
     await expectNoV1UnderOriginal(i);
+  });
+
+  it("Option A's stop canceled in the dashboard before a daemon took it is not taken for stopped: final, naming it canceled and its id, for the compensation to count it as its own", async () => {
+    const i = 5;
+    const read = (await client().workspace(ws(i).id)).latest_build;
+    sim.setDaemonOffline('sim-provisioner-1', true);
+    let failure: unknown;
+    try {
+      const stopping = acts()
+        .stopWorkspace({ workspaceId: ws(i).id, subject: subjectOf(i), afterBuildNumber: read.build_number, timeoutMs: 30_000 })
+        .catch((e: unknown) => e);
+      let stop = (await client().workspace(ws(i).id)).latest_build;
+      while (stop.build_number === read.build_number) {
+        await new Promise((r) => setTimeout(r, 5));
+        stop = (await client().workspace(ws(i).id)).latest_build;
+      }
+      await cancel(stop.id);
+      failure = await stopping;
+      expect(failure).toMatchObject({ type: FailureType.buildFailed, nonRetryable: true, details: [{ buildId: stop.id, buildNumber: read.build_number + 1 }] });
+      expect((failure as Error).message).toMatch(new RegExp(`^stop build #${read.build_number + 1} of ${subjectOf(i)} ended canceled`));
+    } finally {
+      sim.setDaemonOffline('sim-provisioner-1', false);
+    }
   });
 });

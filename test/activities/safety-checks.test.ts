@@ -5,6 +5,7 @@ import { makeCheckProtectedKept } from '../../src/activities/check-protected-kep
 import { makePostBuildCheck } from '../../src/activities/post-build-check';
 import { makeVerifyMigration } from '../../src/activities/verify-migration';
 import { stepsOf } from './fixtures/steps';
+import { cachedTemplateSourceLoader, type LoadTemplateSource } from '../../src/activities/template-source';
 import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
 import { CoderClient } from '../../src/adapters/coder';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
@@ -30,6 +31,8 @@ const V1_WITHOUT_PVC = V1.replace(/resource "kubernetes_persistent_volume_claim_
 const V1_OLD_DEPLOYMENT = V1.replace('resource "kubernetes_deployment_v1" "main"', 'resource "kubernetes_deployment" "main"');
 /** The _v1 template with the agent marked protected. */
 const V1_PROTECTED_AGENT = V1.replace('resource "coder_agent" "main"', '# wsmigrate:protect\nresource "coder_agent" "main"');
+/** The old-deployment template with that deployment marked protected: re-creating it under its old type is a protected destroy. */
+const V1_OLD_DEPLOYMENT_PROTECTED = V1_OLD_DEPLOYMENT.replace('resource "kubernetes_deployment" "main"', '# wsmigrate:protect\nresource "kubernetes_deployment" "main"');
 
 describe('the safety checks of the activities, met with plans and builds that lose data', () => {
   let sim: CoderSimulator;
@@ -39,11 +42,11 @@ describe('the safety checks of the activities, met with plans and builds that lo
   const versions: Record<string, string> = {};
 
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 6, buildLatencyMs: 5 });
+    sim = await startSimulator({ workspaces: 7, buildLatencyMs: 5 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-safety-'));
     blobs = createFileBlobStore({ dir });
     coder = new CoderClient({ url: sim.url, token: sim.token });
-    for (const [name, source] of Object.entries({ v1: V1, noPvc: V1_WITHOUT_PVC, oldDeployment: V1_OLD_DEPLOYMENT, protectedAgent: V1_PROTECTED_AGENT })) {
+    for (const [name, source] of Object.entries({ v1: V1, noPvc: V1_WITHOUT_PVC, oldDeployment: V1_OLD_DEPLOYMENT, oldDeploymentProtected: V1_OLD_DEPLOYMENT_PROTECTED, protectedAgent: V1_PROTECTED_AGENT })) {
       const v = await pushTemplateVersion(sim, source);
       expect(v.job.status).toBe('succeeded');
       versions[name] = v.id;
@@ -137,6 +140,29 @@ describe('the safety checks of the activities, met with plans and builds that lo
       expect(v.verdict).toBe('needs-approval');
       expect(v.summary).toMatch(/^NEEDS APPROVAL: this start destroys and re-creates 1 unprotected resource\(s\): kubernetes_deployment_v1\.main\[0\]/);
       expect(v.reasons).toEqual([expect.stringContaining('kubernetes_deployment_v1.main[0] -> kubernetes_deployment.main[0]')]);
+    });
+
+    it('denies the same re-creation when the target version marks that deployment # wsmigrate:protect: a protected destroy, not a question', async () => {
+      const ref = await stored(migrateStateByHand(await stateOf(0)));
+      const v = await acts().verifyMigration({ subject: 'alice/dev', migratedRef: ref, targetVersionId: versions.oldDeploymentProtected });
+      expect(v.verdict).toBe('deny');
+      expect(v.summary).toBe('DENY: this start would destroy 1 protected resource(s): kubernetes_deployment_v1.main[0]. Do not apply it; see each reason for the fix.');
+    });
+
+    it('a template source that could not be read once is read again on the next try, not kept as a failure for the version', async () => {
+      const sources = cachedTemplateSourceLoader(coder);
+      let fail = true;
+      const flaky: LoadTemplateSource = async (versionId, subject) => {
+        if (fail) {
+          fail = false;
+          throw new Error('Coder answered 503');
+        }
+        return sources(versionId, subject);
+      };
+      const verify = makeVerifyMigration({ coder, blobs, notifier: { notify: async () => undefined } }, flaky);
+      const input = { subject: 'alice/dev', migratedRef: await stored(migrateStateByHand(await stateOf(0))), targetVersionId: versions.v1 };
+      await expect(verify(input)).rejects.toThrow('Coder answered 503');
+      await expect(verify(input)).resolves.toMatchObject({ verdict: 'allow' });
     });
 
     it('denies a state the rewrite left deprecated types in, naming each one, whatever the guard says', async () => {
@@ -318,6 +344,21 @@ describe('the safety checks of the activities, met with plans and builds that lo
         type: 'WsmigrateDataLoss',
         nonRetryable: true,
         message: `protected-object check: frank/dev: after build ${build.id}: kubernetes_persistent_volume_claim_v1.home is missing. Restore the volume from your storage backups; the state backups are kept.`,
+      });
+    });
+
+    it('refuses a start that left one deprecated type (the PVC moved back by hand), though nothing was lost', async () => {
+      const ws = sim.workspaces()[6];
+      const buildId = await latestBuildId(sim, ws.id);
+      const oldPvc = migrateStateByHand((await api(sim, 'GET', `/workspacebuilds/${buildId}/state`)).text).replace(
+        /"type": ?"kubernetes_persistent_volume_claim_v1"/,
+        '"type": "kubernetes_persistent_volume_claim"',
+      );
+      expect((await putState(sim, buildId, oldPvc)).status).toBe(204);
+      await expect(acts().checkProtectedKept({ subject: 'gina/dev', buildId, referenceRef: await stored(oldPvc), targetVersionId: versions.v1 })).rejects.toMatchObject({
+        type: 'WsmigrateStateConflict',
+        message: 'protected-object check: gina/dev: kubernetes_persistent_volume_claim.home still deprecated after the start',
+        nonRetryable: true,
       });
     });
 

@@ -104,6 +104,9 @@ describe('identityChanges and persistentIdentityChanges: what the build would re
     const counted = { ...state('kubernetes_persistent_volume_claim_v1', 'home', { name: 'old', namespace: 'team-a' }), instances: [{ index_key: 0, attributes: { metadata: [{ name: 'old', namespace: 'team-a' }] } }] };
     expect(persistentIdentityChanges([counted], parsed, ctx)).toEqual([{ address: 'kubernetes_persistent_volume_claim_v1.home[0]', field: 'name', from: 'old', to: 'coder-ws-1-home' }]);
     expect(persistentIdentityChanges([state('kubernetes_deployment', 'home', { name: 'old' })], parsed, ctx)).toEqual([]);
+    // A deployment the version renames is re-created with no data lost: not a refusal, though its name is known and differs.
+    const renamedDeployment = claim('name = "home"', 'resource "kubernetes_deployment_v1" "main" {\n  metadata {\n    name = "new-name"\n  }\n}');
+    expect(persistentIdentityChanges([state('kubernetes_deployment', 'main', { name: 'old-name', namespace: 'default' })], renamedDeployment, ctx)).toEqual([]);
     expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim', 'home', { name: 'old' }, { mode: 'data' })], parsed, ctx)).toEqual([]);
     expect(persistentIdentityChanges([state('kubernetes_persistent_volume_claim', 'home', { name: 'old' }, { module: 'module.x' })], parsed, ctx)).toEqual([]);
   });

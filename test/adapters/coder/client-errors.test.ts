@@ -88,6 +88,19 @@ describe('CoderClient errors', () => {
     expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(2);
   });
 
+  it("409 from someone's build of the very shape asked for (their stop while ours was asked): theirs is waited for, never taken for ours; ours is queued after it", async () => {
+    const ws = fixture('workspace');
+    const active = { ...ws.latest_build, id: 'their-stop', build_number: 8, transition: 'stop', status: 'stopping', job: { ...ws.latest_build.job, status: 'running' } };
+    const done = { ...active, status: 'stopped', job: { ...active.job, status: 'succeeded' } };
+    const ours = { ...done, id: 'our-build', build_number: 9, status: 'pending', job: { ...done.job, status: 'pending' } };
+    coder.on('GET', `/workspaces/${ws.id}`, { status: 200, json: ws }, { status: 200, json: { ...ws, latest_build: active } });
+    coder.on('GET', '/workspacebuilds/their-stop', { status: 200, json: done });
+    coder.on('POST', `/workspaces/${ws.id}/builds`, { status: 409, json: { message: 'A workspace build is already active.' } }, { status: 201, json: ours });
+    const build = await client.createWorkspaceBuild(ws.id, { transition: 'stop' });
+    expect(build.id).toBe('our-build');
+    expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(2);
+  });
+
   it("409 from someone's delete: the 409 goes back at once, nothing waits for the delete and nothing is queued behind it", async () => {
     const ws = fixture('workspace');
     const deleting = { ...ws.latest_build, id: 'their-delete', build_number: 8, transition: 'delete', status: 'deleting', job: { ...ws.latest_build.job, status: 'running' } };
@@ -227,6 +240,16 @@ describe('CoderClient errors', () => {
     const build = await client.createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: 'v-new' }, { before: ws as unknown as Workspace });
     expect(build.id).toBe('created-build');
     expect(coder.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+  });
+
+  it('a build POST that failed with 5xx before creating anything is sent again, also when the latest build has the very shape asked for (a try on top of a failed one)', async () => {
+    const ws = fixture('workspace');
+    const same = { transition: 'stop' as const, template_version_id: ws.latest_build.template_version_id };
+    const queued = { ...ws.latest_build, id: 'queued', build_number: ws.latest_build.build_number + 1, status: 'pending', job: { ...ws.latest_build.job, status: 'pending' } };
+    coder.on('GET', `/workspaces/${ws.id}`, { status: 200, json: ws });
+    coder.on('POST', `/workspaces/${ws.id}/builds`, { status: 503, json: { message: 'database unavailable' } }, { status: 201, json: queued });
+    expect((await client.createWorkspaceBuild(ws.id, same)).id).toBe('queued');
+    expect(coder.requestsTo('POST', `/workspaces/${ws.id}/builds`)).toHaveLength(2);
   });
 
   it('a build POST that failed with 5xx before creating anything is sent again', async () => {

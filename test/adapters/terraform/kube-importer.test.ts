@@ -143,3 +143,14 @@ describeRealStack('the Terraform importer against a real API server', () => {
     );
   });
 });
+
+describe('the Terraform importer, before it runs anything', () => {
+  it('refuses a template file whose path leaves the template directory, writing nothing outside it', async () => {
+    const importer = createKubeImporter({ kubeconfigPath: '/nonexistent/kubeconfig' });
+    const [step] = planImports(JSON.stringify({ version: 4, terraform_version: '1.8.5', serial: 1, lineage: 'l', outputs: {}, resources: [{ mode: 'managed', type: 'kubernetes_cron_job', name: 'nightly', provider: PROVIDER, instances: [{ schema_version: 1, attributes: { id: 'default/nightly' } }] }] }), { which: 'different' });
+    expect(step).toBeDefined();
+    await expect(importer.importInstances({ stateText: '{}', steps: [step], templateFiles: [{ path: '../escape.tf', content: 'resource "x" "y" {}' }] })).rejects.toThrow(
+      'Template file path "../escape.tf" leaves the template directory; refusing to write it.',
+    );
+  });
+});

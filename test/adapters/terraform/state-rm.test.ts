@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TerraformCommandError } from '../../../src/adapters/terraform/run';
 import { stateList } from '../../../src/adapters/terraform/state-list';
 import { stateRm } from '../../../src/adapters/terraform/state-rm';
+import { withScratchDir } from '../../../src/adapters/terraform/scratch-dir';
 
 const fixture = (name: string): string => readFileSync(join(__dirname, '../../fixtures/state', name), 'utf8');
 
@@ -50,5 +52,52 @@ describe('terraform state rm (real Terraform)', () => {
     const error = await failure(stateList(fixture('bad-json.tfstate')));
     expect(error.message).toMatch(/^terraform state list of the state file failed \(exit 1\): [\s\S]*could not be parsed as JSON/);
     expect(error.message).not.toMatch(/secret-token|coder-alice/);
+  });
+});
+
+/** `work` with WSMIGRATE_TERRAFORM_BIN as given, put back after. */
+async function withEnv<T>(env: { WSMIGRATE_TERRAFORM_BIN?: string }, work: () => Promise<T>): Promise<T> {
+  const before = { WSMIGRATE_TERRAFORM_BIN: process.env.WSMIGRATE_TERRAFORM_BIN };
+  Object.assign(process.env, env);
+  try {
+    return await work();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+describe('what Terraform leaves behind, and how it ends', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-tf-leftovers-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('no copy of the state stays on disk: the scratch dir with the state (and Terraform\'s backup of it) is removed, after a failure too', async () => {
+    const seen: string[] = [];
+    await withScratchDir('state-rm', async (d) => {
+      seen.push(d);
+      writeFileSync(join(d, 'in.tfstate'), fixture('count.tfstate'));
+    });
+    await expect(
+      withScratchDir('state-rm', async (d) => {
+        seen.push(d);
+        writeFileSync(join(d, 'in.tfstate'), fixture('count.tfstate'));
+        throw new Error('terraform failed');
+      }),
+    ).rejects.toThrow('terraform failed');
+    expect(seen).toHaveLength(2);
+    for (const d of seen) expect(existsSync(d)).toBe(false);
+  });
+
+  it('a Terraform that crashes (exit 2, a Go panic) is a failure naming its exit code, never taken for done', async () => {
+    const crashing = join(dir, 'terraform');
+    writeFileSync(crashing, '#!/bin/sh\necho "panic: runtime error: invalid memory address" >&2\nexit 2\n');
+    chmodSync(crashing, 0o755);
+    const error = await failure(withEnv({ WSMIGRATE_TERRAFORM_BIN: crashing }, () => stateRm(fixture('count.tfstate'), ['kubernetes_deployment.main[0]'])));
+    expect(error.message).toMatch(/^terraform state rm of kubernetes_deployment\.main\[0\] failed \(exit 2\): panic: runtime error/);
   });
 });
