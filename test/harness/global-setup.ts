@@ -1,5 +1,6 @@
 import { startDevServer, type DevServer } from '../../src/adapters/temporal-dev-server';
 import { temporalCliPath } from '../../src/config/tools';
+import { TEST_SERVER_DYNAMIC_CONFIG } from './temporal';
 
 /**
  * One real Temporal dev server for the whole test run (never a mock). Test files find it through
@@ -8,7 +9,7 @@ import { temporalCliPath } from '../../src/config/tools';
  */
 export default async function globalSetup(): Promise<void> {
   if (process.env.TEMPORAL_ADDRESS || process.env.WSMIGRATE_UNIT_ONLY === '1') return;
-  const server = await startDevServer({ temporalBin: temporalCliPath() });
+  const server = await startDevServer({ temporalBin: temporalCliPath(), dynamicConfig: TEST_SERVER_DYNAMIC_CONFIG });
   process.env.TEMPORAL_ADDRESS = server.address;
   (globalThis as { __wsmigrateDevServer?: DevServer }).__wsmigrateDevServer = server;
 }
