@@ -19,6 +19,11 @@ export interface DevServerOptions {
   startTimeoutMs?: number;
   /** Register wsmigrate's search attributes at start (default); false gives a namespace no worker has prepared yet. */
   registerSearchAttributes?: boolean;
+  /**
+   * More `--dynamic-config-value` settings, after DEV_SERVER_TUNING (a later value of the same key wins);
+   * none by default. The test suite's server uses it to fire short timers on time (test/harness/temporal.ts).
+   */
+  dynamicConfig?: ReadonlyArray<readonly [string, string]>;
 }
 
 export interface DevServer {
@@ -56,6 +61,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--db-filename', dbFile,
     '--log-level', 'error',
     ...DEV_SERVER_TUNING.flatMap(([flag, value]) => [flag, value]),
+    ...(opts.dynamicConfig ?? []).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${value}`]),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
     ...(opts.registerSearchAttributes === false ? [] : WSMIGRATE_SEARCH_ATTRIBUTES).flatMap((sa) => ['--search-attribute', `${sa.name}=Keyword`]),
   ];

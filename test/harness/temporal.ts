@@ -3,6 +3,16 @@ import { NativeConnection } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 
+/**
+ * The test run's dev server (global-setup) fires a timer at its time, not up to a second late.
+ * Temporal schedules every timer (a `sleep`, a retry's backoff, a `condition`'s timeout) no earlier
+ * than now + history.timerProcessorMaxTimeShift, 1 s by default (an allowance for clocks of several
+ * hosts): a 50 ms poll of fixtures/short-timers took ~1 s, and sixty of them a minute. One
+ * process has one clock, so 50 ms here. A timer of seconds or minutes fires when it did; only the
+ * late second is gone. test/worker/dev-server.test.ts holds the harness to it.
+ */
+export const TEST_SERVER_DYNAMIC_CONFIG: ReadonlyArray<readonly [string, string]> = [['history.timerProcessorMaxTimeShift', '"50ms"']];
+
 export interface TemporalTestContext {
   address: string;
   namespace: string;

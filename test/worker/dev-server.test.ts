@@ -39,6 +39,21 @@ describe('the test harness dev server', () => {
     expect(history.events?.some((e) => e.activityTaskCompletedEventAttributes)).toBe(true);
   });
 
+  it('fires a short timer on time, not up to a second late (TEST_SERVER_DYNAMIC_CONFIG)', async () => {
+    const taskQueue = uniqueTaskQueue('harness');
+    const worker = await createWsmigrateWorker({ connection: t.nativeConnection, namespace: t.namespace, taskQueue, workflowsPath: require.resolve('./fixtures/harness-workflows'), activities: {} });
+    const workflowId = `harness-sleeps-${taskQueue}`;
+    await worker.runUntil(t.client.workflow.execute('sleepsWorkflow', { taskQueue, workflowId, args: [10, 20] }));
+    // Ten 20 ms timers: with Temporal's default 1 s time shift each fired ~1 s after it started (10 s in all).
+    const events = (await t.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    const ms = (e: (typeof events)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+    const started = new Map(events.filter((e) => e.timerStartedEventAttributes).map((e) => [e.timerStartedEventAttributes?.timerId, ms(e)]));
+    const lags = events.filter((e) => e.timerFiredEventAttributes).map((e) => ms(e) - (started.get(e.timerFiredEventAttributes?.timerId) ?? 0));
+    expect(lags).toHaveLength(10);
+    // Under 600 ms each, even on a loaded machine.
+    expect(Math.max(...lags)).toBeLessThan(600);
+  });
+
   it('registers search attributes idempotently', async () => {
     await ensureSearchAttributes(t.connection, t.namespace);
     await ensureSearchAttributes(t.connection, t.namespace);

@@ -6,6 +6,7 @@ import { startWorkspaceMigration } from '../../src/client/migrations';
 import { runStatus } from '../../src/client/run-status';
 import { createWsmigrateWorker } from '../../src/worker/create-worker';
 import { waitFor } from '../harness/wait';
+import { sharedWorkflowBundle } from '../harness/workflow-bundles';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(180_000);
@@ -21,7 +22,9 @@ describe('status of a run whose worker fails its workflow tasks (another encrypt
   let stopWorker: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     env = await createMigrationEnv({ workspaces: 2 }, { encryptionKey: randomBytes(32) });
+    const bundlePath = await sharedWorkflowBundle();
     const worker = await createWsmigrateWorker({
+      ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
       connection: env.t.nativeConnection,
       namespace: env.t.namespace,
       taskQueue: env.taskQueue,
