@@ -3,7 +3,8 @@
  * the pending gate with the exact commands that decide it, failures, pacing. Pure, so the workflow
  * and the tests render it the same way.
  */
-import type { PendingApproval } from './approval-policy';
+import { whoMayApprove, type PendingApproval } from './approval-policy';
+import { waitLines } from './fleet-waits';
 import type { FleetCounts } from './fleet-progress';
 import { formatDuration } from './duration-text';
 import { pacingLine, type FleetPacingStatus } from './provisioner-pacing';
@@ -31,7 +32,7 @@ export interface FleetDetailsView {
   runs: number;
   concurrency: number;
   budget: { allowance: number; failures: number; accepted: number };
-  control: readonly { action: string; by: string; reason?: string }[];
+  control: readonly { action: string; by: string; reason?: string; at?: string }[];
   note?: string;
   pacing?: FleetPacingStatus;
   activeVersionLock?: { state: string; byWsmigrate?: boolean; atRunEnd?: boolean; rolledBack?: boolean };
@@ -71,8 +72,10 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   ];
   if (p.pendingApproval) {
     const commands = approvalCommands(p.workflowId, p.pendingApproval);
-    lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${commands.cli}\``, '', `signal \`approval\`: \`${commands.signalJson}\``);
+    lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `approvers: ${whoMayApprove(p.pendingApproval)}`, '', `\`${commands.cli}\``, '', `signal \`approval\`: \`${commands.signalJson}\``);
   }
+  const paused = pausedLine(p);
+  if (paused) lines.push('', `**${paused}**`);
   if (p.childApprovals.length) lines.push('', `Migrations waiting for approval: ${p.childApprovals.slice(0, 10).map((a) => `\`${a.workflowId}\` (${a.gateId})`).join(', ')}`);
   const ended = p.phase === 'done' || p.phase === 'cancelled' || p.phase === 'failed';
   const rollbacks = rollbacksNote(ranCountsOf(c), p.workflowId, ended);
@@ -94,4 +97,16 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   if (lock) lines.push('', lock);
   if (p.note) lines.push('', p.note);
   return lines.join('\n');
+}
+
+/**
+ * Who paused the fleet, why, since when and the command that resumes it, as `fleet status` says it:
+ * paused, or paused while it waits at its own gate (an approval alone then starts nothing).
+ */
+function pausedLine(p: FleetDetailsView): string | undefined {
+  const last = [...p.control].reverse().find((c) => c.action === 'pause' || c.action === 'resume' || c.action === 'cancel');
+  if (last?.action !== 'pause') return undefined;
+  const atGate = p.phase === 'awaiting-approval' ? p.pendingApproval?.gateId : undefined;
+  if (p.phase !== 'paused' && !atGate) return undefined;
+  return waitLines([{ kind: 'paused', workflowId: p.workflowId, by: last.by, since: last.at ?? '?', ...(last.reason ? { reason: last.reason } : {}), ...(atGate ? { atGate } : {}) }])[0];
 }

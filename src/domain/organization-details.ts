@@ -1,5 +1,5 @@
 /** The Web UI details of a deployment-wide run (migrateOrganization), pure like the fleet's. */
-import type { PendingApproval } from './approval-policy';
+import { whoMayApprove, type PendingApproval } from './approval-policy';
 import type { FleetSummary } from './fleet-summary';
 import { approvalCommands, codeSpan } from './run-details';
 
@@ -26,7 +26,7 @@ export function organizationDetails(p: OrganizationDetailsView): string {
       return `| ${r.template} | ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state} | ${s?.migrated ?? 0} | ${bad} | ${s?.pvcUidsKept ?? 0} | ${r.workflowId ? `\`${r.workflowId}\`` : ''} |`;
     }),
   ];
-  if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${approvalCommands(p.workflowId, p.pendingApproval).cli}\``);
+  if (p.pendingApproval) lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `approvers: ${whoMayApprove(p.pendingApproval)}`, '', `\`${approvalCommands(p.workflowId, p.pendingApproval).cli}\``);
   // A failed template's note is its fleet's reason: shown as written (a code span), the rest as prose.
   for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.state === 'failed' ? codeSpan(r.note ?? '') : r.note}`);
   return lines.join('\n');

@@ -3,7 +3,7 @@
  * "current details" markdown the workflow keeps up to date. Pure, so migrateWorkspace,
  * migrateTemplate and the fleet render the same way and tests check it without a server.
  */
-import type { PendingApproval } from './approval-policy';
+import { whoMayApprove, type PendingApproval } from './approval-policy';
 
 export interface RunDetails {
   /** A heading, e.g. `alice/dev → k8s-dev @ k8s-dev-v1-3f2a`. */
@@ -66,6 +66,8 @@ export function renderRunDetails(d: RunDetails): string {
       `#### Waiting for approval: \`${d.pending.gateId}\`${d.pending.escalated ? ' (escalated)' : ''}`,
       `${d.pending.summary}`,
       `since ${d.pending.requestedAt}, plan \`${d.pending.planHash}\``,
+      '',
+      `approvers: ${whoMayApprove(d.pending)}`,
       '',
       'Approve (or `reject`) with:',
       '```',

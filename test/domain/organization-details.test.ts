@@ -12,11 +12,11 @@ describe("an organization run's Web UI details", () => {
         { template: 'tools', state: 'nothing-to-do', note: 'active version already on _v1' },
         { template: 'gpu', state: 'failed', note: "preflight failed: check --template <name>" },
       ],
-      pendingApproval: { gateId: 'canary', planHash: 'org-canary:1a2b', summary: 'Canaries: 2 of 3 ok', requestedAt: 'x', escalated: false },
+      pendingApproval: { gateId: 'canary', planHash: 'org-canary:1a2b', summary: 'Canaries: 2 of 3 ok', requestedAt: 'x', escalated: false, approvers: ['alice'] },
     });
     expect(md).toContain('| k8s-dev | canary-done | 2 | 1 | 2 | `wsmigrate-fleet/coder/k8s-dev` |');
     expect(md).toContain('| tools | nothing to do (no deprecated type) | 0 | 0 | 0 |  |');
-    expect(md).toContain('`wsmigrate approve wsmigrate-org/coder --approver <you> --gate canary --plan org-canary:1a2b`');
+    expect(md).toContain('\n\napprovers: alice\n\n`wsmigrate approve wsmigrate-org/coder --approver <you> --gate canary --plan org-canary:1a2b`');
     expect(md).toContain('- tools: active version already on _v1');
     // A failed template's reason as written: `<name>` is no HTML tag, `--` no dash.
     expect(md).toContain('- gpu: `preflight failed: check --template <name>`');
