@@ -171,6 +171,12 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${failureReason(f)}`);
     for (const d of (p.declines ?? []).slice(-10)) lines.push(`  ${d.subject}: declined: ${failureReason(d)}`);
     for (const k of (p.skips ?? []).slice(-10)) lines.push(`  ${k.subject}: ${k.reason}`);
+    // What the Web UI details say of a running fleet too: who holds members to the active version, and the
+    // fleet's note (the setting not held on AGPL, a rollback that paused it and what to promote, a give-back that failed).
+    const ended = p.phase === 'done' || p.phase === 'cancelled' || p.phase === 'failed';
+    const lock = activeVersionLockLine(p.activeVersionLock, ended);
+    if (lock) lines.push(`  ${lock}`);
+    if (p.note) lines.push(`  note: ${p.note}`);
     return lines.join('\n');
   }
   if (s.result) return `${s.workflowId}: ${s.phase}\n${summaryTable(s.result)}`;
