@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { rethrowNoRun } from './run-not-found';
 import { FailureType } from '../contracts/failures';
-import { isEndingPhase } from './phase-note';
+import { isEndingPhase } from '../domain/phase-note';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';

@@ -95,6 +95,20 @@ describe('the Temporal Web UI view of a workspace migration', () => {
     expect(text).toMatch(/\*\*Phase:\*\* failed \(during preflight\)\n\n\*\*Failed:\*\* `preflight failed for nobody\/nothing: .*404/);
   }, 120_000);
 
+  it('a run whose build failed and that was rolled back says failed, restored (as wsmigrate status), not "failed (during restored)"', async () => {
+    const ws = env.sim.workspaces()[2];
+    env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 1, message: 'injected: node not ready' } });
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: target.versionId, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    await expect(handle.result()).rejects.toThrow();
+    env.sim.setFaults({});
+    const text = await currentDetails(handle.workflowId);
+    expect(text).toMatch(/\*\*Phase:\*\* failed, restored\n\n\*\*Failed:\*\* `.*rolled back.*injected: node not ready`/);
+  }, 120_000);
+
   it("a fleet's details count its running migrations as soon as they start, not once one ends", async () => {
     // Each migration waits at its first gate, so two stay running while the details are read (of four
     // workspaces, the tests before migrated one and ran one).

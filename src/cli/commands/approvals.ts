@@ -3,7 +3,7 @@ import { loadConfig, requireCoder } from '../../config/env';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, asCliRefusal, type CliIo } from '../io';
 import { withTemporal } from '../with-temporal';
-import { lastPhaseNote } from '../../client/phase-note';
+import { lastPhaseNote } from '../../domain/phase-note';
 import { templateVersionLines } from '../template-version-line';
 import { approvalCommands } from '../../domain/run-details';
 import { whoMayApprove } from '../../domain/approval-policy';
