@@ -23,9 +23,9 @@ export interface FleetDetailsView {
   counts: FleetCounts;
   remaining: number;
   running: readonly unknown[];
-  failures: readonly { subject: string; outcome: string; reason: string }[];
+  failures: readonly { subject: string; outcome: string; reason: string; workflowId?: string }[];
   skips?: readonly { subject: string; reason: string }[];
-  declines?: readonly { subject: string; reason: string }[];
+  declines?: readonly { subject: string; reason: string; workflowId?: string }[];
   pendingApproval?: PendingApproval;
   childApprovals: readonly { workflowId: string; gateId: string }[];
   etaMs?: number;
@@ -82,11 +82,11 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   if (rollbacks) lines.push('', `**${rollbacks}**`);
   if (p.failures.length) {
     lines.push('', '**Failures**', '');
-    for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${codeSpan(f.reason.slice(0, 200))}`);
+    for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${reasonText(f)}`);
   }
   if (p.declines?.length) {
     lines.push('', `**Declined at a gate** (${p.counts.declined ?? p.declines.length}: rejected, or not answered in time; left as they were, not failures)`, '');
-    for (const d of p.declines.slice(-10)) lines.push(`- \`${d.subject}\` ${codeSpan(d.reason.slice(0, 200))}`);
+    for (const d of p.declines.slice(-10)) lines.push(`- \`${d.subject}\` ${reasonText(d)}`);
   }
   if (p.skips?.length) {
     lines.push('', '**Skipped** (a person must act first)', '');
@@ -109,4 +109,17 @@ function pausedLine(p: FleetDetailsView): string | undefined {
   const atGate = p.phase === 'awaiting-approval' ? p.pendingApproval?.gateId : undefined;
   if (p.phase !== 'paused' && !atGate) return undefined;
   return waitLines([{ kind: 'paused', workflowId: p.workflowId, by: last.by, since: last.at ?? '?', ...(last.reason ? { reason: last.reason } : {}), ...(atGate ? { atGate } : {}) }])[0];
+}
+
+/**
+ * How much of a workspace's reason a fleet keeps (its failures and declines, in every run's state and
+ * history): the details show all of it, since the cause comes last ("… Cause: build #3 … ended failed:
+ * <Coder's words>"), and say where a reason was cut.
+ */
+export const FLEET_REASON_CHARS = 300;
+
+/** A reason in a code span; one the fleet cut says so, with the command that shows all of it. */
+function reasonText(f: { reason: string; workflowId?: string }): string {
+  if (f.reason.length < FLEET_REASON_CHARS) return codeSpan(f.reason);
+  return `${codeSpan(`${f.reason.slice(0, FLEET_REASON_CHARS)}…`)}${f.workflowId ? ` (all of it: \`wsmigrate status ${f.workflowId}\`)` : ''}`;
 }

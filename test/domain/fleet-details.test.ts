@@ -31,7 +31,7 @@ describe('detailsMarkdown (the fleet as the Web UI shows it)', () => {
   });
 
   test('a fleet at its gate, with children at theirs, failures, pacing and a note', () => {
-    const failures = Array.from({ length: 12 }, (_, i) => ({ subject: `u${i}/dev`, outcome: 'failed', reason: i === 11 ? `a \`quoted\` ${'x'.repeat(300)}` : `reason ${i}` }));
+    const failures = Array.from({ length: 12 }, (_, i) => ({ subject: `u${i}/dev`, workflowId: `wsmigrate/k8s/u${i}/dev`, outcome: 'failed', reason: i === 11 ? `a \`quoted\` ${'x'.repeat(500)} Cause: ImagePullBackOff` : `reason ${i}` }));
     const text = detailsMarkdown({
       ...base,
       dryRun: true,
@@ -60,8 +60,14 @@ describe('detailsMarkdown (the fleet as the Web UI shows it)', () => {
     expect(lines[16]).toBe(`Migrations waiting for approval: ${Array.from({ length: 10 }, (_, i) => `\`wsmigrate/coder/u${i}/dev\` (apply)`).join(', ')}`);
     expect(lines.slice(17, 20)).toEqual(['', '**Failures**', '']);
     expect(lines.slice(20, 29)).toEqual(Array.from({ length: 9 }, (_, i) => `- \`u${i + 2}/dev\` failed: \`reason ${i + 2}\``));
-    expect(lines[29]).toBe(`- \`u11/dev\` failed: \`\` ${`a \`quoted\` ${'x'.repeat(300)}`.slice(0, 200)} \`\``);
+    // A long reason is cut where it says so, with the command that shows all of it (its cause comes last).
+    expect(lines[29]).toBe(`- \`u11/dev\` failed: \`\` ${`a \`quoted\` ${'x'.repeat(500)}`.slice(0, 300)}… \`\` (all of it: \`wsmigrate status wsmigrate/k8s/u11/dev\`)`);
     expect(lines.slice(30)).toEqual(['', 'pacing off: up to the concurrency, whatever Coder can run', '', 'paused by alice']);
+  });
+
+  test("a failure's reason is shown whole (as much as the fleet keeps): the cause at its end (Coder's words) is not cut off", () => {
+    const reason = `alice/ml-5: migration rolled back, state and transition restored. Cause: migrated-state build #3 of alice/ml-5 (start on version ${'f'.repeat(36)}) ended failed: kubelet: ImagePullBackOff`;
+    expect(detailsMarkdown({ ...base, failures: [{ subject: 'alice/ml-5', workflowId: 'wsmigrate/k8s/alice/ml-5', outcome: 'restored', reason }] })).toContain(`- \`alice/ml-5\` restored: \`${reason}\``);
   });
 
   test('a gate says on whom it waits: the approvers by name, or anyone', () => {
