@@ -91,8 +91,9 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
         ...(failure && !status.decision ? { failure } : {}),
         stepsDone: status.stepsDone,
         verdict: status.verdict,
-        // A cancel's own words ("Workflow cancelled") add nothing to "cancelled".
-        ...(status.error && status.error !== failure && !(cancelled && /cancel/i.test(status.error)) ? { error: status.error } : {}),
+        // A cancel's own words ("Workflow cancelled") add nothing to "cancelled"; a declined run's error was
+        // written before its restore ("…; restoring") and the phase already says the decision and what was undone.
+        ...(status.error && status.error !== failure && !status.decision && !(cancelled && /cancel/i.test(status.error)) ? { error: status.error } : {}),
       }),
     );
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify.executeWithOptions({ summary: `notify ${n.kind}` }, [n]), showDetails);

@@ -109,6 +109,21 @@ describe('the Temporal Web UI view of a workspace migration', () => {
     expect(text).toMatch(/\*\*Phase:\*\* failed, restored\n\n\*\*Failed:\*\* `.*rolled back.*injected: node not ready`/);
   }, 120_000);
 
+  it('a run rejected at its gate says declined and restored once, with no stale "restoring" error beside it', async () => {
+    const ws = env.sim.workspaces()[3];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: target.versionId, approval: { policy: 'destructive', approvers: ['alice'] } },
+      { taskQueue: env.taskQueue },
+    );
+    await waitFor(async () => (await currentDetails(handle.workflowId)).includes('Waiting for approval: `apply`'));
+    await decide(env.t.client, handle.workflowId, 'reject', { approver: 'alice', comment: 'not tonight' });
+    await expect(handle.result()).rejects.toThrow();
+    const text = await currentDetails(handle.workflowId);
+    expect(text).toMatch(/\*\*Phase:\*\* declined: .*rejected by alice at the apply gate \('not tonight'\).*restored: state and transition as before/);
+    expect(text).not.toMatch(/restoring|\*\*Error:\*\*/);
+  }, 120_000);
+
   it("a fleet's details count its running migrations as soon as they start, not once one ends", async () => {
     // Each migration waits at its first gate, so two stay running while the details are read (of four
     // workspaces, the tests before migrated one and ran one).
