@@ -4,6 +4,7 @@ import {
   approvalRefusal,
   gateRequiresApproval,
   updateDecisionRefusal,
+  whoMayApprove,
   type ApprovalChannel,
   type ApprovalInput,
   type ApprovalPolicy,
@@ -165,7 +166,8 @@ export class ApprovalGates {
     upsertSearchAttributes([{ key: WsmigratePendingApproval, value: gateId }]);
     this.onPendingChange();
     await noteApprovalToFleet({ gateId, pending: true, summary: summary.slice(0, 300), since: this.pending.requestedAt });
-    const base = { workflowId: this.workflowId, gateId, planHash, requestedAt: this.pending.requestedAt };
+    // Every message about this wait says on whom it waits.
+    const base = { workflowId: this.workflowId, gateId, planHash, requestedAt: this.pending.requestedAt, approvers: whoMayApprove(this.pending) };
     this.refs = [];
     let answered: boolean;
     try {
