@@ -103,7 +103,7 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
  * Who paused the fleet, why, since when and the command that resumes it, as `fleet status` says it:
  * paused, or paused while it waits at its own gate (an approval alone then starts nothing).
  */
-function pausedLine(p: FleetDetailsView): string | undefined {
+export function pausedLine(p: Pick<FleetDetailsView, 'workflowId' | 'phase' | 'control' | 'pendingApproval'>): string | undefined {
   const last = [...p.control].reverse().find((c) => c.action === 'pause' || c.action === 'resume' || c.action === 'cancel');
   if (last?.action !== 'pause') return undefined;
   const atGate = p.phase === 'awaiting-approval' ? p.pendingApproval?.gateId : undefined;
