@@ -59,7 +59,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       if (s.stepsDone) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
       if (s.verdict) io.out(`  guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
       for (const w of s.detail && 'warnings' in s.detail ? (s.detail.warnings ?? []) : []) io.out(`  warning: ${w}`);
-      for (const line of templateVersionLines(id, s.detail)) io.out(line);
+      for (const line of templateVersionLines(id, s.detail, s.run.state !== 'running')) io.out(line);
       if (s.pendingApproval) {
         io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${s.pendingApproval.summary}`);
