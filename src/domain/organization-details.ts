@@ -19,7 +19,7 @@ export interface OrganizationDetailsView {
 /** The Web UI details of a deployment-wide run: one row per template. */
 export function organizationDetails(p: OrganizationDetailsView): string {
   const lines = [
-    `### Organization ${p.organization} · ${p.phase} (${p.stage})`,
+    `### Organization ${p.organization} · ${heading(p)}`,
     '',
     // As `fleet status` says each row: what "0 migrated" would hide (already migrated, skipped for a person) has its column.
     '| template | state | migrated | already migrated | not ok | skipped | PVC uids kept | fleet |',
@@ -41,4 +41,12 @@ export function organizationDetails(p: OrganizationDetailsView): string {
   // A failed template's note is its fleet's reason: shown as written (a code span), the rest as prose.
   for (const r of p.templates.filter((x) => x.note)) lines.push('', `- ${r.template}: ${r.state === 'failed' ? codeSpan(r.note ?? '') : r.note}`);
   return lines.join('\n');
+}
+
+/** The run's state in the heading; a cancelled run says who cancelled it and why, as `fleet status` and a fleet's details do. */
+function heading(p: OrganizationDetailsView): string {
+  if (p.phase !== 'cancelled' && p.phase !== 'cancelling') return `${p.phase} (${p.stage})`;
+  const cancel = [...(p.control ?? [])].reverse().find((c) => c.action === 'cancel');
+  const who = cancel ? ` by ${cancel.by}${cancel.reason ? ` (${cancel.reason})` : ''}` : '';
+  return p.phase === 'cancelled' ? `CANCELLED${who}` : `cancelling (${p.stage})${who}`;
 }

@@ -40,4 +40,11 @@ describe("an organization run's Web UI details", () => {
     expect(md).not.toContain("gpu's fleet");
     expect(md).toContain('**paused by alice (lunch) since 2026-12-07T18:00:00.000Z: no new migration starts until it is resumed: wsmigrate fleet resume wsmigrate-org/coder --by <you>**');
   });
+
+  it('a cancelled run says who cancelled it and why in its heading', () => {
+    const view = { workflowId: 'wsmigrate-org/coder', organization: 'coder', stage: 'done', templates: [], control: [{ action: 'pause', by: 'bob' }, { action: 'cancel', by: 'alice', reason: 'wrong week' }] };
+    expect(organizationDetails({ ...view, phase: 'cancelled' }).split('\n')[0]).toBe('### Organization coder · CANCELLED by alice (wrong week)');
+    expect(organizationDetails({ ...view, phase: 'cancelling', stage: 'rest' }).split('\n')[0]).toBe('### Organization coder · cancelling (rest) by alice (wrong week)');
+    expect(organizationDetails({ ...view, phase: 'running', stage: 'rest' }).split('\n')[0]).toBe('### Organization coder · running (rest)');
+  });
 });
