@@ -83,3 +83,26 @@ export function renderRunDetails(d: RunDetails): string {
   for (const s of d.sections ?? []) lines.push('', `#### ${s.heading}`, s.markdown);
   return lines.join('\n');
 }
+
+/**
+ * A template run's pushed version in its details, with what to run next, as `wsmigrate status` says it:
+ * a fleet refuses a version that is not active, so an unpromoted one names the promote first.
+ */
+export function templateVersionSection(v: {
+  organization: string;
+  template: string;
+  versionId: string;
+  versionName?: string;
+  /** promoted: active now; pending: the run may still promote it; not-promoted: it will not (pushed only, or it ended first). */
+  state: 'promoted' | 'pending' | 'not-promoted';
+}): { heading: string; markdown: string } {
+  const fleet = `wsmigrate fleet start --org ${v.organization} --template ${v.template} --version ${v.versionId}`;
+  const name = v.versionName ?? v.versionId;
+  const next =
+    v.state === 'promoted'
+      ? `next: \`${fleet}\``
+      : v.state === 'pending'
+        ? `not active yet: this run promotes it once its \`template-promote\` gate is approved; then \`${fleet}\``
+        : `not active (this run does not promote it): promote it first, \`coder templates versions promote --template ${v.template} --template-version ${name}\`, then \`${fleet}\``;
+  return { heading: 'New version', markdown: `\`${name}\` (\`${v.versionId}\`)\n\n${next}` };
+}

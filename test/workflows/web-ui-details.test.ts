@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { startFleet } from '../../src/client/fleet';
-import { startWorkspaceMigration } from '../../src/client/migrations';
+import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { decide } from '../../src/client/approvals';
 import { fleetProgressQuery } from '../../src/contracts/migrate-fleet';
 import { temporalCliPath } from '../../src/config/tools';
@@ -124,6 +124,12 @@ describe('the Temporal Web UI view of a workspace migration', () => {
     expect(text).not.toMatch(/restoring|\*\*Error:\*\*/);
   }, 120_000);
 
+  it("a template run's details name the version it promoted and the fleet start that takes it, as wsmigrate status does", async () => {
+    const text = await currentDetails(`wsmigrate-template/coder/${env.sim.template.name}`);
+    expect(text).toContain('**Phase:** done');
+    expect(text).toContain(`#### New version\n\`${target.versionName}\` (\`${target.versionId}\`)\n\nnext: \`wsmigrate fleet start --org coder --template ${env.sim.template.name} --version ${target.versionId}\``);
+  });
+
   it("a fleet's details count its running migrations as soon as they start, not once one ends", async () => {
     // Each migration waits at its first gate, so two stay running while the details are read (of four
     // workspaces, the tests before migrated one and ran one).
@@ -146,5 +152,27 @@ describe('the Temporal Web UI view of a workspace migration', () => {
       await fleet.terminate('test over');
       for (const w of env.sim.workspaces()) await env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${w.owner}/${w.name}`).terminate('test over').catch(() => undefined);
     }
+  }, 120_000);
+});
+
+describe('the Temporal Web UI view of a template run cancelled at its promote gate', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('says cancelled, shows no gate (nor the commands that would approve it), and names the pushed version with the promote that must come first', async () => {
+    const handle = await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'destructive', approvers: ['alice'] } }, { taskQueue: env.taskQueue });
+    const details = async () => ((await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string }).currentDetails ?? '';
+    await waitFor(async () => (await details()).includes('Waiting for approval: `template-promote`'));
+    expect(await details()).toMatch(/#### New version\n`\S+` \(`[0-9a-f-]{36}`\)\n\nnot active yet: this run promotes it once its `template-promote` gate is approved/);
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    const text = await details();
+    expect(text).toContain('**Phase:** cancelled (during awaiting-approval)');
+    expect(text).not.toMatch(/Waiting for approval|wsmigrate approve/);
+    expect(text).toMatch(/not active \(this run does not promote it\): promote it first, `coder templates versions promote --template \S+ --template-version \S+`, then `wsmigrate fleet start/);
   }, 120_000);
 });
