@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { startFleet } from '../../src/client/fleet';
 import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { decide } from '../../src/client/approvals';
+import { startWorkspaceRecovery } from '../../src/client/recovery';
 import { fleetProgressQuery } from '../../src/contracts/migrate-fleet';
 import { temporalCliPath } from '../../src/config/tools';
 import { approvalCommands } from '../../src/domain/run-details';
@@ -123,6 +124,17 @@ describe('the Temporal Web UI view of a workspace migration', () => {
     expect(text).toMatch(/\*\*Phase:\*\* declined: .*rejected by alice at the apply gate \('not tonight'\).*restored: state and transition as before/);
     expect(text).not.toMatch(/restoring|\*\*Error:\*\*/);
   }, 120_000);
+
+  it('a recovery that failed says failed and why, not the step it was in', async () => {
+    const failed = await startWorkspaceRecovery(
+      env.t.client,
+      { owner: 'nobody', workspace: 'gone', template: env.sim.template.name, targetVersionId: target.versionId, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    await expect(failed.result()).rejects.toThrow();
+    const text = await currentDetails(failed.workflowId);
+    expect(text).toMatch(/\*\*Phase:\*\* failed \(during preflight\)\n\n\*\*Failed:\*\* `.*nobody\/gone.*404/);
+  });
 
   it("a template run's details name the version it promoted and the fleet start that takes it, as wsmigrate status does", async () => {
     const text = await currentDetails(`wsmigrate-template/coder/${env.sim.template.name}`);
