@@ -27,7 +27,7 @@ export interface FleetDetailsView {
   skips?: readonly { subject: string; reason: string }[];
   declines?: readonly { subject: string; reason: string; workflowId?: string }[];
   pendingApproval?: PendingApproval;
-  childApprovals: readonly { workflowId: string; gateId: string }[];
+  childApprovals: readonly { workflowId: string; gateId: string; approvers?: string }[];
   etaMs?: number;
   runs: number;
   concurrency: number;
@@ -76,7 +76,7 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   }
   const paused = pausedLine(p);
   if (paused) lines.push('', `**${paused}**`);
-  if (p.childApprovals.length) lines.push('', `Migrations waiting for approval: ${p.childApprovals.slice(0, 10).map((a) => `\`${a.workflowId}\` (${a.gateId})`).join(', ')}`);
+  if (p.childApprovals.length) lines.push('', `Migrations waiting for approval: ${p.childApprovals.slice(0, 10).map((a) => `\`${a.workflowId}\` (${a.gateId}${a.approvers ? `; approvers: ${a.approvers}` : ''})`).join(', ')}`);
   const ended = p.phase === 'done' || p.phase === 'cancelled' || p.phase === 'failed';
   const rollbacks = rollbacksNote(ranCountsOf(c), p.workflowId, ended);
   if (rollbacks) lines.push('', `**${rollbacks}**`);

@@ -73,7 +73,7 @@ function addSkip(st: FleetRun['st'], skip: FleetSkip): void {
 export function noteChildApproval(run: FleetRun, note: ChildApprovalNote): void {
   const st = run.st;
   st.childApprovals = st.childApprovals.filter((a) => a.workflowId !== note.workflowId);
-  if (note.pending) st.childApprovals.push({ workflowId: note.workflowId, gateId: note.gateId, since: note.since, summary: note.summary });
+  if (note.pending) st.childApprovals.push({ workflowId: note.workflowId, gateId: note.gateId, since: note.since, summary: note.summary, ...(note.approvers ? { approvers: note.approvers.slice(0, 200) } : {}) });
   run.refreshDetails();
 }
 

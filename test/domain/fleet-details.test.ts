@@ -76,6 +76,11 @@ describe('detailsMarkdown (the fleet as the Web UI shows it)', () => {
     expect(detailsMarkdown({ ...base, phase: 'awaiting-approval', pendingApproval: { ...gate, approvers: [], anyApprover: true } })).toContain('approvers: any name (the run was started with --any-approver)');
   });
 
+  test("a migration waiting at its gate says who may approve it, as its own details do", () => {
+    const text = detailsMarkdown({ ...base, childApprovals: [{ workflowId: 'wsmigrate/k8s/alice/dev', gateId: 'apply', approvers: 'alice, bob' }, { workflowId: 'wsmigrate/k8s/bob/dev', gateId: 'stop' }] });
+    expect(text).toContain('Migrations waiting for approval: `wsmigrate/k8s/alice/dev` (apply; approvers: alice, bob), `wsmigrate/k8s/bob/dev` (stop)');
+  });
+
   test('paused: who paused it, why, since when, and the command that resumes it, as fleet status says it', () => {
     const control = [{ action: 'pause', by: 'alice', reason: 'coffee', at: '2026-12-07T18:00:00.000Z' }];
     const resume = 'paused by alice (coffee) since 2026-12-07T18:00:00.000Z: no new migration starts until it is resumed: wsmigrate fleet resume wsmigrate-fleet/coder/k8s --by <you>';

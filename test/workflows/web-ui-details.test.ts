@@ -160,6 +160,8 @@ describe('the Temporal Web UI view of a workspace migration', () => {
       expect(column('running')).toBe('2');
       expect(column('to go (with running)')).toBe('3');
       expect(column('migrated')).toBe('0');
+      // Each migration at its gate says who may approve it: the fleet's approvers, passed to its workspaces.
+      expect(details).toMatch(/Migrations waiting for approval: `wsmigrate\/\S+` \(stop; approvers: alice\), `wsmigrate\/\S+` \(stop; approvers: alice\)/);
     } finally {
       await fleet.terminate('test over');
       for (const w of env.sim.workspaces()) await env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${w.owner}/${w.name}`).terminate('test over').catch(() => undefined);
