@@ -77,6 +77,13 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .command('approvals')
     .description('list the running migrations that wait for a human now, with gate, plan hash and summary')
     .option('--json', 'print JSON', false)
+    .addHelpText(
+      'after',
+      '\nExample:\n  wsmigrate approvals                      # each run at a gate: its gate, since when, plan hash, summary and approvers\n' +
+        '  wsmigrate approve <workflow-id> --approver <you>\n\n' +
+        "A run at a gate whose worker does not answer in 5 s is named on stderr instead (its worker is gone: 'wsmigrate status <id>').\n" +
+        'Exit codes: 0 listed (also when nothing waits), 1 Temporal unreachable.',
+    )
     .action(async (o: { json: boolean }, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { silentRunsText, waitingForApproval } = await import('../../client/approvals');

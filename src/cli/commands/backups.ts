@@ -103,6 +103,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .requiredOption('--older-than <age>', 'e.g. 30d, 12h')
     .option('--yes', 'delete; without this only show what would be deleted', false)
     .option('--json', 'print JSON', false)
+    .addHelpText('after', '\nExample:\n  wsmigrate backups prune --older-than 30d        # shows what would go\n  wsmigrate backups prune --older-than 30d --yes  # deletes it\n\nExit codes: 0 done, 2 a bad --older-than, 1 the store cannot be read.')
     .action(async (o: { olderThan: string; yes: boolean; json: boolean }, cmd: Command) => {
       let olderThanMs: number;
       try {
