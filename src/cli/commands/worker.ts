@@ -36,5 +36,9 @@ export function registerWorkerCommands(program: Command, io: CliIo): void {
   program
     .command('config')
     .description('print the configuration wsmigrate reads from the environment (secrets redacted) and exit non-zero when it is invalid')
-    .action(() => io.out(describeConfig(loadConfig())));
+    .action(async () => {
+      const { settingsReadOutside } = await import('../../config/describe-config');
+      const { toolsCacheDir } = await import('../../config/tools');
+      io.out(describeConfig(loadConfig(), settingsReadOutside(process.env, toolsCacheDir())));
+    });
 }
