@@ -82,8 +82,12 @@ describe('fleet rendering', () => {
       failures: [{ workflowId: 'wsmigrate/k8s-dev/carol/dev', subject: 'carol/dev', outcome: 'needs-attention', reason }],
       moreRemaining: false,
     };
-    expect(summaryTable(result)).toMatch(/^ {2}carol\/dev\s+needs-attention\s+carol\/dev: migration failed .*x… \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
-    expect(statusText({ workflowId: 'f', phase: 'running', progress: progress({ failures: result.failures }) })).toMatch(/^ {2}carol\/dev: needs-attention: .*… \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
+    // Both ends: what happened first, and the cause and next step that come last; the row already names the workspace.
+    expect(summaryTable(result)).toMatch(/^ {2}carol\/dev\s+needs-attention\s+migration failed \(build #3 ended failed: pod quota exceeded\).* … x+\. Next: wsmigrate state restore carol\/dev --backup file:\/\/\/b --yes \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
+    expect(statusText({ workflowId: 'f', phase: 'running', progress: progress({ failures: result.failures }) })).toMatch(/^ {2}carol\/dev: needs-attention: migration failed .* … .*--yes \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
+    // A rolled-back row keeps Coder's words at its end, so rows whose causes agree show it.
+    const rolledBack = `alice/dev-1: migration rolled back, state and transition restored. Cause: migrated-state build #3 of alice/dev-1 (start on version 1013072e-67a2-4b5d-9002-47caf6cc7650) ended failed: Error: container home: image registry.example.com/dev:v1 not found`;
+    expect(summaryTable({ ...result, failures: [{ workflowId: 'w1', subject: 'alice/dev-1', outcome: 'restored', reason: rolledBack }] })).toMatch(/restored\s+migration rolled back, .* … .*ended failed: Error: container home: image registry\.example\.com\/dev:v1 not found \(all of it: wsmigrate status w1\)$/m);
     // A short one is whole, with no pointer.
     expect(summaryTable({ ...result, failures: [{ ...result.failures[0], reason: 'preflight refused' }] })).toMatch(/needs-attention\s+preflight refused$/m);
   });
