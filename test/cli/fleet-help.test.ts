@@ -28,6 +28,12 @@ describe('status, approve, reject and fleet status --help teach the ids', () => 
     [['approvals'], ['wsmigrate approve <workflow-id> --approver <you>', 'Exit codes: 0 listed']],
     [['worker'], ['wsmigrate worker ', '/readyz', 'Exit codes: 0 stopped by SIGINT/SIGTERM']],
     [['backups', 'prune'], ['wsmigrate backups prune --older-than 30d --yes', 'Exit codes: 0 done']],
+    [['schedule', 'list'], ['wsmigrate schedule list', 'Exit codes: 0 listed']],
+    [['schedule', 'describe'], ['wsmigrate schedule describe k8s-dev-weekend', 'Exit codes: 0 shown']],
+    [['schedule', 'unpause'], ['wsmigrate schedule unpause k8s-dev-weekend --note', '3 refused']],
+    [['schedule', 'delete'], ['wsmigrate schedule delete k8s-dev-weekend', 'Exit codes: 0 done']],
+    [['backups', 'list'], ['wsmigrate backups list', 'Exit codes: 0 listed']],
+    [['backups', 'show'], ['wsmigrate backups show sha256:', 'Exit codes: 0 shown and intact']],
     [['fleet', 'status'], ['wsmigrate fleet status wsmigrate-org/coder --wait', 'wsmigrate-fleet/<org>/<template>-<time>', 'Exit codes: without --wait 0 shown']],
   ])('%s --help', async (command, phrases) => {
     const r = await runMain(...command, '--help');
