@@ -1,5 +1,5 @@
 import { silentRunsText, type RunStatus, type WaitingRuns } from '../client/approvals';
-import { lastPhaseNote } from '../client/phase-note';
+import { lastPhaseNote } from '../domain/phase-note';
 
 /** `/wsmigrate status ID`, in the words of `wsmigrate status` (and `fleet status` for a fleet): a failed run says failed and why. */
 export function describeStatus(workflowId: string, s: RunStatus): string {

@@ -118,10 +118,18 @@ export function summaryTable(r: FleetResult): string {
   return lines.join('\n');
 }
 
-/** A failure's reason on one row; a long one is cut where it points at the run's status, which holds all of it (the next step often comes last). */
-function failureReason(f: Pick<FleetFailure, 'reason' | 'workflowId'>): string {
-  const max = 160;
-  return f.reason.length > max ? `${f.reason.slice(0, max)}… (all of it: wsmigrate status ${f.workflowId})` : f.reason;
+/**
+ * A failure's reason on one row, without the workspace its row already names. A long one keeps both
+ * ends, since the cause (Coder's own words: "… ended failed: image not found") and the next step come
+ * last, and six rows cut before them could not show that their reasons agree; it points at the run's
+ * status, which holds all of it.
+ */
+function failureReason(f: Pick<FleetFailure, 'reason' | 'workflowId' | 'subject'>): string {
+  const max = 200;
+  const tail = 110;
+  const own = f.reason.startsWith(`${f.subject}: `) ? f.reason.slice(f.subject.length + 2) : f.reason;
+  if (own.length <= max) return own;
+  return `${own.slice(0, max - tail).trimEnd()} … ${own.slice(-tail).trimStart()} (all of it: wsmigrate status ${f.workflowId})`;
 }
 
 /** Whether members can still start a migrated workspace on an old version (which destroys its PVC). */
@@ -171,6 +179,12 @@ export function statusText(s: FleetStatus, nowMs = Date.now()): string {
     for (const f of p.failures.slice(-10)) lines.push(`  ${f.subject}: ${f.outcome}: ${failureReason(f)}`);
     for (const d of (p.declines ?? []).slice(-10)) lines.push(`  ${d.subject}: declined: ${failureReason(d)}`);
     for (const k of (p.skips ?? []).slice(-10)) lines.push(`  ${k.subject}: ${k.reason}`);
+    // What the Web UI details say of a running fleet too: who holds members to the active version, and the
+    // fleet's note (the setting not held on AGPL, a rollback that paused it and what to promote, a give-back that failed).
+    const ended = p.phase === 'done' || p.phase === 'cancelled' || p.phase === 'failed';
+    const lock = activeVersionLockLine(p.activeVersionLock, ended);
+    if (lock) lines.push(`  ${lock}`);
+    if (p.note) lines.push(`  note: ${p.note}`);
     return lines.join('\n');
   }
   if (s.result) return `${s.workflowId}: ${s.phase}\n${summaryTable(s.result)}`;

@@ -66,10 +66,13 @@ function commandNamedBy(program: Command, argv: string[]): { cmd: Command; rest:
  * usage error, and its text must go where the command's does: each subcommand copied the root's
  * settings when it was made, so each gets them again here.
  */
-function routeCommanderErrors(cmd: Command, io: CliIo): void {
+function routeCommanderErrors(cmd: Command, io: CliIo, path = 'wsmigrate'): void {
   cmd.exitOverride();
-  cmd.configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t) });
-  for (const sub of cmd.commands) routeCommanderErrors(sub, io);
+  cmd.configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t.replace(/\n$/, '')) });
+  // One line that says what is wrong and where the options are, as for an unknown option: the whole
+  // help after it (50 lines for `fleet start`) scrolled the error itself out of sight.
+  cmd.showHelpAfterError(`('${path} --help' lists the options)`);
+  for (const sub of cmd.commands) routeCommanderErrors(sub, io, `${path} ${sub.name()}`);
 }
 
 export async function main(argv: string[], io: CliIo = processIo, nodeVersion: string = process.versions.node): Promise<number> {

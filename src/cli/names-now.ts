@@ -63,3 +63,20 @@ export async function refuseUnknownNamesNow(cfg: Pick<WsmigrateConfig, 'coderUrl
   }
   return 'checked';
 }
+
+/**
+ * `migrate workspace` and `recover` of a workspace Coder does not know: with Coder's URL and token in
+ * this shell, a usage error (exit 2) before any run starts, as `fleet start` refuses an unknown
+ * --owner; without them the run's preflight refuses it (and `--wait` exits 2). Only reads.
+ */
+export async function refuseUnknownWorkspaceNow(cfg: Pick<WsmigrateConfig, 'coderUrl' | 'coderSessionToken'>, owner: string, workspace: string, template: string): Promise<void> {
+  if (!cfg.coderUrl || !cfg.coderSessionToken) return;
+  const coder = new CoderClient({ url: cfg.coderUrl, token: cfg.coderSessionToken, userAgent: 'wsmigrate-cli' });
+  const [missing] = await unknownNames(coder, { owners: [], exclude: [`${owner}/${workspace}`] });
+  if (missing) {
+    throw new CliError(
+      `Coder (${coder.url}) has no workspace '${owner}/${workspace}' (or this token cannot read it): nothing was started; check the owner's username and the workspace's name ('wsmigrate scan --template ${template}' lists each workspace as owner/name)`,
+      EXIT.usage,
+    );
+  }
+}

@@ -5,6 +5,7 @@ import type { ApprovalChannel, PendingApproval } from '../domain/approval-policy
 import { approvalSignal, approveUpdate, pendingApprovalQuery, rejectUpdate, type ApprovalReceipt, type DecisionPayload } from '../contracts/approval';
 import { WsmigratePendingApproval } from '../contracts/search-attributes';
 import { failingWorkflowTask } from './workflow-task-failure';
+import { noWorkerText, taskQueueWorkers } from './run-waits';
 import { RefusedError } from './refused-error';
 import { runStatus, type RunStatus } from './run-status';
 
@@ -28,12 +29,20 @@ export interface DecisionOptions {
 
 /** Approves or rejects the pending gate through the validated update; the server answers at once. */
 export async function decide(client: Client, workflowId: string, decision: 'approve' | 'reject', opts: DecisionOptions): Promise<ApprovalReceipt> {
-  // A run whose worker fails its workflow tasks answers no query and takes no update (they time out or are refused).
-  const failing = await client.workflow
+  const described = await client.workflow
     .getHandle(workflowId)
     .describe()
-    .then((d) => failingWorkflowTask(client, workflowId, d.raw.pendingWorkflowTask))
     .catch(() => undefined);
+  // A running run with no worker on its task queue answers no query and takes no update: the query
+  // would hang 30 s and end in Temporal's FAILED_PRECONDITION. Say on whom it waits, at once.
+  if (described?.status.name === 'RUNNING') {
+    const workers = await taskQueueWorkers(client, described.taskQueue).catch(() => undefined);
+    if (workers && workers.live.length === 0) {
+      throw new Error(joinSentences(`${decision} not sent: ${workflowId} takes no approval now: ${noWorkerText(workers)}`, `Then ${decision} again`));
+    }
+  }
+  // A run whose worker fails its workflow tasks answers no query and takes no update (they time out or are refused).
+  const failing = described ? await failingWorkflowTask(client, workflowId, described.raw.pendingWorkflowTask).catch(() => undefined) : undefined;
   if (failing) {
     throw new Error(
       joinSentences(

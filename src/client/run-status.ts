@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { rethrowNoRun } from './run-not-found';
 import { FailureType } from '../contracts/failures';
-import { isEndingPhase } from './phase-note';
+import { isEndingPhase } from '../domain/phase-note';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';
@@ -40,6 +40,7 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
   const ended = run.state !== 'running' && run.state !== 'completed';
   const waitingOn: string[] = [];
   let searchPhase: string | undefined;
+  let gateWithoutWorker: string | undefined;
   let noWorker = false;
   let polling: string[] = [];
   if (run.state === 'running') {
@@ -47,6 +48,7 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
     // Ask Temporal who polls first, and read what it knows of the run without a worker.
     const d = await client.workflow.getHandle(workflowId).describe();
     searchPhase = (d.searchAttributes?.WsmigratePhase as string[] | undefined)?.[0];
+    const gate = (d.searchAttributes?.WsmigratePendingApproval as string[] | undefined)?.[0];
     const workers = await taskQueueWorkers(client, d.taskQueue).catch(() => undefined);
     polling = workers?.live ?? [];
     if (workers && workers.live.length === 0) {
@@ -69,6 +71,12 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
       const queued = queuedBuildWait(subject, ws?.latest_build);
       if (queued) waitingOn.push(queued);
     }
+    // Without a worker the gate it waits at (and who may decide) cannot be read, but Temporal keeps its
+    // name: the run waits on a person too, whose decision only a running worker takes.
+    if (noWorker && gate && gate !== 'none') {
+      gateWithoutWorker = gate;
+      waitingOn.push(`and on a person: it waits at the '${gate}' gate (search attribute WsmigratePendingApproval); once a worker runs, 'wsmigrate status ${workflowId}' names who may approve, and 'wsmigrate approve ${workflowId} --approver <you>' decides`);
+    }
   }
   // An ended run's query needs a worker; its outcome does not, so the reason is shown either way.
   const detail = noWorker
@@ -82,7 +90,7 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
         }
         throw err;
       });
-  const phase = detail?.phase ?? (run.state === 'running' ? searchPhase : undefined);
+  const phase = detail?.phase ?? (run.state === 'running' ? (gateWithoutWorker ? 'awaiting-approval' : searchPhase) : undefined);
   // A gate answered no (rejected, or unanswered until its time-out): a person's decision, not a failure.
   // The step it waited in says nothing ("during preflight"); what was undone after it does ("restored").
   const declined = run.state === 'failed' && run.failureType === FailureType.rejected;

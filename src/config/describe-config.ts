@@ -1,7 +1,7 @@
 import type { WsmigrateConfig } from './env';
 
 /** One line per setting, secrets redacted, for `wsmigrate config` and the worker's startup log. */
-export function describeConfig(cfg: WsmigrateConfig): string {
+export function describeConfig(cfg: WsmigrateConfig, outside: readonly [string, string][] = []): string {
   const isDefault = (key: string) => (cfg.defaulted.includes(key) ? ' (default)' : '');
   const rows: [string, string][] = [
     ['TEMPORAL_ADDRESS', `${cfg.temporalAddress}${isDefault('TEMPORAL_ADDRESS')}`],
@@ -62,7 +62,21 @@ export function describeConfig(cfg: WsmigrateConfig): string {
     ],
     ['TEMPORAL_API_KEY', cfg.temporalApiKey ? `${cfg.temporalApiKey} (set)` : '(not set)'],
     ['WSMIGRATE_CODEC_TOKEN', cfg.codecToken ? `${cfg.codecToken} (set)` : '(not set: the codec server asks for no token)'],
+    ...outside,
   ];
   const width = Math.max(...rows.map(([key]) => key.length));
   return rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');
+}
+
+/**
+ * What `wsmigrate config` also shows of the variables read outside the loader: the organization
+ * `--org` means when it is not given (as the Coder CLI reads it) and where the tools are.
+ */
+export function settingsReadOutside(env: NodeJS.ProcessEnv, toolsDir: string): [string, string][] {
+  return [
+    ['CODER_ORGANIZATION', env.CODER_ORGANIZATION ? `${env.CODER_ORGANIZATION} (what --org means when not given)` : 'coder (default: what --org means when not given)'],
+    ['WSMIGRATE_TOOLS_DIR', `${toolsDir}${env.WSMIGRATE_TOOLS_DIR ? '' : ' (default)'}`],
+    ['WSMIGRATE_TEMPORAL_BIN', env.WSMIGRATE_TEMPORAL_BIN ?? '(not set: the one in WSMIGRATE_TOOLS_DIR)'],
+    ['WSMIGRATE_TERRAFORM_BIN', env.WSMIGRATE_TERRAFORM_BIN ?? '(not set: the one in WSMIGRATE_TOOLS_DIR)'],
+  ];
 }

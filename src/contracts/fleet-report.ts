@@ -18,4 +18,6 @@ export interface ChildApprovalNote {
   pending: boolean;
   summary?: string;
   since?: string;
+  /** Who may decide it, in words (whoMayApprove): the fleet's details say on whom its migrations wait. */
+  approvers?: string;
 }

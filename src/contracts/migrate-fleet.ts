@@ -96,6 +96,8 @@ export interface ChildPendingApproval {
   gateId: string;
   since?: string;
   summary?: string;
+  /** Who may decide it, in words, as the child said (absent from children older than this field). */
+  approvers?: string;
 }
 
 export interface FleetControlEntry {

@@ -3,7 +3,8 @@
  * the pending gate with the exact commands that decide it, failures, pacing. Pure, so the workflow
  * and the tests render it the same way.
  */
-import type { PendingApproval } from './approval-policy';
+import { whoMayApprove, type PendingApproval } from './approval-policy';
+import { waitLines } from './fleet-waits';
 import type { FleetCounts } from './fleet-progress';
 import { formatDuration } from './duration-text';
 import { pacingLine, type FleetPacingStatus } from './provisioner-pacing';
@@ -22,16 +23,16 @@ export interface FleetDetailsView {
   counts: FleetCounts;
   remaining: number;
   running: readonly unknown[];
-  failures: readonly { subject: string; outcome: string; reason: string }[];
+  failures: readonly { subject: string; outcome: string; reason: string; workflowId?: string }[];
   skips?: readonly { subject: string; reason: string }[];
-  declines?: readonly { subject: string; reason: string }[];
+  declines?: readonly { subject: string; reason: string; workflowId?: string }[];
   pendingApproval?: PendingApproval;
-  childApprovals: readonly { workflowId: string; gateId: string }[];
+  childApprovals: readonly { workflowId: string; gateId: string; approvers?: string }[];
   etaMs?: number;
   runs: number;
   concurrency: number;
   budget: { allowance: number; failures: number; accepted: number };
-  control: readonly { action: string; by: string; reason?: string }[];
+  control: readonly { action: string; by: string; reason?: string; at?: string }[];
   note?: string;
   pacing?: FleetPacingStatus;
   activeVersionLock?: { state: string; byWsmigrate?: boolean; atRunEnd?: boolean; rolledBack?: boolean };
@@ -71,19 +72,21 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   ];
   if (p.pendingApproval) {
     const commands = approvalCommands(p.workflowId, p.pendingApproval);
-    lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `\`${commands.cli}\``, '', `signal \`approval\`: \`${commands.signalJson}\``);
+    lines.push('', `**Waiting for approval: \`${p.pendingApproval.gateId}\`** — ${p.pendingApproval.summary}`, '', `approvers: ${whoMayApprove(p.pendingApproval)}`, '', `\`${commands.cli}\``, '', `signal \`approval\`: \`${commands.signalJson}\``);
   }
-  if (p.childApprovals.length) lines.push('', `Migrations waiting for approval: ${p.childApprovals.slice(0, 10).map((a) => `\`${a.workflowId}\` (${a.gateId})`).join(', ')}`);
+  const paused = pausedLine(p);
+  if (paused) lines.push('', `**${paused}**`);
+  if (p.childApprovals.length) lines.push('', `Migrations waiting for approval: ${p.childApprovals.slice(0, 10).map((a) => `\`${a.workflowId}\` (${a.gateId}${a.approvers ? `; approvers: ${a.approvers}` : ''})`).join(', ')}`);
   const ended = p.phase === 'done' || p.phase === 'cancelled' || p.phase === 'failed';
   const rollbacks = rollbacksNote(ranCountsOf(c), p.workflowId, ended);
   if (rollbacks) lines.push('', `**${rollbacks}**`);
   if (p.failures.length) {
     lines.push('', '**Failures**', '');
-    for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${codeSpan(f.reason.slice(0, 200))}`);
+    for (const f of p.failures.slice(-10)) lines.push(`- \`${f.subject}\` ${f.outcome}: ${reasonText(f)}`);
   }
   if (p.declines?.length) {
     lines.push('', `**Declined at a gate** (${p.counts.declined ?? p.declines.length}: rejected, or not answered in time; left as they were, not failures)`, '');
-    for (const d of p.declines.slice(-10)) lines.push(`- \`${d.subject}\` ${codeSpan(d.reason.slice(0, 200))}`);
+    for (const d of p.declines.slice(-10)) lines.push(`- \`${d.subject}\` ${reasonText(d)}`);
   }
   if (p.skips?.length) {
     lines.push('', '**Skipped** (a person must act first)', '');
@@ -94,4 +97,29 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
   if (lock) lines.push('', lock);
   if (p.note) lines.push('', p.note);
   return lines.join('\n');
+}
+
+/**
+ * Who paused the fleet, why, since when and the command that resumes it, as `fleet status` says it:
+ * paused, or paused while it waits at its own gate (an approval alone then starts nothing).
+ */
+export function pausedLine(p: Pick<FleetDetailsView, 'workflowId' | 'phase' | 'control' | 'pendingApproval'>): string | undefined {
+  const last = [...p.control].reverse().find((c) => c.action === 'pause' || c.action === 'resume' || c.action === 'cancel');
+  if (last?.action !== 'pause') return undefined;
+  const atGate = p.phase === 'awaiting-approval' ? p.pendingApproval?.gateId : undefined;
+  if (p.phase !== 'paused' && !atGate) return undefined;
+  return waitLines([{ kind: 'paused', workflowId: p.workflowId, by: last.by, since: last.at ?? '?', ...(last.reason ? { reason: last.reason } : {}), ...(atGate ? { atGate } : {}) }])[0];
+}
+
+/**
+ * How much of a workspace's reason a fleet keeps (its failures and declines, in every run's state and
+ * history): the details show all of it, since the cause comes last ("… Cause: build #3 … ended failed:
+ * <Coder's words>"), and say where a reason was cut.
+ */
+export const FLEET_REASON_CHARS = 300;
+
+/** A reason in a code span; one the fleet cut says so, with the command that shows all of it. */
+function reasonText(f: { reason: string; workflowId?: string }): string {
+  if (f.reason.length < FLEET_REASON_CHARS) return codeSpan(f.reason);
+  return `${codeSpan(`${f.reason.slice(0, FLEET_REASON_CHARS)}…`)}${f.workflowId ? ` (all of it: \`wsmigrate status ${f.workflowId}\`)` : ''}`;
 }

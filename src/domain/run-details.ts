@@ -3,7 +3,7 @@
  * "current details" markdown the workflow keeps up to date. Pure, so migrateWorkspace,
  * migrateTemplate and the fleet render the same way and tests check it without a server.
  */
-import type { PendingApproval } from './approval-policy';
+import { whoMayApprove, type PendingApproval } from './approval-policy';
 
 export interface RunDetails {
   /** A heading, e.g. `alice/dev → k8s-dev @ k8s-dev-v1-3f2a`. */
@@ -67,6 +67,8 @@ export function renderRunDetails(d: RunDetails): string {
       `${d.pending.summary}`,
       `since ${d.pending.requestedAt}, plan \`${d.pending.planHash}\``,
       '',
+      `approvers: ${whoMayApprove(d.pending)}`,
+      '',
       'Approve (or `reject`) with:',
       '```',
       c.cli,
@@ -80,4 +82,27 @@ export function renderRunDetails(d: RunDetails): string {
   if (d.error) lines.push('', `**Error:** ${codeSpan(d.error)}`);
   for (const s of d.sections ?? []) lines.push('', `#### ${s.heading}`, s.markdown);
   return lines.join('\n');
+}
+
+/**
+ * A template run's pushed version in its details, with what to run next, as `wsmigrate status` says it:
+ * a fleet refuses a version that is not active, so an unpromoted one names the promote first.
+ */
+export function templateVersionSection(v: {
+  organization: string;
+  template: string;
+  versionId: string;
+  versionName?: string;
+  /** promoted: active now; pending: the run may still promote it; not-promoted: it will not (pushed only, or it ended first). */
+  state: 'promoted' | 'pending' | 'not-promoted';
+}): { heading: string; markdown: string } {
+  const fleet = `wsmigrate fleet start --org ${v.organization} --template ${v.template} --version ${v.versionId}`;
+  const name = v.versionName ?? v.versionId;
+  const next =
+    v.state === 'promoted'
+      ? `next: \`${fleet}\``
+      : v.state === 'pending'
+        ? `not active yet: this run promotes it once its \`template-promote\` gate is approved; then \`${fleet}\``
+        : `not active (this run does not promote it): promote it first, \`coder templates versions promote --template ${v.template} --template-version ${name}\`, then \`${fleet}\``;
+  return { heading: 'New version', markdown: `\`${name}\` (\`${v.versionId}\`)\n\n${next}` };
 }

@@ -24,6 +24,8 @@ export interface Notification {
   gateId?: string;
   planHash?: string;
   escalateTo?: string;
+  /** On approval-requested and approval-escalated: who may decide, in words (the names, any name, or no one). */
+  approvers?: string;
   /** On approval-closed: who decided, how, and what. */
   decision?: {
     approver: string;

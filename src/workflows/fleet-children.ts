@@ -15,6 +15,7 @@ import type { FleetItem, FleetSkip } from '../contracts/migrate-fleet';
 import { dormantSkipReason } from '../domain/dormancy';
 import { FailureType } from '../domain/failure-types';
 import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
+import { FLEET_REASON_CHARS } from '../domain/fleet-details';
 import { workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { WsmigrateTemplate } from '../contracts/search-attributes';
 import { QUICK_STEP } from './activity-presets';
@@ -48,14 +49,14 @@ export function recordChildEnd(run: FleetRun, r: ChildReport): void {
   } else if (r.outcome === 'declined') {
     // A person's no (or a gate nobody answered): listed apart from the failures, and its wait for a
     // person (hours, days) is not the fleet's pace, so it stays out of the ETA.
-    st.declines = [...(st.declines ?? []), { workflowId: r.workflowId, subject: child.subject, reason: (r.reason ?? '').slice(0, 300) }].slice(-KEEP_FAILURES);
+    st.declines = [...(st.declines ?? []), { workflowId: r.workflowId, subject: child.subject, reason: (r.reason ?? '').slice(0, FLEET_REASON_CHARS) }].slice(-KEEP_FAILURES);
   } else {
     const took = r.durationMs ?? Date.now() - child.startedAtMs;
     st.durations.totalMs += took;
     st.durations.n += 1;
   }
   if (r.outcome === 'failed' || r.outcome === 'restored' || r.outcome === 'needs-attention') {
-    st.failures.push({ workflowId: r.workflowId, subject: child.subject, outcome: r.outcome, reason: (r.reason ?? '').slice(0, 300) });
+    st.failures.push({ workflowId: r.workflowId, subject: child.subject, outcome: r.outcome, reason: (r.reason ?? '').slice(0, FLEET_REASON_CHARS) });
     if (st.failures.length > KEEP_FAILURES) st.failures.splice(0, st.failures.length - KEEP_FAILURES);
   }
   const canary = st.canary.find((c) => c.workflowId === r.workflowId);
@@ -72,7 +73,7 @@ function addSkip(st: FleetRun['st'], skip: FleetSkip): void {
 export function noteChildApproval(run: FleetRun, note: ChildApprovalNote): void {
   const st = run.st;
   st.childApprovals = st.childApprovals.filter((a) => a.workflowId !== note.workflowId);
-  if (note.pending) st.childApprovals.push({ workflowId: note.workflowId, gateId: note.gateId, since: note.since, summary: note.summary });
+  if (note.pending) st.childApprovals.push({ workflowId: note.workflowId, gateId: note.gateId, since: note.since, summary: note.summary, ...(note.approvers ? { approvers: note.approvers.slice(0, 200) } : {}) });
   run.refreshDetails();
 }
 

@@ -1,8 +1,9 @@
-import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import { migrateTemplateInputSchema, type MigrateTemplateInput } from '../domain/migration-input';
 import { parseWorkflowInput } from './workflow-input';
-import { renderRunDetails, templateRunSummary } from '../domain/run-details';
+import { renderRunDetails, templateRunSummary, templateVersionSection } from '../domain/run-details';
+import { lastPhaseNote } from '../domain/phase-note';
 import { templateStatusQuery, type TemplateMigrationResult, type TemplateMigrationStatus, type TemplatePhase } from '../contracts/migrate-template';
 import { ApprovalGates } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
@@ -19,20 +20,45 @@ const importWait: ActivityOptions = { ...quick, startToCloseTimeout: '30m', hear
  * guards, show the report, push a new version, and promote it after approval.
  */
 export async function migrateTemplate(rawInput: MigrateTemplateInput): Promise<TemplateMigrationResult> {
+  const view: EndedView = {};
   try {
-    return await migrateTemplateSteps(rawInput);
+    return await migrateTemplateSteps(rawInput, view);
   } catch (err) {
-    throw withActivityMessage(err);
+    const failure = withActivityMessage(err);
+    // The Web UI's details must not go on showing a gate (and the commands that approve it) once the run ended.
+    view.ended?.(isCancellation(err) ? { cancelled: true } : { failure: (failure as Error).message, declined: (failure as ApplicationFailure).type === FailureType.rejected });
+    throw failure;
   }
 }
 
-async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<TemplateMigrationResult> {
+/** How the details show a run that ended without a result: cancelled, declined at a gate, or failed. */
+interface EndedView {
+  ended?: (how: { cancelled?: boolean; failure?: string; declined?: boolean }) => void;
+}
+
+async function migrateTemplateSteps(rawInput: MigrateTemplateInput, view: EndedView): Promise<TemplateMigrationResult> {
   const input = parseWorkflowInput(migrateTemplateInputSchema, rawInput);
   const acts = proxyActivities<WsmigrateActivities>(quick);
   const slow = proxyActivities<WsmigrateActivities>(importWait);
   const status: TemplateMigrationStatus = { phase: 'preflight', approvals: [] };
   const { workflowId } = workflowInfo();
-  const showDetails = () => setCurrentDetails(renderRunDetails({ title: templateRunSummary(input.organization, input.template), workflowId, phase: status.phase, pending: gates.pending }));
+  const title = templateRunSummary(input.organization, input.template);
+  let promoted = false;
+  const versionSections = (ended: boolean) =>
+    status.newVersionId
+      ? [templateVersionSection({ organization: input.organization, template: input.template, versionId: status.newVersionId, ...(status.report?.versionName ? { versionName: status.report.versionName } : {}), state: promoted ? 'promoted' : ended || input.stopBeforePromote ? 'not-promoted' : 'pending' })]
+      : [];
+  const showDetails = () => setCurrentDetails(renderRunDetails({ title, workflowId, phase: status.phase, pending: gates.pending, sections: versionSections(status.phase === 'done') }));
+  view.ended = ({ cancelled, failure, declined }) =>
+    setCurrentDetails(
+      renderRunDetails({
+        title,
+        workflowId,
+        phase: cancelled ? `cancelled (during ${status.phase})` : declined ? `declined: ${failure ?? ''}` : `failed${lastPhaseNote(status.phase)}`,
+        ...(failure && !declined ? { failure } : {}),
+        sections: versionSections(true),
+      }),
+    );
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify.executeWithOptions({ summary: `notify ${n.kind}` }, [n]), showDetails);
   setHandler(templateStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));
   const enter = (phase: TemplatePhase) => {
@@ -86,6 +112,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput): Promise<Tem
   }
   enter('promoting');
   await acts.promoteTemplateVersion.executeWithOptions({ summary: `promote ${pushed.versionName} to active` }, [{ subject, templateId: pf.templateId, versionId: pushed.versionId, sourceVersionId: pf.activeVersionId }]);
+  promoted = true;
   enter('done');
   upsertMemo({ outcome: 'promoted', versionId: pushed.versionId });
   return { outcome: 'promoted', versionId: pushed.versionId, versionName: pushed.versionName, ...base };

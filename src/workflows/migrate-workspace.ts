@@ -18,6 +18,7 @@ import { FailureType } from '../domain/failure-types';
 import { gateDecisionText } from '../domain/gate-decision';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
+import { lastPhaseNote } from '../domain/phase-note';
 import { ONE_LOCAL_ATTEMPT, QUICK_LOCAL_STEP, QUICK_STEP, buildStepOptions, isFinalFailure, durationMs, failureMessage, keepingFailedBuild, failureType, restoreStepOptions } from './activity-presets';
 import { ApprovalGates } from './approval-gates';
 import { answerWatchingBuilds } from './gate-watch';
@@ -86,12 +87,13 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
           ? `cancelled (${status.phase === 'restored' ? 'restored: state and transition as before' : `during ${status.phase}`})`
           : status.decision
             ? `declined: ${failure ?? gateDecisionText(status.decision)}`
-            : `failed (during ${status.phase})`,
+            : `failed${lastPhaseNote(status.phase)}`,
         ...(failure && !status.decision ? { failure } : {}),
         stepsDone: status.stepsDone,
         verdict: status.verdict,
-        // A cancel's own words ("Workflow cancelled") add nothing to "cancelled".
-        ...(status.error && status.error !== failure && !(cancelled && /cancel/i.test(status.error)) ? { error: status.error } : {}),
+        // A cancel's own words ("Workflow cancelled") add nothing to "cancelled"; a declined run's error was
+        // written before its restore ("…; restoring") and the phase already says the decision and what was undone.
+        ...(status.error && status.error !== failure && !status.decision && !(cancelled && /cancel/i.test(status.error)) ? { error: status.error } : {}),
       }),
     );
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify.executeWithOptions({ summary: `notify ${n.kind}` }, [n]), showDetails);

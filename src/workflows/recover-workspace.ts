@@ -1,8 +1,9 @@
-import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, proxyActivities, setCurrentDetails, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import type { RecoveryBackups } from '../activities/backup-for-recovery';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
+import { lastPhaseNote } from '../domain/phase-note';
 import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { recoveryNeedsPerson } from '../domain/approval-policy';
@@ -249,14 +250,18 @@ function leftOutsideState(err: unknown): boolean {
  * (so it never runs beside a migration of the same workspace). A healthy workspace is left alone.
  */
 export async function recoverWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+  const view: { ended?: (how: { cancelled?: boolean; failure?: string; declined?: boolean }) => void } = {};
   try {
-    return await recoverWorkspaceSteps(rawInput);
+    return await recoverWorkspaceSteps(rawInput, view);
   } catch (err) {
-    throw withActivityMessage(err);
+    const failure = withActivityMessage(err);
+    // The Web UI's details must not go on showing the step it was in (or a gate to approve) once the run ended.
+    view.ended?.(isCancellation(err) ? { cancelled: true } : { failure: (failure as Error).message, declined: (failure as ApplicationFailure).type === FailureType.rejected });
+    throw failure;
   }
 }
 
-async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
+async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: { ended?: (how: { cancelled?: boolean; failure?: string; declined?: boolean }) => void }): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
   const input: MigrateWorkspaceParams = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
@@ -268,6 +273,17 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput): Promise<W
   const showDetails = () =>
     setCurrentDetails(
       renderRunDetails({ title, workflowId, phase: gates.pending ? 'awaiting-approval' : status.phase, stepsDone: status.stepsDone, verdict: status.verdict, pending: gates.pending, error: status.error }),
+    );
+  view.ended = ({ cancelled, failure, declined }) =>
+    setCurrentDetails(
+      renderRunDetails({
+        title,
+        workflowId,
+        phase: cancelled ? `cancelled (during ${status.phase})` : declined ? `declined: ${failure ?? ''}` : `failed${lastPhaseNote(status.phase)}`,
+        ...(failure && !declined ? { failure } : {}),
+        stepsDone: status.stepsDone,
+        verdict: status.verdict,
+      }),
     );
   const gates = new ApprovalGates(input.approval, workflowId, (n) => acts.notify(n), showDetails);
   setHandler(workspaceStatusQuery, () => ({ ...status, pendingApproval: gates.pending, approvals: [...gates.receipts] }));

@@ -40,7 +40,7 @@ describe('checkGivenVersion: the fleet accepts only an imported _v1 version of i
     await expect(check(guarded, sim.template.name, undefined, true)).rejects.toMatchObject({
       type: FailureType.refused,
       nonRetryable: true,
-      message: expect.stringMatching(/refused before any change: template version \S+ \(\S+\) is not the template's active version \(\S+ is\), and the fleet makes the template require its active version: .*destroy its PVC\. Promote the version first \('coder templates versions promote', or 'wsmigrate migrate template' without --no-promote\)$/),
+      message: expect.stringMatching(/refused before any change: template version \S+ \(\S+\) is not the template's active version \(\S+ is\), and the fleet makes the template require its active version: .*destroy its PVC\. Promote the version first \('coder templates versions promote --template \S+ --template-version \S+', or 'wsmigrate migrate template' without --no-promote\)$/),
     });
     const name = (await new CoderClient({ url: sim.url, token: sim.token }).templateVersion(guarded)).name;
     await expect(check(guarded, sim.template.name, undefined, false)).rejects.toMatchObject({

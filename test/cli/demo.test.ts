@@ -70,7 +70,8 @@ describe('wsmigrate demo', () => {
       expect(r.exitCode).toBe(0);
       expect(approved).toEqual(['template-promote', 'fleet-continue', 'fleet-archive']);
       expect(r.out).not.toMatch(/approved '[a-z-]+' as demo-sre/); // the demo itself approved nothing
-      expect(r.out).toMatch(/by hand: wsmigrate approve wsmigrate-fleet\/coder\/k8s-dev --approver demo-sre/);
+      // On a port other than the default, the pasted command must reach this demo's Temporal.
+      expect(r.out).toMatch(new RegExp(`by hand: TEMPORAL_ADDRESS=127\\.0\\.0\\.1:${port} wsmigrate approve wsmigrate-fleet/coder/k8s-dev --approver demo-sre`));
       expect(r.out).toMatch(/^migrated\s+3$/m);
       expect(r.out).toContain('PVCs lost: 0');
     } finally {

@@ -51,6 +51,15 @@ describe("commander's own errors exit 2 (usage), like every other usage error", 
     expect((await runMain('scan', '--template', 't', '--depth', 'many')).exitCode).toBe(EXIT.usage);
     expect((await runMain('--help')).exitCode).toBe(EXIT.ok);
   });
+
+  it("a missing required option or argument is one error and where the options are listed, not the whole help after it", async () => {
+    const r = await runMain('migrate', 'workspace', 'alice/dev', '--version', 'v');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err.trim()).toBe("error: required option '--template <name>' not specified\n('wsmigrate migrate workspace --help' lists the options)");
+    const a = await runMain('fleet', 'status');
+    expect(a.err.trim()).toBe("error: missing required argument 'workflow-id'\n('wsmigrate fleet status --help' lists the options)");
+    expect(r.out).toBe('');
+  });
 });
 
 describe('exit codes against a running Temporal', () => {

@@ -31,6 +31,16 @@ const progress = (extra: Partial<FleetProgress> = {}): FleetProgress => ({
 });
 
 describe('fleet rendering', () => {
+  it("a running fleet's status says what its Web UI details say of require_active_version and its note (not held on AGPL, a rollback)", () => {
+    const NOT_HELD = 'require active version does not hold on template coder/k8s-dev (Coder accepted require_active_version but reads it back as false …)';
+    const text = statusText({ workflowId: 'wsmigrate-fleet/coder/k8s-dev', phase: 'running', progress: progress({ activeVersionLock: { state: 'not-held', reason: 'read back false' }, note: NOT_HELD }) });
+    expect(text.split('\n').slice(-1)).toEqual([`  note: ${NOT_HELD}`]);
+    const held = statusText({ workflowId: 'w', phase: 'paused', progress: progress({ phase: 'paused', activeVersionLock: { state: 'given-back', rolledBack: true }, note: 'the active version is no longer the target: promote it again' }) });
+    expect(held).toContain("\n  require active version: given back (off) while another version is active; the fleet's resume switches it on again once the migrated version is active\n  note: the active version is no longer the target: promote it again");
+    expect(statusText({ workflowId: 'w', phase: 'running', progress: progress({ activeVersionLock: { state: 'switched-on' } }) })).toMatch(/\n {2}require active version: on while this run runs/);
+    expect(statusText({ workflowId: 'w', phase: 'running', progress: progress() })).not.toMatch(/require active version|note:/);
+  });
+
   it('a progress bar with counts and ETA for a terminal, a plain line otherwise', () => {
     expect(progressBar(progress(), 10)).toBe('[####······] 21/50  ok 20 · not ok 1 · running 10 · ETA 1m20s');
     expect(progressLine(progress())).toBe('running (rolling): 20 migrated, 0 already, 0 dry-run, 0 restored, 0 need attention, 1 failed, 0 skipped · 29 to go (10 running) · ETA 1m20s');
@@ -72,8 +82,12 @@ describe('fleet rendering', () => {
       failures: [{ workflowId: 'wsmigrate/k8s-dev/carol/dev', subject: 'carol/dev', outcome: 'needs-attention', reason }],
       moreRemaining: false,
     };
-    expect(summaryTable(result)).toMatch(/^ {2}carol\/dev\s+needs-attention\s+carol\/dev: migration failed .*x… \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
-    expect(statusText({ workflowId: 'f', phase: 'running', progress: progress({ failures: result.failures }) })).toMatch(/^ {2}carol\/dev: needs-attention: .*… \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
+    // Both ends: what happened first, and the cause and next step that come last; the row already names the workspace.
+    expect(summaryTable(result)).toMatch(/^ {2}carol\/dev\s+needs-attention\s+migration failed \(build #3 ended failed: pod quota exceeded\).* … x+\. Next: wsmigrate state restore carol\/dev --backup file:\/\/\/b --yes \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
+    expect(statusText({ workflowId: 'f', phase: 'running', progress: progress({ failures: result.failures }) })).toMatch(/^ {2}carol\/dev: needs-attention: migration failed .* … .*--yes \(all of it: wsmigrate status wsmigrate\/k8s-dev\/carol\/dev\)$/m);
+    // A rolled-back row keeps Coder's words at its end, so rows whose causes agree show it.
+    const rolledBack = `alice/dev-1: migration rolled back, state and transition restored. Cause: migrated-state build #3 of alice/dev-1 (start on version 1013072e-67a2-4b5d-9002-47caf6cc7650) ended failed: Error: container home: image registry.example.com/dev:v1 not found`;
+    expect(summaryTable({ ...result, failures: [{ workflowId: 'w1', subject: 'alice/dev-1', outcome: 'restored', reason: rolledBack }] })).toMatch(/restored\s+migration rolled back, .* … .*ended failed: Error: container home: image registry\.example\.com\/dev:v1 not found \(all of it: wsmigrate status w1\)$/m);
     // A short one is whole, with no pointer.
     expect(summaryTable({ ...result, failures: [{ ...result.failures[0], reason: 'preflight refused' }] })).toMatch(/needs-attention\s+preflight refused$/m);
   });

@@ -18,6 +18,18 @@ describe("status of a template run: the version it pushed and what to run next",
   });
 });
 
+describe('status of a template run that ended before its promote (cancelled, rejected, failed)', () => {
+  const id = '0b6f0a43-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+  it('says the run will not promote it, and the promote that must come first, not "once this run has promoted it"', () => {
+    const detail: TemplateMigrationStatus = { phase: 'awaiting-approval', approvals: [], newVersionId: id, report: { versionName: 'wsmigrate-abc' } as TemplateMigrationStatus['report'] };
+    expect(templateVersionLines('wsmigrate-template/coder/k8s-dev', detail, true)[1]).toBe(
+      `    next: this run ended before promoting it (it is not active, and a fleet refuses a version that is not): promote it first (coder templates versions promote --template k8s-dev --template-version wsmigrate-abc), then: wsmigrate fleet start --org coder --template k8s-dev --version ${id}`,
+    );
+    // Done (promoted) and ended: the fleet start as ever.
+    expect(templateVersionLines('wsmigrate-template/coder/k8s-dev', { ...detail, phase: 'done' }, true)[1]).toBe(`    next: wsmigrate fleet start --org coder --template k8s-dev --version ${id}`);
+  });
+});
+
 describe('migrate template --wait: the next step after the result', () => {
   const id = '0b6f0a43-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
   const run = 'wsmigrate-template/coder/k8s-dev';

@@ -31,7 +31,7 @@ describe('detailsMarkdown (the fleet as the Web UI shows it)', () => {
   });
 
   test('a fleet at its gate, with children at theirs, failures, pacing and a note', () => {
-    const failures = Array.from({ length: 12 }, (_, i) => ({ subject: `u${i}/dev`, outcome: 'failed', reason: i === 11 ? `a \`quoted\` ${'x'.repeat(300)}` : `reason ${i}` }));
+    const failures = Array.from({ length: 12 }, (_, i) => ({ subject: `u${i}/dev`, workflowId: `wsmigrate/k8s/u${i}/dev`, outcome: 'failed', reason: i === 11 ? `a \`quoted\` ${'x'.repeat(500)} Cause: ImagePullBackOff` : `reason ${i}` }));
     const text = detailsMarkdown({
       ...base,
       dryRun: true,
@@ -47,19 +47,52 @@ describe('detailsMarkdown (the fleet as the Web UI shows it)', () => {
     const lines = text.split('\n');
     expect(lines[0]).toBe('### Fleet coder/k8s · running (workspaces) · dry run');
     expect(lines[6]).toBe('target version: `v-2` · concurrency 2 · budget 1/3 · ETA 1m30s · run 2');
-    expect(lines.slice(7, 13)).toEqual([
+    expect(lines.slice(7, 15)).toEqual([
       '',
       '**Waiting for approval: `fleet-budget`** — 5 failures, over the budget of 3',
+      '',
+      'approvers: no one (the run names no approver and was not started with --any-approver): it can only be rejected',
       '',
       '`wsmigrate approve wsmigrate-fleet/coder/k8s --approver <you> --gate fleet-budget --plan ab12`',
       '',
       'signal `approval`: `{"gateId":"fleet-budget","planHash":"ab12","approver":"<you>","decision":"approve"}`',
     ]);
-    expect(lines[14]).toBe(`Migrations waiting for approval: ${Array.from({ length: 10 }, (_, i) => `\`wsmigrate/coder/u${i}/dev\` (apply)`).join(', ')}`);
-    expect(lines.slice(15, 18)).toEqual(['', '**Failures**', '']);
-    expect(lines.slice(18, 27)).toEqual(Array.from({ length: 9 }, (_, i) => `- \`u${i + 2}/dev\` failed: \`reason ${i + 2}\``));
-    expect(lines[27]).toBe(`- \`u11/dev\` failed: \`\` ${`a \`quoted\` ${'x'.repeat(300)}`.slice(0, 200)} \`\``);
-    expect(lines.slice(28)).toEqual(['', 'pacing off: up to the concurrency, whatever Coder can run', '', 'paused by alice']);
+    expect(lines[16]).toBe(`Migrations waiting for approval: ${Array.from({ length: 10 }, (_, i) => `\`wsmigrate/coder/u${i}/dev\` (apply)`).join(', ')}`);
+    expect(lines.slice(17, 20)).toEqual(['', '**Failures**', '']);
+    expect(lines.slice(20, 29)).toEqual(Array.from({ length: 9 }, (_, i) => `- \`u${i + 2}/dev\` failed: \`reason ${i + 2}\``));
+    // A long reason is cut where it says so, with the command that shows all of it (its cause comes last).
+    expect(lines[29]).toBe(`- \`u11/dev\` failed: \`\` ${`a \`quoted\` ${'x'.repeat(500)}`.slice(0, 300)}… \`\` (all of it: \`wsmigrate status wsmigrate/k8s/u11/dev\`)`);
+    expect(lines.slice(30)).toEqual(['', 'pacing off: up to the concurrency, whatever Coder can run', '', 'paused by alice']);
+  });
+
+  test("a failure's reason is shown whole (as much as the fleet keeps): the cause at its end (Coder's words) is not cut off", () => {
+    const reason = `alice/ml-5: migration rolled back, state and transition restored. Cause: migrated-state build #3 of alice/ml-5 (start on version ${'f'.repeat(36)}) ended failed: kubelet: ImagePullBackOff`;
+    expect(detailsMarkdown({ ...base, failures: [{ subject: 'alice/ml-5', workflowId: 'wsmigrate/k8s/alice/ml-5', outcome: 'restored', reason }] })).toContain(`- \`alice/ml-5\` restored: \`${reason}\``);
+  });
+
+  test('a gate says on whom it waits: the approvers by name, or anyone', () => {
+    const gate = { gateId: 'fleet-continue' as const, planHash: 'ab12', summary: 'canary: 3 of 3 migrated', requestedAt: 'now', escalated: false };
+    expect(detailsMarkdown({ ...base, phase: 'awaiting-approval', pendingApproval: { ...gate, approvers: ['alice', 'bob'] } })).toContain('\n\napprovers: alice, bob\n\n`wsmigrate approve ');
+    expect(detailsMarkdown({ ...base, phase: 'awaiting-approval', pendingApproval: { ...gate, approvers: [], anyApprover: true } })).toContain('approvers: any name (the run was started with --any-approver)');
+  });
+
+  test("a migration waiting at its gate says who may approve it, as its own details do", () => {
+    const text = detailsMarkdown({ ...base, childApprovals: [{ workflowId: 'wsmigrate/k8s/alice/dev', gateId: 'apply', approvers: 'alice, bob' }, { workflowId: 'wsmigrate/k8s/bob/dev', gateId: 'stop' }] });
+    expect(text).toContain('Migrations waiting for approval: `wsmigrate/k8s/alice/dev` (apply; approvers: alice, bob), `wsmigrate/k8s/bob/dev` (stop)');
+  });
+
+  test('paused: who paused it, why, since when, and the command that resumes it, as fleet status says it', () => {
+    const control = [{ action: 'pause', by: 'alice', reason: 'coffee', at: '2026-12-07T18:00:00.000Z' }];
+    const resume = 'paused by alice (coffee) since 2026-12-07T18:00:00.000Z: no new migration starts until it is resumed: wsmigrate fleet resume wsmigrate-fleet/coder/k8s --by <you>';
+    expect(detailsMarkdown({ ...base, phase: 'paused', control }).split('\n').slice(7)).toEqual(['', `**${resume}**`]);
+    // Paused at its own gate: an approval alone starts nothing, and the details say so beside the gate.
+    const gate = { gateId: 'fleet-continue' as const, planHash: 'ab12', summary: 's', requestedAt: 'now', escalated: false, approvers: ['alice'] };
+    expect(detailsMarkdown({ ...base, phase: 'awaiting-approval', control, pendingApproval: gate })).toContain(
+      "**paused by alice (coffee) since 2026-12-07T18:00:00.000Z: it still waits at 'fleet-continue'; once that is approved, no new migration starts until it is resumed: wsmigrate fleet resume wsmigrate-fleet/coder/k8s --by <you>**",
+    );
+    // Resumed, or running: no pause line.
+    expect(detailsMarkdown({ ...base, control: [...control, { action: 'resume', by: 'bob', at: 'later' }] })).not.toMatch(/paused by/);
+    expect(detailsMarkdown({ ...base, control })).not.toMatch(/paused by/);
   });
 
   test.each<[string, Partial<FleetDetailsView>, string]>([

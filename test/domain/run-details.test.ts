@@ -16,6 +16,13 @@ describe('run details for the Temporal Web UI', () => {
     expect(md).toContain('{"gateId":"apply","planHash":"sha256:ab12","approver":"<you>","decision":"approve"}');
   });
 
+  test('a pending gate says on whom it waits: the approvers, anyone, or no one', () => {
+    const details = (p: object) => renderRunDetails({ title: 't', workflowId: 'w', phase: 'awaiting-approval', pending: { ...pending, ...p } });
+    expect(details({ approvers: ['alice', 'bob'] })).toContain('\n\napprovers: alice, bob\n\n');
+    expect(details({ approvers: [], anyApprover: true })).toContain('approvers: any name (the run was started with --any-approver)');
+    expect(details({ approvers: [] })).toContain('approvers: no one (the run names no approver and was not started with --any-approver): it can only be rejected');
+  });
+
   test('each fact is its own paragraph (markdown joins consecutive lines), a failure right under the phase', () => {
     const md = renderRunDetails({ title: 't', workflowId: 'w', phase: 'failed (during preflight)', failure: 'preflight failed for nobody/dev: 404', stepsDone: [], verdict: { verdict: 'allow', summary: 'ALLOW' } });
     expect(md).toBe('### t\n\n**Phase:** failed (during preflight)\n\n**Failed:** `preflight failed for nobody/dev: 404`\n\n**Steps done:** –\n\n**Guard:** allow — ALLOW');

@@ -236,6 +236,9 @@ describe('wsmigrate sim', () => {
     expect(help).toContain('Starts a local, in-memory Coder deployment');
     expect(help).toContain('$ wsmigrate sim --workspaces 200');
     expect(help).toMatch(/Exit codes:[\s\S]*0\s+stopped by SIGINT\/SIGTERM[\s\S]*2\s+a flag has an invalid value/);
+    // Defaults in the words a flag takes: '1m', never the 60000 ms it parses to.
+    expect(help.replace(/\s+/g, ' ')).toContain('/api/v2/sim/prebuilds/reconcile (default: 1m)');
+    expect(help).not.toContain('60000');
   });
 
   test('a taken port fails with exit code 1 and says what to do', async () => {

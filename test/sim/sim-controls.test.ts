@@ -33,6 +33,14 @@ describe('the simulator driven through /api/v2/sim', () => {
     }
   });
 
+  it("a wrong method on the simulator's own routes says which methods they take (POST /sim/faults: PUT replaces them); Coder's routes answer as Coder", async () => {
+    const wrong = await api<{ message: string }>(sim, 'POST', '/sim/faults', { json: { failBuilds: { transition: 'start', times: 1 } } });
+    expect(wrong.status).toBe(405);
+    expect(wrong.body.message).toBe('Method not allowed: /api/v2/sim/faults takes GET, PUT, DELETE (README, "The simulator\'s own controls").');
+    expect((await api<FaultsAnswer>(sim, 'GET', '/sim/faults')).body.faults).toEqual({});
+    expect((await api<{ message: string }>(sim, 'DELETE', '/buildinfo')).body.message).toBe('Method not allowed.');
+  });
+
   it('a fault set with a typo or a value out of range is refused naming each field, and nothing changes', async () => {
     await api(sim, 'PUT', '/sim/faults', { json: { rate429: 0.5 } });
     const bad = await api<{ detail: string; validations: { field: string; detail: string }[] }>(sim, 'PUT', '/sim/faults', {

@@ -168,6 +168,10 @@ describe('migrateWorkspace on the simulator', () => {
     expect(kinds.filter((k) => k === 'approval-escalated')).toHaveLength(1);
     expect(kinds.filter((k) => k === 'approval-requested')).toHaveLength(1);
     expect(env.notes.find((n) => n.workflowId === handle.workflowId && n.kind === 'approval-escalated')?.escalateTo).toBe('oncall-lead');
+    // Each message of the wait says on whom it waits, as status and the Web UI do.
+    for (const kind of ['approval-requested', 'approval-escalated']) {
+      expect(env.notes.find((n) => n.workflowId === handle.workflowId && n.kind === kind)?.approvers).toBe('any name (the run was started with --any-approver)');
+    }
     // It timed out at the 'apply' gate: nothing was built with the migrated state and it runs as before.
     const status = (await migrationStatus(env.t.client, handle.workflowId)) as WorkspaceMigrationStatus;
     expect(status.stepsDone).not.toContain('build');

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { startFleet } from '../../src/client/fleet';
-import { startWorkspaceMigration } from '../../src/client/migrations';
+import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { decide } from '../../src/client/approvals';
+import { startWorkspaceRecovery } from '../../src/client/recovery';
 import { fleetProgressQuery } from '../../src/contracts/migrate-fleet';
 import { temporalCliPath } from '../../src/config/tools';
 import { approvalCommands } from '../../src/domain/run-details';
@@ -95,6 +96,52 @@ describe('the Temporal Web UI view of a workspace migration', () => {
     expect(text).toMatch(/\*\*Phase:\*\* failed \(during preflight\)\n\n\*\*Failed:\*\* `preflight failed for nobody\/nothing: .*404/);
   }, 120_000);
 
+  it('a run whose build failed and that was rolled back says failed, restored (as wsmigrate status), not "failed (during restored)"', async () => {
+    const ws = env.sim.workspaces()[2];
+    env.sim.setFaults({ failBuilds: { workspaceId: ws.id, transition: 'start', times: 1, message: 'injected: node not ready' } });
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: target.versionId, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    await expect(handle.result()).rejects.toThrow();
+    env.sim.setFaults({});
+    const text = await currentDetails(handle.workflowId);
+    expect(text).toMatch(/\*\*Phase:\*\* failed, restored\n\n\*\*Failed:\*\* `.*rolled back.*injected: node not ready`/);
+  }, 120_000);
+
+  it('a run rejected at its gate says declined and restored once, with no stale "restoring" error beside it', async () => {
+    const ws = env.sim.workspaces()[3];
+    const handle = await startWorkspaceMigration(
+      env.t.client,
+      { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: target.versionId, approval: { policy: 'destructive', approvers: ['alice'] } },
+      { taskQueue: env.taskQueue },
+    );
+    await waitFor(async () => (await currentDetails(handle.workflowId)).includes('Waiting for approval: `apply`'));
+    await decide(env.t.client, handle.workflowId, 'reject', { approver: 'alice', comment: 'not tonight' });
+    await expect(handle.result()).rejects.toThrow();
+    const text = await currentDetails(handle.workflowId);
+    expect(text).toMatch(/\*\*Phase:\*\* declined: .*rejected by alice at the apply gate \('not tonight'\).*restored: state and transition as before/);
+    expect(text).not.toMatch(/restoring|\*\*Error:\*\*/);
+  }, 120_000);
+
+  it('a recovery that failed says failed and why, not the step it was in', async () => {
+    const failed = await startWorkspaceRecovery(
+      env.t.client,
+      { owner: 'nobody', workspace: 'gone', template: env.sim.template.name, targetVersionId: target.versionId, approval: { policy: 'none' } },
+      { taskQueue: env.taskQueue },
+    );
+    await expect(failed.result()).rejects.toThrow();
+    const text = await currentDetails(failed.workflowId);
+    expect(text).toMatch(/\*\*Phase:\*\* failed \(during preflight\)\n\n\*\*Failed:\*\* `.*nobody\/gone.*404/);
+  });
+
+  it("a template run's details name the version it promoted and the fleet start that takes it, as wsmigrate status does", async () => {
+    const text = await currentDetails(`wsmigrate-template/coder/${env.sim.template.name}`);
+    expect(text).toContain('**Phase:** done');
+    expect(text).toContain(`#### New version\n\`${target.versionName}\` (\`${target.versionId}\`)\n\nnext: \`wsmigrate fleet start --org coder --template ${env.sim.template.name} --version ${target.versionId}\``);
+  });
+
   it("a fleet's details count its running migrations as soon as they start, not once one ends", async () => {
     // Each migration waits at its first gate, so two stay running while the details are read (of four
     // workspaces, the tests before migrated one and ran one).
@@ -113,9 +160,33 @@ describe('the Temporal Web UI view of a workspace migration', () => {
       expect(column('running')).toBe('2');
       expect(column('to go (with running)')).toBe('3');
       expect(column('migrated')).toBe('0');
+      // Each migration at its gate says who may approve it: the fleet's approvers, passed to its workspaces.
+      expect(details).toMatch(/Migrations waiting for approval: `wsmigrate\/\S+` \(stop; approvers: alice\), `wsmigrate\/\S+` \(stop; approvers: alice\)/);
     } finally {
       await fleet.terminate('test over');
       for (const w of env.sim.workspaces()) await env.t.client.workflow.getHandle(`wsmigrate/${env.sim.template.name}/${w.owner}/${w.name}`).terminate('test over').catch(() => undefined);
     }
+  }, 120_000);
+});
+
+describe('the Temporal Web UI view of a template run cancelled at its promote gate', () => {
+  let env: MigrationEnv;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 1 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('says cancelled, shows no gate (nor the commands that would approve it), and names the pushed version with the promote that must come first', async () => {
+    const handle = await startTemplateMigration(env.t.client, { organization: 'coder', template: env.sim.template.name, approval: { policy: 'destructive', approvers: ['alice'] } }, { taskQueue: env.taskQueue });
+    const details = async () => ((await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string }).currentDetails ?? '';
+    await waitFor(async () => (await details()).includes('Waiting for approval: `template-promote`'));
+    expect(await details()).toMatch(/#### New version\n`\S+` \(`[0-9a-f-]{36}`\)\n\nnot active yet: this run promotes it once its `template-promote` gate is approved/);
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    const text = await details();
+    expect(text).toContain('**Phase:** cancelled (during awaiting-approval)');
+    expect(text).not.toMatch(/Waiting for approval|wsmigrate approve/);
+    expect(text).toMatch(/not active \(this run does not promote it\): promote it first, `coder templates versions promote --template \S+ --template-version \S+`, then `wsmigrate fleet start/);
   }, 120_000);
 });

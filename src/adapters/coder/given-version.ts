@@ -60,7 +60,7 @@ export async function givenVersionProblem(
       text: active.lock
         ? `${named} is not the template's active version (${active.activeVersionId} is), and the fleet makes the template require its active version: ` +
           "Coder's autostart would then start every migrated workspace on the old active version with its _v1 state and destroy its PVC. " +
-          "Promote the version first ('coder templates versions promote', or 'wsmigrate migrate template' without --no-promote)"
+          `Promote the version first ('coder templates versions promote --template ${template.name} --template-version ${version.name}', or 'wsmigrate migrate template' without --no-promote)`
         : `${named} is not the template's active version (${active.activeVersionId} is): every workspace the fleet migrates would show "outdated", ` +
           "and its owner's one click on Update would build the old active version on its _v1 state and destroy its PVC (the fleet would also pause after its first minute, with workspaces already migrated). " +
           `Promote the version first ('coder templates versions promote --template ${template.name} --template-version ${version.name}', or 'wsmigrate migrate template' without --no-promote), or run a --dry-run against it`,

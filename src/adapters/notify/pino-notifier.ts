@@ -7,7 +7,7 @@ export function createPinoNotifier(logger: Logger): Notifier {
   return {
     async notify(n: Notification) {
       logger.info(
-        { ...contextOfWorkflowId(n.workflowId), step: 'notify', notification: n.kind, subject: n.subject, gateId: n.gateId, planHash: n.planHash },
+        { ...contextOfWorkflowId(n.workflowId), step: 'notify', notification: n.kind, subject: n.subject, gateId: n.gateId, planHash: n.planHash, ...(n.approvers ? { approvers: n.approvers } : {}) },
         n.text,
       );
     },

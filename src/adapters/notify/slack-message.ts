@@ -37,6 +37,8 @@ function headline(n: Notification): string {
 /** The message for one notification; approval requests (and escalations) carry Approve / Reject buttons. */
 export function slackMessage(n: Notification): { text: string; blocks: Block[] } {
   const lines = [headline(n), `\`${escape(n.workflowId)}\``, escape(n.text)];
+  // An open gate says on whom it waits.
+  if (n.approvers && (n.kind === 'approval-requested' || n.kind === 'approval-escalated' || n.kind === 'approval-changed')) lines.push(`Approvers: ${escape(n.approvers)}`);
   if (n.kind === 'approval-escalated' && n.escalateTo) lines.push(`Escalated to ${escape(n.escalateTo)}.`);
   if (n.counts) lines.push(Object.entries(n.counts).map(([k, v]) => `${escape(k)}: *${v}*`).join(' · '));
   const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } }];

@@ -3,7 +3,7 @@ import { loadConfig, requireCoder } from '../../config/env';
 import { cliLogger } from '../cli-logger';
 import { CliError, EXIT, asCliRefusal, type CliIo } from '../io';
 import { withTemporal } from '../with-temporal';
-import { lastPhaseNote } from '../../client/phase-note';
+import { lastPhaseNote } from '../../domain/phase-note';
 import { templateVersionLines } from '../template-version-line';
 import { approvalCommands } from '../../domain/run-details';
 import { whoMayApprove } from '../../domain/approval-policy';
@@ -59,7 +59,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
       if (s.stepsDone) io.out(`  done: ${s.stepsDone.join(', ') || '-'}`);
       if (s.verdict) io.out(`  guard: ${s.verdict.verdict}: ${s.verdict.summary}`);
       for (const w of s.detail && 'warnings' in s.detail ? (s.detail.warnings ?? []) : []) io.out(`  warning: ${w}`);
-      for (const line of templateVersionLines(id, s.detail)) io.out(line);
+      for (const line of templateVersionLines(id, s.detail, s.run.state !== 'running')) io.out(line);
       if (s.pendingApproval) {
         io.out(`  waiting for approval of '${s.pendingApproval.gateId}' since ${s.pendingApproval.requestedAt}${s.pendingApproval.escalated ? ' (escalated)' : ''}`);
         io.out(`    ${s.pendingApproval.summary}`);
@@ -77,6 +77,13 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
     .command('approvals')
     .description('list the running migrations that wait for a human now, with gate, plan hash and summary')
     .option('--json', 'print JSON', false)
+    .addHelpText(
+      'after',
+      '\nExample:\n  wsmigrate approvals                      # each run at a gate: its gate, since when, plan hash, summary and approvers\n' +
+        '  wsmigrate approve <workflow-id> --approver <you>\n\n' +
+        "A run at a gate whose worker does not answer in 5 s is named on stderr instead (its worker is gone: 'wsmigrate status <id>').\n" +
+        'Exit codes: 0 listed (also when nothing waits), 1 Temporal unreachable.',
+    )
     .action(async (o: { json: boolean }, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { silentRunsText, waitingForApproval } = await import('../../client/approvals');

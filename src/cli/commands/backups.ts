@@ -61,6 +61,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .command('list')
     .description('every blob in the store with its workspace, time and workflow, newest first')
     .option('--json', 'print JSON (every record of every blob)', false)
+    .addHelpText('after', '\nExample:\n  wsmigrate backups list          # WSMIGRATE_BLOB_URL (or WSMIGRATE_BLOB_DIR) names the store\n\nExit codes: 0 listed, 2 a bad store setting, 1 the store cannot be read.')
     .action(async (o: { json: boolean }, cmd: Command) => {
       const s = await store(loadConfig());
       const log = await cliLogger(io, cmd);
@@ -79,6 +80,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .description('the records of one blob, and a check that it reads back with its sha256 (no content is printed)')
     .argument('<ref>', 'a ref from `backups list` or a migration status (s3://…/sha256/<hex>, file://…/sha256/<hex> or sha256:<hex>)')
     .option('--json', 'print JSON', false)
+    .addHelpText('after', "\nExample:\n  wsmigrate backups show sha256:39caaec5…   # then: wsmigrate state restore <owner/workspace> --backup <ref>\n\nExit codes: 0 shown and intact, 1 missing, unreadable or not matching its sha256.")
     .action(async (ref: string, o: { json: boolean }, cmd: Command) => {
       const cfg = loadConfig();
       const log = await cliLogger(io, cmd);
@@ -103,6 +105,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .requiredOption('--older-than <age>', 'e.g. 30d, 12h')
     .option('--yes', 'delete; without this only show what would be deleted', false)
     .option('--json', 'print JSON', false)
+    .addHelpText('after', '\nExample:\n  wsmigrate backups prune --older-than 30d        # shows what would go\n  wsmigrate backups prune --older-than 30d --yes  # deletes it\n\nExit codes: 0 done, 2 a bad --older-than, 1 the store cannot be read.')
     .action(async (o: { olderThan: string; yes: boolean; json: boolean }, cmd: Command) => {
       let olderThanMs: number;
       try {

@@ -20,8 +20,11 @@ import { pacingPlanText } from '../../domain/provisioner-pacing';
 import { createWsmigrateWorker } from '../../worker/create-worker';
 import { ensureSearchAttributes } from '../../worker/ensure-search-attributes';
 import { installRuntime } from '../../worker/run-worker';
-import { loadConfig } from '../../config/env';
+import { DEFAULTS, loadConfig } from '../../config/env';
 import type { CliIo } from '../io';
+
+/** Where `wsmigrate` connects when TEMPORAL_ADDRESS is not set (config/env.ts DEFAULTS). */
+const DEFAULT_TEMPORAL_ADDRESS = DEFAULTS.TEMPORAL_ADDRESS;
 
 const DEMO_DAEMONS = 20;
 /** The fleet's share of those daemons (the fleet's default, passed so the narration says what runs). */
@@ -45,7 +48,9 @@ export interface DemoOptions {
  * the template's promote, the canary's `fleet-continue` and the archive: the demo approves each as
  * demo-sre, or with --interactive waits for a person (CLI or Web UI).
  */
-async function followDemoFleet(client: Client, io: CliIo, fleetId: string, templateId: string, interactive: boolean): Promise<FleetResult> {
+async function followDemoFleet(client: Client, io: CliIo, fleetId: string, templateId: string, interactive: boolean, temporalAddress: string): Promise<FleetResult> {
+  // The command a person pastes into another shell must reach this demo's Temporal, not whatever the default address serves.
+  const reach = temporalAddress === DEFAULT_TEMPORAL_ADDRESS ? '' : `TEMPORAL_ADDRESS=${temporalAddress} `;
   const tty = io === processIo && Boolean(process.stdout.isTTY);
   const seen = new Set<string>();
   let lastLine = '';
@@ -71,7 +76,7 @@ async function followDemoFleet(client: Client, io: CliIo, fleetId: string, templ
       seen.add(g.key);
       if (tty) process.stdout.write('\n');
       io.out(`waiting for approval of '${g.gate}': ${g.summary}`);
-      io.out(`   by hand: wsmigrate approve ${g.id} --approver demo-sre   (or in the Web UI: signal 'approval')`);
+      io.out(`   by hand: ${reach}wsmigrate approve ${g.id} --approver demo-sre   (or in the Web UI: signal 'approval')`);
       if (!interactive) {
         await decide(client, g.id, 'approve', { approver: 'demo-sre', comment: 'approved by the demo' });
         io.out(`   approved '${g.gate}' as demo-sre`);
@@ -162,7 +167,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<void> {
       { taskQueue },
     );
     io.out(`   ${fleet.workflowId}  (Web UI: ${server.uiUrl}/namespaces/default/workflows)\n`);
-    const result = await followDemoFleet(client, io, fleet.workflowId, templateWorkflowId('coder', template), Boolean(o.interactive));
+    const result = await followDemoFleet(client, io, fleet.workflowId, templateWorkflowId('coder', template), Boolean(o.interactive), server.address);
 
     io.out('');
     io.out(summaryTable(result));

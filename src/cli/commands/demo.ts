@@ -16,6 +16,6 @@ export function registerDemoCommands(program: Command, io: CliIo): void {
     .option('--dir <path>', 'where the demo keeps its Temporal database and state backups', '.wsmigrate/demo')
     .option('--zero-touch', 'a fleet that migrates itself: the zero-touch version, pinned starts for running workspaces, stopped ones migrate at their owner\'s next start', false)
     .option('--exit-when-done', 'stop everything after the migration instead of waiting for Ctrl-C', false)
-    .addHelpText('after', '\nThen open http://127.0.0.1:8233 to see each workflow, its history, approvals and search attributes.')
+    .addHelpText('after', '\nExample:\n  wsmigrate demo --workspaces 20 --interactive --port 7300 --ui-port 8300   # beside another Temporal on 7233\n\nThen open the Web UI it prints (http://127.0.0.1:8233, or --ui-port) to see each workflow, its history, approvals and search attributes.')
     .action(async (o: DemoOptions) => (await import('./demo-run')).runDemo(io, o));
 }

@@ -215,7 +215,12 @@ Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet
       .option('--by <name>', "who does it (must be an approver when the fleet has a list); default: WSMIGRATE_APPROVER, else your login name")
       .option('--reason <text>', 'recorded in the fleet')
       .option('--json', 'print JSON', false)
-      .addHelpText('after', `\nThe same as a signal (e.g. from the Web UI):\n  temporal workflow signal --workflow-id <id> --name ${action} --input '{"by":"alice"}'`)
+      .addHelpText(
+        'after',
+        `\nExample:\n  wsmigrate fleet ${action} wsmigrate-fleet/coder/k8s-dev --by alice --reason "change freeze"   # or wsmigrate-org/<org> for an organization's run\n` +
+          `\nThe same as a signal (e.g. from the Web UI):\n  temporal workflow signal --workflow-id <id> --name ${action} --input '{"by":"alice"}'\n` +
+          `\nExit codes: 0 done, 3 refused (--by is not one of the fleet's approvers, the fleet is ${action === 'resume' ? 'not paused' : action === 'pause' ? 'already paused' : 'already cancelling'}, or it has ended), 1 no run with that id or Temporal unreachable.`,
+      )
       .action(async (id: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
         const { controlFleet } = await import('../../client/fleet');

@@ -33,6 +33,10 @@ async function start(io: CliIo, log: Logger, what: 'workspace' | 'template', inp
     if (err instanceof InputError) throw usageErrorOf(err);
     throw err;
   }
+  if (what === 'workspace') {
+    const { refuseUnknownWorkspaceNow } = await import('../names-now');
+    await refuseUnknownWorkspaceNow(cfg, String(input.owner), String(input.workspace), String(input.template));
+  }
   const { startTemplateMigration, startWorkspaceMigration } = await import('../../client/migrations');
   const { client, connection } = await connectForCommand(cfg, log);
   try {

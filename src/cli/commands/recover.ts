@@ -67,6 +67,8 @@ export function registerRecoverCommand(program: Command, io: CliIo): void {
         if (err instanceof InputError) throw usageErrorOf(err);
         throw err;
       }
+      const { refuseUnknownWorkspaceNow } = await import('../names-now');
+      await refuseUnknownWorkspaceNow(cfg, owner, workspace, o.template);
       const log = await cliLogger(io, cmd);
       const { startWorkspaceRecovery } = await import('../../client/recovery');
       const { client, connection } = await connectForCommand(cfg, log);

@@ -104,6 +104,7 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
     .command('list')
     .description("wsmigrate's schedules: cron, paused or not, next and recent windows")
     .option('--json', 'print JSON', false)
+    .addHelpText('after', '\nExample:\n  wsmigrate schedule list\n\nExit codes: 0 listed (also when there is none), 1 Temporal unreachable.')
     .action(async (o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { listFleetSchedules } = await import('../../client/schedules');
@@ -119,8 +120,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
   schedule
     .command('describe')
     .description('one schedule: its fleet input, windows taken and skipped, recent runs')
-    .argument('<name>')
+    .argument('<name>', "the name given to 'schedule create' (without the wsmigrate- prefix of its id)")
     .option('--json', 'print JSON', false)
+    .addHelpText('after', "\nExample:\n  wsmigrate schedule describe k8s-dev-weekend   # its windows' fleet ids: wsmigrate fleet status <id>\n\nExit codes: 0 shown, 1 no such schedule or Temporal unreachable.")
     .action(async (name: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { describeFleetSchedule } = await import('../../client/schedules');
@@ -139,8 +141,13 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
     schedule
       .command(action)
       .description(actions[action])
-      .argument('<name>')
+      .argument('<name>', "the name given to 'schedule create'")
       .option('--note <text>', 'why (pause/unpause)')
+      .addHelpText(
+        'after',
+        `\nExample:\n  wsmigrate schedule ${action} k8s-dev-weekend${action === 'pause' || action === 'unpause' ? ' --note "change freeze"' : ''}\n\n` +
+          `Exit codes: 0 done, ${action === 'unpause' || action === 'trigger' ? '3 refused (a fleet or organization run of one of its templates runs, or another unpaused schedule shares one), ' : ''}1 no such schedule or Temporal unreachable.`,
+      )
       .action(async (name: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
         const { controlFleetSchedule, describeFleetSchedule } = await import('../../client/schedules');

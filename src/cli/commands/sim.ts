@@ -1,5 +1,5 @@
 import { readTemplateDir, templateVariable, workspaceParameter } from '../template-dir';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { LICENCES, type Licence } from '../../sim/licence';
 import { CliError, EXIT, type CliIo } from '../io';
 
@@ -145,7 +145,8 @@ export function registerSimCommands(program: Command, io: CliIo): void {
     .option('--param <NAME=VALUE>', "a value for one of the template's coder_parameters in every seeded workspace, as 'coder create --parameter' gives it (repeatable; the rest take their defaults)", workspaceParameter, [])
     .option('--allow-workspace-renames', 'let PATCH /api/v2/workspaces/{id} rename a workspace, as CODER_ALLOW_WORKSPACE_RENAMES=true does (off by default, as in Coder)')
     .option('--prebuilds <n>', "Premium's prebuilt workspaces: the template's presets keep n of them, owned by the 'prebuilds' system user; Coder's reconciler replaces those of an old version once another is active (needs --licence premium)", integer('--prebuilds', 1, 1000))
-    .option('--prebuild-interval <duration>', 'with --prebuilds: how often the reconciler runs, as CODER_WORKSPACE_PREBUILDS_RECONCILIATION_INTERVAL (1m by default, as in Coder); also POST /api/v2/sim/prebuilds/reconcile', durationOf('--prebuild-interval'), 60_000)
+    // The default in the words the flag takes ('1m'), not as the milliseconds it parses to.
+    .addOption(new Option('--prebuild-interval <duration>', 'with --prebuilds: how often the reconciler runs, as CODER_WORKSPACE_PREBUILDS_RECONCILIATION_INTERVAL (as in Coder); also POST /api/v2/sim/prebuilds/reconcile').argParser(durationOf('--prebuild-interval')).default(60_000, '1m'))
     .option('--more-template <name[:n][:v1]>', 'another template with n workspaces (default 3); v1: already on the _v1 types (repeatable)', moreTemplate, [])
     .option('--user-builds-ms <ms>', "users' own builds on the other templates' workspaces, one every <ms>", integer('--user-builds-ms', 50, 3_600_000))
     .addHelpText(

@@ -7,7 +7,14 @@ export function registerWorkerCommands(program: Command, io: CliIo): void {
   program
     .command('worker')
     .description('run the wsmigrate worker: executes migrations from the task queue against Coder (needs CODER_URL and CODER_SESSION_TOKEN)')
-    .addHelpText('after', '\nConfiguration comes from the environment; see `wsmigrate config`. Stops cleanly on SIGINT/SIGTERM.')
+    .addHelpText(
+      'after',
+      '\nExample:\n  export CODER_URL=https://coder.example.com CODER_SESSION_TOKEN=…   # an Owner\'s or an Organization Admin\'s token\n' +
+        '  wsmigrate worker        # polls task queue WSMIGRATE_TASK_QUEUE (wsmigrate) on TEMPORAL_ADDRESS (127.0.0.1:7233)\n\n' +
+        'Configuration comes from the environment; see `wsmigrate config`. Serves /metrics, /healthz and /readyz on\n' +
+        'WSMIGRATE_METRICS_HOST:WSMIGRATE_METRICS_PORT (127.0.0.1:9464). Stops cleanly on SIGINT/SIGTERM.\n' +
+        'Exit codes: 0 stopped by SIGINT/SIGTERM, 2 invalid configuration (each bad variable named), 1 it could not start.',
+    )
     .action(async () => {
       const cfg = loadConfig();
       const { activityDepsFromConfig } = await import('../../worker/activity-deps');
@@ -29,5 +36,9 @@ export function registerWorkerCommands(program: Command, io: CliIo): void {
   program
     .command('config')
     .description('print the configuration wsmigrate reads from the environment (secrets redacted) and exit non-zero when it is invalid')
-    .action(() => io.out(describeConfig(loadConfig())));
+    .action(async () => {
+      const { settingsReadOutside } = await import('../../config/describe-config');
+      const { toolsCacheDir } = await import('../../config/tools');
+      io.out(describeConfig(loadConfig(), settingsReadOutside(process.env, toolsCacheDir())));
+    });
 }

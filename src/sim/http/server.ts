@@ -184,6 +184,7 @@ export class SimHttpServer {
     const path = url.pathname.slice(API_PREFIX.length);
     const version = this.opts.serverVersion;
     let pathMatched = false;
+    const allowed: string[] = [];
     for (const compiled of ROUTES) {
       const m = compiled.pattern.exec(path);
       if (!m) continue;
@@ -193,6 +194,7 @@ export class SimHttpServer {
         continue;
       }
       pathMatched = true;
+      allowed.push(compiled.route.method);
       if (compiled.route.method !== method) continue;
       const params = Object.fromEntries(compiled.names.map((name, i) => [name, decodeURIComponent(m[i + 1] ?? '')]));
       const d = this.opts.deployment;
@@ -215,6 +217,8 @@ export class SimHttpServer {
       };
       return compiled.route.handle(ctx);
     }
+    // Coder's own routes answer as chi does; the simulator's controls say which methods they take.
+    if (pathMatched && path.startsWith('/sim/')) throw new ApiError(405, `Method not allowed: ${API_PREFIX}${path} takes ${[...new Set(allowed)].join(', ')} (README, "The simulator's own controls").`);
     if (pathMatched) throw new ApiError(405, 'Method not allowed.');
     throw routeNotFound();
   }

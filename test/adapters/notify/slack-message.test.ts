@@ -19,6 +19,13 @@ describe('slackMessage', () => {
     expect(decodeButtonValue(actions.elements[0].value)).toEqual({ workflowId: base.workflowId, gateId: 'canary', planHash: 'canary:3/3' });
   });
 
+  it('an open gate says on whom it waits; a closed one says who decided instead', () => {
+    const open = slackMessage({ ...base, kind: 'approval-requested', subject: 'Approval needed: apply', gateId: 'apply', planHash: 'sha256:x', approvers: 'alice, carol' });
+    expect((open.blocks[0] as { text: { text: string } }).text.text.split('\n')).toContain('Approvers: alice, carol');
+    const closed = slackMessage({ ...base, kind: 'approval-closed', subject: 'Approved: apply', gateId: 'apply', approvers: 'alice, carol', decision: { approver: 'alice', decision: 'approve', channel: 'cli' } });
+    expect(JSON.stringify(closed.blocks)).not.toContain('Approvers:');
+  });
+
   it('escapes Slack markup in names and summaries', () => {
     const m = slackMessage({ ...base, kind: 'restored', subject: 'Restored <!channel>', text: 'a & b' });
     expect(JSON.stringify(m.blocks)).not.toContain('<!channel>');
