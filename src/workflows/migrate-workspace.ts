@@ -120,19 +120,19 @@ async function migrateWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: Ende
   const preflightInput = { owner: input.owner, workspace: input.workspace, template: input.template, targetVersionId: input.targetVersionId, strategy: input.strategy, allowInactiveVersion: input.allowInactiveVersion || input.dryRun };
   const preflight = async (note = '') => {
     const options = { summary: `preflight ${subject}${note}: token permissions, build, target version, state; health of its builds and states` };
-    let both;
-    if (patched('wsmigrate-preflight-retries-shown')) {
-      // A local activity's retries (Coder unreachable, 5xx, 429) show nowhere: not in describe()'s pending
-      // activities, so not in `wsmigrate status` or the Web UI. So one local attempt (one marker event, the
-      // usual case), and after a failure a retry could fix, the retries as a regular activity, whose
-      // attempts, last error and next attempt status names. The preflight only reads.
-      both = await once.preflightAndAssess.executeWithOptions(options, [preflightInput]).catch((err: unknown) => {
-        if (isCancellation(err) || isFinalFailure(err)) throw err;
-        return durable.preflightAndAssess.executeWithOptions(options, [preflightInput]);
-      });
-    } else {
-      both = await acts.preflightAndAssess.executeWithOptions(options, [preflightInput]);
-    }
+    // Runs written while this change was behind patched('wsmigrate-preflight-retries-shown') hold its marker:
+    // it is read back where a history has one, never written again. The marker and the TemporalChangeVersion
+    // upsert the SDK adds with it were 2 events and a billable action in every migration, for a change whose
+    // first step is the local activity the runs before it made (one marker, the same when it succeeds).
+    if (workflowInfo().unsafe.isReplaying) patched('wsmigrate-preflight-retries-shown');
+    // A local activity's retries (Coder unreachable, 5xx, 429) show nowhere: not in describe()'s pending
+    // activities, so not in `wsmigrate status` or the Web UI. So one local attempt (one marker event, the
+    // usual case), and after a failure a retry could fix, the retries as a regular activity, whose
+    // attempts, last error and next attempt status names. The preflight only reads.
+    const both = await once.preflightAndAssess.executeWithOptions(options, [preflightInput]).catch((err: unknown) => {
+      if (isCancellation(err) || isFinalFailure(err)) throw err;
+      return durable.preflightAndAssess.executeWithOptions(options, [preflightInput]);
+    });
     title = workspaceRunSummary(input.owner, input.workspace, input.template, both.preflight.targetVersionName);
     if (both.preflight.inactiveTarget) status.warnings = [both.preflight.inactiveTarget];
     done('preflight');
