@@ -3,7 +3,7 @@ import type { WsmigrateActivities } from '../activities';
 import { migrateTemplateInputSchema, type MigrateTemplateInput } from '../domain/migration-input';
 import { parseWorkflowInput } from './workflow-input';
 import { renderRunDetails, templateRunSummary, templateVersionSection } from '../domain/run-details';
-import { lastPhaseNote } from '../domain/phase-note';
+import { endedPhaseText, type RunEnding } from '../domain/phase-note';
 import { templateStatusQuery, type TemplateMigrationResult, type TemplateMigrationStatus, type TemplatePhase } from '../contracts/migrate-template';
 import { ApprovalGates } from './approval-gates';
 import { QUICK_STEP, withActivityMessage } from './activity-presets';
@@ -33,7 +33,7 @@ export async function migrateTemplate(rawInput: MigrateTemplateInput): Promise<T
 
 /** How the details show a run that ended without a result: cancelled, declined at a gate, or failed. */
 interface EndedView {
-  ended?: (how: { cancelled?: boolean; failure?: string; declined?: boolean }) => void;
+  ended?: (how: RunEnding) => void;
 }
 
 async function migrateTemplateSteps(rawInput: MigrateTemplateInput, view: EndedView): Promise<TemplateMigrationResult> {
@@ -54,7 +54,7 @@ async function migrateTemplateSteps(rawInput: MigrateTemplateInput, view: EndedV
       renderRunDetails({
         title,
         workflowId,
-        phase: cancelled ? `cancelled (during ${status.phase})` : declined ? `declined: ${failure ?? ''}` : `failed${lastPhaseNote(status.phase)}`,
+        phase: endedPhaseText({ cancelled, failure, declined }, status.phase),
         ...(failure && !declined ? { failure } : {}),
         sections: versionSections(true),
       }),

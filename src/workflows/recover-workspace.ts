@@ -3,7 +3,7 @@ import type { WsmigrateActivities } from '../activities';
 import type { RecoveryBackups } from '../activities/backup-for-recovery';
 import { migrateWorkspaceInputSchema, type MigrateWorkspaceInput, type MigrateWorkspaceParams } from '../domain/migration-input';
 import { renderRunDetails, workspaceRunSummary } from '../domain/run-details';
-import { lastPhaseNote } from '../domain/phase-note';
+import { endedPhaseText, type RunEnding } from '../domain/phase-note';
 import { describeLoss, type ProtectedLoss } from '../domain/protected-loss';
 import type { WorkspaceHealth } from '../domain/workspace-health';
 import { recoveryNeedsPerson } from '../domain/approval-policy';
@@ -250,7 +250,7 @@ function leftOutsideState(err: unknown): boolean {
  * (so it never runs beside a migration of the same workspace). A healthy workspace is left alone.
  */
 export async function recoverWorkspace(rawInput: MigrateWorkspaceInput): Promise<WorkspaceMigrationResult> {
-  const view: { ended?: (how: { cancelled?: boolean; failure?: string; declined?: boolean }) => void } = {};
+  const view: { ended?: (how: RunEnding) => void } = {};
   try {
     return await recoverWorkspaceSteps(rawInput, view);
   } catch (err) {
@@ -261,7 +261,7 @@ export async function recoverWorkspace(rawInput: MigrateWorkspaceInput): Promise
   }
 }
 
-async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: { ended?: (how: { cancelled?: boolean; failure?: string; declined?: boolean }) => void }): Promise<WorkspaceMigrationResult> {
+async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: { ended?: (how: RunEnding) => void }): Promise<WorkspaceMigrationResult> {
   const { workflowId } = workflowInfo();
   const input: MigrateWorkspaceParams = parseWorkflowInput(migrateWorkspaceInputSchema, rawInput);
   const status: WorkspaceMigrationStatus = { phase: 'preflight', stepsDone: [], approvals: [] };
@@ -279,7 +279,7 @@ async function recoverWorkspaceSteps(rawInput: MigrateWorkspaceInput, view: { en
       renderRunDetails({
         title,
         workflowId,
-        phase: cancelled ? `cancelled (during ${status.phase})` : declined ? `declined: ${failure ?? ''}` : `failed${lastPhaseNote(status.phase)}`,
+        phase: endedPhaseText({ cancelled, failure, declined }, status.phase),
         ...(failure && !declined ? { failure } : {}),
         stepsDone: status.stepsDone,
         verdict: status.verdict,
