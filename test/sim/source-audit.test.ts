@@ -117,4 +117,45 @@ describe('simulator: what the audit against Coder\'s source changed', () => {
       expect((await api(sim, 'POST', `/workspaces/${ws.id}/builds`, { token, json: { transition: 'start' } })).status).toBe(403);
     });
   });
+
+  describe('coderd/schedule/template.go agplTemplateScheduleStore: without Premium the executor disregards the enterprise schedule settings', () => {
+    const DAY = 24 * 3_600_000;
+
+    test('AGPL: a PATCH of failure_ttl, time_til_dormant(_autodelete) and allow_user_autostart answers 200 and changes none of them', async () => {
+      sim = await startSimulator({ workspaces: 1, seed: 308, buildLatencyMs: 5, licence: 'agpl' });
+      const tpl = (await api<Record<string, unknown>>(sim, 'GET', `/templates/${sim.template.id}`)).body;
+      const change = { failure_ttl_ms: DAY, time_til_dormant_ms: DAY, time_til_dormant_autodelete_ms: DAY, allow_user_autostart: false, default_ttl_ms: 3_600_000 };
+      expect((await api(sim, 'PATCH', `/templates/${sim.template.id}`, { json: { ...tpl, ...change } })).status).toBe(200);
+      const after = (await api<Record<string, unknown>>(sim, 'GET', `/templates/${sim.template.id}`)).body;
+      expect(after).toMatchObject({ failure_ttl_ms: 0, time_til_dormant_ms: 0, time_til_dormant_autodelete_ms: 0, allow_user_autostart: true, default_ttl_ms: 3_600_000 });
+    });
+
+    test('dormancy settings stored while a licence was valid: no dormancy, no auto-delete once it has expired; with Premium both fire', async () => {
+      sim = await startSimulator({ workspaces: 1, seed: 309, buildLatencyMs: 5, licence: 'premium', dormancy: { timeTilDormantMs: DAY, timeTilDormantAutodeleteMs: DAY } });
+      const ws = sim.workspaces()[0]!;
+      sim.setLicence('expired');
+      expect(sim.lifecycleTick(new Date(Date.now() + 30 * DAY)).transitions).toEqual({});
+      expect((await api<{ dormant_at: string | null }>(sim, 'GET', `/workspaces/${ws.id}`)).body.dormant_at).toBeNull();
+      sim.setLicence('premium');
+      expect(sim.lifecycleTick(new Date(Date.now() + 30 * DAY)).transitions).toEqual({ [ws.id]: 'stop' });
+    });
+
+    test('allow_user_autostart false stored while a licence was valid: without Premium the schedule still autostarts the workspace', async () => {
+      sim = await startSimulator({ workspaces: 1, seed: 310, buildLatencyMs: 5, licence: 'premium' });
+      const ws = sim.workspaces()[0]!;
+      expect((await api(sim, 'PUT', `/workspaces/${ws.id}/autostart`, { json: { schedule: 'CRON_TZ=UTC 0 9 * * *' } })).status).toBe(204);
+      const tpl = (await api<Record<string, unknown>>(sim, 'GET', `/templates/${sim.template.id}`)).body;
+      expect((await api(sim, 'PATCH', `/templates/${sim.template.id}`, { json: { ...tpl, allow_user_autostart: false } })).status).toBe(200);
+      expect((await api(sim, 'PUT', `/workspaces/${ws.id}/autostart`, { json: { schedule: 'CRON_TZ=UTC 0 9 * * *' } })).status).toBe(400);
+      await startBuild(sim, ws.id, { transition: 'stop' });
+      const tick = await api<{ transitions: Record<string, string> }>(sim, 'POST', '/sim/lifecycle/tick', { json: { force: true } });
+      expect(tick.body.transitions).toEqual({});
+      sim.setLicence('agpl');
+      // putWorkspaceAutostart asks the same store: the schedule may be set again.
+      expect((await api(sim, 'PUT', `/workspaces/${ws.id}/autostart`, { json: { schedule: 'CRON_TZ=UTC 0 9 * * *' } })).status).toBe(204);
+      const again = await api<{ transitions: Record<string, string> }>(sim, 'POST', '/sim/lifecycle/tick', { json: { force: true } });
+      expect(again.body.transitions).toEqual({ [ws.id]: 'start' });
+      await waitForBuild(sim, await latestBuildId(sim, ws.id));
+    });
+  });
 });
