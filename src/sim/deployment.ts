@@ -477,7 +477,8 @@ export class SimDeployment {
   /**
    * POST /workspaces/{id}/builds in coderd's order (coderd/workspacebuilds.go postWorkspaceBuildsInternal,
    * then coderd/wsbuilder/wsbuilder.go buildTx): orphan rules, authorize (workspace action, custom
-   * state), the version's template, its import job, then a running build.
+   * state), the version's template, its import job, a running build, the parameters, then (Premium) the
+   * active-version hold of InsertWorkspaceBuild.
    */
   createBuild(actor: User, ws: WorkspaceRecord, req: CreateBuildRequest, system = false): BuildRecord {
     // postWorkspaceBuildsInternal passes the state on only when it has bytes: an empty one inherits.
@@ -492,14 +493,6 @@ export class SimDeployment {
     const version = this.versions.get(versionId);
     if (!version) throw new ApiError(400, 'template version does not exist', `No template version with id ${versionId}.`);
     if (version.templateId !== ws.templateId) throw new ApiError(400, 'template version doesn\'t match template');
-    const template = this.template(ws.templateId);
-    // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
-    // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
-    // held and template admins and owners are not; stops and deletes are never held. The exact body is
-    // inferred (a 403 naming the non-active version); clients should key on the status.
-    if (!system && template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
-      throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
-    }
     // No archived check: coderd/wsbuilder/wsbuilder.go builds archived versions; only workspace creation
     // (coderd/workspaces.go) and promote (coderd/templateversions.go) refuse them.
     if (version.job.status === 'pending' || version.job.status === 'running') {
@@ -513,6 +506,16 @@ export class SimDeployment {
     }
     // wsbuilder getParameters, after checkRunningBuild and before the job is inserted: a bad value is a 400 and nothing is built.
     const parameters = resolveBuildParameters(version.parameters ?? [], req.richParameterValues ?? [], previous?.parameters ?? []);
+    const template = this.template(ws.templateId);
+    // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
+    // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
+    // held and template admins and owners are not; stops and deletes are never held. The check is dbauthz's,
+    // at the insert (wsbuilder.go buildTx: after checkTemplateJobStatus, checkRunningBuild and getParameters),
+    // so a 406, a 409 or a parameter's 400 comes first. The exact body is inferred (a 403 naming the
+    // non-active version); clients should key on the status.
+    if (!system && template && this.requiresActiveVersion(template) && req.transition === 'start' && version.id !== template.activeVersionId && !this.canUpdateTemplate(actor, template)) {
+      throw new ApiError(403, 'cannot use non-active version', `Template ${template.name} requires its active version; start or update the workspace with it.`);
+    }
     // wsbuilder.getState: orphan → empty, explicit → exactly those bytes, else the previous build's state.
     const state = req.orphan ? Buffer.alloc(0) : customState ? Buffer.from(customState) : Buffer.from(previous?.state ?? Buffer.alloc(0));
     const build: BuildRecord = {
@@ -662,20 +665,26 @@ export class SimDeployment {
    * provisioner always runs to its end (an apply that finished before provisionerd learned of the cancel);
    * the Terraform one is interrupted (ProvisionRequest.interrupted).
    */
-  cancelBuild(actor: User, build: BuildRecord): void {
+  cancelBuild(actor: User, build: BuildRecord, expectStatus?: 'pending' | 'running'): void {
     const ws = this.workspaces.get(build.workspaceId);
     if (!ws || !this.canReadWorkspace(actor, ws)) throw notFound();
     const template = this.templates.get(ws.templateId);
-    if (!template?.meta.allowUserCancelWorkspaceJobs && !actor.roles.includes('owner')) {
+    // verifyUserCanCancelWorkspaceBuilds: `?expect_status=pending` is allowed whatever the template says
+    // (canceling a job no provisioner took is "non-destructive to Terraform resources").
+    if (expectStatus !== 'pending' && !template?.meta.allowUserCancelWorkspaceJobs && !actor.roles.includes('owner')) {
       throw new ApiError(403, 'User is not allowed to cancel workspace builds. Owner role is required.');
     }
     const job = build.job;
     if (job.completedAt !== undefined) throw new ApiError(400, 'Job has already completed!');
     if (job.canceledAt !== undefined) throw new ApiError(400, 'Job has already been marked as canceled!');
+    // After the completed and canceled checks: a job in another status than expected is a 412, nothing canceled.
+    if (expectStatus !== undefined && job.status !== expectStatus) throw new ApiError(412, 'Job is not in the expected state.');
     job.canceledAt = this.now();
     if (job.status === 'pending') {
       this.daemons?.dequeue(job);
-      this.completeBuild(build, ws);
+      // patchCancelWorkspaceBuild writes completed_at itself (UpdateProvisionerJobWithCancelByID, no worker):
+      // no CompleteJob runs, so nothing of CompleteJob's follows (deleted, deadline, next_start_at).
+      this.completeBuild(build, ws, undefined, false);
       return;
     }
     job.status = 'canceling';
@@ -746,17 +755,25 @@ export class SimDeployment {
     }
   }
 
-  private completeBuild(build: BuildRecord, ws: WorkspaceRecord, error?: string): void {
+  /**
+   * The job's end. `byProvisioner` false is a pending job's cancel, which coderd completes itself. Otherwise
+   * the provisioner ended it: without an error that is coderd/provisionerdserver/provisionerdserver.go
+   * CompleteJob, whose effects do not look at canceled_at: a job canceled while running that completes
+   * (status `canceled`) still marks a delete's workspace deleted, sets a start's deadline and next_start_at,
+   * exactly as a `succeeded` one. FailJob (an error) does none of these.
+   */
+  private completeBuild(build: BuildRecord, ws: WorkspaceRecord, error?: string, byProvisioner = true): void {
     this.log(build.job, [stageLine('Cleaning Up')]);
     this.finishJob(build.job, error);
     build.updatedAt = this.now();
     ws.updatedAt = this.now();
-    const succeeded = build.job.status === 'succeeded';
-    if (succeeded && build.transition === 'delete') ws.deleted = true;
+    const completeJob = byProvisioner && error === undefined;
+    // CompleteJob: UpdateWorkspaceDeletedByID for any delete build it completes, canceled or not.
+    if (completeJob && build.transition === 'delete') ws.deleted = true;
     // provisionerdserver CompleteJob: a start's deadline is now + the workspace's TTL (none without one).
-    if (succeeded && build.transition === 'start' && ws.ttlMs) build.deadline = new Date(Date.now() + ws.ttlMs).toISOString();
+    if (completeJob && build.transition === 'start' && ws.ttlMs) build.deadline = new Date(Date.now() + ws.ttlMs).toISOString();
     // provisionerdserver CompleteJob, any transition: next_start_at from now when the workspace has a schedule.
-    if (succeeded && ws.autostartSchedule) {
+    if (completeJob && ws.autostartSchedule) {
       const next = nextAllowedAutostart(ws.autostartSchedule, new Date());
       if (next) ws.nextStartAt = next;
     }

@@ -4,6 +4,7 @@ import { nextScheduled, parseWeeklySchedule } from './cron-schedule';
 import type { SimDeployment } from './deployment';
 import type { AutobuildReason, WorkspaceRecord } from './model';
 import { deletingAt, nextAllowedAutostart } from './schedule-times';
+import { templateScheduleOptions } from './template-meta';
 import type { Transition } from './workspace-context';
 
 export interface LifecycleTickResult {
@@ -48,26 +49,29 @@ const DAY_MS = 24 * 60 * 60_000;
 function dueTransition(d: SimDeployment, ws: WorkspaceRecord, tick: Date, force: boolean): Due {
   const latest = d.latestBuild(ws);
   const template = d.template(ws.templateId);
+  // The executor reads the template through the schedule store: without Premium its AGPL store's options.
+  const options = template ? templateScheduleOptions(template.meta, d.licence) : undefined;
   const ownerStatus = d.userById(ws.ownerId)?.status ?? 'active';
   const failed = latest.job.status === 'failed';
   if (!failed && ws.dormantAt === undefined && latest.transition === 'start') {
     if (ownerStatus === 'suspended') return { transition: 'stop', reason: 'autostop' };
     if (latest.deadline !== undefined && (force || tick.getTime() >= Date.parse(latest.deadline))) return { transition: 'stop', reason: 'autostop' };
   }
-  if (ownerStatus === 'active' && !failed && latest.transition === 'stop' && ws.dormantAt === undefined && template?.meta.allowUserAutostart && ws.autostartSchedule) {
+  if (ownerStatus === 'active' && !failed && latest.transition === 'stop' && ws.dormantAt === undefined && options?.userAutostartEnabled && ws.autostartSchedule) {
     if (force) return { transition: 'start', reason: 'autostart' };
     const next = nextScheduled(parseWeeklySchedule(ws.autostartSchedule), new Date(latest.createdAt));
     if (next && tick.getTime() >= next.getTime()) return { transition: 'start', reason: 'autostart' };
   }
-  const failureTtl = template?.meta.failureTtlMs ?? 0;
+  const failureTtl = options?.failureTtlMs ?? 0;
   if (failed && failureTtl > 0 && latest.transition !== 'delete' && latest.job.completedAt && tick.getTime() - Date.parse(latest.job.completedAt) > failureTtl) {
     return { transition: 'stop', reason: 'autostop' };
   }
-  const timeTilDormant = template?.meta.timeTilDormantMs ?? 0;
+  const timeTilDormant = options?.timeTilDormantMs ?? 0;
   if (ws.dormantAt === undefined && timeTilDormant > 0 && tick.getTime() - Date.parse(ws.lastUsedAt) > timeTilDormant) {
     return { transition: latest.transition === 'start' ? 'stop' : undefined, reason: 'dormancy' };
   }
-  const deleteAt = deletingAt(ws, template);
+  // isEligibleForDelete: deleting_at is the database's, but the store's time_til_dormant_autodelete must be > 0.
+  const deleteAt = (options?.timeTilDormantAutodeleteMs ?? 0) > 0 ? deletingAt(ws, template) : undefined;
   if (deleteAt !== undefined && (force || tick.getTime() > Date.parse(deleteAt))) {
     const finishedAt = latest.job.completedAt;
     const retryHeld = latest.transition === 'delete' && failed && !(finishedAt !== undefined && tick.getTime() - Date.parse(finishedAt) > DAY_MS);

@@ -59,6 +59,9 @@ const FIELDS: readonly Field[] = [
   { key: 'requireActiveVersion', json: 'require_active_version', kind: 'bool' },
 ];
 
+/** The schedule settings only the enterprise template schedule store honours. */
+const ENTERPRISE_SCHEDULE_KEYS = ['allowUserAutostart', 'allowUserAutostop', 'failureTtlMs', 'timeTilDormantMs', 'timeTilDormantAutodeleteMs'] as const;
+
 function readField(body: Record<string, unknown>, f: Field): string | number | boolean {
   const raw = body[f.json];
   if (raw === undefined || raw === null) return f.kind === 'string' ? '' : f.kind === 'bool' ? false : 0;
@@ -92,8 +95,37 @@ export function patchedTemplateMeta(
     // nor a deprecation (it may only clear one): the PATCH still succeeds with them ignored.
     asked.requireActiveVersion = current.requireActiveVersion;
     if (asked.deprecationMessage !== '') asked.deprecationMessage = current.deprecationMessage;
+    // coderd/schedule/template.go agplTemplateScheduleStore.Set writes default_ttl and activity_bump only;
+    // "Don't allow changing these settings, but keep the value in the DB": the rest stay as stored.
+    for (const key of ENTERPRISE_SCHEDULE_KEYS) (asked as Record<string, unknown>)[key] = current[key];
   }
   return { next: asked, name: askedName === '' ? currentName : askedName, changed };
+}
+
+/** What the lifecycle executor reads of a template's schedule (schedule.TemplateScheduleOptions). */
+export interface TemplateScheduleOptions {
+  userAutostartEnabled: boolean;
+  userAutostopEnabled: boolean;
+  failureTtlMs: number;
+  timeTilDormantMs: number;
+  timeTilDormantAutodeleteMs: number;
+}
+
+/**
+ * TemplateScheduleStore.Get as the executor calls it: with Premium the template's settings; without (AGPL,
+ * an expired licence) coderd/schedule/template.go agplTemplateScheduleStore "disregard[s] the values in the
+ * database": user autostart and autostop always enabled, failure_ttl, time_til_dormant and
+ * time_til_dormant_autodelete 0, so no failed-build cleanup, no dormancy and no auto-delete ever fire.
+ */
+export function templateScheduleOptions(meta: TemplateMeta, licence: Licence): TemplateScheduleOptions {
+  if (!accessControlEntitled(licence)) return { userAutostartEnabled: true, userAutostopEnabled: true, failureTtlMs: 0, timeTilDormantMs: 0, timeTilDormantAutodeleteMs: 0 };
+  return {
+    userAutostartEnabled: meta.allowUserAutostart,
+    userAutostopEnabled: meta.allowUserAutostop,
+    failureTtlMs: meta.failureTtlMs,
+    timeTilDormantMs: meta.timeTilDormantMs,
+    timeTilDormantAutodeleteMs: meta.timeTilDormantAutodeleteMs,
+  };
 }
 
 /** What GET /templates/{id} reports: the access-control store's reading, false without Premium. */

@@ -7,6 +7,8 @@ import type { Transition } from '../workspace-context';
 import { noContent, ok, optionalString, page, paging, readJson, uuidParam, type Route } from './route';
 
 const TRANSITIONS: readonly Transition[] = ['start', 'stop', 'delete'];
+/** codersdk.CreateWorkspaceBuildReason: the values a client may send (the others are Coder's own). */
+const BUILD_REASONS: readonly string[] = ['dashboard', 'cli', 'ssh_connection', 'vscode_connection', 'jetbrains_connection'];
 
 /**
  * A Go `[]byte` field: encoding/json sends standard base64. The API reference renders it as an
@@ -33,7 +35,12 @@ export const buildRoutes: Route[] = [
       const d = ctx.deployment;
       const build = d.builds.get(uuidParam(ctx, 'workspacebuild', 'workspace build'));
       if (!build) throw notFound();
-      d.cancelBuild(ctx.actor, build);
+      // `expect_status` (running|pending): checked before the build is looked at; another value is a 400.
+      const expect = ctx.query.get('expect_status') ?? '';
+      if (expect !== '' && expect !== 'running' && expect !== 'pending') {
+        throw new ApiError(400, `Invalid expect_status "${expect}". Only 'running' or 'pending' are allowed.`);
+      }
+      d.cancelBuild(ctx.actor, build, expect === '' ? undefined : (expect as 'running' | 'pending'));
       return ok({ message: 'Job has been marked as canceled...' });
     },
   },
@@ -59,6 +66,11 @@ export const buildRoutes: Route[] = [
       if (versionId !== undefined && !/^[0-9a-f-]{36}$/i.test(versionId)) {
         throw new ApiError(400, 'Request body must be valid JSON.', '"template_version_id" must be a UUID');
       }
+      // codersdk.CreateWorkspaceBuildRequest `reason`: validated against a fixed list (httpapi.Read, 400).
+      const reason = optionalString(body, 'reason');
+      if (reason !== undefined && reason !== '' && !BUILD_REASONS.includes(reason)) {
+        throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'reason', detail: `Validation failed for tag "oneof" with value: "${reason}"` }]);
+      }
       const logLevel = optionalString(body, 'log_level');
       if (logLevel !== undefined && logLevel !== 'debug') {
         throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'log_level', detail: 'Validation failed for tag "oneof"' }]);
@@ -71,7 +83,8 @@ export const buildRoutes: Route[] = [
         ...(state !== undefined ? { state } : {}),
         orphan: body.orphan === true,
         ...(logLevel !== undefined ? { logLevel: 'debug' as const } : {}),
-        ...(typeof body.reason === 'string' ? { reason: body.reason } : {}),
+        // postWorkspaceBuildsInternal sets it on the builder for start and stop only: a delete stays `initiator`.
+        ...(reason && transition !== 'delete' ? { reason } : {}),
         ...(richParameterValues ? { richParameterValues } : {}),
       });
       return ok(buildJson(d, build), 201);

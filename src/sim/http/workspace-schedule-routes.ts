@@ -2,6 +2,7 @@ import { ApiError } from '../api-error';
 import { parseWeeklySchedule } from '../cron-schedule';
 import type { WorkspaceRecord } from '../model';
 import { nextAllowedAutostart } from '../schedule-times';
+import { templateScheduleOptions } from '../template-meta';
 import { noContent, readJson, uuidParam, type Route, type RouteContext } from './route';
 
 /** The workspace's own settings need update on it (dbauthz UpdateWorkspaceAutostart/TTL/AutomaticUpdates). */
@@ -35,7 +36,8 @@ export const workspaceScheduleRoutes: Route[] = [
       }
       if (typeof schedule !== 'string') throw new ApiError(400, 'Request body must be valid JSON.', '"schedule" must be a string such as "CRON_TZ=Europe/Dublin 30 9 * * 1-5".');
       const template = ctx.deployment.template(ws.templateId);
-      if (template && !template.meta.allowUserAutostart) throw new ApiError(400, 'Autostart is not allowed for workspaces using this template.');
+      // putWorkspaceAutostart reads the template through the schedule store: without Premium autostart is always allowed.
+      if (template && !templateScheduleOptions(template.meta, ctx.deployment.licence).userAutostartEnabled) throw new ApiError(400, 'Autostart is not allowed for workspaces using this template.');
       parseWeeklySchedule(schedule);
       ws.autostartSchedule = schedule;
       // coderd/workspaces.go putWorkspaceAutostart stores next_start_at with the schedule (NextAllowedAutostart from now).
