@@ -240,11 +240,16 @@ export function templateJson(d: SimDeployment, t: TemplateRecord): Json {
   };
 }
 
+/** uuid.Nil as Go prints it. */
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
 export function templateVersionJson(d: SimDeployment, v: TemplateVersionRecord): Json {
   const template = v.templateId ? d.template(v.templateId) : undefined;
   return {
     id: v.id,
-    ...(v.templateId ? { template_id: v.templateId } : {}),
+    // coderd/templateversions.go convertTemplateVersion: `TemplateID: &version.TemplateID.UUID`, a pointer to the
+    // NullUUID's zero value when the version has no template, so `omitempty` never omits it: the nil UUID is sent.
+    template_id: v.templateId ?? NIL_UUID,
     organization_id: v.organizationId,
     created_at: v.createdAt,
     updated_at: v.updatedAt,

@@ -393,8 +393,12 @@ export class SimDeployment {
     if (version.templateId !== template.id) {
       throw new ApiError(400, 'The provided template version doesn\'t belong to the specified template.', `Version ${version.name} is not a version of template ${template.name}.`);
     }
+    // coderd/templateversions.go patchActiveTemplateVersion: the job's status is checked before `archived`, so an
+    // archived version whose import failed answers 403, not 400.
+    if (version.job.status !== 'succeeded') {
+      throw new ApiError(403, 'Only versions that have been built successfully can be promoted.', `Attempted to promote a version with a ${version.job.status} build`);
+    }
     if (version.archived) throw new ApiError(400, 'The provided template version is archived.');
-    if (version.job.status !== 'succeeded') throw new ApiError(403, 'Only versions that have been built successfully can be promoted.');
     template.activeVersionId = version.id;
     template.updatedAt = this.now();
   }
@@ -404,7 +408,7 @@ export class SimDeployment {
    * never one a workspace's latest build uses, unless that build is a delete (even a failed one).
    * Returns the ids archived (empty when refused).
    */
-  archiveUnusedVersions(actor: User, template: TemplateRecord, onlyVersionId?: string): string[] {
+  archiveUnusedVersions(actor: User, template: TemplateRecord, onlyVersionId?: string, onlyJobStatus?: 'failed'): string[] {
     if (!this.canUpdateTemplate(actor, template)) throw new ApiError(403, 'Forbidden.');
     const inUse = new Set(
       [...this.workspaces.values()]
@@ -418,6 +422,7 @@ export class SimDeployment {
       if (v.templateId !== template.id || v.archived || v.id === template.activeVersionId || inUse.has(v.id)) continue;
       if (onlyVersionId !== undefined && v.id !== onlyVersionId) continue;
       if (v.job.status === 'pending' || v.job.status === 'running') continue;
+      if (onlyJobStatus !== undefined && v.job.status !== onlyJobStatus) continue;
       v.archived = true;
       v.updatedAt = this.now();
       archived.push(v.id);

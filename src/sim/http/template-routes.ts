@@ -5,6 +5,8 @@ import { templateVersionParametersJson } from '../template-parameters';
 import { templateVersionVariablesJson } from '../template-variables';
 import { ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
 
+const TEMPLATE_VERSION_NAME = /^[a-zA-Z0-9]+(?:[_.-][a-zA-Z0-9]+)*$/;
+
 function organization(ctx: RouteContext): void {
   const ref = (ctx.params.organization ?? '').toLowerCase();
   const org = ctx.deployment.org;
@@ -94,6 +96,20 @@ export const templateRoutes: Route[] = [
   },
   {
     method: 'GET',
+    path: '/templates/{template}/versions/{templateversionname}',
+    handle(ctx) {
+      // coderd/templateversions.go templateVersionByName: GetTemplateVersionByTemplateIDAndName, archived versions
+      // included, the name compared exactly; 404 `No template version found by name "<name>".`
+      const d = ctx.deployment;
+      const template = templateById(ctx);
+      const name = ctx.params.templateversionname ?? '';
+      const found = [...d.versions.values()].find((v) => v.templateId === template.id && v.name === name);
+      if (!found) throw new ApiError(404, `No template version found by name ${JSON.stringify(name)}.`);
+      return ok(templateVersionJson(d, found));
+    },
+  },
+  {
+    method: 'GET',
     path: '/templateversions/{templateversion}',
     handle(ctx) {
       const version = versionById(ctx);
@@ -151,11 +167,10 @@ export const templateRoutes: Route[] = [
     async handle(ctx) {
       const template = templateById(ctx);
       const body = await readJson(ctx);
-      if (body.all !== true) {
-        // Without `all`, coderd archives only versions whose import failed; the simulator has none to offer.
-        return ok({ template_id: template.id, archived_ids: [] });
-      }
-      return ok({ template_id: template.id, archived_ids: ctx.deployment.archiveUnusedVersions(ctx.actor, template) });
+      // coderd/templateversions.go postArchiveTemplateVersions: without `all`, ArchiveUnusedTemplateVersions gets
+      // job_status 'failed' and archives only unused versions whose import failed.
+      const onlyFailed = body.all === true ? undefined : 'failed';
+      return ok({ template_id: template.id, archived_ids: ctx.deployment.archiveUnusedVersions(ctx.actor, template, undefined, onlyFailed) });
     },
   },
   {
@@ -182,7 +197,16 @@ export const templateRoutes: Route[] = [
       if (fileId === undefined) throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'file_id', detail: 'Validation failed for tag "required_without"' }]);
       const templateId = optionalString(body, 'template_id');
       const name = optionalString(body, 'name');
+      // codersdk.CreateTemplateVersionRequest `validate:"omitempty,template_version_name"` (codersdk/name.go
+      // TemplateVersionNameValid): at most 64 characters of `^[a-zA-Z0-9]+(?:[_.-]{1}[a-zA-Z0-9]+)*$`.
+      if (name !== undefined && name !== '' && (name.length > 64 || !TEMPLATE_VERSION_NAME.test(name))) {
+        throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'name', detail: 'Validation failed for tag "template_version_name" with value: "' + name + '"' }]);
+      }
       const message = optionalString(body, 'message');
+      // `validate:"lt=1048577"`: a message of 1 MiB or more is refused.
+      if (message !== undefined && message.length >= 1048577) {
+        throw new ApiError(400, 'Validation failed.', undefined, [{ field: 'message', detail: 'Validation failed for tag "lt" with value: "' + message.slice(0, 32) + '…"' }]);
+      }
       const userVariableValues = variableValuesOf(body.user_variable_values);
       const provisionerTags = tagsOf(body.provisioner_tags);
       const version = ctx.deployment.createTemplateVersion(ctx.actor, {
