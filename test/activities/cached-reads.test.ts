@@ -1,5 +1,6 @@
-import type { BuildInfo, TemplateVersion } from '../../src/adapters/coder';
+import { CoderClient, type BuildInfo, type TemplateVersion } from '../../src/adapters/coder';
 import { BUILD_INFO_TTL_MS, cachedBuildInfo, succeededVersionReader, versionVariablesReader } from '../../src/activities/cached-reads';
+import { K8S_TEMPLATE_MAIN_TF, packTar, startSimulator, type CoderSimulator } from '../../src/sim';
 
 /** What a worker keeps of Coder between the preflights of a fleet, and what it asks for again. */
 describe('reads a worker keeps', () => {
@@ -29,6 +30,36 @@ describe('reads a worker keeps', () => {
     expect((await read('v1')).job.status).toBe('succeeded');
     expect((await read('v1')).job.status).toBe('succeeded');
     expect(calls).toBe(4);
+  });
+
+  describe('a version created without a template, as Coder answers it', () => {
+    let sim: CoderSimulator | undefined;
+    afterEach(async () => {
+      await sim?.close();
+      sim = undefined;
+    });
+
+    it("reads as having no template (Coder sends the nil UUID, not an omitted field) and is not kept", async () => {
+      sim = await startSimulator({ workspaces: 0, seed: 41, buildLatencyMs: 5 });
+      const coder = new CoderClient({ url: sim.url, token: sim.token });
+      const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }]));
+      const res = await fetch(`${sim.url}/api/v2/organizations/${sim.orgId}/templateversions`, {
+        method: 'POST',
+        headers: { 'Coder-Session-Token': sim.token, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ storage_method: 'file', provisioner: 'terraform', file_id: file.hash }),
+      });
+      expect(res.status).toBe(201);
+      const created = (await res.json()) as { id: string; template_id: unknown };
+      expect(created.template_id).toBe('00000000-0000-0000-0000-000000000000');
+      const imported = await coder.waitForTemplateVersion(created.id);
+      expect(imported.job.status).toBe('succeeded');
+      expect(imported.template_id).toBeUndefined();
+      let calls = 0;
+      const read = succeededVersionReader({ templateVersion: async (id) => (calls++, coder.templateVersion(id)) });
+      await read(created.id);
+      await read(created.id);
+      expect(calls).toBe(2);
+    });
   });
 
   it("a version's stored variables are asked once per version; a refused read (412 while importing) is asked again", async () => {

@@ -8,6 +8,8 @@ import { z } from 'zod';
  */
 
 const id = z.string().min(1);
+/** uuid.Nil as Go prints it: what a nullable id column's zero value reads as through a `*uuid.UUID`. */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const timestamp = z.string();
 /** Go encodes a nil slice as null; treat it as an empty list. */
 const list = <T extends z.ZodType>(item: T) =>
@@ -189,8 +191,12 @@ export type Template = z.infer<typeof TemplateSchema>;
 
 export const TemplateVersionSchema = z.looseObject({
   id,
-  // A version can exist without a template (created before its template); Go then omits the field.
-  template_id: id.nullish(),
+  // A version can exist without a template (created before its template). Go does not omit the field then:
+  // coderd/templateversions.go convertTemplateVersion sends `&version.TemplateID.UUID`, the nil UUID. Read as
+  // absent, so `template_id` is either a template's id or nothing, never an id no template has.
+  template_id: id
+    .nullish()
+    .transform((v) => (v === NIL_UUID ? undefined : v)),
   organization_id: id,
   name: z.string(),
   message: z.string().optional(),
