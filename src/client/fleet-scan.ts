@@ -97,7 +97,16 @@ async function requireTemplate(coder: Pick<CoderClient, 'templateByName'>, opts:
  */
 export async function scanFleet(coder: ScanCoder, opts: ScanOptions): Promise<ScanReport> {
   const extraQuery = opts.organization ? `organization:${opts.organization}` : undefined;
-  const listed = await coder.workspacesOfTemplate(opts.template, extraQuery ? { extraQuery } : {});
+  let listed: Workspace[];
+  try {
+    listed = await coder.workspacesOfTemplate(opts.template, extraQuery ? { extraQuery } : {});
+  } catch (err) {
+    // An organization name Coder does not know is a 400 in q (coderd/searchquery/search.go parseOrganization),
+    // where an unknown template is an empty list: ask for the template in that organization, which names the typo.
+    if (!opts.organization || !isCoderApiError(err, 'bad-request')) throw err;
+    await requireTemplate(coder, opts);
+    throw err;
+  }
   if (listed.length === 0) await requireTemplate(coder, opts);
   const workspaces = listed.filter((w) => !isPrebuiltWorkspace(w));
   const prebuilt = listed
