@@ -31,6 +31,13 @@ function invalid(detail: string): ApiError {
   return new ApiError(400, 'Invalid workspace search query.', undefined, [{ field: 'q', detail }]);
 }
 
+/** database.WorkspaceStatus (coderd/database/models.go). */
+const WORKSPACE_STATUSES = new Set(['pending', 'starting', 'running', 'stopping', 'stopped', 'failed', 'canceling', 'canceled', 'deleting', 'deleted']);
+
+function invalidParam(key: string, detail: string): ApiError {
+  return new ApiError(400, 'Invalid workspace search query.', undefined, [{ field: key, detail: `Query param "${key}" has invalid value: ${detail}` }]);
+}
+
 function tokenize(q: string): string[] {
   const terms: string[] = [];
   const re = /(?:[^\s"]+|"[^"]*")+/g;
@@ -81,6 +88,8 @@ export function parseWorkspaceQuery(q: string): WorkspaceQuery {
         query.name = value;
         break;
       case 'status':
+        // search.go: httpapi.ParseEnum[database.WorkspaceStatus]; any other value is a 400, not an empty list.
+        if (!WORKSPACE_STATUSES.has(value)) throw invalidParam(key, `"${value}" is not a valid workspace status`);
         query.status = value;
         break;
       case 'id':

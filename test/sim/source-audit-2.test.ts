@@ -137,4 +137,56 @@ describe("simulator: the second audit against Coder's source", () => {
       expect(next.id).toBeTruthy();
     });
   });
+
+  describe('searchquery/search.go Workspaces: the q the product sends (template:, organization:, outdated:)', () => {
+    type ListJson = { workspaces: { id: string; outdated: boolean }[]; count: number };
+    const list = (q: string, extra = '') => api<ListJson>(sim, 'GET', `/workspaces?q=${encodeURIComponent(q)}${extra}`);
+
+    test('organization: a name no organization has is a 400 (parseOrganization), not an empty list; an unknown UUID filters to nothing', async () => {
+      sim = await startSimulator({ workspaces: 2, seed: 410, buildLatencyMs: 5 });
+      const unknown = await list(`template:${sim.template.name} organization:no-such-org`);
+      expect(unknown.status).toBe(400);
+      expect(unknown.body).toMatchObject({ validations: [{ field: 'organization' }] });
+      expect((await list(`template:${sim.template.name} organization:00000000-0000-4000-8000-0000000000aa`)).body.count).toBe(0);
+      expect((await list(`template:${sim.template.name} organization:${sim.orgId}`)).body.count).toBe(2);
+      const coder = new CoderClient({ url: sim.url, token: sim.token });
+      await expect(coder.workspacesOfTemplate(sim.template.name, { extraQuery: 'organization:no-such-org' })).rejects.toMatchObject({ kind: 'bad-request' });
+    });
+
+    test('status: must be a database.WorkspaceStatus (ParseEnum): 400 otherwise', async () => {
+      sim = await startSimulator({ workspaces: 1, seed: 411, buildLatencyMs: 5 });
+      expect((await list('status:running')).status).toBe(200);
+      const bad = await list('status:up');
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ validations: [{ field: 'status' }] });
+    });
+
+    test('outdated:true lists workspaces whose latest build is not on the active version; count is every match, whatever the limit', async () => {
+      sim = await startSimulator({ workspaces: 3, seed: 412, buildLatencyMs: 5 });
+      expect((await list(`template:${sim.template.name} outdated:true`)).body.count).toBe(0);
+      await pushTemplateVersion(sim, K8S_TEMPLATE_MAIN_TF, { name: 'newer', promote: true });
+      const outdated = await list(`template:${sim.template.name} outdated:true`, '&limit=1');
+      expect(outdated.body.count).toBe(3);
+      expect(outdated.body.workspaces).toHaveLength(1);
+      expect(outdated.body.workspaces[0]?.outdated).toBe(true);
+      expect((await list(`template:${sim.template.name} outdated:false`)).body.count).toBe(0);
+    });
+  });
+
+  describe('workspaces.go workspace / workspaceByOwnerAndName: a deleted workspace', () => {
+    test('by id: 410 naming the workspace by its id; with include_deleted 200. By owner and name: 404; with include_deleted 200', async () => {
+      sim = await startSimulator({ workspaces: 1, seed: 413, buildLatencyMs: 5 });
+      const ws = sim.workspaces()[0]!;
+      const owner = (await api<{ owner_name: string; name: string }>(sim, 'GET', `/workspaces/${ws.id}`)).body;
+      await startBuild(sim, ws.id, { transition: 'delete' });
+      const gone = await api(sim, 'GET', `/workspaces/${ws.id}`);
+      expect(gone.status).toBe(410);
+      expect(gone.body).toMatchObject({ message: `Workspace "${ws.id}" was deleted, you can view this workspace by specifying '?deleted=true' and trying again.` });
+      expect((await api(sim, 'GET', `/workspaces/${ws.id}?include_deleted=true`)).status).toBe(200);
+      expect((await api(sim, 'GET', `/users/${owner.owner_name}/workspace/${owner.name}`)).status).toBe(404);
+      expect((await api(sim, 'GET', `/users/${owner.owner_name}/workspace/${owner.name}?include_deleted=true`)).status).toBe(200);
+      // Listing never shows it (GetWorkspaces: deleted = false).
+      expect((await api<{ count: number }>(sim, 'GET', `/workspaces?q=${encodeURIComponent(`template:${sim.template.name}`)}`)).body.count).toBe(0);
+    });
+  });
 });

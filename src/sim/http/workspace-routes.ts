@@ -6,13 +6,16 @@ import { parseRichParameterValues } from '../template-parameters';
 import { parseWorkspaceQuery, type WorkspaceQuery } from '../workspace-query';
 import { noContent, ok, optionalString, page, paging, readJson, uuidParam, type Route, type RouteContext } from './route';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function includeDeleted(ctx: RouteContext): boolean {
   return ctx.query.get('include_deleted') === 'true';
 }
 
 function visible(ctx: RouteContext, ws: WorkspaceRecord): WorkspaceRecord {
   if (ws.deleted && !includeDeleted(ctx)) {
-    throw new ApiError(410, `Workspace "${ws.name}" was deleted, you can view this workspace by specifying '?deleted=true' and trying again.`);
+    // coderd/workspaces.go workspace: the message names the workspace by its id, not its name.
+    throw new ApiError(410, `Workspace "${ws.id}" was deleted, you can view this workspace by specifying '?deleted=true' and trying again.`);
   }
   return ws;
 }
@@ -159,6 +162,13 @@ export const workspaceRoutes: Route[] = [
     handle(ctx) {
       const d = ctx.deployment;
       const q = parseWorkspaceQuery(ctx.query.get('q') ?? '');
+      // coderd/searchquery/search.go parseOrganization: a UUID filters by id (an unknown one matches nothing);
+      // a name must be an organization's, else 400 rather than an empty list.
+      if (q.organization !== undefined && !UUID.test(q.organization) && q.organization !== d.org.name.toLowerCase()) {
+        throw new ApiError(400, 'Invalid workspace search query.', undefined, [
+          { field: 'organization', detail: `Query param "organization" has invalid value: organization "${q.organization}" either does not exist, or you are unauthorized to view it` },
+        ]);
+      }
       const p = paging(ctx.query);
       const all = [...d.workspaces.values()]
         .filter((ws) => !ws.deleted && d.canReadWorkspace(ctx.actor, ws) && matches(d, ctx.actor, ws, q))
