@@ -42,7 +42,7 @@ export function readStateV4(
   text: string,
   patterns: readonly JsonPathPattern[],
 ): { parsed: ParsedState; spans: JsonTokenSpan[] } {
-  const { document, spans } = readJson(() => parseJsonWithSpans(text, patterns));
+  const { document, spans } = readJson(text, () => parseJsonWithSpans(text, patterns));
   const state = validateState(document);
   return {
     parsed: {
@@ -73,18 +73,38 @@ const OPAQUE_VALUES: readonly JsonPathPattern[] = [
  * resource views. Faster, and no attribute blob outlives its check.
  */
 export function readStateOutlineV4(text: string, patterns: readonly JsonPathPattern[]): { outline: StateV4; spans: JsonTokenSpan[] } {
-  const { document, spans } = readJson(() => parseJsonOutline(text, patterns, OPAQUE_VALUES));
+  const { document, spans } = readJson(text, () => parseJsonOutline(text, patterns, OPAQUE_VALUES));
   return { outline: validateState(document), spans };
 }
 
-function readJson(parse: () => { value: unknown; spans: JsonTokenSpan[] }): { document: unknown; spans: JsonTokenSpan[] } {
+function readJson(text: string, parse: () => { value: unknown; spans: JsonTokenSpan[] }): { document: unknown; spans: JsonTokenSpan[] } {
   try {
     const { value, spans } = parse();
     return { document: value, spans };
   } catch (e) {
-    if (e instanceof JsonSyntaxError) throw new StateFormatError(`The state is not valid JSON: ${e.message}.`);
+    if (e instanceof JsonSyntaxError) throw new StateFormatError(notJsonMessage(text, e.message));
     throw e;
   }
+}
+
+/**
+ * Why the text is not JSON, and what to do. A state saved through Windows PowerShell's `>` or
+ * Out-File is UTF-16 or UTF-8 with a byte-order mark; Terraform reads neither, and "line 1, column 1" alone names no cause.
+ */
+function notJsonMessage(text: string, where: string): string {
+  const encoding = misencoding(text);
+  if (encoding === undefined) return `The state is not valid JSON: ${where}.`;
+  return (
+    `The state file ${encoding}, not plain UTF-8 JSON: Windows PowerShell's ">" and Out-File save text that way, and Terraform cannot read such a state either. ` +
+    'Let coder write the file itself: coder state pull WORKSPACE dev.tfstate (the file as an argument, not a redirection), then run this again.'
+  );
+}
+
+/** UTF-16 read as UTF-8: its byte-order mark as two U+FFFD, or a NUL in every other place from the start. */
+function misencoding(text: string): string | undefined {
+  if (text.startsWith('\uFFFD\uFFFD') || text.charCodeAt(0) === 0 || text.charCodeAt(1) === 0) return 'is UTF-16 text';
+  if (text.startsWith('\uFEFF')) return 'starts with a byte-order mark';
+  return undefined;
 }
 
 function validateState(document: unknown): StateV4 {

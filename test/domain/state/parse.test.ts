@@ -42,6 +42,29 @@ describe('parseStateV4', () => {
     expect(error.message).not.toContain('outputs');
   });
 
+  it('names a UTF-16 or byte-order-marked file as such, and how to pull it again, not "line 1, column 1"', () => {
+    // What readFileSync(…, 'utf8') gives for a state saved by Windows PowerShell's ">" (UTF-16LE with
+    // its byte-order mark), by Out-File without one, and by Out-File -Encoding utf8 (UTF-8 with a BOM).
+    const state = '{\n  "version": 4,\n  "serial": 1,\n  "lineage": "l",\n  "resources": []\n}\n';
+    const utf16WithBom = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(state, 'utf16le')]).toString('utf8');
+    const utf16 = Buffer.from(state, 'utf16le').toString('utf8');
+    const utf16be = Buffer.from(state, 'utf16le').swap16().toString('utf8');
+    const utf8Bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(state)]).toString('utf8');
+    for (const text of [utf16WithBom, utf16, utf16be]) {
+      const message = formatError(text).message;
+      expect(message).toContain('is UTF-16 text, not plain UTF-8 JSON');
+      expect(message).toContain('coder state pull WORKSPACE dev.tfstate');
+      expect(message).not.toContain('line 1');
+    }
+    expect(formatError(utf8Bom).message).toContain('starts with a byte-order mark, not plain UTF-8 JSON');
+    // The splicing reader refuses the same way.
+    expect(() => readStateOutlineV4(utf8Bom, [])).toThrow(/byte-order mark/);
+    // Elsewhere a NUL or a BOM is only a syntax error, said as one.
+    expect(formatError(`{\n \u0000`).message).toBe("The state is not valid JSON: line 2, column 2: expected a quoted object key.");
+    expect(formatError(`{}\uFEFF`).message).toMatch(/^The state is not valid JSON: line 1, column 3/);
+    expect(formatError(`\uFFFD{}`).message).toMatch(/^The state is not valid JSON: line 1, column 1/);
+  });
+
   it('names the version of an older state and what is required', () => {
     const error = formatError(fixture('v3.tfstate'));
     expect(error.message).toContain('format version 3');
