@@ -69,6 +69,25 @@ describe('wsmigrate state rewrite', () => {
     expect(report.refused.map((x: { address: string }) => x.address)).toEqual(['kubernetes_cron_job.backup', 'kubernetes_ingress.web[0]']);
   });
 
+  it('--skip-different sends the import plan to the migrated state, never to IN (its commands edit the state they name)', async () => {
+    const input = copy('different-type.tfstate');
+    const output = join(dir, 'migrated.tfstate');
+    const toFile = await run('state', 'rewrite', input, '-o', output, '--skip-different');
+    expect(toFile.exitCode).toBe(EXIT.ok);
+    const hint = toFile.out.find((l) => l.startsWith('Left in place'));
+    expect(hint).toBe(`Left in place (2), for the import strategy: run 'wsmigrate state import-plan ${output}' (the migrated state, not ${input}):`);
+    // Its commands then edit the file that holds the renames.
+    const plan = await run('state', 'import-plan', output);
+    expect(plan.out.join('\n')).toContain(`terraform state rm -state=${output} kubernetes_cron_job.backup`);
+
+    const toStdout = await run('state', 'rewrite', input, '--skip-different');
+    expect(toStdout.err.find((l) => l.startsWith('Left in place'))).toBe(
+      `Left in place (2), for the import strategy: run 'wsmigrate state import-plan' on the migrated state this printed, not on ${input}:`,
+    );
+    const inPlace = await run('state', 'rewrite', input, '-o', input, '--skip-different');
+    expect(inPlace.out.find((l) => l.startsWith('Left in place'))).toBe(`Left in place (2), for the import strategy: run 'wsmigrate state import-plan ${input}':`);
+  });
+
   it('refuses DIFFERENT types with exit 3, naming each address, and writes nothing', async () => {
     const output = join(dir, 'never.tfstate');
     const r = await run('state', 'rewrite', copy('different-type.tfstate'), '-o', output);

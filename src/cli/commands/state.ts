@@ -84,7 +84,7 @@ function writeFileAtomically(path: string, text: string): void {
   }
 }
 
-function describeRewrite(report: RenameReport, input: string): string[] {
+function describeRewrite(report: RenameReport, input: string, output: string | undefined): string[] {
   if (report.alreadyMigrated) return [`${input}: already migrated, nothing to rename (serial ${report.serial.from} unchanged)`];
   const { resources, instances, dependencies, checkResults } = report.counts;
   const lines = [
@@ -102,7 +102,15 @@ function describeRewrite(report: RenameReport, input: string): string[] {
     );
   }
   if (report.refused.length > 0) {
-    lines.push(`Left in place (${report.refused.length}), for the import strategy ('wsmigrate state import-plan ${input}'):`);
+    // The import commands edit the state they are planned from: the migrated one, never IN, or the
+    // renames and the imports end up in two different files.
+    const where =
+      output === undefined
+        ? `run 'wsmigrate state import-plan' on the migrated state this printed, not on ${input}`
+        : resolve(output) === resolve(input)
+          ? `run 'wsmigrate state import-plan ${output}'`
+          : `run 'wsmigrate state import-plan ${output}' (the migrated state, not ${input})`;
+    lines.push(`Left in place (${report.refused.length}), for the import strategy: ${where}:`);
     lines.push(...report.refused.map((r) => `  ${r.address}: ${r.reason}`));
   }
   return lines;
@@ -130,7 +138,7 @@ async function rewrite(io: CliIo, input: string, o: RewriteOptions): Promise<voi
   }
   if (o.json) say(JSON.stringify({ input, output: o.output ?? '-', ...report }, null, 2));
   else {
-    for (const line of describeRewrite(report, input)) say(line);
+    for (const line of describeRewrite(report, input, o.output)) say(line);
     if (!toStdout) say(`wrote ${o.output}`);
   }
   if (toStdout) io.out(stateText);
