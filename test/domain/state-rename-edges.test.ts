@@ -71,3 +71,84 @@ describe('the state rename at its edges', () => {
     );
   });
 });
+
+/**
+ * Shapes met in real public states (docs/real-templates.md, round 3), each in a minimal state of
+ * its own: the output must be the input with exactly the listed string tokens and the serial changed.
+ */
+describe('the state rename on shapes of real public states', () => {
+  const expectOnly = (input: string, output: string, changes: [string, string][]): void => {
+    let expected = input.replace('"serial": 4,', '"serial": 5,');
+    for (const [from, to] of changes) {
+      expect(expected).toContain(from);
+      expected = expected.replace(from, to);
+    }
+    expect(output).toBe(expected);
+  };
+
+  test('Terraform 0.12: legacy provider strings, "each", provider 1.x schema_version 0 and the legacy instance "depends_on" are kept as written', () => {
+    // Terraform 0.12 wrote `depends_on` in instances; 0.13 and later ignore it and drop it on their next write.
+    const input = state([
+      {
+        module: 'module.k8s',
+        mode: 'managed',
+        type: 'kubernetes_replication_controller',
+        name: 'rc',
+        each: 'list',
+        provider: 'module.k8s.provider.kubernetes',
+        instances: [{ index_key: 0, schema_version: 0, attributes: { id: 'default/rc' }, private: 'bnVsbA==', depends_on: ['kubernetes_service.svc'] }],
+      },
+      { module: 'module.k8s', mode: 'managed', type: 'kubernetes_service', name: 'svc', provider: 'module.k8s.provider.kubernetes', instances: [{ schema_version: 0, attributes: { id: 'default/svc' } }] },
+    ]);
+    const { stateText, report } = renameStateTypes(input);
+    expectOnly(input, stateText, [
+      ['"type": "kubernetes_replication_controller"', '"type": "kubernetes_replication_controller_v1"'],
+      ['"type": "kubernetes_service"', '"type": "kubernetes_service_v1"'],
+    ]);
+    expect(report.counts).toEqual({ resources: 2, instances: 2, dependencies: 0, checkResults: 0 });
+  });
+
+  test('an OpenTofu state (registry.opentofu.org provider address) is renamed like a Terraform one', () => {
+    const input = state([{ ...resource('kubernetes_namespace', 'envoy'), provider: 'provider["registry.opentofu.org/hashicorp/kubernetes"]' }]);
+    expectOnly(input, renameStateTypes(input).stateText, [['"type": "kubernetes_namespace"', '"type": "kubernetes_namespace_v1"']]);
+  });
+
+  test('a dependency on a deprecated type no longer in the state (a registry module dropped it) is renamed, and the state is not "already migrated"', () => {
+    const input = state([resource('aws_eks_node_group', 'ng', [{ schema_version: 0, attributes: { id: 'ng' }, dependencies: ['module.eks.kubernetes_config_map.aws_auth'] }])]);
+    const { stateText, report } = renameStateTypes(input);
+    expectOnly(input, stateText, [['"module.eks.kubernetes_config_map.aws_auth"', '"module.eks.kubernetes_config_map_v1.aws_auth"']]);
+    expect(report).toMatchObject({ alreadyMigrated: false, renamed: [], counts: { resources: 0, instances: 0, dependencies: 1, checkResults: 0 } });
+  });
+
+  test('Terraform 1.12+ identity on a renamed resource and a data source with identity_schema_version 0 and no identity stay byte for byte', () => {
+    const input = state([
+      resource('kubernetes_role', 'vault', [
+        {
+          schema_version: 0,
+          attributes: { id: 'vault/vault' },
+          sensitive_attributes: [],
+          identity_schema_version: 1,
+          identity: { api_version: 'rbac.authorization.k8s.io/v1', kind: 'Role', name: 'vault', namespace: 'vault' },
+          private: 'bnVsbA==',
+        },
+      ]),
+      resource('kubernetes_namespace', 'vault', [{ schema_version: 0, attributes: { id: 'vault' }, sensitive_attributes: [], identity_schema_version: 0 }], 'data'),
+    ]);
+    expectOnly(input, renameStateTypes(input).stateText, [
+      ['"type": "kubernetes_role"', '"type": "kubernetes_role_v1"'],
+      ['"type": "kubernetes_namespace"', '"type": "kubernetes_namespace_v1"'],
+    ]);
+  });
+
+  test("a check block's scoped data source is renamed as a data source; the check's own result keeps its address", () => {
+    const checks = [{ object_kind: 'check', config_addr: 'check.ns_exists', status: 'pass', objects: [{ object_addr: 'check.ns_exists', status: 'pass' }] }];
+    const input = state([resource('kubernetes_namespace', 'probe', undefined, 'data'), resource('kubernetes_namespace', 'ws')], 4, { check_results: checks });
+    const { stateText, report } = renameStateTypes(input);
+    expectOnly(input, stateText, [
+      ['"type": "kubernetes_namespace"', '"type": "kubernetes_namespace_v1"'],
+      ['"type": "kubernetes_namespace"', '"type": "kubernetes_namespace_v1"'],
+    ]);
+    expect(report.renamed.map((c) => c.to)).toEqual(['data.kubernetes_namespace_v1.probe', 'kubernetes_namespace_v1.ws']);
+    expect(report.counts.checkResults).toBe(0);
+  });
+});
