@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { applyPlan, type ApplyOutcome } from '../../src/sim/build-apply';
 import { planBuild } from '../../src/sim/build-plan';
 import { KubeCluster } from '../../src/sim/kube-cluster';
+import { StructuralProvisioner } from '../../src/sim/structural-provisioner';
 import { parseTemplateConfig, type TemplateConfig } from '../../src/sim/template-config';
 import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim/template-source';
-import { emptyState, type StateResource, type TerraformStateV4 } from '../../src/sim/terraform-state';
+import { emptyState, parseState, serializeState, type StateResource, type TerraformStateV4 } from '../../src/sim/terraform-state';
 import { buildResolver, type Transition, type WorkspaceContext } from '../../src/sim/workspace-context';
 
 /**
@@ -184,5 +185,33 @@ describe('simulated apply (build-apply.ts)', () => {
     expect(cluster.pvc('coder', PVC_NAME)).toBeUndefined();
     expect(cluster.pvc('coder', `home-${WS_ID}`)?.uid).not.toBe(oldUid);
     expect(cluster.pvcLosses()).toEqual([expect.objectContaining({ name: PVC_NAME, oldUid })]);
+  });
+});
+
+describe('the structural provisioner (structural-provisioner.ts)', () => {
+  const request = (cfg: TemplateConfig, state: Buffer, newPvcData = '') => ({
+    buildId: randomUUID(),
+    state,
+    ctx: ctx('start'),
+    config: cfg,
+    files: () => Promise.resolve([]),
+    newPvcData,
+    interrupted: new AbortController().signal,
+  });
+
+  it('a failed apply fails the job with its error and returns the partial state it wrote; a new claim holds the data it was given', async () => {
+    const cfg = await parseTemplateConfig([{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }]);
+    const cluster = new KubeCluster(randomUUID);
+    const p = new StructuralProvisioner(cluster, randomUUID);
+    const ok = await p.provision(request(cfg, Buffer.alloc(0), 'seeded home'));
+    expect(ok.error).toBeUndefined();
+    expect(cluster.pvc('coder', PVC_NAME)?.data).toBe('seeded home');
+
+    // The deployment exists outside the state: Terraform's create fails AlreadyExists after the claim is kept.
+    const state = parseState(ok.state, 'l');
+    state.resources = state.resources.filter((r) => r.type !== 'kubernetes_deployment');
+    const failed = await p.provision(request(cfg, serializeState(state)));
+    expect(failed.error).toMatch(/already exists/);
+    expect(managed(parseState(failed.state, 'l'), 'kubernetes_persistent_volume_claim')).toBeDefined();
   });
 });
