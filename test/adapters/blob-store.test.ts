@@ -225,3 +225,21 @@ describe('file blob store encryption at rest', () => {
     expect(() => createFileBlobStore({ dir: root, encryptionKey: randomBytes(31) })).toThrow(/must be 32 bytes, got 31/);
   });
 });
+
+describe('file blob store durability', () => {
+  it('fsyncs each file it writes before the rename, and its directory after: a backup is on disk before put returns', async () => {
+    const { open: openFile } = await import('node:fs/promises');
+    const probe = await openFile(root, 'r');
+    const handleProto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const syncs = jest.spyOn(handleProto, 'sync');
+    try {
+      const store = createFileBlobStore({ dir: join(root, 'store') });
+      await store.put(terraformState(1), { kind: 'backup', label: 'durable' });
+      // Two atomic writes (the blob, then its record), each: the temp file's data, then the directory's entry.
+      expect(syncs).toHaveBeenCalledTimes(4);
+    } finally {
+      syncs.mockRestore();
+    }
+  });
+});
