@@ -188,6 +188,29 @@ describe('simulated apply (build-apply.ts)', () => {
   });
 });
 
+describe('objects named by generate_name', () => {
+  const source = (namespace: string) =>
+    `data "coder_workspace" "me" {}\nresource "kubernetes_config_map" "g" {\n  metadata {\n    generate_name = "cfg-"\n    namespace     = "${namespace}"\n  }\n}\n`;
+
+  it('keep their generated name from build to build, and are replaced (ForceNew) when the namespace moves', async () => {
+    const cluster = new KubeCluster(randomUUID);
+    const inA = await parseTemplateConfig([{ name: 'main.tf', content: source('team-a') }]);
+    const first = build(cluster, inA, emptyState('l'), 'start');
+    expect(first.error).toBeUndefined();
+    const [made] = cluster.objects().filter((o) => o.kind === 'ConfigMap');
+    expect(made).toMatchObject({ namespace: 'team-a', name: expect.stringMatching(/^cfg-[a-z0-9]{5}$/) });
+    const again = build(cluster, inA, first.state, 'start');
+    expect(again.destroyed + again.added).toBe(0);
+
+    const inB = await parseTemplateConfig([{ name: 'main.tf', content: source('team-b') }]);
+    const moved = build(cluster, inB, again.state, 'start');
+    expect(moved.error).toBeUndefined();
+    expect(moved.destroyed).toBe(1);
+    expect(cluster.get('ConfigMap', 'team-a', made!.name)).toBeUndefined();
+    expect(cluster.objects().filter((o) => o.kind === 'ConfigMap')).toEqual([expect.objectContaining({ namespace: 'team-b' })]);
+  });
+});
+
 describe('the structural provisioner (structural-provisioner.ts)', () => {
   const request = (cfg: TemplateConfig, state: Buffer, newPvcData = '') => ({
     buildId: randomUUID(),
