@@ -243,3 +243,23 @@ describe('file blob store durability', () => {
     }
   });
 });
+
+describe('file blob store records and permissions', () => {
+  it('a retried put keeps the record the first put wrote: its storedAt stands', async () => {
+    let now = new Date('2026-12-01T09:00:00Z');
+    const store = createFileBlobStore({ dir: join(root, 'store'), now: () => now });
+    const meta = { kind: 'state-backup', workspace: 'alice/dev', workflowId: 'wsmigrate/k8s/alice/dev', runId: 'r1' };
+    const ref = await store.put(terraformState(3), meta);
+    now = new Date('2026-12-02T09:00:00Z');
+    await store.put(terraformState(3), meta);
+    expect((await store.records(ref.sha256)).map((r) => r.storedAt)).toEqual(['2026-12-01T09:00:00.000Z']);
+  });
+
+  it('tightens a blob directory that already exists with looser permissions to 0700', async () => {
+    const { mkdirSync, chmodSync } = await import('node:fs');
+    mkdirSync(join(root, 'store', 'sha256'), { recursive: true });
+    chmodSync(join(root, 'store', 'sha256'), 0o755);
+    await createFileBlobStore({ dir: join(root, 'store') }).put(terraformState(4), { kind: 'state-backup' });
+    expect(statSync(join(root, 'store', 'sha256')).mode & 0o777).toBe(0o700);
+  });
+});
