@@ -263,3 +263,26 @@ describe('file blob store records and permissions', () => {
     expect(statSync(join(root, 'store', 'sha256')).mode & 0o777).toBe(0o700);
   });
 });
+
+describe('file blob store listing', () => {
+  it('lists only blobs: a temp file left by a crash, a legacy hint and a damaged record are not taken for backups', async () => {
+    const key = randomBytes(32);
+    const store = createFileBlobStore({ dir: join(root, 'store'), encryptionKey: key });
+    const ref = await store.put(terraformState(8), { kind: 'state-backup', workspace: 'alice/dev' });
+    writeFileSync(join(root, 'store', 'sha256', '.tmp-0123456789abcdef'), 'half a write');
+    writeFileSync(join(root, 'store', 'meta', ref.sha256, 'damaged.json'), JSON.stringify({ sha256: ref.sha256 }));
+    const listed = await store.list();
+    expect(listed.map((b) => b.sha256)).toEqual([ref.sha256]);
+    // The record says what was stored: encrypted, since the store holds a key.
+    expect(listed[0]!.records).toEqual([expect.objectContaining({ sha256: ref.sha256, kind: 'state-backup', encrypted: true })]);
+  });
+
+  it('never loosens or tightens a store directory it did not create (WSMIGRATE_BLOB_DIR may be a shared parent)', async () => {
+    const { mkdirSync, chmodSync } = await import('node:fs');
+    const shared = join(root, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o755);
+    await createFileBlobStore({ dir: shared }).put(terraformState(2), { kind: 'state-backup' });
+    expect(statSync(shared).mode & 0o777).toBe(0o755);
+  });
+});
