@@ -209,6 +209,10 @@ describeWithS3('S3 blob store against a real S3 server (versitygw)', () => {
     try {
       const home = openBlobStore({ url: `s3://${bucket}/home`, s3Endpoint: s3.endpoint, s3ForcePathStyle: true, encryptionKey: key });
       expect(await home.get(elsewhere.ref)).toEqual(state(10));
+      // Reading another store's ref opens it for reads only: new backups still go to the configured store.
+      const written = await home.put(state(11), { kind: 'state-backup' });
+      expect(written.ref).toBe(`s3://${bucket}/home/sha256/${written.sha256}`);
+      expect(await home.has(written.ref)).toBe(true);
       const fileRef = `file://${dir}-gone/sha256/${elsewhere.sha256}`;
       await expect(home.get(fileRef)).rejects.toThrow(new RegExp(`lives in store file://${dir}-gone, key sha256/${elsewhere.sha256}; this store is s3://${bucket}/home`));
     } finally {
