@@ -238,3 +238,16 @@ describe('the structural provisioner (structural-provisioner.ts)', () => {
     expect(managed(parseState(failed.state, 'l'), 'kubernetes_persistent_volume_claim')).toBeDefined();
   });
 });
+
+describe('the fake cluster (kube-cluster.ts)', () => {
+  it("deleting a namespace deletes everything in it, as Kubernetes' namespace controller does: a claim inside is a lost volume", () => {
+    const cluster = new KubeCluster(randomUUID);
+    cluster.create({ kind: 'Namespace', namespace: '', name: 'ws-1' });
+    const claim = cluster.create({ kind: 'PersistentVolumeClaim', namespace: 'ws-1', name: 'home' });
+    cluster.create({ kind: 'ConfigMap', namespace: 'ws-1', name: 'settings' });
+    cluster.create({ kind: 'ConfigMap', namespace: 'other', name: 'settings' });
+    cluster.destroy('Namespace', '', 'ws-1', { workspace: WS_ID, buildId: 'b', workspaceDelete: false });
+    expect(cluster.objects().map((o) => `${o.kind}/${o.namespace}/${o.name}`)).toEqual(['ConfigMap/other/settings']);
+    expect(cluster.pvcLosses()).toEqual([expect.objectContaining({ namespace: 'ws-1', name: 'home', oldUid: claim.uid })]);
+  });
+});
