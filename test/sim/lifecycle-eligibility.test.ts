@@ -49,3 +49,17 @@ describe('simulator: what the lifecycle executor builds', () => {
     expect(await latest(ws.id)).toMatchObject({ transition: 'stop', reason: 'initiator' });
   });
 });
+
+describe('simulator: the lifecycle executor and prebuilt workspaces', () => {
+  let sim: CoderSimulator | undefined;
+  afterEach(async () => sim?.close());
+
+  test('never builds a prebuilt workspace, even when dormancy would stop every idle workspace (GetWorkspacesEligibleForTransition skips the prebuilds user)', async () => {
+    sim = await startSimulator({ workspaces: 1, seed: 54, buildLatencyMs: 5, prebuilds: 2, dormancy: { timeTilDormantMs: 24 * 3_600_000 } });
+    const prebuilt = (await api<{ workspaces: { id: string; is_prebuild: boolean; latest_build: BuildJson }[] }>(sim, 'GET', '/workspaces')).body.workspaces.filter((w) => w.is_prebuild);
+    expect(prebuilt).toHaveLength(2);
+    for (const w of prebuilt) await waitForBuild(sim, w.latest_build.id);
+    const fired = sim.lifecycleTick(new Date(Date.now() + 3 * 24 * 3_600_000));
+    expect(Object.keys(fired.transitions)).toEqual([sim.workspaces()[0]!.id]);
+  });
+});
