@@ -71,4 +71,14 @@ describe('simulator: list endpoints and their filters', () => {
     const outdated = (await api<Listed>(sim, 'GET', '/workspaces?q=outdated:true')).body.workspaces.map((w) => w.id).sort();
     expect(outdated).toEqual(all.map((w) => w.id).sort());
   });
+
+  test("a workspace's builds: newest first (coderd orders by build_number DESC), so limit=N is the latest N", async () => {
+    const ws = sim.workspaces()[0]!;
+    await startBuild(sim, ws.id, { transition: 'stop' });
+    await startBuild(sim, ws.id, { transition: 'start' });
+    const numbers = (await api<{ build_number: number }[]>(sim, 'GET', `/workspaces/${ws.id}/builds?limit=2`)).body.map((b) => b.build_number);
+    const all = (await api<{ build_number: number }[]>(sim, 'GET', `/workspaces/${ws.id}/builds`)).body.map((b) => b.build_number);
+    expect(all).toEqual([...all].sort((a, b) => b - a));
+    expect(numbers).toEqual(all.slice(0, 2));
+  });
 });
