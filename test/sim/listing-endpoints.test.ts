@@ -41,8 +41,8 @@ describe('simulator: list endpoints and their filters', () => {
 
   test('provisioner jobs: newest first, and ids= narrows to those jobs', async () => {
     const ws = sim.workspaces()[0]!;
-    const stop = await startBuild(sim, ws.id, { transition: 'stop' });
-    const start = await startBuild(sim, ws.id, { transition: 'start' });
+    const stop = (await startBuild(sim, ws.id, { transition: 'stop' })) as BuildJson & { job: { id: string } };
+    const start = (await startBuild(sim, ws.id, { transition: 'start' })) as BuildJson & { job: { id: string } };
     const jobs = (await api<{ id: string; created_at: string }[]>(sim, 'GET', `/organizations/${sim.orgId}/provisionerjobs?limit=50`)).body;
     expect(jobs.map((j) => j.created_at)).toEqual([...jobs.map((j) => j.created_at)].sort().reverse());
     expect(jobs[0]!.id).toBe(start.job.id);
