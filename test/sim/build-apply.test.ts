@@ -209,6 +209,23 @@ describe('objects named by generate_name', () => {
     expect(cluster.get('ConfigMap', 'team-a', made!.name)).toBeUndefined();
     expect(cluster.objects().filter((o) => o.kind === 'ConfigMap')).toEqual([expect.objectContaining({ namespace: 'team-b' })]);
   });
+
+  it('counted: each instance keeps its own entry; dropping the count to 1 destroys [1] and keeps [0] with its uid', async () => {
+    const counted = (n: number) =>
+      `data "coder_workspace" "me" {}\nresource "kubernetes_config_map" "g" {\n  count = ${n}\n  metadata {\n    generate_name = "cfg-"\n    namespace     = "team-a"\n  }\n}\n`;
+    const cluster = new KubeCluster(randomUUID);
+    const two = build(cluster, await parseTemplateConfig([{ name: 'main.tf', content: counted(2) }]), emptyState('l'), 'start');
+    expect(two.error).toBeUndefined();
+    const entries = managed(two.state, 'kubernetes_config_map')!.instances;
+    expect(entries.map((i) => i.index_key)).toEqual([0, 1]);
+    const first = uidIn(managed(two.state, 'kubernetes_config_map'), 0);
+    const one = build(cluster, await parseTemplateConfig([{ name: 'main.tf', content: counted(1) }]), two.state, 'start');
+    expect(one.error).toBeUndefined();
+    expect(one.destroyed).toBe(1);
+    expect(managed(one.state, 'kubernetes_config_map')!.instances.map((i) => i.index_key)).toEqual([0]);
+    expect(uidIn(managed(one.state, 'kubernetes_config_map'), 0)).toBe(first);
+    expect(cluster.objects().filter((o) => o.kind === 'ConfigMap').map((o) => o.uid)).toEqual([first]);
+  });
 });
 
 describe('the structural provisioner (structural-provisioner.ts)', () => {
