@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { decodeBlob, encodeBlob } from './blob-codec';
 import { blobKey, formatBlobRef, formatLocation, parseBlobRef } from '../domain/blob-ref';
 import { sha256Hex } from './hash';
@@ -124,10 +124,18 @@ export function createFileBlobStore(opts: { dir: string; encryptionKey?: Buffer;
   const pathOf = (hex: string) => join(objectsDir, hex);
   const describe = (hex: string) => `blob ${formatBlobRef(location, hex)} (${pathOf(hex)})`;
 
+  const createdStoreDir = (first: string): boolean => {
+    const storeDir = resolve(opts.dir);
+    const made = resolve(first);
+    return made === storeDir || storeDir.startsWith(`${made}${sep}`);
+  };
+
   async function ensureDir(dir: string): Promise<void> {
     const created = await mkdir(dir, { recursive: true, mode: 0o700 });
     // Only tighten directories this store created; WSMIGRATE_BLOB_DIR may point into a shared parent.
-    if (created !== undefined) await chmod(opts.dir, 0o700).catch(() => undefined);
+    // `created` is the first directory mkdir made: the store's own when it is that or one above it,
+    // a subdirectory (sha256/, meta/) when the store's directory was already there.
+    if (created !== undefined && createdStoreDir(created)) await chmod(opts.dir, 0o700).catch(() => undefined);
     await chmod(dir, 0o700);
   }
 

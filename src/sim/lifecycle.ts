@@ -37,7 +37,7 @@ const DAY_MS = 24 * 60 * 60_000;
  *   when its owner is suspended;
  * - autostart (isEligibleForAutostart): only for an owner whose status is active (not suspended, not
  *   dormant); a stop, not failed, not dormant, whose schedule has come round since it was built;
- * - the failed-build cleanup (isEligibleForFailedCleanup, failure_ttl): a stop;
+ * - the failed-build cleanup (isEligibleForFailedStop, failure_ttl): a stop, after a failed start only;
  * - dormancy (isEligibleForDormantStop, time_til_dormant since last_used_at): a stop of a started
  *   workspace with reason "dormancy", or no build for a stopped one; either way it is made dormant;
  * - auto-delete (isEligibleForDelete): a dormant workspace past its deleting_at (dormant_at +
@@ -63,7 +63,7 @@ function dueTransition(d: SimDeployment, ws: WorkspaceRecord, tick: Date, force:
     if (next && tick.getTime() >= next.getTime()) return { transition: 'start', reason: 'autostart' };
   }
   const failureTtl = options?.failureTtlMs ?? 0;
-  if (failed && failureTtl > 0 && latest.transition !== 'delete' && latest.job.completedAt && tick.getTime() - Date.parse(latest.job.completedAt) > failureTtl) {
+  if (failed && failureTtl > 0 && latest.transition === 'start' && latest.job.completedAt && tick.getTime() - Date.parse(latest.job.completedAt) > failureTtl) {
     return { transition: 'stop', reason: 'autostop' };
   }
   const timeTilDormant = options?.timeTilDormantMs ?? 0;

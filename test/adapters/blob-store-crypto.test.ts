@@ -46,6 +46,8 @@ describe('AES-256-GCM helpers used by the blob store and the payload codec', () 
 
   it('names truncated input and unknown format versions', () => {
     expect(() => decrypt(key, Buffer.alloc(10), undefined, 'x')).toThrow(/cannot decrypt x: it is 10 bytes, too short/);
+    // Longer than the header but with no room for the 16-byte tag: still ours to name, not Node's tag-length TypeError.
+    for (const n of [13, 20, 28]) expect(() => decrypt(key, Buffer.alloc(n, 1), undefined, 'x')).toThrow(DecryptionError);
     const future = encrypt(key, plaintext);
     future[0] = 9;
     expect(() => decrypt(key, future, undefined, 'x')).toThrow(/cannot decrypt x: unknown format version 9/);
@@ -53,6 +55,8 @@ describe('AES-256-GCM helpers used by the blob store and the payload codec', () 
 
   it('refuses keys that are not 32 bytes', () => {
     expect(() => encrypt(randomBytes(16), plaintext)).toThrow(/32-byte key, got 16 bytes/);
+    expect(() => encrypt(randomBytes(48), plaintext)).toThrow(/32-byte key, got 48 bytes/);
+    expect(() => decrypt(randomBytes(48), encrypt(key, plaintext))).toThrow(/32-byte key, got 48 bytes/);
   });
 
   it('gives a stable public key id that differs per key and does not contain the key', () => {

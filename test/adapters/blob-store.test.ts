@@ -225,3 +225,64 @@ describe('file blob store encryption at rest', () => {
     expect(() => createFileBlobStore({ dir: root, encryptionKey: randomBytes(31) })).toThrow(/must be 32 bytes, got 31/);
   });
 });
+
+describe('file blob store durability', () => {
+  it('fsyncs each file it writes before the rename, and its directory after: a backup is on disk before put returns', async () => {
+    const { open: openFile } = await import('node:fs/promises');
+    const probe = await openFile(root, 'r');
+    const handleProto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const syncs = jest.spyOn(handleProto, 'sync');
+    try {
+      const store = createFileBlobStore({ dir: join(root, 'store') });
+      await store.put(terraformState(1), { kind: 'backup', label: 'durable' });
+      // Two atomic writes (the blob, then its record), each: the temp file's data, then the directory's entry.
+      expect(syncs).toHaveBeenCalledTimes(4);
+    } finally {
+      syncs.mockRestore();
+    }
+  });
+});
+
+describe('file blob store records and permissions', () => {
+  it('a retried put keeps the record the first put wrote: its storedAt stands', async () => {
+    let now = new Date('2026-12-01T09:00:00Z');
+    const store = createFileBlobStore({ dir: join(root, 'store'), now: () => now });
+    const meta = { kind: 'state-backup', workspace: 'alice/dev', workflowId: 'wsmigrate/k8s/alice/dev', runId: 'r1' };
+    const ref = await store.put(terraformState(3), meta);
+    now = new Date('2026-12-02T09:00:00Z');
+    await store.put(terraformState(3), meta);
+    expect((await store.records(ref.sha256)).map((r) => r.storedAt)).toEqual(['2026-12-01T09:00:00.000Z']);
+  });
+
+  it('tightens a blob directory that already exists with looser permissions to 0700', async () => {
+    const { mkdirSync, chmodSync } = await import('node:fs');
+    mkdirSync(join(root, 'store', 'sha256'), { recursive: true });
+    chmodSync(join(root, 'store', 'sha256'), 0o755);
+    await createFileBlobStore({ dir: join(root, 'store') }).put(terraformState(4), { kind: 'state-backup' });
+    expect(statSync(join(root, 'store', 'sha256')).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('file blob store listing', () => {
+  it('lists only blobs: a temp file left by a crash, a legacy hint and a damaged record are not taken for backups', async () => {
+    const key = randomBytes(32);
+    const store = createFileBlobStore({ dir: join(root, 'store'), encryptionKey: key });
+    const ref = await store.put(terraformState(8), { kind: 'state-backup', workspace: 'alice/dev' });
+    writeFileSync(join(root, 'store', 'sha256', '.tmp-0123456789abcdef'), 'half a write');
+    writeFileSync(join(root, 'store', 'meta', ref.sha256, 'damaged.json'), JSON.stringify({ sha256: ref.sha256 }));
+    const listed = await store.list();
+    expect(listed.map((b) => b.sha256)).toEqual([ref.sha256]);
+    // The record says what was stored: encrypted, since the store holds a key.
+    expect(listed[0]!.records).toEqual([expect.objectContaining({ sha256: ref.sha256, kind: 'state-backup', encrypted: true })]);
+  });
+
+  it('never loosens or tightens a store directory it did not create (WSMIGRATE_BLOB_DIR may be a shared parent)', async () => {
+    const { mkdirSync, chmodSync } = await import('node:fs');
+    const shared = join(root, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o755);
+    await createFileBlobStore({ dir: shared }).put(terraformState(2), { kind: 'state-backup' });
+    expect(statSync(shared).mode & 0o777).toBe(0o755);
+  });
+});

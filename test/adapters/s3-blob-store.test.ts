@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -209,10 +209,48 @@ describeWithS3('S3 blob store against a real S3 server (versitygw)', () => {
     try {
       const home = openBlobStore({ url: `s3://${bucket}/home`, s3Endpoint: s3.endpoint, s3ForcePathStyle: true, encryptionKey: key });
       expect(await home.get(elsewhere.ref)).toEqual(state(10));
+      // Reading another store's ref opens it for reads only: new backups still go to the configured store.
+      const written = await home.put(state(11), { kind: 'state-backup' });
+      expect(written.ref).toBe(`s3://${bucket}/home/sha256/${written.sha256}`);
+      expect(await home.has(written.ref)).toBe(true);
       const fileRef = `file://${dir}-gone/sha256/${elsewhere.sha256}`;
       await expect(home.get(fileRef)).rejects.toThrow(new RegExp(`lives in store file://${dir}-gone, key sha256/${elsewhere.sha256}; this store is s3://${bucket}/home`));
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('a plaintext copy of the same bytes is replaced by an encrypted one when a worker with the key stores them', async () => {
+    const bytes = state(21);
+    expect((await open('reencrypt', null).put(bytes)).encrypted).toBe(false);
+    const ref = await open('reencrypt', key).put(bytes, { kind: 'state-backup' });
+    expect(ref.encrypted).toBe(true);
+    expect(readFileSync(objectFile('reencrypt', ref.sha256)).toString('latin1')).not.toContain(MARKER);
+    await expect(open('reencrypt', null).get(ref.ref)).rejects.toThrow(/WSMIGRATE_ENCRYPTION_KEY is not set/);
+    expect(await open('reencrypt', key).get(ref.ref)).toEqual(bytes);
+  });
+
+  it('lists only content-addressed blobs: another object under sha256/ is not a backup', async () => {
+    const ref = await open('only-blobs').put(state(22));
+    mkdirSync(join(s3.dataDir, bucket, 'only-blobs', 'sha256'), { recursive: true });
+    writeFileSync(join(s3.dataDir, bucket, 'only-blobs', 'sha256', 'README'), 'not a blob');
+    expect((await open('only-blobs').list()).map((b) => b.sha256)).toEqual([ref.sha256]);
+  });
+
+  it.each([
+    [401, 'Unauthorized', BlobStoreAccessError],
+    [500, 'InternalError', BlobStoreUnavailableError],
+  ])('an S3 server answering %i is %s: access refused (never retried) or unavailable (worth retrying)', async (status, code, kind) => {
+    const proxy = createServer((req, res) => {
+      req.resume();
+      res.writeHead(status, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>no</Message></Error>`);
+    });
+    const endpoint = await new Promise<string>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`)));
+    try {
+      const store = createS3BlobStore({ bucket, prefix: 'answers', endpoint, forcePathStyle: true, encryptionKey: key });
+      await expect(store.get(`sha256:${'a'.repeat(64)}`)).rejects.toBeInstanceOf(kind);
+    } finally {
+      await new Promise((r) => proxy.close(r));
     }
   });
 });

@@ -376,3 +376,14 @@ describe('chat and notification settings', () => {
     expect(bad).not.toContain(BOT);
   });
 });
+
+describe('values that look almost right are refused, not read loosely', () => {
+  it.each([
+    ['WSMIGRATE_CODEC_TOKEN', '0123456789abcde', /WSMIGRATE_CODEC_TOKEN must be at least 16 characters/],
+    ['WSMIGRATE_SLACK_APPROVERS', 'alice=alice', /WSMIGRATE_SLACK_APPROVERS must be comma-separated SlackUserId=approver pairs/],
+    ['WSMIGRATE_SLACK_APPROVERS', 'U0123ABCD=alice=bob', /WSMIGRATE_SLACK_APPROVERS must be comma-separated SlackUserId=approver pairs/],
+    ['WSMIGRATE_S3_FORCE_PATH_STYLE', 'truefalse', /WSMIGRATE_S3_FORCE_PATH_STYLE must be true or false/],
+  ])('%s=%s', (name, value, problem) => {
+    expect(configError({ [name]: value }).problems).toEqual([expect.stringMatching(problem)]);
+  });
+});

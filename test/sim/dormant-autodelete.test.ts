@@ -36,6 +36,9 @@ describe('simulator: dormant workspaces are deleted after time_til_dormant_autod
     expect((await waitForBuild(sim, del.id)).build.job.status).toBe('succeeded');
     expect(sim.workspaces().map((w) => w.id)).toEqual([other!.id]);
     expect(sim.cluster.pvc('coder', homePvcName(ws!.id))).toBeUndefined();
+    // GetWorkspacesEligibleForTransition lists only workspaces not deleted: a deleted one is never built again.
+    const after = sim.lifecycleTick(new Date(due + 2 * DAY), { force: true });
+    expect([after.transitions, after.errors]).toEqual([{}, {}]);
   });
 
   test('the default template (0) never deletes a dormant workspace, and its deleting_at stays null', async () => {

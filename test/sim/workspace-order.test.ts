@@ -60,4 +60,15 @@ describe('simulator: the order of GET /workspaces', () => {
     expect(seen.size).toBeLessThan(8);
     expect(second.workspaces.map((w) => w.id)).toContain(first.workspaces[0]!.id);
   });
+
+  test('a workspace whose start failed is not running: it sorts with the stopped ones', async () => {
+    const all = sim.workspaces();
+    const failing = all.find((w) => w.owner === 'alice')!;
+    sim.setFaults({ failBuilds: { workspaceId: failing.id, transition: 'start', times: 1 } });
+    await startBuild(sim, failing.id, { transition: 'stop' });
+    expect((await startBuild(sim, failing.id, { transition: 'start' })).job.status).toBe('failed');
+    sim.setFaults(undefined);
+    const order = names(await list());
+    expect(order[order.length - 1]).toBe(`${failing.owner}/${failing.name}`);
+  });
 });

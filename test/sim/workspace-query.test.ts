@@ -31,4 +31,16 @@ describe("the simulator's workspace search syntax", () => {
       expect(apiError.validations).toEqual([{ field: 'q', detail: 'Query param "colour" is not a valid query param' }]);
     }
   });
+
+  test('a key with an empty value is a 400, as coderd/searchquery answers, never a filter that matches nothing', () => {
+    for (const q of ['owner:', 'template:""', 'name: dev']) {
+      expect(() => parseWorkspaceQuery(q)).toThrow(ApiError);
+      try {
+        parseWorkspaceQuery(q);
+      } catch (err) {
+        expect((err as ApiError).status).toBe(400);
+        expect((err as Error).message).toBe('Invalid workspace search query.');
+      }
+    }
+  });
 });

@@ -101,6 +101,10 @@ describe('wsmigrate codec-server', () => {
     expect((await post('/decode', { payloads: [] }, { Authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await post('/decode', { payloads: [] }, { Authorization: '' })).status).toBe(401);
     expect((await post('/decode', { nope: 1 })).status).toBe(400);
+    // Decoded payloads are plaintext (states, names): no browser or proxy may keep a copy.
+    const decoded = await post('/decode', { payloads: [] }, { Origin: UI });
+    expect(decoded.status).toBe(200);
+    expect(decoded.headers.get('cache-control')).toBe('no-store');
     // Its logs name requests, never the token.
     expect(output.join('')).not.toContain(token);
   });
