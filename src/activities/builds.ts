@@ -147,22 +147,7 @@ export function builtMeanwhile(step: string, subject: string, latest: WorkspaceB
  * `bytes` is the state the build will run on; the version's source is downloaded only when it is migrated.
  */
 export async function refuseDowngrade(coder: CoderApi, step: string, subject: string, bytes: Buffer, versionId: string): Promise<void> {
-  if (bytes.length === 0) return;
-  let resources;
-  try {
-    resources = parseStateV4(bytes.toString('utf8')).resources;
-  } catch (err) {
-    if (err instanceof StateFormatError) return; // not ours to judge here: preflight refuses unreadable state
-    throw err;
-  }
-  if (!holdsMigratedEntries(resources)) return;
-  let load = loaders.get(coder);
-  if (!load) {
-    load = cachedTemplateSourceLoader(coder);
-    loaders.set(coder, load);
-  }
-  const source = await load(versionId, subject);
-  const hazards = downgradeHazardsAgainst(resources, rootDeclarationsOf(source.terraform));
+  const hazards = await downgradeHazards(coder, subject, bytes, versionId);
   if (hazards.length > 0) {
     throw refuse(
       step,
@@ -171,4 +156,24 @@ export async function refuseDowngrade(coder: CoderApi, step: string, subject: st
         'Build it with the migrated (_v1) version instead. Archiving the pre-migration versions only hides them: Coder still builds an archived version through the API.',
     );
   }
+}
+
+/** What a build of `versionId` on the state `bytes` would destroy: each migrated entry whose old type the version declares (none for an unmigrated or unreadable state). */
+export async function downgradeHazards(coder: CoderApi, subject: string, bytes: Buffer, versionId: string): Promise<string[]> {
+  if (bytes.length === 0) return [];
+  let resources;
+  try {
+    resources = parseStateV4(bytes.toString('utf8')).resources;
+  } catch (err) {
+    if (err instanceof StateFormatError) return []; // not ours to judge here: preflight refuses unreadable state
+    throw err;
+  }
+  if (!holdsMigratedEntries(resources)) return [];
+  let load = loaders.get(coder);
+  if (!load) {
+    load = cachedTemplateSourceLoader(coder);
+    loaders.set(coder, load);
+  }
+  const source = await load(versionId, subject);
+  return downgradeHazardsAgainst(resources, rootDeclarationsOf(source.terraform));
 }
