@@ -2,8 +2,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceBuild } from '../adapters/coder';
 import { sha256Hex } from '../adapters/hash';
 import { blobStep } from './blob-step';
-import { builtMeanwhile, refuseDowngrade, workspaceUnlessDeleted } from './builds';
-import { FailureType, coderStep, conflict, jobOutcomeText } from './failures';
+import { builtMeanwhile, downgradeHazards, refuseDowngrade, workspaceUnlessDeleted } from './builds';
+import { FailureType, coderStep, conflict, jobOutcomeText, refuse } from './failures';
+import { activeVersionChangedRefusal } from '../domain/inactive-target';
 import { findNamedObject, outsideStateAdvice, parseAlreadyExists, type HeldBefore } from '../domain/object-outside-state';
 import { parseStateV4 } from '../domain/state';
 import { heartbeatedBuildId, heartbeatIfInActivity } from './heartbeat';
@@ -38,6 +39,13 @@ export interface StateBuildRequest {
   blobHint?: string;
   /** How to try again once a person has dealt with what failed the build ("run `wsmigrate recover …` again"). */
   rerun?: string;
+  /**
+   * `templateVersionId` must still be the template's active version when the write goes out (a run
+   * without --allow-inactive-version): the preflight checked it, but a promote since (a rollback while the
+   * run waited at its gate) would leave the workspace outdated, one Update away from losing its PVC.
+   * Absent (a run a worker before this one started): not checked.
+   */
+  activeVersionRequired?: boolean;
 }
 
 export interface BuildWithStateInput extends Omit<StateBuildRequest, 'step'> {
@@ -98,6 +106,9 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
       await blobStep(step, subject, () => blobs.get(ref), `Nothing was written to Coder: build #${req.read.buildNumber} is unchanged; run the migration again to take a fresh backup`);
     }
     const bytes = req.state ? await stateBytes(blobs, req) : undefined;
+    if (req.activeVersionRequired && ws.template_active_version_id !== req.templateVersionId) {
+      throw await activeVersionChanged(coder, req, { template: ws.template_name, activeId: ws.template_active_version_id }, bytes ?? heldNow ?? Buffer.alloc(0));
+    }
     await refuseDowngrade(coder, step, subject, bytes ?? heldNow ?? Buffer.alloc(0), req.templateVersionId);
     try {
       build = await coderStep(step, subject, () =>
@@ -135,6 +146,21 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
     });
   }
   return done;
+}
+
+/** The target is no longer the template's active version: refused before the write, saying what Update would do and what to run. */
+async function activeVersionChanged(
+  coder: ActivityDeps['coder'],
+  req: StateBuildRequest,
+  now: { template: string; activeId: string },
+  bytes: Buffer,
+): Promise<ApplicationFailure> {
+  const [target, hazards] = await Promise.all([
+    coderStep(req.step, req.subject, () => coder.templateVersion(req.templateVersionId)),
+    coderStep(req.step, req.subject, () => downgradeHazards(coder, req.subject, bytes, now.activeId)),
+  ]);
+  const active = { id: now.activeId, oldTypes: hazards.length > 0 };
+  return refuse(req.step, req.subject, activeVersionChangedRefusal(req.subject, now.template, { id: target.id, name: target.name }, active));
 }
 
 /** How many recent builds' states are searched for the namespace and uid of an object left outside the state. */

@@ -59,14 +59,20 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest, reads?: S
     }
     heartbeatIfInActivity({ buildId: build.id });
   }
+  const made = build;
   const done = await coderStep(step, req.subject, () =>
-    coder.waitForBuild(build.id, {
+    coder.waitForBuild(made.id, {
       timeoutMs: req.timeoutMs,
       // The build as Coder just answered it: the wait sleeps before its first read.
-      first: build,
+      first: made,
       onPoll: (b: WorkspaceBuild) => heartbeatIfInActivity({ buildId: b.id, status: b.job.status }),
     }),
-  );
+  ).catch((err: unknown) => {
+    // A wait that gave up (a job stuck in Coder's queue, Coder down) leaves our build queued or running: the
+    // failure names it, or the compensation takes our own stop for someone else's build, leaves it as it is
+    // and the workspace ends stopped once the stop runs, under a run that says "restored".
+    throw namingBuild(err, made);
+  });
   if (done.job.status !== 'succeeded') {
     throw ApplicationFailure.create({
       message: `${step} #${done.build_number} of ${req.subject} ended ${done.job.status}: ${jobOutcomeText(done.job)}`,
@@ -78,6 +84,18 @@ export async function runBuildOnce(coder: CoderApi, req: BuildRequest, reads?: S
   }
   if (reads) reads.endedBuild = done;
   return done;
+}
+
+/** The same failure (message, type, retryability), carrying the build this step made. */
+function namingBuild(err: unknown, build: WorkspaceBuild): ApplicationFailure {
+  const e = err as Error;
+  return ApplicationFailure.create({
+    message: e?.message ?? String(err),
+    type: err instanceof ApplicationFailure ? (err.type ?? undefined) : e?.name,
+    nonRetryable: err instanceof ApplicationFailure ? err.nonRetryable === true : false,
+    details: [{ buildId: build.id, buildNumber: build.build_number }],
+    cause: e instanceof Error ? e : undefined,
+  });
 }
 
 /** Right after the one read, our transition and version, started by this token's user: an attempt that died before its first heartbeat. */
@@ -147,22 +165,7 @@ export function builtMeanwhile(step: string, subject: string, latest: WorkspaceB
  * `bytes` is the state the build will run on; the version's source is downloaded only when it is migrated.
  */
 export async function refuseDowngrade(coder: CoderApi, step: string, subject: string, bytes: Buffer, versionId: string): Promise<void> {
-  if (bytes.length === 0) return;
-  let resources;
-  try {
-    resources = parseStateV4(bytes.toString('utf8')).resources;
-  } catch (err) {
-    if (err instanceof StateFormatError) return; // not ours to judge here: preflight refuses unreadable state
-    throw err;
-  }
-  if (!holdsMigratedEntries(resources)) return;
-  let load = loaders.get(coder);
-  if (!load) {
-    load = cachedTemplateSourceLoader(coder);
-    loaders.set(coder, load);
-  }
-  const source = await load(versionId, subject);
-  const hazards = downgradeHazardsAgainst(resources, rootDeclarationsOf(source.terraform));
+  const hazards = await downgradeHazards(coder, subject, bytes, versionId);
   if (hazards.length > 0) {
     throw refuse(
       step,
@@ -171,4 +174,24 @@ export async function refuseDowngrade(coder: CoderApi, step: string, subject: st
         'Build it with the migrated (_v1) version instead. Archiving the pre-migration versions only hides them: Coder still builds an archived version through the API.',
     );
   }
+}
+
+/** What a build of `versionId` on the state `bytes` would destroy: each migrated entry whose old type the version declares (none for an unmigrated or unreadable state). */
+export async function downgradeHazards(coder: CoderApi, subject: string, bytes: Buffer, versionId: string): Promise<string[]> {
+  if (bytes.length === 0) return [];
+  let resources;
+  try {
+    resources = parseStateV4(bytes.toString('utf8')).resources;
+  } catch (err) {
+    if (err instanceof StateFormatError) return []; // not ours to judge here: preflight refuses unreadable state
+    throw err;
+  }
+  if (!holdsMigratedEntries(resources)) return [];
+  let load = loaders.get(coder);
+  if (!load) {
+    load = cachedTemplateSourceLoader(coder);
+    loaders.set(coder, load);
+  }
+  const source = await load(versionId, subject);
+  return downgradeHazardsAgainst(resources, rootDeclarationsOf(source.terraform));
 }

@@ -21,10 +21,15 @@ export interface LatestBuild {
   createdAt: string;
 }
 
-/** One read of the workspace: which build is its latest now (what a gate's plan may have been overtaken by). */
+/**
+ * One read of the workspace: which build is its latest now (what a gate's plan may have been overtaken by).
+ * A deleted workspace too: without `include_deleted` Coder answers 410 for it (coderd/workspaces.go
+ * `workspace`), and a gate's watch gave up there, leaving the plan under the gate reading as if it
+ * would still be applied; with it, its latest build is the delete, which the gate then names.
+ */
 export function makeReadLatestBuild({ coder }: ActivityDeps) {
   return async function readLatestBuild(input: LatestBuildInput): Promise<LatestBuild> {
-    const b = (await coderStep('latest build', input.subject, () => coder.workspace(input.workspaceId))).latest_build;
+    const b = (await coderStep('latest build', input.subject, () => coder.workspace(input.workspaceId, { includeDeleted: true }))).latest_build;
     return {
       id: b.id,
       buildNumber: b.build_number,

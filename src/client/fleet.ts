@@ -54,7 +54,7 @@ export async function startFleet(client: Client, input: MigrateFleetInput, opts:
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new Error(`a fleet of ${p.organization}/${p.template} is already running (${workflowId}); see 'wsmigrate fleet status ${workflowId}'`);
+      throw new RefusedError(`a fleet of ${p.organization}/${p.template} is already running (${workflowId}); see 'wsmigrate fleet status ${workflowId}'`);
     }
     throw err;
   }

@@ -1,3 +1,4 @@
+import { RefusedError } from './refused-error';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
   migrateTemplateInputSchema,
@@ -33,7 +34,7 @@ async function startTagged(client: Client, workflowType: string, workflowId: str
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new Error(`a migration of ${what} is already running (${workflowId}); see 'wsmigrate status ${workflowId}'`);
+      throw new RefusedError(`a migration of ${what} is already running (${workflowId}); see 'wsmigrate status ${workflowId}'`);
     }
     throw explainStartFailure(err, client.options.namespace);
   }

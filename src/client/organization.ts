@@ -1,3 +1,4 @@
+import { RefusedError } from './refused-error';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { parseInput } from '../domain/migration-input';
 import { migrateOrganizationInputSchema, organizationWorkflowId, type MigrateOrganizationInput } from '../domain/organization-input';
@@ -28,7 +29,7 @@ export async function startOrganizationMigration(client: Client, input: MigrateO
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new Error(`a migration of organization ${p.organization} is already running (${workflowId}); see 'wsmigrate fleet status ${workflowId}'`);
+      throw new RefusedError(`a migration of organization ${p.organization} is already running (${workflowId}); see 'wsmigrate fleet status ${workflowId}'`);
     }
     throw err;
   }

@@ -1,3 +1,4 @@
+import { RefusedError } from './refused-error';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { migrateWorkspaceInputSchema, parseInput, workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { WsmigrateTemplate } from '../contracts/search-attributes';
@@ -19,7 +20,7 @@ export async function startWorkspaceRecovery(client: Client, input: MigrateWorks
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new Error(`a migration or recovery of ${p.owner}/${p.workspace} is already running (${workflowId}); see 'wsmigrate status ${workflowId}'`);
+      throw new RefusedError(`a migration or recovery of ${p.owner}/${p.workspace} is already running (${workflowId}); see 'wsmigrate status ${workflowId}'`);
     }
     throw err;
   }

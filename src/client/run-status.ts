@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { rethrowNoRun } from './run-not-found';
 import { FailureType } from '../contracts/failures';
 import { isEndingPhase } from '../domain/phase-note';
+import { terminatedRunLines } from '../domain/terminated-run';
 import type { PendingApproval } from '../domain/approval-policy';
 import { migrationStatus, type MigrationStatus } from './migrations';
 import { runOutcome, type RunOutcome } from './run-outcome';
@@ -10,7 +11,7 @@ import { failingWorkflowTask, failingWorkflowTaskText } from './workflow-task-fa
 
 /** Coder, when the shell has CODER_URL and a token: lets status say a build waits in Coder's queue. */
 export interface StatusCoder {
-  workspaceByOwnerAndName(owner: string, name: string): Promise<{ latest_build: Parameters<typeof queuedBuildWait>[1] }>;
+  workspaceByOwnerAndName(owner: string, name: string): Promise<{ latest_build: NonNullable<Parameters<typeof queuedBuildWait>[1]> & { template_version_name?: string } }>;
 }
 
 /** What `wsmigrate status` shows: the run's own status where a worker answers, and what Temporal says of the run. */
@@ -32,6 +33,8 @@ export interface RunStatus {
   detail?: MigrationStatus;
   /** What a running run waits on that is no gate: no worker on its task queue, a step being retried, a step whose worker went quiet. */
   waitingOn?: string[];
+  /** A workspace run Temporal terminated or timed out (its compensation never ran): what it left, and what to do. */
+  left?: string[];
 }
 
 /** A run's status: a failed run says failed and why, even when its last query still names the step it failed in. */
@@ -95,6 +98,7 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
   // The step it waited in says nothing ("during preflight"); what was undone after it does ("restored").
   const declined = run.state === 'failed' && run.failureType === FailureType.rejected;
   const endedIn = declined ? (phase && isEndingPhase(phase) ? phase : undefined) : phase;
+  const left = run.state === 'terminated' || run.state === 'timed-out' ? await leftByTerminatedRun(workflowId, run.state, detail, coder) : undefined;
   return {
     workflowId,
     phase: ended ? (declined ? 'declined' : run.state) : (phase ?? run.state),
@@ -106,6 +110,23 @@ export async function runStatus(client: Client, workflowId: string, coder?: Stat
     ...(detail && 'error' in detail && detail.error ? { error: detail.error } : {}),
     ...(detail ? { detail } : {}),
     ...(waitingOn.length ? { waitingOn } : {}),
+    ...(left ? { left } : {}),
   };
+}
+
+/** What a terminated or timed-out workspace run left: from its last status, and Coder's latest build when the shell reads Coder. */
+async function leftByTerminatedRun(workflowId: string, how: 'terminated' | 'timed-out', detail: MigrationStatus | undefined, coder: StatusCoder | undefined): Promise<string[] | undefined> {
+  // wsmigrate/<template>/<owner>/<workspace>: a migration or a recovery; fleets and templates say their own.
+  const parts = workflowId.split('/');
+  if (parts.length !== 4 || parts[0] !== 'wsmigrate') return undefined;
+  const ws = detail && 'stepsDone' in detail && 'approvals' in detail ? detail : undefined;
+  const latest = coder ? (await coder.workspaceByOwnerAndName(parts[2]!, parts[3]!).catch(() => undefined))?.latest_build : undefined;
+  return terminatedRunLines({
+    subject: `${parts[2]}/${parts[3]}`,
+    template: parts[1]!,
+    how,
+    ...(ws ? { lastPhase: ws.phase, stepsDone: ws.stepsDone, ...(ws.backup ? { backupRef: ws.backup.ref } : {}) } : {}),
+    ...(latest ? { latest } : {}),
+  });
 }
 

@@ -156,3 +156,11 @@ export function nextCanaryIndex(queue: readonly { owner: string }[], canarySubje
   const i = queue.findIndex((item) => !owners.has(item.owner));
   return i < 0 ? 0 : i;
 }
+
+/** Why a workspace another run was migrating when the fleet reached it is skipped, and what to do. */
+export function takenByAnotherRunReason(workflowId: string): string {
+  return (
+    `skipped: another run was already migrating it when the fleet reached it (${workflowId}: a migration or recovery by hand, or another fleet's window); ` +
+    `the fleet neither waited for it nor counts its outcome. See 'wsmigrate status ${workflowId}' (it may wait at a gate), and run the fleet again once it has ended if it did not migrate`
+  );
+}

@@ -58,3 +58,17 @@ export function inactiveTargetWarning(subject: string, template: string, target:
     `without --allow-inactive-version a migration onto it is refused`
   );
 }
+
+/**
+ * The build step's refusal when the active version changed after the preflight checked it (a template
+ * admin promoted another version, or rolled back, while the run waited at a gate or in Coder's queue):
+ * built now, the workspace would be outdated exactly as the preflight refuses. Nothing was built.
+ */
+export function activeVersionChangedRefusal(subject: string, template: string, target: { id: string; name: string }, active: ActiveVersionFacts): string {
+  return (
+    `template ${template}'s active version changed since the preflight: ${active.id} is active now, not ${target.name} (${target.id}). ` +
+    `Built now, ${subject} would be outdated, and one click of its owner on Update ${whatUpdateDoes(active, 'migrated _v1 state')}; so nothing was built with the migrated state. ` +
+    `Once ${target.name} is meant to be the active version again, promote it ('coder templates versions promote --template ${template} --template-version ${target.name}') and run the migration again; ` +
+    `to migrate onto it while it is not active, run it again with --allow-inactive-version and promote it before anyone presses Update`
+  );
+}

@@ -14,7 +14,7 @@ import type { WsmigrateActivities } from '../activities';
 import type { FleetItem, FleetSkip } from '../contracts/migrate-fleet';
 import { dormantSkipReason } from '../domain/dormancy';
 import { FailureType } from '../domain/failure-types';
-import { outcomeOfFailure, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
+import { outcomeOfFailure, takenByAnotherRunReason, type ChildOutcome, type ChildReport } from '../domain/fleet-progress';
 import { FLEET_REASON_CHARS } from '../domain/fleet-details';
 import { workspaceWorkflowId, type MigrateWorkspaceInput } from '../domain/migration-input';
 import { WsmigrateTemplate } from '../contracts/search-attributes';
@@ -188,10 +188,12 @@ export async function startChildMigration(run: FleetRun, item: FleetItem, isCana
     );
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      // Another run (a second window, a migration by hand) has it now: not ours to count twice.
+      // Another run (a second window, a migration by hand) has it now: not ours to count twice. Named with
+      // where to look: a bare count left the SRE with a fleet 'done' and no word of which workspace it left out.
       st.running = st.running.filter((c) => c.workflowId !== childId);
       st.canary = st.canary.filter((c) => c.workflowId !== childId);
       st.counts.skipped += 1;
+      addSkip(st, { workflowId: childId, subject, reason: takenByAnotherRunReason(childId) });
       run.refreshDetails();
       return;
     }

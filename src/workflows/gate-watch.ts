@@ -69,5 +69,9 @@ async function noteBuildsUnderGate(w: WatchedGate): Promise<void> {
 /** What the approver must know once the plan under the gate is stale: whose build, and what approve and reject do now. */
 export function changedUnderGate(latest: LatestBuild, w: Pick<WatchedGate, 'plannedOn' | 'approving'>): string {
   const build = `build #${latest.buildNumber} (${latest.transition} on ${latest.templateVersionName ?? latest.templateVersionId.slice(0, 8)}, ${latest.jobStatus} when seen, by ${builtBy(latest)})`;
+  if (latest.transition === 'delete') {
+    // The build step and the next round's preflight refuse a deleted workspace: neither answer builds anything.
+    return `THE WORKSPACE WAS DELETED SINCE THIS PLAN: ${build} came after build #${w.plannedOn}, the one backed up and planned. This plan will not be applied: approving or rejecting builds nothing on it, and the run ends naming the delete.`;
+  }
   return `THE WORKSPACE CHANGED SINCE THIS PLAN: ${build} came after build #${w.plannedOn}, the one backed up and planned. This plan will not be applied; ${w.approving}. Rejecting leaves their build as it is.`;
 }

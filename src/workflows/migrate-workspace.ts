@@ -312,6 +312,8 @@ async function migrateOnce(ctx: RoundContext, pf: WorkspacePreflight, lastRound:
           read: { id: backup.buildId, buildNumber: backup.buildNumber, stateSha256: backup.blob.sha256 },
           backupRef: backup.blob.ref,
           timeoutMs: buildTimeoutMs,
+          // A promote since the preflight (a rollback while the run waited at its gate) is refused at the write, as the preflight refuses it.
+          activeVersionRequired: !input.allowInactiveVersion,
           workflowId,
           template: input.template,
         },

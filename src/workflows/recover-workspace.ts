@@ -198,6 +198,7 @@ async function recoverOnce(ctx: RecoveryContext, round: number, startedOver: str
       read: { id: backups.current.buildId, buildNumber: backups.current.buildNumber, stateSha256: backups.current.blob.sha256 },
       backupRef: backups.current.blob.ref,
       timeoutMs: durationMs(input.buildTimeout),
+      activeVersionRequired: !input.allowInactiveVersion,
     });
     done('build');
     enter('checking');

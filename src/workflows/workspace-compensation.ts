@@ -48,12 +48,25 @@ export async function compensate(
     // Made dormant by Coder after our stop: the cause first, then where it stands and who must act (not the token's permissions).
     const message = dormant
       ? dormantAfterStopText(ctx, pf, run.backup, dormant)
-      : `${subject}: migration failed (${status.error}) and the restore did not finish: ${failureMessage(compErr)}`;
+      : `${subject}: migration failed (${status.error}) and the restore did not finish: ${failureMessage(compErr)}${restoreByHand(ctx, run.backup, failureMessage(compErr))}`;
     await acts.notify.executeWithOptions({ summary: 'notify migration-failed' }, [
       { kind: 'migration-failed', workflowId, subject: `Needs attention: ${subject}`, text: dormant ? message : `Restore did not finish: ${failureMessage(compErr)}` },
     ]);
     throw ApplicationFailure.create({ message, type: FailureType.needsAttention, nonRetryable: true });
   }
+}
+
+/**
+ * Where to turn once the restore gave up, unless its own failure already says it (a failed restore build
+ * does; a refusal by Coder, a token that lost its rights mid-run, says only what Coder said).
+ */
+function restoreByHand(ctx: RoundContext, backup: StateBackup | undefined, said: string): string {
+  if (!backup || said.includes('wsmigrate state restore')) return '';
+  const { subject, input } = ctx;
+  return (
+    `. Its backup, the state before the migration: ${backup.blob.ref}. Once the cause is dealt with and no build runs on ${subject}, ` +
+    `'wsmigrate scan --template ${input.template}' says where it stands, and 'wsmigrate state restore ${subject} --backup ${backup.blob.ref} --yes' puts that state back`
+  );
 }
 
 /** The dormancy a restore's start was refused for (build-with-state.ts dormantStartRefused), if that is why. */

@@ -471,4 +471,21 @@ describe('buildWithState: what it checks before it sends, and what it says', () 
       sim.setFaults(undefined);
     }
   });
+  it('a target that is no longer the active version (promoted away since the preflight) is refused before the write, saying what Update would do; built once it is active again', async () => {
+    const { req } = await input(0);
+    const v1Name = (await coder().templateVersion(v1)).name;
+    const active = (await coder().workspace(ws(0).id)).template_active_version_id;
+    expect(active).not.toBe(v1); // the seeded, old version: as after a rollback while the run waited at its gate
+    const err = (await acts().buildWithState({ ...req, activeVersionRequired: true }).catch((e: unknown) => e)) as { type: string; nonRetryable: boolean; message: string };
+    expect(err).toMatchObject({ type: FailureType.refused, nonRetryable: true });
+    expect(err.message).toContain(`migrated-state build refused for ${req.subject}: template ${sim.template.name}'s active version changed since the preflight: ${active} is active now, not ${v1Name} (${v1})`);
+    expect(err.message).toContain('Terraform destroys the home PVC and creates an empty one; so nothing was built with the migrated state');
+    expect(err.message).toContain(`coder templates versions promote --template ${sim.template.name} --template-version ${v1Name}`);
+    expect(posts).toEqual([]);
+    expect((await coder().workspace(ws(0).id)).latest_build.id).toBe(req.read.id);
+
+    await api(sim, 'PATCH', `/templates/${sim.template.id}/versions`, { json: { id: v1 } });
+    const built = await acts().buildWithState({ ...req, activeVersionRequired: true });
+    expect((await coder().workspace(ws(0).id)).latest_build).toMatchObject({ id: built.buildId, template_version_id: v1, job: { status: 'succeeded' } });
+  });
 });

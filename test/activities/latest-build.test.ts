@@ -3,6 +3,7 @@ import { stepsOf } from './fixtures/steps';
 import { CoderClient } from '../../src/adapters/coder';
 import { startSimulator, type CoderSimulator } from '../../src/sim';
 import { waitForBuild } from '../sim/helpers';
+import { changedUnderGate } from '../../src/workflows/gate-watch';
 
 /** The steps this file tests, each from its own factory (fixtures/steps.ts says why). */
 const STEPS = { readLatestBuild: makeReadLatestBuild };
@@ -42,6 +43,19 @@ describe('readLatestBuild: the latest build as Coder has it now', () => {
     expect(now.id).not.toBe(before.id);
     expect(now.templateVersionName).not.toBe('');
     expect(Date.parse(now.createdAt)).not.toBeNaN();
+  });
+
+  it('a workspace deleted since the plan: its delete, which the gate names (Coder answers 410 without include_deleted), not a failed read', async () => {
+    const w = sim.workspaces()[1];
+    const before = await acts().readLatestBuild({ workspaceId: w.id, subject: `${w.owner}/${w.name}` });
+    const del = await new CoderClient({ url: sim.url, token: sim.tokenOf(w.owner) }).createWorkspaceBuild(w.id, { transition: 'delete' });
+    await waitForBuild(sim, del.id);
+    const now = await acts().readLatestBuild({ workspaceId: w.id, subject: `${w.owner}/${w.name}` });
+    expect(now).toMatchObject({ id: del.id, buildNumber: before.buildNumber + 1, transition: 'delete', jobStatus: 'succeeded', initiator: w.owner });
+    expect(changedUnderGate(now, { plannedOn: before.buildNumber, approving: 'approving reads again' })).toBe(
+      `THE WORKSPACE WAS DELETED SINCE THIS PLAN: build #${now.buildNumber} (delete on ${now.templateVersionName}, succeeded when seen, by ${w.owner}) came after build #${before.buildNumber}, ` +
+        'the one backed up and planned. This plan will not be applied: approving or rejecting builds nothing on it, and the run ends naming the delete.',
+    );
   });
 
   it('a workspace Coder does not know fails naming the step and the workspace', async () => {

@@ -26,7 +26,8 @@ describe("option A's stop and someone else's stop", () => {
   let sim: CoderSimulator;
   let dir: string;
   beforeAll(async () => {
-    sim = await startSimulator({ workspaces: 8, buildLatencyMs: 5 });
+    // Three daemons, as Coder's built-in ones: a test takes them offline to hold a job in the queue.
+    sim = await startSimulator({ workspaces: 8, buildLatencyMs: 5, provisioners: 3 });
     dir = mkdtempSync(join(tmpdir(), 'wsmigrate-stop-'));
   });
   afterAll(async () => {
@@ -73,6 +74,26 @@ describe("option A's stop and someone else's stop", () => {
     } finally {
       sim.setFaults(undefined);
     }
+  });
+
+  it('a stop whose wait gives up while its job sits in the queue names that build (so the compensation counts it as ours), the failure as it was', async () => {
+    const ws = sim.workspaces()[7];
+    const read = (await admin().workspace(ws.id)).latest_build.build_number;
+    const daemons = ['sim-provisioner-1', 'sim-provisioner-2', 'sim-provisioner-3'];
+    for (const d of daemons) sim.setDaemonOffline(d, true);
+    try {
+      const err = (await acts()
+        .stopWorkspace({ workspaceId: ws.id, subject: `${ws.owner}/${ws.name}`, afterBuildNumber: read, timeoutMs: 200 })
+        .catch((e: unknown) => e)) as { type: string; nonRetryable: boolean; message: string; details: unknown[] };
+      const queued = (await admin().workspace(ws.id)).latest_build;
+      expect(queued).toMatchObject({ build_number: read + 1, transition: 'stop', job: { status: 'pending' } });
+      // Retryable as before (the wait may be tried again); now with the build it made.
+      expect(err).toMatchObject({ nonRetryable: false, details: [{ buildId: queued.id, buildNumber: read + 1 }] });
+      expect(err.message).toMatch(new RegExp(`^Timed out after .* \\(${ws.owner}/${ws.name} #${read + 1}, stop\\) to finish: its job is still "pending"`));
+    } finally {
+      for (const d of daemons) sim.setDaemonOffline(d, false);
+    }
+    await admin().waitForBuild((await admin().workspace(ws.id)).latest_build.id);
   });
 
   describe('startPinned: a start on the version it names, never the previous build\'s', () => {

@@ -1,8 +1,9 @@
 import { startFleet } from '../../src/client/fleet';
-import { startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
+import { decide } from '../../src/client/approvals';
+import { migrationStatus, startTemplateMigration, startWorkspaceMigration } from '../../src/client/migrations';
 import { CoderClient } from '../../src/adapters/coder';
 import type { MigrateWorkspaceInput } from '../../src/domain/migration-input';
-import { failureOf } from '../harness/wait';
+import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 /**
@@ -55,6 +56,30 @@ describe('the preflight asks Coder what the token may do', () => {
       expect(fleet).toMatch(/the worker's token \(CODER_SESSION_TOKEN\) may not start the template's workspaces; stop the template's workspaces.*Owner, or of an Organization Admin/);
       expect(writesSince(before)).toEqual([]);
       expect(env.sim.requestLog().slice(before).some((r) => r.path.endsWith('/authcheck'))).toBe(true);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("a token that loses its rights mid-run (the worker restarted with a Template Admin's at the apply gate): needs attention, naming the backup and the restore to run", async () => {
+    const ownerWorker = await env.startWorker();
+    const ws = env.sim.workspaces()[2];
+    const subject = `${ws.owner}/${ws.name}`;
+    const handle = await startWorkspaceMigration(env.t.client, { ...input(2), approval: { policy: 'all', approvers: ['sre'], timeout: '7d' } }, { taskQueue: env.taskQueue });
+    const at = async (gate: string) => ((await migrationStatus(env.t.client, handle.workflowId)) as { pendingApproval?: { gateId: string } }).pendingApproval?.gateId === gate;
+    await waitFor(() => at('stop'));
+    await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+    await waitFor(() => at('apply'));
+    const backupRef = ((await migrationStatus(env.t.client, handle.workflowId)) as { backup?: { ref: string } }).backup!.ref;
+    await ownerWorker.stop();
+    const worker = await asRole('template-admin');
+    try {
+      await decide(env.t.client, handle.workflowId, 'approve', { approver: 'sre' });
+      const message = await failureOf(handle.result());
+      expect(message).toMatch(/the restore did not finish: .*403 Forbidden, the call needs `start` on the workspace/);
+      expect(message).toContain(`Its backup, the state before the migration: ${backupRef}. Once the cause is dealt with and no build runs on ${subject}`);
+      expect(message).toContain(`'wsmigrate state restore ${subject} --backup ${backupRef} --yes' puts that state back`);
+      expect((await env.coder.workspace(ws.id)).latest_build).toMatchObject({ transition: 'stop', job: { status: 'succeeded' } });
     } finally {
       await worker.stop();
     }

@@ -68,6 +68,7 @@ export function registerApprovalCommands(program: Command, io: CliIo): void {
         io.out(`    ${approvalCommands(id, s.pendingApproval).cli}`);
       }
       for (const w of s.waitingOn ?? []) io.out(`  waiting on: ${w}`);
+      for (const l of s.left ?? []) io.out(`  left: ${l}`);
       // A declined run's reason says the decision and what was undone; its status's error only said "restoring".
       if (s.error && s.error !== s.run.reason && s.phase !== 'declined' && !(s.run.state === 'cancelled' && /cancel/i.test(s.error))) io.out(`  error: ${s.error}`);
       if (id.startsWith('wsmigrate-fleet/')) io.out(`  counts, running migrations and failures: wsmigrate fleet status ${id}`);
