@@ -54,7 +54,8 @@ interface Answer {
 describe('simulator: workspace build parameters carried from build to build', () => {
   let sim: CoderSimulator;
   beforeEach(async () => {
-    sim = await startSimulator({ workspaces: 0, seed: 92, buildLatencyMs: 5, templateFiles: [{ name: 'main.tf', content: TEMPLATE }] });
+    // The classic flow's wording (getClassicParameters); the dynamic flow's is in dynamic-parameters.test.ts.
+    sim = await startSimulator({ workspaces: 0, seed: 92, buildLatencyMs: 5, templateFiles: [{ name: 'main.tf', content: TEMPLATE }], useClassicParameterFlow: true });
   });
   afterEach(async () => sim.close());
 
