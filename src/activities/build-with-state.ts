@@ -46,6 +46,8 @@ export interface StateBuildRequest {
    * Absent (a run a worker before this one started): not checked.
    */
   activeVersionRequired?: boolean;
+  /** `rich_parameter_values`: only a restore gives any (the values the workspace had that the build it goes on top of lost). */
+  parameters?: { name: string; value: string }[];
 }
 
 export interface BuildWithStateInput extends Omit<StateBuildRequest, 'step'> {
@@ -113,7 +115,11 @@ export async function runStateBuildOnce({ coder, blobs }: Pick<ActivityDeps, 'co
     try {
       build = await coderStep(step, subject, () =>
         // The workspace read above, with only reads since: the client need not read it again to know which builds are newer.
-        coder.createWorkspaceBuild(req.workspaceId, { transition: req.transition, template_version_id: req.templateVersionId, ...(bytes ? { state: bytes } : {}) }, { before: ws }),
+        coder.createWorkspaceBuild(
+          req.workspaceId,
+          { transition: req.transition, template_version_id: req.templateVersionId, ...(bytes ? { state: bytes } : {}), ...(req.parameters?.length ? { rich_parameter_values: req.parameters } : {}) },
+          { before: ws },
+        ),
       );
     } catch (err) {
       // 409: a build became active between the read and the write; theirs stands, ours is not queued behind it.

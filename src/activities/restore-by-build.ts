@@ -89,6 +89,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
       // A succeeded build after ours with the prior transition and version is this step's, from an earlier attempt.
       if (isRestore(latest) && !isOurs(latest) && latest.job.status === 'succeeded') return restored(deps, input, latest);
       if (!isOurs(latest) && !isRestore(latest)) return theirs(coder, input, step, baseline, latest, isOurs);
+      const parameters = await lostParameterValues(deps, input, step, baseline.id, latest.id);
       const restoreRequest: StateBuildRequest = {
         workspaceId: input.workspaceId,
         subject: input.subject,
@@ -99,6 +100,7 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
         timeoutMs: input.timeoutMs,
         step,
         ...(input.backup ? { blobHint: unreadableBackupHint(input.subject, input.backup) } : {}),
+        ...(parameters.length > 0 ? { parameters } : {}),
       };
       const stopFirst = (isOurs(latest) || isRestore(latest)) && (isUnfinishedStopFirst(latest) || (await startedSinceStoppedBackup(coder, input, latest)));
       try {
@@ -133,6 +135,24 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
       }
     }
   };
+}
+
+/**
+ * The parameter values the workspace had at `baselineId` that the build the restore goes on top of no longer
+ * holds, given back in the restore build. Coder carries a build's values from the previous build only
+ * (coderd/wsbuilder/wsbuilder.go getClassicParameters; coderd/dynamicparameters/resolver.go ResolveParameters),
+ * and a start on a version that no longer declares a parameter drops its value in both flows. Without them
+ * a restore onto the prior version takes the parameter's default: a claim sized by it that shrinks is
+ * replaced by the kubernetes provider (its PVC CustomizeDiff forces a new object), the home volume with it.
+ * Empty when nothing was lost, so the restore sends what it always sent.
+ */
+async function lostParameterValues(deps: ActivityDeps, input: RestoreByBuildInput, step: string, baselineId: string, latestId: string): Promise<{ name: string; value: string }[]> {
+  if (baselineId === latestId) return [];
+  const [had, now] = await Promise.all([
+    coderStep(step, input.subject, () => deps.coder.workspaceBuildParameters(baselineId)),
+    coderStep(step, input.subject, () => deps.coder.workspaceBuildParameters(latestId)),
+  ]);
+  return had.filter((p) => !now.some((n) => n.name === p.name && n.value === p.value)).map((p) => ({ name: p.name, value: p.value }));
 }
 
 /**

@@ -21,6 +21,12 @@ export interface RestorePlan {
   alreadyRestored: boolean;
   /** The build the restore runs: the backup's own transition and version, carrying its bytes. */
   target: { transition: 'start' | 'stop'; templateVersionId: string; fromBuildNumber?: number };
+  /**
+   * Parameter values the build the backup was taken from had and the latest build lost (a start on a
+   * version without the parameter drops its value): given back, else Coder resolves the default and a
+   * claim sized by it may shrink, which the kubernetes provider answers with a new, empty claim.
+   */
+  parameters?: { name: string; value: string }[];
 }
 
 export class RestoreRefused extends Error {
@@ -32,7 +38,7 @@ export class RestoreRefused extends Error {
 
 const ACTIVE_JOB = new Set(['pending', 'running', 'canceling']);
 
-type RestoreCoder = Pick<CoderApi, 'workspaceByOwnerAndName' | 'workspace' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'createWorkspaceBuild' | 'waitForBuild' | 'templateVersion' | 'downloadFile'>;
+type RestoreCoder = Pick<CoderApi, 'workspaceByOwnerAndName' | 'workspace' | 'workspaceBuilds' | 'getWorkspaceBuildState' | 'createWorkspaceBuild' | 'waitForBuild' | 'templateVersion' | 'downloadFile' | 'workspaceBuildParameters'>;
 
 /**
  * Why building these state entries with this version would lose an object, one line each: a migrated
@@ -112,7 +118,19 @@ export async function planRestore(
     );
   }
   const fromSource = source && source.template_version_id === templateVersionId;
-  return { ...base, alreadyRestored: false, target: { transition, templateVersionId, ...(fromSource ? { fromBuildNumber: source.build_number } : {}) } };
+  // Coder carries parameter values from the previous build only (wsbuilder.go getClassicParameters,
+  // dynamicparameters/resolver.go ResolveParameters): what the latest build lost is given back.
+  let parameters: { name: string; value: string }[] = [];
+  if (fromSource && source.id !== latest.id) {
+    const [had, now] = await Promise.all([coder.workspaceBuildParameters(source.id), coder.workspaceBuildParameters(latest.id)]);
+    parameters = had.filter((p) => !now.some((n) => n.name === p.name && n.value === p.value)).map((p) => ({ name: p.name, value: p.value }));
+  }
+  return {
+    ...base,
+    alreadyRestored: false,
+    target: { transition, templateVersionId, ...(fromSource ? { fromBuildNumber: source.build_number } : {}) },
+    ...(parameters.length > 0 ? { parameters } : {}),
+  };
 }
 
 /** Runs the restore build and waits for it; throws when someone built meanwhile or the build did not succeed. */
@@ -121,7 +139,12 @@ export async function applyRestore(coder: RestoreCoder, plan: RestorePlan & { by
   if (now.id !== plan.latestBuildId || ACTIVE_JOB.has(now.job.status)) {
     throw new RestoreRefused(`${plan.workspace} was built meanwhile (build #${now.build_number}, ${now.job.status}); nothing was written over it. Run this again once it is idle`);
   }
-  const build = await coder.createWorkspaceBuild(plan.workspaceId, { transition: plan.target.transition, template_version_id: plan.target.templateVersionId, state: plan.bytes });
+  const build = await coder.createWorkspaceBuild(plan.workspaceId, {
+    transition: plan.target.transition,
+    template_version_id: plan.target.templateVersionId,
+    state: plan.bytes,
+    ...(plan.parameters?.length ? { rich_parameter_values: plan.parameters } : {}),
+  });
   const done = await coder.waitForBuild(build.id, { timeoutMs: opts.timeoutMs ?? 30 * 60_000 });
   if (done.job.status !== 'succeeded') {
     throw new Error(`the restore build #${done.build_number} of ${plan.workspace} ended ${done.job.status}${done.job.error ? `: ${done.job.error}` : ''}; it ran on the backed-up state, which Coder keeps on that build (coder state pull ${plan.workspace} --build ${done.build_number})`);

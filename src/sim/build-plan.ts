@@ -127,6 +127,36 @@ function instanceCount(resource: ConfigResource, transition: Transition, resolve
   }
 }
 
+/** A Kubernetes quantity in bytes (`10Gi`, `500M`, `1024`); undefined for anything else. */
+function quantityBytes(raw: unknown): number | undefined {
+  if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?\s*$/.exec(String(raw));
+  if (!m) return undefined;
+  const unit: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15 };
+  return Number(m[1]) * (m[2] ? (unit[m[2]] ?? 1) : 1);
+}
+
+const firstOf = (v: unknown): Record<string, unknown> | undefined => {
+  const x = Array.isArray(v) ? (v[0] as unknown) : v;
+  return x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+};
+
+/**
+ * A claim whose requested storage shrinks is replaced: hashicorp/kubernetes resource_kubernetes_persistent_volume_claim.go
+ * CustomizeDiff ("Storage can only be increased in place. A new object will be created when the storage is
+ * decreased": `diff.ForceNew`). A growth is an in-place update. Unknown or unparsable sizes are left alone.
+ */
+function claimShrinks(type: string, attributes: Record<string, unknown>, body: Record<string, unknown>, resolve: Resolver): boolean {
+  if (kubeKindOf(type)?.kind !== 'PersistentVolumeClaim') return false;
+  const inState = firstOf(firstOf(firstOf(attributes.spec)?.resources)?.requests)?.storage;
+  const configured = firstOf(firstOf(firstOf(body.spec)?.resources)?.requests)?.storage;
+  const wanted = evaluateStrict(configured, resolve);
+  if (wanted.unresolved.length) return false;
+  const before = quantityBytes(inState);
+  const after = quantityBytes(wanted.value);
+  return before !== undefined && after !== undefined && after < before;
+}
+
 function sameIdentity(a: ObjectIdentity, b: ObjectIdentity): boolean {
   return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 }
@@ -211,7 +241,7 @@ export function planBuild(input: PlanInput): Plan {
       const generatedMoved = current !== undefined && generated !== undefined && (generated.namespace !== current.namespace || generated.prefix !== generateNameInState(instance.attributes));
       if (current && !input.objectExists(current)) {
         changes.push({ action: 'create', address: wanted, config: configResource, indexKey: target.indexKey, drifted: true });
-      } else if ((current && configured && !sameIdentity(current, configured)) || generatedMoved) {
+      } else if ((current && configured && !sameIdentity(current, configured)) || generatedMoved || claimShrinks(configResource.type, instance.attributes, configResource.body, resolve)) {
         changes.push({ action: 'replace', address: wanted, config: configResource, indexKey: target.indexKey, stateResource, instance });
       } else {
         changes.push({ action: 'keep', address: wanted, config: configResource, indexKey: target.indexKey, stateResource, instance });

@@ -23,7 +23,7 @@ import { unpackTar } from './tar-archive';
 import type { SimProvisioner } from './provisioner';
 import { DEFAULT_JOB_TAGS, type ProvisionerDaemonPool } from './provisioner-daemons';
 import { buildVariableValues, importVariables, missingVariablesMessage } from './template-variables';
-import { resolveBuildParameters, templateVersionParameters } from './template-parameters';
+import { parameterFlowOf, resolveBuildParameters, templateVersionParameters } from './template-parameters';
 import { STAGE_OF, StructuralProvisioner } from './structural-provisioner';
 import { parseTemplateConfig } from './template-config';
 import { parseState } from './terraform-state';
@@ -509,9 +509,10 @@ export class SimDeployment {
     if (previous && ACTIVE_JOB_STATUSES.has(previous.job.status)) {
       throw new ApiError(409, 'A workspace build is already active.', `Build #${previous.buildNumber} (${previous.transition}) is ${previous.job.status}; wait for it to finish.`);
     }
-    // wsbuilder getParameters, after checkRunningBuild and before the job is inserted: a bad value is a 400 and nothing is built.
-    const parameters = resolveBuildParameters(version.parameters ?? [], req.richParameterValues ?? [], previous?.parameters ?? []);
     const template = this.template(ws.templateId);
+    // wsbuilder getParameters, after checkRunningBuild and before the job is inserted: a bad value is a 400 and
+    // nothing is built; the template's use_classic_parameter_flow picks the path (usingDynamicParameters).
+    const parameters = resolveBuildParameters(version.parameters ?? [], req.richParameterValues ?? [], previous?.parameters ?? [], parameterFlowOf(template));
     // Premium only (enterprise/coderd/dbauthz/accesscontrol.go; coderd/database/dbauthz/dbauthz.go
     // InsertWorkspaceBuild): a start on a non-active version needs update on the template, so members are
     // held and template admins and owners are not; stops and deletes are never held. The check is dbauthz's,
@@ -608,7 +609,7 @@ export class SimDeployment {
       initiatorId: initiator.id,
       reason: 'initiator',
       state: previous ? Buffer.from(previous.state) : Buffer.alloc(0),
-      parameters: resolveBuildParameters(version.parameters ?? [], richParameterValues, previous?.parameters ?? []),
+      parameters: resolveBuildParameters(version.parameters ?? [], richParameterValues, previous?.parameters ?? [], parameterFlowOf(this.template(ws.templateId))),
       job: this.newJob('workspace_build', version.job.fileId, initiator.id),
       resources: [],
       createdAt: this.now(),

@@ -11,6 +11,8 @@ import type { SimProvisioner } from './provisioner';
 import { SimRandom } from './random';
 import { seedDeployment } from './seed';
 import type { CoderSimulator, SimulatorOptions } from './types';
+import { parameterFlowOf } from './template-parameters';
+import { updateStopsFirst } from './update-workspace';
 
 export type {
   CoderSimulator,
@@ -73,6 +75,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
       ...(opts.templateFiles ? { templateFiles: opts.templateFiles } : {}),
       ...(opts.templateVariables ? { templateVariables: opts.templateVariables } : {}),
       ...(opts.workspaceParameters ? { workspaceParameters: opts.workspaceParameters } : {}),
+      ...(opts.useClassicParameterFlow !== undefined ? { useClassicParameterFlow: opts.useClassicParameterFlow } : {}),
       workspacesRunning: opts.workspacesRunning ?? true,
       buildLatencyMs: opts.buildLatencyMs ?? 30,
       ...(real ? { provisioner: real } : {}),
@@ -182,7 +185,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Coder
         throw new Error(`Workspace ${ws.name} has build #${latest.buildNumber} ${latest.job.status}; "Update and restart" waits for it in the UI.`);
       }
       let stopBuildId: string | undefined;
-      if (latest.transition === 'start' && latest.job.status === 'succeeded') {
+      // The UI stops a running workspace first only on 2.24+ with the classic parameter flow, or 2.31.1+
+      // (update-workspace.ts); otherwise it starts the running workspace straight on the active version.
+      if (latest.transition === 'start' && latest.job.status === 'succeeded' && updateStopsFirst(version, parameterFlowOf(d.template(ws.templateId)))) {
         // The UI posts a stop without a version: it runs on the previously deployed version.
         const stop = d.createBuild(seeded.admin, ws, { transition: 'stop', reason: 'dashboard' });
         stopBuildId = stop.id;

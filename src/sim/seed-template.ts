@@ -14,6 +14,8 @@ export interface SeedTemplateSpec {
   createdAt: string;
   /** The values its push gave its variables (`coder templates push --var`); the rest take their defaults. */
   variables?: { name: string; value: string }[];
+  /** templates.use_classic_parameter_flow (default false: the dynamic flow, Coder's default for new templates). */
+  useClassicParameterFlow?: boolean;
 }
 
 /** A template on one succeeded version of these files, as `coder templates push` leaves it. */
@@ -23,7 +25,7 @@ export async function seedTemplate(d: SimDeployment, admin: User, spec: SeedTemp
   const template: TemplateRecord = {
     id: d.newId(),
     name: spec.name,
-    meta: seededTemplateMeta(spec.displayName),
+    meta: { ...seededTemplateMeta(spec.displayName), useClassicParameterFlow: spec.useClassicParameterFlow ?? false },
     organizationId: d.org.id,
     activeVersionId: d.newId(),
     createdById: admin.id,
@@ -71,8 +73,11 @@ export async function seedWorkspace(d: SimDeployment, template: TemplateRecord, 
     await d.seedBuild(ws, template.activeVersionId, 'start', owner, homeDataOf(owner), parameters);
   } catch (err) {
     d.workspaces.delete(ws.id);
-    // Coder's 400 for a parameter: its detail says which and why.
-    if (err instanceof ApiError) throw new Error(`${err.message}: ${(err.detail ?? '').replace(/^parameter validation failed\n/, '')} (give it with --param NAME=VALUE)`);
+    // Coder's 400 for a parameter: the classic flow's detail, or the dynamic flow's validations, say which and why.
+    if (err instanceof ApiError) {
+      const why = err.validations?.length ? err.validations.map((v) => `${v.field}: ${v.detail}`).join('; ') : (err.detail ?? '').replace(/^parameter validation failed\n/, '');
+      throw new Error(`${err.message}: ${why} (give it with --param NAME=VALUE)`);
+    }
     throw err;
   }
   return ws;

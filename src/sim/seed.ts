@@ -16,6 +16,7 @@ export interface SeedOptions {
   templateFiles?: { name: string; content: string }[];
   templateVariables?: { name: string; value: string }[];
   workspaceParameters?: { name: string; value: string }[];
+  useClassicParameterFlow?: boolean;
 }
 
 export interface SeededDeployment {
@@ -64,7 +65,7 @@ export async function seedDeployment(random: SimRandom, opts: SeedOptions): Prom
   const members = MEMBERS.map(([name, fullName]) => user(name, fullName, false));
   d.users.push(admin, ...members);
 
-  const template = await seedTemplate(d, admin, { name: opts.templateName, displayName: 'Kubernetes (Deployment)', files: opts.templateFiles ?? [{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], createdAt: created, variables: opts.templateVariables ?? [] });
+  const template = await seedTemplate(d, admin, { name: opts.templateName, displayName: 'Kubernetes (Deployment)', files: opts.templateFiles ?? [{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF }], createdAt: created, variables: opts.templateVariables ?? [], ...(opts.useClassicParameterFlow !== undefined ? { useClassicParameterFlow: opts.useClassicParameterFlow } : {}) });
   const versionId = template.activeVersionId;
   for (let i = 0; i < opts.workspaces; i++) {
     const owner = members[i % members.length] as User;

@@ -21,6 +21,13 @@ export interface TemplateMeta {
   deprecationMessage: string;
   /** The database column: what the access-control store is asked to store, not what it reports. */
   requireActiveVersion: boolean;
+  /**
+   * templates.use_classic_parameter_flow: which parameter flow wsbuilder.go (`usingDynamicParameters`)
+   * resolves builds with. Coder's default for a template created by 2.25+ (PR #19006, `postTemplateByOrganization`
+   * `ptr.NilToDefault(createTemplate.UseClassicParameterFlow, false)`) is false: the dynamic flow. Templates
+   * that existed before 2.24 were set to true by migration 000334 (PR #18290).
+   */
+  useClassicParameterFlow: boolean;
 }
 
 export function seededTemplateMeta(displayName: string): TemplateMeta {
@@ -38,6 +45,7 @@ export function seededTemplateMeta(displayName: string): TemplateMeta {
     timeTilDormantAutodeleteMs: 0,
     deprecationMessage: '',
     requireActiveVersion: false,
+    useClassicParameterFlow: false,
   };
 }
 
@@ -89,7 +97,14 @@ export function patchedTemplateMeta(
   const askedName = readField(body, { key: 'displayName', json: 'name', kind: 'string' }) as string;
   const asked = { ...current };
   for (const f of FIELDS) (asked as Record<string, unknown>)[f.key] = readField(body, f);
-  const changed = askedName !== currentName || FIELDS.some((f) => asked[f.key] !== current[f.key]);
+  // coderd/templates.go patchTemplateMeta: `ptr.NilToDefault(req.UseClassicParameterFlow, template.UseClassicParameterFlow)`,
+  // a pointer from its first release: omitted keeps the stored flow (unlike the non-pointer fields above).
+  const classic = body.use_classic_parameter_flow;
+  if (classic !== undefined && classic !== null && typeof classic !== 'boolean') {
+    throw new ApiError(400, 'Request body must be valid JSON.', '"use_classic_parameter_flow" must be a boolean.');
+  }
+  asked.useClassicParameterFlow = typeof classic === 'boolean' ? classic : current.useClassicParameterFlow;
+  const changed = askedName !== currentName || FIELDS.some((f) => asked[f.key] !== current[f.key]) || asked.useClassicParameterFlow !== current.useClassicParameterFlow;
   if (!accessControlEntitled(licence)) {
     // AGPLTemplateAccessControlStore.SetTemplateAccessControl stores neither require_active_version
     // nor a deprecation (it may only clear one): the PATCH still succeeds with them ignored.

@@ -95,34 +95,77 @@ function validateValue(p: TemplateVersionParameterRecord, value: string): string
   return undefined;
 }
 
+/** Which of wsbuilder.go's two parameter paths a build takes (`usingDynamicParameters`: `!template.UseClassicParameterFlow`). */
+export type ParameterFlow = 'classic' | 'dynamic';
+
+/** wsbuilder.go `usingDynamicParameters`: dynamic unless the template opted back into the classic flow. */
+export function parameterFlowOf(template: { meta: { useClassicParameterFlow: boolean } } | undefined): ParameterFlow {
+  if (!template) return 'classic'; // "Let another part of the code get this error"
+  return template.meta.useClassicParameterFlow ? 'classic' : 'dynamic';
+}
+
 /**
- * A build's parameter values, as wsbuilder.go getClassicParameters resolves them through
- * codersdk ParameterResolver.ValidateResolve, for each of the version's parameters: the value the
- * request gives, else the previous build's (unless ephemeral), else the default. An immutable one
- * given a new value, or a required one with neither a given nor a previous value, fails the request
- * (400, nothing built). Values for names the version does not declare are not used.
- * (The dynamic-parameters flow, Coder's default for new templates, resolves the same way for these
- * cases: request, previous build, default.)
+ * A build's parameter values for each of the version's parameters: the value the request gives, else
+ * the previous build's (unless ephemeral), else the default. An immutable one given a new value, a
+ * required one with neither a given nor a previous value, or a value the version no longer accepts
+ * (options, min/max, regex) fails the request with 400 before any job exists: nothing is built. Values
+ * for names the version does not declare are not kept.
+ *
+ * - classic (wsbuilder.go `getClassicParameters`, codersdk `ParameterResolver.ValidateResolve`): the
+ *   first bad parameter ends it: `Unable to validate parameter "<name>"`, the reason in `detail`.
+ * - dynamic (wsbuilder.go `getDynamicParameters` → coderd/dynamicparameters/resolver.go `ResolveParameters`,
+ *   the previous build's values rendered against the build's version; error.go `DiagnosticError.Response`):
+ *   every bad parameter is reported, `Unable to validate parameters` with one `validations[]` entry per
+ *   parameter (sorted by name, `field` the name, `detail` "<summary>; <detail>"), no `detail`. The carried
+ *   values are the same ones either way; only the body differs. (main keeps undeclared values on stop and
+ *   delete builds; older releases drop them on every build as the classic flow does, the harsher reading kept here.)
  */
 export function resolveBuildParameters(
   parameters: readonly TemplateVersionParameterRecord[],
   requested: readonly BuildParameterValue[],
   previous: readonly BuildParameterValue[],
+  flow: ParameterFlow = 'classic',
 ): BuildParameterValue[] {
-  return parameters.map((p) => {
+  const problems: { name: string; summary: string; detail: string }[] = [];
+  const resolved = parameters.map((p) => {
+    const problem = parameterProblem(p, requested, previous);
+    if (problem) {
+      if (flow === 'classic') throw invalid(p.name, problem.classic);
+      problems.push({ name: p.name, ...problem.dynamic });
+    }
     const given = requested.find((v) => v.name === p.name);
     const last = previous.find((v) => v.name === p.name);
-    if (!p.mutable && given && last && given.value !== last.value) {
-      throw invalid(p.name, `Parameter "${p.name}" is not mutable, so it can't be updated after creating a workspace.`);
-    }
-    if (p.required && !given && !last) throw invalid(p.name, `Parameter "${p.name}" is required but not provided`);
-    const resolved = given?.value ?? (p.ephemeral ? undefined : last?.value) ?? p.defaultValue;
-    // codersdk validateBuildParameter: an empty value of an optional parameter is checked as its default.
-    if (p.required && resolved === '') throw invalid(p.name, `can't validate build parameter "${p.displayName || p.name}": parameter value is required`);
-    const problem = validateValue(p, resolved === '' ? p.defaultValue : resolved);
-    if (problem) throw invalid(p.name, `can't validate build parameter "${p.displayName || p.name}": ${problem}`);
-    return { name: p.name, value: resolved };
+    return { name: p.name, value: given?.value ?? (p.ephemeral ? undefined : last?.value) ?? p.defaultValue };
   });
+  if (problems.length > 0) {
+    const validations = [...problems].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((x) => ({ field: x.name, detail: `${x.summary}; ${x.detail}` }));
+    throw new ApiError(400, 'Unable to validate parameters', undefined, validations);
+  }
+  return resolved;
+}
+
+/** Why one parameter's resolved value is refused, in each flow's words; undefined when it is accepted. */
+function parameterProblem(
+  p: TemplateVersionParameterRecord,
+  requested: readonly BuildParameterValue[],
+  previous: readonly BuildParameterValue[],
+): { classic: string; dynamic: { summary: string; detail: string } } | undefined {
+  const given = requested.find((v) => v.name === p.name);
+  const last = previous.find((v) => v.name === p.name);
+  if (!p.mutable && given && last && given.value !== last.value) {
+    const detail = `Parameter "${p.name}" is not mutable, so it can't be updated after creating a workspace.`;
+    // resolver.go: Summary "Immutable parameter changed", this Detail.
+    return { classic: detail, dynamic: { summary: 'Immutable parameter changed', detail } };
+  }
+  const resolved = given?.value ?? (p.ephemeral ? undefined : last?.value) ?? p.defaultValue;
+  // The dynamic flow's wording below (the preview's diagnostics) is inferred; clients should key on the field.
+  if (p.required && !given && !last) return { classic: `Parameter "${p.name}" is required but not provided`, dynamic: { summary: 'Required parameter not provided', detail: 'parameter value is required' } };
+  // codersdk validateBuildParameter: an empty value of an optional parameter is checked as its default.
+  if (p.required && resolved === '') return { classic: `can't validate build parameter "${p.displayName || p.name}": parameter value is required`, dynamic: { summary: 'Required parameter not provided', detail: 'parameter value is required' } };
+  const value = resolved === '' ? p.defaultValue : resolved;
+  const problem = validateValue(p, value);
+  if (!problem) return undefined;
+  return { classic: `can't validate build parameter "${p.displayName || p.name}": ${problem}`, dynamic: { summary: `Parameter validation failed for value "${value}"`, detail: problem } };
 }
 
 /** `rich_parameter_values` of a request body: `[{ "name", "value" }]` (codersdk.WorkspaceBuildParameter). */

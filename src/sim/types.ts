@@ -41,6 +41,13 @@ export interface SimulatorOptions {
   templateVariables?: { name: string; value: string }[];
   /** The values every seeded workspace was created with for the template's coder_parameters (the rest: defaults). */
   workspaceParameters?: { name: string; value: string }[];
+  /**
+   * The seeded template's `use_classic_parameter_flow`. Default false: the dynamic parameter flow, Coder's
+   * default for templates created on 2.25+ (PR #19006); true as for a template that existed before 2.24
+   * (migration 000334). It decides the body of a parameter's 400 and, before 2.31.1, whether the UI's
+   * "Update" stops first (`updateAndRestart`). Also PATCH /templates/{id} `use_classic_parameter_flow`.
+   */
+  useClassicParameterFlow?: boolean;
   templateName?: string;
   faults?: FaultConfig;
   /**
@@ -224,7 +231,12 @@ export interface CoderSimulator {
   cluster: KubeClusterView;
   /** Which provisioner runs builds, and for 'terraform' the kubeconfig of the API server it uses. */
   provisioner: { kind: 'structural' | 'terraform'; kubeconfig?: string };
-  /** The Coder UI's "Update and restart" on 2.31.1+: stop on the previous build's version (waits), then start pinned to the active version. */
+  /**
+   * The Coder UI's "Update" of the reported `version` (site/src/api/api.ts `updateWorkspace`): on 2.31.1+, or
+   * 2.24+ with the classic parameter flow, a running workspace is stopped on the previous build's version
+   * first (waits); then a start pinned to the active version. Before that on the dynamic flow (Coder's
+   * default for new templates) the start comes straight, on the running workspace's state.
+   */
   updateAndRestart(workspaceId: string): Promise<{ stopBuildId?: string; startBuildId: string }>;
   requestLog(): RequestLogEntry[];
   /** Faults injected since start, by kind: http500, http429, dropped, latencySpike, buildFailed. */

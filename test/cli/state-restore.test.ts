@@ -9,7 +9,7 @@ import { registerStateRestoreCommand } from '../../src/cli/commands/state-restor
 import { applyRestore, planRestore } from '../../src/client/restore-backup';
 import { EXIT } from '../../src/cli/io';
 import { main } from '../../src/cli/main';
-import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { K8S_TEMPLATE_MAIN_TF, packTar, startSimulator, type CoderSimulator } from '../../src/sim';
 import { runCommand } from '../harness/cli';
 
 describe('wsmigrate state restore', () => {
@@ -159,5 +159,46 @@ describe('wsmigrate state restore', () => {
       process.env.CODER_URL = sim.url;
       await new Promise((r) => echo.close(r));
     }
+  });
+});
+
+/**
+ * The backup was taken on a version that sizes the home claim with a parameter (the workspace has 20, the
+ * default is 10); a later start on a version without that parameter dropped its value (Coder drops the
+ * value of a parameter the build's version does not declare on a start). The restore gives the value back:
+ * otherwise Coder resolves the default and the kubernetes provider replaces the shrinking claim.
+ */
+describe('wsmigrate state restore after a build that lost a parameter value', () => {
+  const SIZE = '\ndata "coder_parameter" "size" {\n  name    = "home_disk_size"\n  type    = "number"\n  default = 10\n  mutable = true\n}\n';
+  const OLD = K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"') + SIZE;
+  let sim: CoderSimulator;
+  let dir: string;
+  afterAll(async () => {
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('restores with the value of the build the backup was taken from: the same claim, 20Gi', async () => {
+    sim = await startSimulator({ workspaces: 1, buildLatencyMs: 5, templateFiles: [{ name: 'main.tf', content: OLD }], workspaceParameters: [{ name: 'home_disk_size', value: '20' }] });
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-restore-'));
+    const blobs = createFileBlobStore({ dir });
+    const ws = sim.workspaces()[0]!;
+    const uid = sim.cluster.pvc('coder', `coder-${ws.id}-home`)?.uid;
+    const first = (await coder.workspace(ws.id)).latest_build;
+    const backup = await blobs.put(Buffer.from(sim.stateOf(ws.id)), { kind: 'state-backup' });
+    const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "20Gi"').replace('"coder_agent" "main" {', '"coder_agent" "main" {\n  # no size parameter') }]));
+    const bare = await coder.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash });
+    await coder.waitForTemplateVersion(bare.id);
+    const moved = await coder.waitForBuild((await coder.createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: bare.id })).id);
+    expect(await coder.workspaceBuildParameters(moved.id)).toEqual([]);
+
+    const plan = await planRestore(coder, blobs, ws.owner, ws.name, backup.ref, { templateVersionId: first.template_version_id, transition: 'start' });
+    expect(plan.parameters).toEqual([{ name: 'home_disk_size', value: '20' }]);
+    const done = await applyRestore(coder, plan);
+    expect(done.template_version_id).toBe(first.template_version_id);
+    expect(await coder.workspaceBuildParameters(done.id)).toEqual([{ name: 'home_disk_size', value: '20' }]);
+    expect(sim.cluster.pvc('coder', `coder-${ws.id}-home`)?.uid).toBe(uid);
+    expect(sim.cluster.pvcLosses()).toEqual([]);
   });
 });

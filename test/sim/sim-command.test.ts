@@ -193,7 +193,8 @@ describe('wsmigrate sim', () => {
       expect(source).toContain('data.coder_parameter.size.value');
       writeFileSync(join(dir, 'main.tf'), source);
       await expect(program(collector()).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--template-dir', dir], { from: 'user' })).rejects.toThrow(
-        'could not be seeded: Unable to validate parameter "home_disk_size": Parameter "home_disk_size" is required but not provided (give it with --param NAME=VALUE)',
+        // The seeded template is on Coder's default, the dynamic parameter flow (wsbuilder.go getDynamicParameters).
+        'could not be seeded: Unable to validate parameters: home_disk_size: Required parameter not provided; parameter value is required (give it with --param NAME=VALUE)',
       );
       const io = collector();
       const run = program(io).parseAsync(['sim', '--port', '0', '--workspaces', '1', '--seed', '6', '--template-dir', dir, '--param', 'home_disk_size=25'], { from: 'user' });

@@ -54,7 +54,8 @@ interface Answer {
 describe('simulator: workspace build parameters carried from build to build', () => {
   let sim: CoderSimulator;
   beforeEach(async () => {
-    sim = await startSimulator({ workspaces: 0, seed: 92, buildLatencyMs: 5, templateFiles: [{ name: 'main.tf', content: TEMPLATE }] });
+    // The classic flow's wording (getClassicParameters); the dynamic flow's is in dynamic-parameters.test.ts.
+    sim = await startSimulator({ workspaces: 0, seed: 92, buildLatencyMs: 5, templateFiles: [{ name: 'main.tf', content: TEMPLATE }], useClassicParameterFlow: true });
   });
   afterEach(async () => sim.close());
 
@@ -139,6 +140,19 @@ describe('simulator: workspace build parameters carried from build to build', ()
     expect(res.status).toBe(400);
     expect(res.body.detail).toContain('parameter value must match one of options: [eu us]');
     expect(sim.workspaces()).toHaveLength(0);
+  });
+
+  test('a claim whose storage shrinks is replaced, its data gone; one that grows is kept (hashicorp/kubernetes PVC CustomizeDiff)', async () => {
+    const ws = await createWorkspace([{ name: 'home_disk_size', value: '20' }]);
+    const first = sim.cluster.pvc('coder', `coder-${ws.id}-home`);
+    await startBuild(sim, ws.id, { transition: 'start', rich_parameter_values: [{ name: 'home_disk_size', value: '30' }] });
+    expect(sim.cluster.pvc('coder', `coder-${ws.id}-home`)?.uid).toBe(first?.uid);
+    expect(sim.cluster.pvcLosses()).toEqual([]);
+    const shrunk = await startBuild(sim, ws.id, { transition: 'start', rich_parameter_values: [{ name: 'home_disk_size', value: '10' }] });
+    expect(shrunk.job.status).toBe('succeeded');
+    expect(sim.cluster.pvc('coder', `coder-${ws.id}-home`)?.uid).not.toBe(first?.uid);
+    expect(sim.cluster.pvcLosses()).toMatchObject([{ workspace: ws.id, oldUid: first?.uid, buildId: shrunk.id }]);
+    expect(await storage(ws.id)).toBe('10Gi');
   });
 
   test('a version that adds a required parameter cannot be built until the build gives it a value; then it is carried', async () => {

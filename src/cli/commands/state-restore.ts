@@ -68,7 +68,7 @@ export function registerStateRestoreCommand(program: Command, io: CliIo): void {
         io.out(`${plan.workspace} already holds backup ${plan.backupRef} on build #${plan.buildNumber}; nothing to do`);
         return;
       }
-      const what = `${plan.target.transition} ${plan.workspace} on version ${plan.target.templateVersionId}${plan.target.fromBuildNumber ? ` (that of build #${plan.target.fromBuildNumber}, which the backup was taken from)` : ''} carrying backup ${plan.backupRef}`;
+      const what = `${plan.target.transition} ${plan.workspace} on version ${plan.target.templateVersionId}${plan.target.fromBuildNumber ? ` (that of build #${plan.target.fromBuildNumber}, which the backup was taken from)` : ''} carrying backup ${plan.backupRef}${plan.parameters ? `, giving back the parameter values build #${plan.target.fromBuildNumber ?? '?'} had and the latest build lost (${plan.parameters.map((p) => `${p.name}=${p.value}`).join(', ')})` : ''}`;
       if (!o.yes) {
         io.out(`would ${what}, after build #${plan.buildNumber} (now sha256 ${plan.currentSha256.slice(0, 12)}…); run again with --yes`);
         throw new CliError('nothing written (no --yes)', EXIT.changesPending);
