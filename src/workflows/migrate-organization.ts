@@ -85,6 +85,10 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
   let paused = false;
   let cancelled = false;
   let current: string | undefined;
+  // The fleet whose start is under way: its id is known before Temporal has created it, and a signal in that gap
+  // finds no workflow ("not found") and is lost. What comes then waits in `heldControls` for the start to complete.
+  let starting: string | undefined;
+  const heldControls: { action: FleetControlEntry['action']; payload: FleetControlInput }[] = [];
   const control: FleetControlEntry[] = [];
 
   const total = () => rows.reduce((sum, r) => add(sum, r.summary), { ...EMPTY });
@@ -147,13 +151,16 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     refreshDetails();
     // The fleet running now follows; one that has just ended ignores it.
     if (current) {
-      const signal = action === 'pause' ? pauseFleetSignal : action === 'resume' ? resumeFleetSignal : cancelFleetSignal;
-      await getExternalWorkflowHandle(current)
-        .signal(signal, { by: c.by, ...(c.reason ? { reason: c.reason } : {}) })
-        .catch((err: unknown) => log.warn(`${action} not passed on`, { fleet: current, error: String(err) }));
+      const payload: FleetControlInput = { by: c.by, ...(c.reason ? { reason: c.reason } : {}) };
+      if (starting === current && patched('wsmigrate-org-control-held-until-started')) heldControls.push({ action, payload });
+      else await passOn(current, action, payload);
     }
     return entry;
   };
+  const passOn = (fleet: string, action: FleetControlEntry['action'], payload: FleetControlInput): Promise<void> =>
+    getExternalWorkflowHandle(fleet)
+      .signal(action === 'pause' ? pauseFleetSignal : action === 'resume' ? resumeFleetSignal : cancelFleetSignal, payload)
+      .catch((err: unknown) => log.warn(`${action} not passed on`, { fleet, error: String(err) }));
   handleControls(refusal, apply);
 
   // ── names it was given, before anything changes (each template's fleet checks them again) ──
@@ -206,6 +213,7 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     row.workflowId = id;
     current = id;
     refreshDetails();
+    starting = id;
     try {
       const child = await startChild<typeof migrateFleet>('migrateFleet', {
         workflowId: id,
@@ -213,6 +221,10 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `fleet ${input.organization}/${row.template} (for ${workflowId})`,
       });
+      // A pause, resume or cancel taken while the fleet was being started, in the order given (one taken while
+      // these go out is held behind them, so a resume never overtakes the pause it undoes).
+      for (let held = heldControls.shift(); held; held = heldControls.shift()) await passOn(id, held.action, held.payload);
+      starting = undefined;
       const result = await child.result().catch((err: unknown) => {
         const ended = endedFleets.get(id);
         if (ended && err instanceof ChildWorkflowFailure && isCancellation(err.cause)) return ended;
@@ -236,6 +248,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       return undefined;
     } finally {
       current = undefined;
+      starting = undefined;
+      heldControls.length = 0;
       refreshDetails();
     }
   }
