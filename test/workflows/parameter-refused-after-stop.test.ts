@@ -1,7 +1,8 @@
 import { startWorkspaceMigration } from '../../src/client/migrations';
-import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
+import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { failureOf } from '../harness/wait';
+import { pushTemplateVersion } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(120_000);
@@ -43,10 +44,7 @@ describe.each([
     const uid = env.sim.cluster.pvc('coder', `coder-${ws.id}-home`)?.uid;
     const originalVersionId = env.sim.template.activeVersionId;
     const strict = rewriteTemplate([{ path: 'main.tf', content: K8S_TEMPLATE_MAIN_TF + REGION('^[a-z]+$') }], {}).files[0]!.content;
-    const file = await env.coder.uploadFile(await packTar([{ name: 'main.tf', content: strict }]));
-    const target = await env.coder.createTemplateVersion(env.sim.orgId, { template_id: env.sim.template.id, file_id: file.hash });
-    await env.coder.waitForTemplateVersion(target.id);
-    await env.coder.promoteTemplateVersion(env.sim.template.id, target.id);
+    const target = await pushTemplateVersion(env.sim, strict, { promote: true });
 
     const failure = await failureOf(
       (await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: target.id, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result(),

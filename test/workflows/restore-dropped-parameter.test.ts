@@ -1,7 +1,8 @@
 import { startWorkspaceMigration } from '../../src/client/migrations';
-import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
+import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { failureOf } from '../harness/wait';
+import { pushTemplateVersion } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(120_000);
@@ -34,10 +35,7 @@ describe.each([
     const uid = env.sim.cluster.pvc('coder', `coder-${ws.id}-home`)?.uid;
     const originalVersionId = env.sim.template.activeVersionId;
     const target = rewriteTemplate([{ path: 'main.tf', content: K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "20Gi"') }], {}).files[0]!.content;
-    const file = await env.coder.uploadFile(await packTar([{ name: 'main.tf', content: target }]));
-    const v = await env.coder.createTemplateVersion(env.sim.orgId, { template_id: env.sim.template.id, file_id: file.hash });
-    await env.coder.waitForTemplateVersion(v.id);
-    await env.coder.promoteTemplateVersion(env.sim.template.id, v.id);
+    const v = await pushTemplateVersion(env.sim, target, { promote: true });
     env.sim.setFaults({ failBuilds: { templateVersionId: v.id, transition: 'start', times: 1, message: 'injected: node not ready' } });
     const failure = await failureOf((await startWorkspaceMigration(env.t.client, { owner: ws.owner, workspace: ws.name, template: env.sim.template.name, targetVersionId: v.id, approval: { policy: 'none' } }, { taskQueue: env.taskQueue })).result());
     expect(failure).toMatch(/rolled back, state and transition restored/);
