@@ -7,6 +7,7 @@ import { runStateBuildOnce, stateBytes, type StateBuildRequest } from './build-w
 import { isWorkspaceGone } from './builds';
 import { heartbeatedBuildId } from './heartbeat';
 import { restoreDifferences } from '../domain/migration-check';
+import { parametersLost } from '../domain/build-parameters';
 import { parseStateV4, type StateResourceView } from '../domain/state';
 import { blobStep } from './blob-step';
 import { FailureType, coderStep, conflict } from './failures';
@@ -137,22 +138,14 @@ export function makeRestoreByBuild(deps: ActivityDeps) {
   };
 }
 
-/**
- * The parameter values the workspace had at `baselineId` that the build the restore goes on top of no longer
- * holds, given back in the restore build. Coder carries a build's values from the previous build only
- * (coderd/wsbuilder/wsbuilder.go getClassicParameters; coderd/dynamicparameters/resolver.go ResolveParameters),
- * and a start on a version that no longer declares a parameter drops its value in both flows. Without them
- * a restore onto the prior version takes the parameter's default: a claim sized by it that shrinks is
- * replaced by the kubernetes provider (its PVC CustomizeDiff forces a new object), the home volume with it.
- * Empty when nothing was lost, so the restore sends what it always sent.
- */
+/** The values the workspace had at `baselineId` that the build the restore goes on top of lost (`parametersLost`); empty when none, so the restore sends what it always sent. */
 async function lostParameterValues(deps: ActivityDeps, input: RestoreByBuildInput, step: string, baselineId: string, latestId: string): Promise<{ name: string; value: string }[]> {
   if (baselineId === latestId) return [];
   const [had, now] = await Promise.all([
     coderStep(step, input.subject, () => deps.coder.workspaceBuildParameters(baselineId)),
     coderStep(step, input.subject, () => deps.coder.workspaceBuildParameters(latestId)),
   ]);
-  return had.filter((p) => !now.some((n) => n.name === p.name && n.value === p.value)).map((p) => ({ name: p.name, value: p.value }));
+  return parametersLost(had, now);
 }
 
 /**

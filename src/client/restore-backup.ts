@@ -5,6 +5,7 @@ import { sha256Hex } from '../adapters/hash';
 import { isTerraformSource, readTar } from '../adapters/template-tar';
 import { downgradeHazardsAgainst, oldTypeHazardsAgainst, rootManagedDeclarations } from '../domain/downgrade-guard';
 import { parseStateV4 } from '../domain/state';
+import { parametersLost } from '../domain/build-parameters';
 
 /** How many recent builds are searched for the one the backup was taken from. */
 const BUILDS_SEARCHED = 25;
@@ -118,12 +119,11 @@ export async function planRestore(
     );
   }
   const fromSource = source && source.template_version_id === templateVersionId;
-  // Coder carries parameter values from the previous build only (wsbuilder.go getClassicParameters,
-  // dynamicparameters/resolver.go ResolveParameters): what the latest build lost is given back.
+  // What the latest build lost is given back (parametersLost).
   let parameters: { name: string; value: string }[] = [];
   if (fromSource && source.id !== latest.id) {
     const [had, now] = await Promise.all([coder.workspaceBuildParameters(source.id), coder.workspaceBuildParameters(latest.id)]);
-    parameters = had.filter((p) => !now.some((n) => n.name === p.name && n.value === p.value)).map((p) => ({ name: p.name, value: p.value }));
+    parameters = parametersLost(had, now);
   }
   return {
     ...base,

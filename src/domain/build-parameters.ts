@@ -57,3 +57,14 @@ export function sameParameterRules(a: readonly VersionParameter[], b: readonly V
   const right = b.map(rule).sort();
   return left.length === right.length && left.every((r, i) => r === right[i]);
 }
+
+/**
+ * The values a build had (`had`) that a later build (`now`) no longer holds as they were: what a restore
+ * onto the earlier build's version gives back. Coder carries values from the previous build only
+ * (coderd/wsbuilder/wsbuilder.go getClassicParameters; coderd/dynamicparameters/resolver.go ResolveParameters),
+ * and a start on a version without a parameter drops its value; without it the restore resolves the default,
+ * and a claim sized by it that shrinks is replaced by the kubernetes provider.
+ */
+export function parametersLost(had: readonly ParameterValue[], now: readonly ParameterValue[]): ParameterValue[] {
+  return had.filter((p) => !now.some((n) => n.name === p.name && n.value === p.value)).map((p) => ({ name: p.name, value: p.value }));
+}

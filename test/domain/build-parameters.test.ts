@@ -1,4 +1,4 @@
-import { parameterRefusals, sameParameterRules, type VersionParameter } from '../../src/domain/build-parameters';
+import { parameterRefusals, parametersLost, sameParameterRules, type VersionParameter } from '../../src/domain/build-parameters';
 
 const size: VersionParameter = { name: 'size', type: 'number', required: false, default_value: '10' };
 
@@ -51,5 +51,25 @@ describe('sameParameterRules: when the workspace\'s values need no reading', () 
     ['renamed', [size], [{ ...size, name: 'disk' }], false],
   ])('%s', (_, a, b, expected) => {
     expect(sameParameterRules(a, b)).toBe(expected);
+  });
+});
+
+describe('parametersLost: what a restore gives back', () => {
+  it('lists the values the earlier build had that the later one dropped or changed, nothing else', () => {
+    const had = [
+      { name: 'home_disk_size', value: '20' },
+      { name: 'region', value: 'eu-west' },
+      { name: 'image', value: 'ubuntu' },
+    ];
+    const now = [
+      { name: 'region', value: 'eu-west' },
+      { name: 'image', value: 'debian' },
+    ];
+    expect(parametersLost(had, now)).toEqual([
+      { name: 'home_disk_size', value: '20' },
+      { name: 'image', value: 'ubuntu' },
+    ]);
+    expect(parametersLost(had, had)).toEqual([]);
+    expect(parametersLost([], now)).toEqual([]);
   });
 });
