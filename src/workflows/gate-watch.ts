@@ -9,6 +9,9 @@ import type { ApprovalGates, GateResult } from './approval-gates';
 const GATE_RECHECK_FIRST_MS = 10_000;
 const GATE_RECHECK_MAX_MS = 15 * 60_000;
 
+/** The patch of a gate's watch whose reads run to their end (see answerWatchingBuilds). */
+export const readsEndPatch = (patchId: string): string => `${patchId}-reads-end`;
+
 /**
  * A gate that asks for a build planned on one build of a workspace. The plan's build carries its
  * own state (coderd/wsbuilder/wsbuilder.go `State`: the new build runs on exactly those bytes, not
@@ -37,8 +40,21 @@ export interface WatchedGate {
  * approver reads it, to say so and what each answer does now.
  */
 export async function answerWatchingBuilds(asked: Promise<GateResult>, w: WatchedGate): Promise<GateResult> {
-  const scope = w.gates.pending?.gateId === w.gateId && patched(w.patchId) ? new CancellationScope() : undefined;
-  const watching = scope?.run(() => noteBuildsUnderGate(w));
+  if (w.gates.pending?.gateId !== w.gateId) return await asked;
+  // Never cancel a local activity that may be out: when the answer and the watch's timer reach the run in one
+  // task, the watch's read and the gate's notice run side by side, and a cancel of the read sent after its
+  // result reached Temporal's core fails the workflow task ("[TMPRL1100] Invalid transition in state machine":
+  // sdk-core local_activity_state_machine.rs has no cancel once the result is in). The watch ends by itself
+  // once the gate is answered, after the read in flight: what the answer starts needs Coder as much as it does.
+  if (patched(readsEndPatch(w.patchId))) {
+    const watching = noteBuildsUnderGate(w, () => CancellationScope.nonCancellable(() => readLatest(w)), 'next-recheck');
+    const answer = await asked;
+    await watching;
+    return answer;
+  }
+  // Runs begun before: their watch, cancelled with the answer, as it was.
+  const scope = patched(w.patchId) ? new CancellationScope() : undefined;
+  const watching = scope?.run(() => noteBuildsUnderGate(w, () => readLatest(w), 'stop-watching'));
   const answer = await asked;
   // A read still retrying (Coder down) must not hold up what the decision starts.
   scope?.cancel();
@@ -46,18 +62,27 @@ export async function answerWatchingBuilds(asked: Promise<GateResult>, w: Watche
   return answer;
 }
 
+const readLatest = (w: WatchedGate): Promise<LatestBuild> =>
+  w.acts.readLatestBuild.executeWithOptions({ summary: `has anyone built ${w.subject} since the plan at the ${w.gateId} gate?` }, [{ workspaceId: w.workspaceId, subject: w.subject }]);
+
 /**
  * Rechecks back off (each is a timer and a read in the history). Best effort: a read that fails
  * leaves the gate as it was; the build step checks the latest build again before it writes.
  */
-async function noteBuildsUnderGate(w: WatchedGate): Promise<void> {
+async function noteBuildsUnderGate(w: WatchedGate, read: () => Promise<LatestBuild>, afterFailedRead: 'next-recheck' | 'stop-watching'): Promise<void> {
   const waiting = () => w.gates.pending?.gateId === w.gateId;
   try {
     for (let waitMs = GATE_RECHECK_FIRST_MS; ; waitMs = Math.min(2 * waitMs, GATE_RECHECK_MAX_MS)) {
       if (await condition(() => !waiting(), waitMs)) return;
-      const latest = await w.acts.readLatestBuild.executeWithOptions({ summary: `has anyone built ${w.subject} since the plan at the ${w.gateId} gate?` }, [
-        { workspaceId: w.workspaceId, subject: w.subject },
-      ]);
+      if (afterFailedRead === 'next-recheck' && !waiting()) return;
+      let latest: LatestBuild;
+      try {
+        latest = await read();
+      } catch (err) {
+        if (afterFailedRead === 'stop-watching' || isCancellation(err)) throw err;
+        log.warn(`could not check the workspace under the ${w.gateId} gate; checking again at the next recheck`, { subject: w.subject, error: (err as Error).message });
+        continue;
+      }
       if (!waiting()) return;
       if (latest.buildNumber > w.plannedOn) return await w.gates.amendPending(changedUnderGate(latest, w));
     }
