@@ -63,7 +63,10 @@ export async function createWsmigrateWorker(opts: WsmigrateWorkerOptions): Promi
     maxConcurrentLocalActivityExecutions: WORKER_TUNING.maxConcurrentLocalActivityExecutions,
     maxCachedWorkflows: WORKER_TUNING.maxCachedWorkflows,
     ...(opts.stickyQueueScheduleToStartTimeoutMs !== undefined ? { stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs } : {}),
-    // A nondeterminism error fails the workflow loudly instead of retrying the task forever.
-    workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
+    // No workflowFailureErrorTypes: a nondeterminism error (a deploy that changed the workflows without a
+    // patch; Temporal's core refusing a command) fails the workflow task, which Temporal retries, and never
+    // the run: a failed run skips its compensation and leaves the workspace as the step left it (stopped,
+    // for option A). The run waits, `wsmigrate status` names the worker's error, and a worker that can
+    // replay it (the previous version, or a fixed one) takes it on from where it stopped.
   });
 }
