@@ -266,14 +266,13 @@ async function scenario(name: string, fleet: { pacing: 'off' | 'provisioners'; s
   const native = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection });
   const taskQueue = 'bench-fleet-paced';
-  // With --show-history, the worker's Coder requests per migrated workspace, by route.
+  // With --show-history, the worker's Coder requests per migrated workspace, by route (retries included).
   const routes = new Map<string, number>();
-  const countingFetch: typeof fetch = (url, init) => {
-    const route = `${init?.method ?? 'GET'} ${new URL(String(url)).pathname.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id')}`;
-    routes.set(route, (routes.get(route) ?? 0) + 1);
-    return fetch(url, init);
+  const countCall = ({ method, route }: { method: string; route: string }) => {
+    const key = `${method} ${route}`;
+    routes.set(key, (routes.get(key) ?? 0) + 1);
   };
-  const coder = new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-bench', ...(SHOW_HISTORY ? { fetchImpl: countingFetch } : {}) });
+  const coder = new CoderClient({ url: sim.url, token: sim.token, userAgent: 'wsmigrate-bench', ...(SHOW_HISTORY ? { observer: countCall } : {}) });
   await ensureSearchAttributes(connection, 'default');
   const worker = await createWsmigrateWorker({
     connection: native,

@@ -49,6 +49,7 @@ export interface CoderClientOptions {
   /** The deployment's URL, e.g. https://coder.example.com (a trailing /api/v2 is tolerated). */
   url: string;
   token: SessionToken;
+  /** Send through this fetch instead of node:http(s) with Node's keep-alive agents (tests inject faults this way). */
   fetchImpl?: typeof fetch;
   retry?: Partial<RetryPolicy>;
   userAgent?: string;
@@ -186,7 +187,7 @@ export class CoderClient {
     this.#http = new CoderTransport({
       baseUrl,
       token,
-      fetchImpl: options.fetchImpl ?? fetch,
+      fetchImpl: options.fetchImpl,
       retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
       userAgent: options.userAgent ?? 'wsmigrate',
       sleep: this.#sleep,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { redactSecrets } from '../../config/secret';
 import { routeOf, type CoderCallObserver } from './call-observer';
 import { CoderApiError, isRetryableKind, kindOfStatus, type CoderApiErrorFields, type CoderApiErrorKind } from './errors';
+import { fetchExchange, nodeHttpExchange, type ExchangeAnswer, type SendExchange } from './http-exchange';
 import { backoffDelayMs, MAX_IN_PROCESS_RETRY_AFTER_MS, parseRetryAfterMs, type RetryPolicy } from './retry-delay';
 import { CoderResponseSchema } from './schemas';
 
@@ -38,7 +39,8 @@ export interface CoderRequest<Settled = never> {
 export interface TransportOptions {
   baseUrl: URL;
   token: string;
-  fetchImpl: typeof fetch;
+  /** Send through this fetch instead of node:http(s) (tests inject faults this way). */
+  fetchImpl?: typeof fetch;
   retry: RetryPolicy;
   userAgent: string;
   sleep: (ms: number) => Promise<void>;
@@ -48,11 +50,7 @@ export interface TransportOptions {
   observer?: CoderCallObserver;
 }
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: Buffer;
-}
+type Answer = ExchangeAnswer;
 
 /** A failure of one attempt, before we know whether it is the last one. */
 interface AttemptFailure {
@@ -74,11 +72,13 @@ interface AttemptFailure {
 export class CoderTransport {
   readonly #token: string;
   readonly #options: Omit<TransportOptions, 'token'>;
+  readonly #exchange: SendExchange;
 
   constructor(options: TransportOptions) {
     const { token, ...rest } = options;
     this.#token = token;
     this.#options = rest;
+    this.#exchange = options.fetchImpl ? fetchExchange(options.fetchImpl) : nodeHttpExchange;
   }
 
   get origin(): string {
@@ -96,7 +96,7 @@ export class CoderTransport {
       throw this.#invalidResponse(
         request,
         answer,
-        `the body is not valid JSON (${answer.body.length} bytes, content-type ${answer.headers.get('content-type') ?? 'none'})`,
+        `the body is not valid JSON (${answer.body.length} bytes, content-type ${answer.header('content-type') ?? 'none'})`,
       );
     }
     const result = schema.safeParse(parsed);
@@ -134,23 +134,22 @@ export class CoderTransport {
   }
 
   async #attempt(request: CoderRequest<unknown>): Promise<Answer | AttemptFailure> {
-    const { fetchImpl, userAgent, requestTimeoutMs, now } = this.#options;
+    const { userAgent, requestTimeoutMs, now } = this.#options;
     const headers: Record<string, string> = {
       'Coder-Session-Token': this.#token,
       Accept: request.accept ?? 'application/json',
       'User-Agent': userAgent,
     };
-    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    let body: string | Buffer | undefined;
     if (request.body && 'json' in request.body) {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(request.body.json);
     } else if (request.body) {
       headers['Content-Type'] = request.body.contentType;
-      body = new Uint8Array(request.body.raw);
+      body = request.body.raw;
     }
 
-    let response: Response;
-    let responseBody: Buffer;
+    let response: Answer;
     const started = performance.now();
     const observe = (status: number) => {
       try {
@@ -160,32 +159,22 @@ export class CoderTransport {
       }
     };
     try {
-      response = await fetchImpl(this.#url(request), {
-        method: request.method,
-        headers,
-        body,
-        // Following a redirect would send the session token to wherever Location points.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(requestTimeoutMs),
-      });
-      responseBody = Buffer.from(await response.arrayBuffer());
+      response = await this.#exchange(this.#url(request), { method: request.method, headers, body, timeoutMs: requestTimeoutMs });
     } catch (error) {
       observe(0);
       return this.#networkFailure(error);
     }
     observe(response.status);
 
-    if (request.expect.includes(response.status)) {
-      return { status: response.status, headers: response.headers, body: responseBody };
-    }
+    if (request.expect.includes(response.status)) return response;
     const kind = kindOfStatus(response.status);
     const failure: AttemptFailure = { kind, status: response.status, detailText: `HTTP ${response.status}` };
-    Object.assign(failure, this.#readErrorBody(responseBody));
+    Object.assign(failure, this.#readErrorBody(response.body));
     if (kind === 'rate-limited' || response.status === 503) {
-      failure.retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'), now());
+      failure.retryAfterMs = parseRetryAfterMs(response.header('retry-after'), now());
     }
     if (response.status >= 300 && response.status < 400) {
-      failure.detailText = `HTTP ${response.status} redirect to ${safeLocation(response.headers.get('location'))}; point wsmigrate at that URL instead`;
+      failure.detailText = `HTTP ${response.status} redirect to ${safeLocation(response.header('location'))}; point wsmigrate at that URL instead`;
     } else if (kind === 'invalid-response') {
       failure.detailText = `unexpected HTTP ${response.status} (expected ${request.expect.join(' or ')})`;
     }
