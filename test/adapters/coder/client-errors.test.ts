@@ -1,20 +1,10 @@
 import { CoderClient } from '../../../src/adapters/coder/client';
-import { CoderApiError } from '../../../src/adapters/coder/errors';
 import type { Workspace } from '../../../src/adapters/coder/schemas';
 import { fixture } from './coder-fixtures';
 import { FakeCoder, fakeClock } from './fake-coder';
+import { failure } from './api-failure';
 
 const TOKEN = 'f00dfeed42-Rm7Qx2Lp9Vb4Nc8Tz1Hs6Wk3';
-
-async function failure(promise: Promise<unknown>): Promise<CoderApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof CoderApiError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('CoderClient errors', () => {
   let coder: FakeCoder;

@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { CoderClient } from '../../../src/adapters/coder/client';
-import { CoderApiError } from '../../../src/adapters/coder/errors';
 import { nodeHttpExchange } from '../../../src/adapters/coder/http-exchange';
 import { fixture } from './coder-fixtures';
+import { failure } from './api-failure';
 
 const TOKEN = 'f00dfeed42-Rm7Qx2Lp9Vb4Nc8Tz1Hs6Wk3';
 
@@ -23,16 +23,6 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 async function stop(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-async function failure(promise: Promise<unknown>): Promise<CoderApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof CoderApiError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('the Coder client over node:http (its default transport)', () => {
