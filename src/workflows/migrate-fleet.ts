@@ -31,6 +31,7 @@ import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { archiveOldVersions } from './fleet-archive';
 import { watchActiveVersion } from './fleet-lock-watch';
 import { giveBackLockAtEnd } from './fleet-lock-end';
+import { checkActiveVersionAtEnd } from './fleet-end-version-check';
 import { noteChildApproval, recordChildEnd } from './fleet-children';
 import { fleetEndedSignal, fleetProgressQuery, fleetResultQuery, type FleetControlEntry, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
 import { detailsMarkdown } from '../domain/fleet-details';
@@ -215,6 +216,8 @@ async function canaryGate(run: FleetRun): Promise<void> {
 async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResult> {
   const { st, fleetName } = run;
   st.stage = 'done';
+  // Before the give-back: the check gives wsmigrate's setting back itself when the version changed.
+  const rolledBackAtEnd = await checkActiveVersionAtEnd(run);
   await giveBackLockAtEnd(run);
   const summary = summaryOf(st.counts);
   const result: FleetResult = {
@@ -229,12 +232,13 @@ async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResul
     ...(st.activeVersionLock ? { activeVersionLock: st.activeVersionLock } : {}),
     moreRemaining,
     ...(st.note ? { note: st.note } : {}),
+    ...(rolledBackAtEnd ? { rolledBackAtEnd } : {}),
     ...(st.cancelled ? { cancelledBy: cancelCause(st.control) } : {}),
   };
   // Fields, not JSON in a string: the Web UI and `temporal workflow describe` show each one.
   upsertMemo({ outcome: result.phase, ...summary });
   run.refreshDetails();
-  await run.notify({ kind: 'fleet-done', subject: `Fleet ${fleetName} ${result.phase}`, text: fleetDoneText(summary, moreRemaining), counts: countsRecord(st.counts) });
+  await run.notify({ kind: 'fleet-done', subject: `Fleet ${fleetName} ${result.phase}`, text: rolledBackAtEnd ? `${fleetDoneText(summary, moreRemaining)} ${rolledBackAtEnd}` : fleetDoneText(summary, moreRemaining), counts: countsRecord(st.counts) });
   await condition(allHandlersFinished);
   run.finalResult = result;
   if (result.phase === 'cancelled') return endAsCancelled(run, result);

@@ -28,6 +28,7 @@ import { FailureType } from '../domain/failure-types';
 import { canaryThenRest } from '../domain/fleet-summary';
 import { gateDecisionText } from '../domain/gate-decision';
 import { codeSpan } from '../domain/run-details';
+import { rolledBackAtEndText } from '../domain/rolled-back-at-end';
 import { ApprovalGates } from './approval-gates';
 import {
   cancelFleetSignal,
@@ -237,6 +238,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       else row.summary = add(row.summary ?? { ...EMPTY }, result.summary);
       if (kind === 'canary') canaryResults.set(row.template, result);
       if (result.targetVersionId) row.targetVersionId = result.targetVersionId;
+      // A rollback its fleet found as it ended: on the template's row, where the SRE looks.
+      if (result.rolledBackAtEnd) row.note = result.rolledBackAtEnd;
       if (result.phase === 'cancelled') cancelled = true;
       return result;
     } catch (err) {
@@ -252,6 +255,35 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       heldControls.length = 0;
       refreshDetails();
     }
+  }
+
+  /**
+   * Each canary's template read again before the shared gate: an old version promoted after its canary
+   * ended (while the next templates' canaries ran) leaves its canary's workspaces at risk, and the gate
+   * asked "continue?" over them. The sentence goes on the row and into the gate's text.
+   */
+  async function rollbacksBeforeGate(ready: OrganizationTemplateRow[]): Promise<string[]> {
+    if (!patched('wsmigrate-org-gate-active-version')) return [];
+    const said: string[] = [];
+    for (const row of ready) {
+      const target = row.targetVersionId;
+      if (!target) continue;
+      if (row.note) {
+        said.push(row.note);
+        continue;
+      }
+      const check = await acts.checkActiveVersion({ organization: input.organization, template: row.template, targetVersionId: target }).catch((err: unknown) => {
+        if (isCancellation(err)) throw err;
+        log.warn('could not read the template active version before the gate', { template: row.template, error: String(err) });
+        return undefined;
+      });
+      if (!check || check.state === 'target') continue;
+      const migrated = (row.summary?.migrated ?? 0) + (row.summary?.alreadyMigrated ?? 0);
+      row.note = rolledBackAtEndText({ template: row.template, targetVersionId: target, activeVersionId: check.activeVersionId, ...(check.activeVersionName ? { activeVersionName: check.activeVersionName } : {}), migrated }, 'gate');
+      said.push(row.note);
+    }
+    refreshDetails();
+    return said;
   }
 
   // ── every template and its canary ─────────────────────────────────────
@@ -272,10 +304,11 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     if (!cancelled && ready.length > 0) {
       const lines = ready.map((r) => `${r.template}: ${r.summary?.migrated ?? 0} migrated, ${(r.summary?.failed ?? 0) + (r.summary?.needsAttention ?? 0) + (r.summary?.restored ?? 0)} not ok`).join('; ');
       const failedTemplates = rows.filter((r) => r.state === 'failed').map((r) => r.template);
+      const rolledBack = await rollbacksBeforeGate(ready);
       const decision = await gates.request(
         'fleet-continue',
         `org-canary:${fnv1a(lines)}`,
-        `Canaries of ${input.organization}: ${lines}.${failedTemplates.length ? ` Failed before their canary: ${failedTemplates.join(', ')}.` : ''} Continue with the rest of ${ready.length} template(s), one after the other? PVC uids kept so far: ${total().pvcUidsKept}.`,
+        `Canaries of ${input.organization}: ${lines}.${failedTemplates.length ? ` Failed before their canary: ${failedTemplates.join(', ')}.` : ''} Continue with the rest of ${ready.length} template(s), one after the other? PVC uids kept so far: ${total().pvcUidsKept}.${rolledBack.length ? ` WARNING: ${rolledBack.join(' ')}` : ''}`,
       );
       if (decision === 'rejected' || decision === 'timed-out') {
         cancelled = true;
