@@ -41,6 +41,8 @@ import { SlidingWindow } from './fleet-window';
 import { migrateTemplate } from './migrate-template';
 import { parseWorkflowInput } from './workflow-input';
 import { gateDecisionText } from '../domain/gate-decision';
+import { FailureType } from '../domain/failure-types';
+import { isScheduledWindow, windowBesideRunsText } from '../domain/window-beside-runs';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 
@@ -91,6 +93,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
     await acts.checkFleetNames({ organization: input.organization, subject: `template ${run.fleetName}`, filters: input.filters });
   }
   st.namesChecked = true;
+  if (!carried) await refuseWindowBesideRuns(run);
 
   if (st.stage === 'template') {
     if (!(await templateFirst(run))) return finish(run, false);
@@ -129,6 +132,23 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
     });
   }
   return finish(run, run.moreRemains());
+}
+
+/**
+ * A schedule's window refuses, before any change, to run beside another fleet of its template:
+ * `temporal schedule trigger` / `toggle --unpause` bypass wsmigrate's own refusal (round 1 of the
+ * hazard drive: a window migrated workspaces behind a hand fleet's canary gate). Fleets started by hand
+ * are not asked: a second one with another id and disjoint filters is a deliberate choice.
+ */
+async function refuseWindowBesideRuns(run: FleetRun): Promise<void> {
+  const parentId = workflowInfo().parent?.workflowId;
+  if (!isScheduledWindow(run.workflowId, parentId)) return;
+  if (!patched('wsmigrate-window-beside-runs')) return;
+  const { input } = run;
+  const others = await acts.runsBesideWindow({ organization: input.organization, template: input.template, taskQueue: workflowInfo().taskQueue, workflowId: run.workflowId, ...(parentId ? { parentId } : {}) });
+  if (others.length === 0) return;
+  run.st.note = windowBesideRunsText(run.workflowId, run.fleetName, others);
+  throw ApplicationFailure.create({ message: run.st.note, type: FailureType.refused, nonRetryable: true });
 }
 
 /** The template migrated first (or the given version taken); false when a dry run left no version to migrate to. */
