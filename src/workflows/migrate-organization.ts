@@ -18,6 +18,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
 import { fnv1a } from '../domain/fnv1a';
@@ -57,6 +58,14 @@ function add(a: FleetSummary, b: FleetSummary | undefined): FleetSummary {
   // Declined only once some fleet declined one: the total (and the memo) stays as it was without.
   const declined = (a.declined ?? 0) + (b.declined ?? 0);
   return declined ? { ...sum, declined } : sum;
+}
+
+/** The template's fleet could not start: one with its id runs. Who, and what to do, not Temporal's bare words. */
+function alreadyRunningText(fleetId: string, template: string): string {
+  return (
+    `not started: ${fleetId} already runs (a fleet of ${template} started by hand, or by another run), so this run left ${template} alone rather than migrate behind that fleet's gates and failure budget. ` +
+    `Let it end (wsmigrate fleet status ${fleetId}), then run this template again.`
+  );
 }
 
 /**
@@ -248,6 +257,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       // Whole: the refusal's last sentence says what to do (300 characters cut "Promote the version first" off).
       const message = (cause as Error)?.message;
       row.note = message ? (message.length > 1000 ? `${message.slice(0, 999)}…` : message) : String(err);
+      // Temporal's "Workflow execution already started": a fleet of the template with that id runs (started by hand, beside a window).
+      if (err instanceof WorkflowExecutionAlreadyStartedError) row.note = alreadyRunningText(id, `${input.organization}/${row.template}`);
       return undefined;
     } finally {
       current = undefined;

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { decide } from '../../src/client/approvals';
 import { startFleet } from '../../src/client/fleet';
 import { createFleetSchedule } from '../../src/client/schedules';
+import { createOrganizationSchedule } from '../../src/client/organization';
+import type { OrganizationResult } from '../../src/contracts/migrate-organization';
 import { fleetProgressQuery } from '../../src/contracts/migrate-fleet';
 import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
@@ -63,5 +65,54 @@ describe('a paused schedule triggered with Temporal\'s own CLI while a fleet of 
     await decide(env.t.client, hand.workflowId, 'approve', { approver: 'sre' });
     await hand.result();
     expect(pvcUids(env)).toEqual(uids);
+  });
+});
+
+/**
+ * An organization's window triggered the same way: its fleet of the template takes the id of the fleet
+ * started by hand, which Temporal refuses ("Workflow execution already started"). The organization's
+ * row said only Temporal's words; it names the running fleet and what to do now.
+ */
+describe('an organization window triggered with Temporal\'s own CLI while a fleet of one of its templates runs by hand', () => {
+  let env: MigrationEnv;
+  const name = `org-beside-${randomUUID().slice(0, 8)}`;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+  });
+  afterAll(async () => {
+    await env?.t.client.schedule.getHandle(`wsmigrate-${name}`).delete().catch(() => undefined);
+    await env?.close();
+  });
+
+  it('the template row names the running fleet and what to do', async () => {
+    const targetVersionId = (await env.migrateTemplate()).versionId;
+    const template = env.sim.template.name;
+    const hand = await startFleet(
+      env.t.client,
+      { organization: 'coder', template, targetVersionId, canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { taskQueue: env.taskQueue },
+    );
+    await waitFor(async () => (await hand.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-continue', 60_000);
+    const scheduleId = await createOrganizationSchedule(
+      env.t.client,
+      name,
+      { organization: 'coder', templates: [template], canary: 0, concurrency: 2, archiveOldVersions: false, approval: { policy: 'none' } },
+      { cron: '0 2 * * 6', batch: 5, taskQueue: env.taskQueue },
+    );
+    const schedule = env.t.client.schedule.getHandle(scheduleId);
+    await schedule.pause('paused while the hand fleet runs');
+    await schedule.trigger();
+    let windowId: string | undefined;
+    await waitFor(async () => {
+      windowId = (await schedule.describe()).info.recentActions[0]?.action.workflow.workflowId;
+      return windowId !== undefined;
+    }, 30_000);
+    const result = (await env.t.client.workflow.getHandle(windowId as string).result()) as OrganizationResult;
+    const row = result.templates.find((r) => r.template === template);
+    expect(row?.state).toBe('failed');
+    expect(row?.note).toMatch(new RegExp(`not started: ${hand.workflowId} already runs .*Let it end \\(wsmigrate fleet status ${hand.workflowId}\\)`));
+    await decide(env.t.client, hand.workflowId, 'approve', { approver: 'sre' });
+    await hand.result();
   });
 });
