@@ -15,12 +15,14 @@ import {
   setCurrentDetails,
   setHandler,
   startChild,
+  TerminatedFailure,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
+import { templateWorkflowId } from '../domain/migration-input';
 import { fnv1a } from '../domain/fnv1a';
 import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
@@ -65,6 +67,17 @@ function alreadyRunningText(fleetId: string, template: string): string {
   return (
     `not started: ${fleetId} already runs (a fleet of ${template} started by hand, or by another run), so this run left ${template} alone rather than migrate behind that fleet's gates and failure budget. ` +
     `Let it end (wsmigrate fleet status ${fleetId}), then run this template again.`
+  );
+}
+
+/** A template's fleet terminated under the organization run: what a terminate leaves, and where to look. */
+function terminatedFleetText(fleetId: string, organization: string, template: string): string {
+  const templateRun = templateWorkflowId(organization, template);
+  return (
+    `${fleetId} was terminated (temporal workflow terminate): nothing more of ${organization}/${template} runs in this run, and a terminate runs no clean-up. ` +
+    `Migrations it had started go on to their own end (wsmigrate approvals lists any at a gate; wsmigrate scan --template ${template} once they are over); the worker's lock keeper gives back require_active_version; ` +
+    `its template step ${templateRun}, if it still waits at a gate, waits on (wsmigrate status ${templateRun}: reject it unless the version should still be promoted). ` +
+    `Run the template again with wsmigrate fleet start --org ${organization} --template ${template}.`
   );
 }
 
@@ -259,6 +272,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       row.note = message ? (message.length > 1000 ? `${message.slice(0, 999)}…` : message) : String(err);
       // Temporal's "Workflow execution already started": a fleet of the template with that id runs (started by hand, beside a window).
       if (err instanceof WorkflowExecutionAlreadyStartedError) row.note = alreadyRunningText(id, `${input.organization}/${row.template}`);
+      // `temporal workflow terminate` of the template's fleet: Temporal's one word, "Terminated", said nothing of what it left.
+      if (cause instanceof TerminatedFailure) row.note = terminatedFleetText(id, input.organization, row.template);
       return undefined;
     } finally {
       current = undefined;
