@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decide } from '../../src/client/approvals';
 import { startFleet } from '../../src/client/fleet';
-import { createFleetSchedule } from '../../src/client/schedules';
+import { controlFleetSchedule, createFleetSchedule } from '../../src/client/schedules';
 import { createOrganizationSchedule } from '../../src/client/organization';
 import type { OrganizationResult } from '../../src/contracts/migrate-organization';
 import { fleetProgressQuery } from '../../src/contracts/migrate-fleet';
@@ -114,5 +114,35 @@ describe('an organization window triggered with Temporal\'s own CLI while a flee
     expect(row?.note).toMatch(new RegExp(`not started: ${hand.workflowId} already runs .*Let it end \\(wsmigrate fleet status ${hand.workflowId}\\)`));
     await decide(env.t.client, hand.workflowId, 'approve', { approver: 'sre' });
     await hand.result();
+  });
+});
+
+/** Hazard drive, round 2: a schedule deleted (or paused) while its window runs: the window goes on, and is now said to. */
+describe('a schedule deleted while its window runs', () => {
+  let env: MigrationEnv;
+  const name = `deleted-${randomUUID().slice(0, 8)}`;
+  beforeAll(async () => {
+    env = await createMigrationEnv({ workspaces: 2 });
+    await env.startWorker();
+  });
+  afterAll(async () => env?.close());
+
+  it('pause and delete name the window still running', async () => {
+    const targetVersionId = (await env.migrateTemplate()).versionId;
+    await createFleetSchedule(
+      env.t.client,
+      name,
+      { organization: 'coder', template: env.sim.template.name, targetVersionId, canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
+      { cron: '0 2 * * 6', batch: 5, taskQueue: env.taskQueue },
+    );
+    const { triggered } = await controlFleetSchedule(env.t.client, name, 'trigger');
+    const windowId = triggered?.started as string;
+    expect(windowId).toBeDefined();
+    const window = env.t.client.workflow.getHandle(windowId);
+    await waitFor(async () => (await window.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-continue', 60_000);
+    expect((await controlFleetSchedule(env.t.client, name, 'pause')).stillRunning).toEqual([windowId]);
+    expect((await controlFleetSchedule(env.t.client, name, 'delete')).stillRunning).toEqual([windowId]);
+    expect((await window.describe()).status.name).toBe('RUNNING');
+    await decide(env.t.client, windowId, 'reject', { approver: 'sre' });
   });
 });
