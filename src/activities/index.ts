@@ -20,6 +20,7 @@ import { makeRequestCancellation } from './request-cancellation';
 import { makeRestoreByBuild } from './restore-by-build';
 import { makeReadProvisionerCapacity } from './read-provisioner-capacity';
 import { makeRewriteState } from './rewrite-state';
+import { makeRunsBesideWindow } from './runs-beside-window';
 import { makeStartPinned } from './start-pinned';
 import { makeStopWorkspace } from './stop-workspace';
 import { makeTrackBuildChanges } from './track-build-changes';
@@ -64,6 +65,7 @@ export function createActivities(deps: ActivityDeps) {
     requireActiveVersion: makeRequireActiveVersion(deps),
     releaseActiveVersion: makeReleaseActiveVersion(deps),
     checkActiveVersion: makeCheckActiveVersion(deps),
+    runsBesideWindow: makeRunsBesideWindow(deps),
     readProvisionerCapacity: makeReadProvisionerCapacity(deps),
     listOrganizationTemplates: makeListOrganizationTemplates(deps),
     requestCancellation: makeRequestCancellation(),

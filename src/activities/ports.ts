@@ -4,6 +4,7 @@ import type { Importer } from '../ports/importer';
 import type { MigrationMetrics } from '../ports/metrics';
 import type { Notifier } from '../ports/notifier';
 import type { TemplateVariableValues } from '../ports/template-variables';
+import type { OtherRuns } from '../ports/other-runs';
 
 /** The Coder calls the runbook makes; the real client or one pointed at the simulator. */
 export type CoderApi = Pick<
@@ -50,10 +51,13 @@ export interface ActivityDeps {
   metrics?: MigrationMetrics;
   /** Values for templates' sensitive variables, which Coder redacts (WSMIGRATE_TEMPLATE_VARIABLES). */
   templateVariables?: TemplateVariableValues;
+  /** Temporal's running fleets (the worker's client); without it a window's check of them finds none. */
+  otherRuns?: OtherRuns;
 }
 
 // The ports activities are given, under the names activities have always imported them by.
 export type { Importer } from '../ports/importer';
+export type { OtherRun, OtherRuns, OtherRunsQuery } from '../ports/other-runs';
 export type { TemplateVariableValues } from '../ports/template-variables';
 export type { MigrationMetrics, ObservedChangeKind } from '../ports/metrics';
 export type { MessageRef, Notification, NotificationKind, Notifier, NotifyOutcome } from '../ports/notifier';

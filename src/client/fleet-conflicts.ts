@@ -3,6 +3,7 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import { coverageOf, coverageText, overlaps, type Coverage } from '../domain/fleet-coverage';
 import { fleetWorkflowId } from '../domain/fleet-input';
 import { organizationWorkflowId } from '../domain/organization-input';
+import type { OtherRun, OtherRunsQuery } from '../ports/other-runs';
 import { RefusedError } from './refused-error';
 
 /**
@@ -116,6 +117,19 @@ async function activeSchedulesCovering(client: Client, claim: Coverage, except?:
 export async function runningRunsOnTemplate(client: Client, organization: string, template: string): Promise<string[]> {
   const claim: Coverage = { organization, templates: [template] };
   return (await runningRuns(client, handStartedIds(claim), true)).filter((r) => overlaps(r.coverage, claim)).map((r) => r.workflowId);
+}
+
+/**
+ * What a schedule's window asks as its fleet starts (the worker's OtherRuns): the running runs that
+ * migrate its template, but itself, its parent (an organization window) and their fleets.
+ */
+export async function runsBesideWindow(client: Client, q: OtherRunsQuery): Promise<OtherRun[]> {
+  const claim: Coverage = { organization: q.organization, templates: [q.template], taskQueue: q.taskQueue };
+  const mine = new Set([q.workflowId, ...(q.parentId ? [q.parentId] : [])]);
+  const others = (await runningRuns(client, handStartedIds(claim))).filter((r) => !mine.has(r.workflowId) && !(r.parentId !== undefined && mine.has(r.parentId)) && overlaps(r.coverage, claim));
+  const byId = new Map<string, OtherRun>();
+  for (const r of others) byId.set(r.parentId ?? r.workflowId, { workflowId: r.parentId ?? r.workflowId, byHand: r.byHand });
+  return [...byId.values()];
 }
 
 /** Running runs sharing a template with `claim`, but `selfId` (a start with its own id says "already running") and its own fleets. */

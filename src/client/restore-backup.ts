@@ -110,6 +110,17 @@ export async function planRestore(
       `none of ${subject}'s last ${BUILDS_SEARCHED} builds holds this backup, so the version it belongs to is unknown: pass --version <the template version id it was taken under> and --transition start|stop`,
     );
   }
+  // A stopped workspace's backup (option A backs up its own stop) put back by a stop on top of a start made since: that
+  // stop plans only what the backup holds, so what the start created (the deployment, its pod, still mounting the home
+  // volume) stays running outside the state, and the next start fails on it (AlreadyExists). Hazard drive, round 2.
+  const createdSince = transition === 'stop' && latest.transition === 'start' && mayHaveRun(latest.job) ? managedNotIn(current, backup.resources) : [];
+  if (createdSince.length > 0) {
+    throw new RestoreRefused(
+      `${subject} was started after the backup was taken (build #${latest.build_number}, start by ${latest.initiator_name ?? 'someone'}, ${latest.job.status}), and the backup lacks what that start holds (${createdSince.join(', ')}): ` +
+        `a stop carrying it would leave them (its pod, still mounting the home volume) running outside the state, and the next start would fail on them. Nothing was written. ` +
+        `Stop the workspace first (coder stop ${subject}: that stop removes them with the state Coder holds now), then run this again`,
+    );
+  }
   const hazards = await versionHazards(coder, backup.resources, templateVersionId);
   if (hazards.length > 0) {
     const taken = source && source.template_version_id !== templateVersionId ? ` The backup was taken from build #${source.build_number}, on version ${source.template_version_id}: leave --version out to build it there.` : '';
@@ -131,6 +142,22 @@ export async function planRestore(
     target: { transition, templateVersionId, ...(fromSource ? { fromBuildNumber: source.build_number } : {}) },
     ...(parameters.length > 0 ? { parameters } : {}),
   };
+}
+
+/** The managed resources (root and module addresses) of Coder's current state that the backup does not hold. */
+function managedNotIn(current: Buffer, backup: readonly { module?: string; mode: string; type: string; name: string }[]): string[] {
+  if (current.length === 0) return [];
+  const address = (r: { module?: string; type: string; name: string }) => `${r.module ? `${r.module}.` : ''}${r.type}.${r.name}`;
+  const had = new Set(backup.filter((r) => r.mode === 'managed').map(address));
+  return parseStateV4(current.toString('utf8'))
+    .resources.filter((r) => r.mode === 'managed' && !had.has(address(r)))
+    .map(address);
+}
+
+/** A job a provisioner may have applied: it ended, and a canceled one only if a daemon had taken it (started_at). */
+function mayHaveRun(job: { status: string; started_at?: string | null }): boolean {
+  if (job.status === 'canceled') return Boolean(job.started_at);
+  return job.status === 'succeeded' || job.status === 'failed';
 }
 
 /** Runs the restore build and waits for it; throws when someone built meanwhile or the build did not succeed. */

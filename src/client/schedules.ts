@@ -147,6 +147,8 @@ export interface ScheduleControlResult {
    * beside (overlap SKIP); neither when it had not decided within a few seconds.
    */
   triggered?: { started?: string; skippedBeside?: string };
+  /** A pause or delete stops no window: the one running (its workflow id) goes on. */
+  stillRunning?: string[];
 }
 
 /** How long a trigger waits to see Temporal take or skip it (the schedule's own workflow does, asynchronously). */
@@ -161,19 +163,22 @@ export async function controlFleetSchedule(client: Client, name: string, action:
   const h = client.schedule.getHandle(scheduleId);
   let wasPaused = false;
   let triggered: ScheduleControlResult['triggered'];
+  let stillRunning: string[] = [];
   await handleErrors(scheduleId, async () => {
-    const described = action === 'delete' ? undefined : await h.describe();
-    const before = described?.state;
-    wasPaused = before?.paused ?? false;
-    const keep = (own: string) => (before?.note && before.note !== own ? `${own} · earlier: ${before.note}`.slice(0, 500) : own);
+    const described = await h.describe();
+    // A pause or a delete stops no window already running (Temporal's schedules only start them): said, with how to stop it.
+    if (action === 'pause' || action === 'delete') stillRunning = described.info.runningActions.map((a) => a.workflow.workflowId);
+    const before = described.state;
+    wasPaused = before.paused;
+    const keep = (own: string) => (before.note && before.note !== own ? `${own} · earlier: ${before.note}`.slice(0, 500) : own);
     if (action === 'pause') await h.pause(keep(note ?? 'paused with wsmigrate schedule pause'));
     else if (action === 'unpause') await h.unpause(keep(note ?? 'unpaused with wsmigrate schedule unpause'));
     else if (action === 'trigger') {
       await h.trigger(ScheduleOverlapPolicy.SKIP);
-      triggered = described ? await triggerOutcome(h, described.info) : undefined;
+      triggered = await triggerOutcome(h, described.info);
     } else await h.delete();
   });
-  return { scheduleId, wasPaused, ...(triggered ? { triggered } : {}) };
+  return { scheduleId, wasPaused, ...(triggered ? { triggered } : {}), ...(stillRunning.length ? { stillRunning } : {}) };
 }
 
 type ScheduleInfo = Awaited<ReturnType<ReturnType<Client['schedule']['getHandle']>['describe']>>['info'];

@@ -226,6 +226,11 @@ export interface FleetResult {
   /** True when a limit (a maintenance window's batch) or a cancel left workspaces for a later run. */
   moreRemaining: boolean;
   note?: string;
+  /**
+   * As the run ended, the template's active version was not its target (a rollback after its last
+   * build): the sentence, also in `note`. The organization shows it on the template's row.
+   */
+  rolledBackAtEnd?: string;
   /** A cancelled fleet: who cancelled it (a person, a gate, Temporal's cancel request) and why. */
   cancelledBy?: { by: string; reason?: string };
 }

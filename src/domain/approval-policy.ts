@@ -88,6 +88,13 @@ function unknownFieldRefusal(input: object): string | undefined {
   return `unknown field ${named.join(', ')}: an approval has ${APPROVAL_FIELDS.join(', ')}`;
 }
 
+/** An update's payload that is no object (a quoted string, an array, a number): spread, a string read as fields '0', '1', …. */
+export function notAnObjectRefusal(input: unknown): string | undefined {
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) return undefined;
+  const got = Array.isArray(input) ? 'an array' : input === null || input === undefined ? 'nothing' : `a ${typeof input}`;
+  return `approval payload must be a JSON object: {"gateId": …, "planHash": …, "approver": …} (got ${got})`;
+}
+
 /**
  * The `approve` and `reject` updates take their decision from their name. A payload that says the
  * other (the signal's JSON, `"decision":"reject"`, sent as `--name approve`) is refused, never

@@ -11,6 +11,7 @@ import { visibilityCounts } from '../adapters/metrics/visibility-gauges';
 import { Client } from '@temporalio/client';
 import { makeReleaseActiveVersion } from '../activities/active-version-lock';
 import { temporalLockHolders } from '../client/lock-holders';
+import { runsBesideWindow } from '../client/fleet-conflicts';
 import { connectTemporal, temporalConnectionOptions } from '../client/temporal-client';
 import { clientDataConverter } from '../adapters/temporal/data-converter';
 import { describeConfig } from '../config/describe-config';
@@ -95,8 +96,8 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       });
       log(`wsmigrate worker serves /metrics, /healthz and /readyz on ${endpoint.url}`);
     }
+    const client = new Client({ connection: admin, namespace: cfg.temporalNamespace, dataConverter: clientDataConverter(encryptionKeyBytes(cfg)) });
     if (cfg.lockKeeperIntervalSeconds > 0) {
-      const client = new Client({ connection: admin, namespace: cfg.temporalNamespace, dataConverter: clientDataConverter(encryptionKeyBytes(cfg)) });
       keeper = createLockKeeper({
         findMarks: coderLockMarks(deps),
         holders: temporalLockHolders(client),
@@ -113,7 +114,8 @@ export async function runWorker(cfg: WsmigrateConfig, deps: ActivityDeps, opts: 
       connection,
       namespace: cfg.temporalNamespace,
       taskQueue: cfg.taskQueue,
-      activities: createActivities(deps),
+      // A schedule's window asks Temporal, through this client, which fleets run beside it (migrate-fleet.ts).
+      activities: createActivities({ ...deps, otherRuns: deps.otherRuns ?? ((q) => runsBesideWindow(client, q)) }),
       dataConverter: workerDataConverter(encryptionKeyBytes(cfg)),
       maxConcurrentActivityTaskExecutions: cfg.workerActivitySlots,
     });

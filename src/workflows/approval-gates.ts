@@ -4,6 +4,7 @@ import {
   approvalRefusal,
   gateRequiresApproval,
   updateDecisionRefusal,
+  notAnObjectRefusal,
   whoMayApprove,
   type ApprovalChannel,
   type ApprovalInput,
@@ -51,7 +52,7 @@ export class ApprovalGates {
   ) {
     const rule = { approvers: settings.approvers, anyApprover: settings.anyApprover ?? false };
     const validate = (decision: Decision) => (input: DecisionPayload) => {
-      const why = updateDecisionRefusal(input, decision) ?? approvalRefusal(this.pending, { ...input, decision }, rule);
+      const why = notAnObjectRefusal(input) ?? updateDecisionRefusal(input, decision) ?? approvalRefusal(this.pending, { ...input, decision }, rule);
       if (why) throw new Error(why);
     };
     setHandler(approveUpdate, (input) => this.record({ ...input, decision: 'approve' }, 'cli'), { validator: validate('approve') });

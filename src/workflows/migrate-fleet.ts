@@ -31,6 +31,7 @@ import { QUICK_STEP, withActivityMessage } from './activity-presets';
 import { archiveOldVersions } from './fleet-archive';
 import { watchActiveVersion } from './fleet-lock-watch';
 import { giveBackLockAtEnd } from './fleet-lock-end';
+import { checkActiveVersionAtEnd } from './fleet-end-version-check';
 import { noteChildApproval, recordChildEnd } from './fleet-children';
 import { fleetEndedSignal, fleetProgressQuery, fleetResultQuery, type FleetControlEntry, type FleetPhase, type FleetResult, type FleetState } from '../contracts/migrate-fleet';
 import { detailsMarkdown } from '../domain/fleet-details';
@@ -40,6 +41,8 @@ import { SlidingWindow } from './fleet-window';
 import { migrateTemplate } from './migrate-template';
 import { parseWorkflowInput } from './workflow-input';
 import { gateDecisionText } from '../domain/gate-decision';
+import { FailureType } from '../domain/failure-types';
+import { isScheduledWindow, windowBesideRunsText } from '../domain/window-beside-runs';
 
 const acts = proxyActivities<WsmigrateActivities>(QUICK_STEP);
 
@@ -90,6 +93,7 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
     await acts.checkFleetNames({ organization: input.organization, subject: `template ${run.fleetName}`, filters: input.filters });
   }
   st.namesChecked = true;
+  if (!carried) await refuseWindowBesideRuns(run);
 
   if (st.stage === 'template') {
     if (!(await templateFirst(run))) return finish(run, false);
@@ -128,6 +132,23 @@ async function migrateFleetSteps(rawInput: MigrateFleetInput, carried: FleetStat
     });
   }
   return finish(run, run.moreRemains());
+}
+
+/**
+ * A schedule's window refuses, before any change, to run beside another fleet of its template:
+ * `temporal schedule trigger` / `toggle --unpause` bypass wsmigrate's own refusal (round 1 of the
+ * hazard drive: a window migrated workspaces behind a hand fleet's canary gate). Fleets started by hand
+ * are not asked: a second one with another id and disjoint filters is a deliberate choice.
+ */
+async function refuseWindowBesideRuns(run: FleetRun): Promise<void> {
+  const parentId = workflowInfo().parent?.workflowId;
+  if (!isScheduledWindow(run.workflowId, parentId)) return;
+  if (!patched('wsmigrate-window-beside-runs')) return;
+  const { input } = run;
+  const others = await acts.runsBesideWindow({ organization: input.organization, template: input.template, taskQueue: workflowInfo().taskQueue, workflowId: run.workflowId, ...(parentId ? { parentId } : {}) });
+  if (others.length === 0) return;
+  run.st.note = windowBesideRunsText(run.workflowId, run.fleetName, others);
+  throw ApplicationFailure.create({ message: run.st.note, type: FailureType.refused, nonRetryable: true });
 }
 
 /** The template migrated first (or the given version taken); false when a dry run left no version to migrate to. */
@@ -215,6 +236,8 @@ async function canaryGate(run: FleetRun): Promise<void> {
 async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResult> {
   const { st, fleetName } = run;
   st.stage = 'done';
+  // Before the give-back: the check gives wsmigrate's setting back itself when the version changed.
+  const rolledBackAtEnd = await checkActiveVersionAtEnd(run);
   await giveBackLockAtEnd(run);
   const summary = summaryOf(st.counts);
   const result: FleetResult = {
@@ -229,12 +252,13 @@ async function finish(run: FleetRun, moreRemaining: boolean): Promise<FleetResul
     ...(st.activeVersionLock ? { activeVersionLock: st.activeVersionLock } : {}),
     moreRemaining,
     ...(st.note ? { note: st.note } : {}),
+    ...(rolledBackAtEnd ? { rolledBackAtEnd } : {}),
     ...(st.cancelled ? { cancelledBy: cancelCause(st.control) } : {}),
   };
   // Fields, not JSON in a string: the Web UI and `temporal workflow describe` show each one.
   upsertMemo({ outcome: result.phase, ...summary });
   run.refreshDetails();
-  await run.notify({ kind: 'fleet-done', subject: `Fleet ${fleetName} ${result.phase}`, text: fleetDoneText(summary, moreRemaining), counts: countsRecord(st.counts) });
+  await run.notify({ kind: 'fleet-done', subject: `Fleet ${fleetName} ${result.phase}`, text: rolledBackAtEnd ? `${fleetDoneText(summary, moreRemaining)} ${rolledBackAtEnd}` : fleetDoneText(summary, moreRemaining), counts: countsRecord(st.counts) });
   await condition(allHandlersFinished);
   run.finalResult = result;
   if (result.phase === 'cancelled') return endAsCancelled(run, result);

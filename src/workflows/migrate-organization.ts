@@ -15,11 +15,14 @@ import {
   setCurrentDetails,
   setHandler,
   startChild,
+  TerminatedFailure,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WsmigrateActivities } from '../activities';
 import { fleetWorkflowId, type MigrateFleetInput } from '../domain/fleet-input';
+import { templateWorkflowId } from '../domain/migration-input';
 import { fnv1a } from '../domain/fnv1a';
 import { organizationDetails } from '../domain/organization-details';
 import { migrateOrganizationInputSchema, type MigrateOrganizationInput, type MigrateOrganizationParams } from '../domain/organization-input';
@@ -28,6 +31,7 @@ import { FailureType } from '../domain/failure-types';
 import { canaryThenRest } from '../domain/fleet-summary';
 import { gateDecisionText } from '../domain/gate-decision';
 import { codeSpan } from '../domain/run-details';
+import { rolledBackAtEndText } from '../domain/rolled-back-at-end';
 import { ApprovalGates } from './approval-gates';
 import {
   cancelFleetSignal,
@@ -56,6 +60,25 @@ function add(a: FleetSummary, b: FleetSummary | undefined): FleetSummary {
   // Declined only once some fleet declined one: the total (and the memo) stays as it was without.
   const declined = (a.declined ?? 0) + (b.declined ?? 0);
   return declined ? { ...sum, declined } : sum;
+}
+
+/** The template's fleet could not start: one with its id runs. Who, and what to do, not Temporal's bare words. */
+function alreadyRunningText(fleetId: string, template: string): string {
+  return (
+    `not started: ${fleetId} already runs (a fleet of ${template} started by hand, or by another run), so this run left ${template} alone rather than migrate behind that fleet's gates and failure budget. ` +
+    `Let it end (wsmigrate fleet status ${fleetId}), then run this template again.`
+  );
+}
+
+/** A template's fleet terminated under the organization run: what a terminate leaves, and where to look. */
+function terminatedFleetText(fleetId: string, organization: string, template: string): string {
+  const templateRun = templateWorkflowId(organization, template);
+  return (
+    `${fleetId} was terminated (temporal workflow terminate): nothing more of ${organization}/${template} runs in this run, and a terminate runs no clean-up. ` +
+    `Migrations it had started go on to their own end (wsmigrate approvals lists any at a gate; wsmigrate scan --template ${template} once they are over); the worker's lock keeper gives back require_active_version; ` +
+    `its template step ${templateRun}, if it still waits at a gate, waits on (wsmigrate status ${templateRun}: reject it unless the version should still be promoted). ` +
+    `Run the template again with wsmigrate fleet start --org ${organization} --template ${template}.`
+  );
 }
 
 /**
@@ -237,6 +260,8 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       else row.summary = add(row.summary ?? { ...EMPTY }, result.summary);
       if (kind === 'canary') canaryResults.set(row.template, result);
       if (result.targetVersionId) row.targetVersionId = result.targetVersionId;
+      // A rollback its fleet found as it ended: on the template's row, where the SRE looks.
+      if (result.rolledBackAtEnd) row.note = result.rolledBackAtEnd;
       if (result.phase === 'cancelled') cancelled = true;
       return result;
     } catch (err) {
@@ -245,6 +270,10 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       // Whole: the refusal's last sentence says what to do (300 characters cut "Promote the version first" off).
       const message = (cause as Error)?.message;
       row.note = message ? (message.length > 1000 ? `${message.slice(0, 999)}…` : message) : String(err);
+      // Temporal's "Workflow execution already started": a fleet of the template with that id runs (started by hand, beside a window).
+      if (err instanceof WorkflowExecutionAlreadyStartedError) row.note = alreadyRunningText(id, `${input.organization}/${row.template}`);
+      // `temporal workflow terminate` of the template's fleet: Temporal's one word, "Terminated", said nothing of what it left.
+      if (cause instanceof TerminatedFailure) row.note = terminatedFleetText(id, input.organization, row.template);
       return undefined;
     } finally {
       current = undefined;
@@ -252,6 +281,35 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
       heldControls.length = 0;
       refreshDetails();
     }
+  }
+
+  /**
+   * Each canary's template read again before the shared gate: an old version promoted after its canary
+   * ended (while the next templates' canaries ran) leaves its canary's workspaces at risk, and the gate
+   * asked "continue?" over them. The sentence goes on the row and into the gate's text.
+   */
+  async function rollbacksBeforeGate(ready: OrganizationTemplateRow[]): Promise<string[]> {
+    if (!patched('wsmigrate-org-gate-active-version')) return [];
+    const said: string[] = [];
+    for (const row of ready) {
+      const target = row.targetVersionId;
+      if (!target) continue;
+      if (row.note) {
+        said.push(row.note);
+        continue;
+      }
+      const check = await acts.checkActiveVersion({ organization: input.organization, template: row.template, targetVersionId: target }).catch((err: unknown) => {
+        if (isCancellation(err)) throw err;
+        log.warn('could not read the template active version before the gate', { template: row.template, error: String(err) });
+        return undefined;
+      });
+      if (!check || check.state === 'target') continue;
+      const migrated = (row.summary?.migrated ?? 0) + (row.summary?.alreadyMigrated ?? 0);
+      row.note = rolledBackAtEndText({ template: row.template, targetVersionId: target, activeVersionId: check.activeVersionId, ...(check.activeVersionName ? { activeVersionName: check.activeVersionName } : {}), migrated }, 'gate');
+      said.push(row.note);
+    }
+    refreshDetails();
+    return said;
   }
 
   // ── every template and its canary ─────────────────────────────────────
@@ -272,10 +330,11 @@ async function migrateOrganizationSteps(rawInput: MigrateOrganizationInput): Pro
     if (!cancelled && ready.length > 0) {
       const lines = ready.map((r) => `${r.template}: ${r.summary?.migrated ?? 0} migrated, ${(r.summary?.failed ?? 0) + (r.summary?.needsAttention ?? 0) + (r.summary?.restored ?? 0)} not ok`).join('; ');
       const failedTemplates = rows.filter((r) => r.state === 'failed').map((r) => r.template);
+      const rolledBack = await rollbacksBeforeGate(ready);
       const decision = await gates.request(
         'fleet-continue',
         `org-canary:${fnv1a(lines)}`,
-        `Canaries of ${input.organization}: ${lines}.${failedTemplates.length ? ` Failed before their canary: ${failedTemplates.join(', ')}.` : ''} Continue with the rest of ${ready.length} template(s), one after the other? PVC uids kept so far: ${total().pvcUidsKept}.`,
+        `Canaries of ${input.organization}: ${lines}.${failedTemplates.length ? ` Failed before their canary: ${failedTemplates.join(', ')}.` : ''} Continue with the rest of ${ready.length} template(s), one after the other? PVC uids kept so far: ${total().pvcUidsKept}.${rolledBack.length ? ` WARNING: ${rolledBack.join(' ')}` : ''}`,
       );
       if (decision === 'rejected' || decision === 'timed-out') {
         cancelled = true;

@@ -110,4 +110,21 @@ describe('wsmigrate state restore refuses a backup that does not fit the version
       for (const d of sim.provisionerDaemons()) sim.setDaemonOffline(d.name, false);
     }
   });
+  it("a stopped workspace's backup after its owner started it again: refused (a stop carrying it would leave the start's pod outside the state); nothing built; restored once it is stopped", async () => {
+    const ws = sim.workspaces()[1];
+    // Option A's backup: the state of our stop.
+    await coder.waitForBuild((await coder.createWorkspaceBuild(ws.id, { transition: 'stop' })).id);
+    const backup = await blobs.put(Buffer.from(sim.stateOf(ws.id)), { kind: 'state-backup' });
+    // Its owner starts it: the start creates the deployment again.
+    await coder.waitForBuild((await coder.createWorkspaceBuild(ws.id, { transition: 'start' })).id);
+    const started = await latest(ws.id);
+    const refused = await runMain('state', 'restore', `${ws.owner}/${ws.name}`, '--backup', backup.ref, '--yes');
+    expect(refused.exitCode).toBe(EXIT.denied);
+    expect(refused.err).toMatch(new RegExp(`${ws.owner}/${ws.name} was started after the backup was taken \\(build #${started.build_number}, start by .*Nothing was written. Stop the workspace first \\(coder stop ${ws.owner}/${ws.name}`));
+    expect((await latest(ws.id)).id).toBe(started.id);
+    // Stopped (by its owner, on the state Coder holds): the restore goes on.
+    await coder.waitForBuild((await coder.createWorkspaceBuild(ws.id, { transition: 'stop' })).id);
+    const ok = await runMain('state', 'restore', `${ws.owner}/${ws.name}`, '--backup', backup.ref, '--yes');
+    expect(ok.exitCode).toBe(EXIT.ok);
+  });
 });

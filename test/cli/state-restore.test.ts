@@ -128,6 +128,9 @@ describe('wsmigrate state restore', () => {
 
   it('never prints the session token, on success or when Coder echoes it back in an error', async () => {
     const ws = sim.workspaces()[1];
+    // Running again first (the test before left it stopped): a stopped workspace's backup after a start is refused
+    // (state-restore-guards.test.ts), and this test is about the token, not that refusal.
+    await coder.waitForBuild((await coder.createWorkspaceBuild(ws.id, { transition: 'start' })).id);
     const backup = await blobs.put(Buffer.from(sim.stateOf(ws.id)), { kind: 'state-backup' });
     const changed = JSON.parse(sim.stateOf(ws.id));
     changed.serial += 1;

@@ -150,8 +150,12 @@ describe('migrateFleet without the daemons API', () => {
     expect(progress.pacing).toMatchObject({ mode: 'fallback', width: 3 });
     expect(progress.pacing?.fallback).toMatch(/Coder answered 404 to GET \/organizations\/coder\/provisionerdaemons.*runs up to its concurrency of 3/);
     const history = await handle.fetchHistory();
-    // The fleet's only local activity is the capacity reading: after the refusal it never asks again.
-    const readings = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    // One capacity reading: after the refusal it never asks again (the run's end reads the active version too, another local activity).
+    const activityType = (e: (typeof history.events & object)[number]) => {
+      const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+      return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type : undefined;
+    };
+    const readings = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity' && activityType(e) === 'readProvisionerCapacity');
     expect(readings).toHaveLength(1);
   }, 180_000);
 });

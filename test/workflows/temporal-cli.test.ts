@@ -46,6 +46,10 @@ describe('driving the workflows with the Temporal CLI only', () => {
     );
     // A misspelt field is named, not read as a missing gate.
     await expect(update('reject', { gateid: push.gateId, planHash: push.planHash, approver: 'alice' })).rejects.toThrow(/unknown field 'gateid' \(did you mean gateId\?\): an approval has gateId, planHash, approver/);
+    // Not an object at all (a quoted string, an array): said so, not "unknown field '0', '1', …" (hazard drive, round 2).
+    const raw = (name: string, input: string) => temporal('workflow', 'update', 'execute', '--workflow-id', templateId, '--name', name, '--input', input, '-o', 'json');
+    await expect(raw('approve', '"garbage"')).rejects.toThrow(/approval payload must be a JSON object: .*gateId.*planHash.*approver.* \(got a string\)/);
+    await expect(raw('reject', '["x"]')).rejects.toThrow(/approval payload must be a JSON object.*\(got an array\)/);
     expect(await pendingGate(templateId)).toMatchObject({ gateId: 'template-push', planHash: push.planHash });
     const receipt = JSON.parse(
       await temporal('workflow', 'update', 'execute', '--workflow-id', templateId, '--name', 'approve', '--input', JSON.stringify({ gateId: push.gateId, planHash: push.planHash, approver: 'alice' }), '-o', 'json'),

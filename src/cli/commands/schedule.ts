@@ -151,7 +151,7 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
       .action(async (name: string, o, cmd: Command) => {
         const log = await cliLogger(io, cmd);
         const { controlFleetSchedule, describeFleetSchedule } = await import('../../client/schedules');
-        const { scheduleId: id, wasPaused, triggered } = await withTemporal(async (c) => {
+        const { scheduleId: id, wasPaused, triggered, stillRunning } = await withTemporal(async (c) => {
           if (action === 'unpause' || action === 'trigger') {
             // A window beside a fleet of the same template started by hand migrates behind its gates.
             const d = await describeFleetSchedule(c, name);
@@ -168,6 +168,9 @@ Each window is a fleet run: wsmigrate fleet status <its workflow id> (see 'wsmig
         }
         const started = action === 'trigger' ? (triggered?.started ? `: window ${triggered.started} started` : ': Temporal has not started it yet (wsmigrate schedule describe ' + name + ' shows when it does)') : '';
         io.out(`${{ pause: 'paused', unpause: 'unpaused', trigger: 'triggered', delete: 'deleted' }[action]} ${id}${started}`);
+        for (const w of stillRunning ?? []) {
+          io.err(`note: its window ${w} is still running: a ${action} stops no window that has started. Watch it (wsmigrate fleet status ${w}) or stop it (wsmigrate fleet cancel ${w} --by <you>)`);
+        }
         if (action === 'trigger' && wasPaused) io.err(`note: ${id} is paused; this window runs anyway, the cron's windows stay skipped until 'wsmigrate schedule unpause ${name}'`);
       });
   }
