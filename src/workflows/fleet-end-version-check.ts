@@ -1,4 +1,4 @@
-import { isCancellation, log, patched, proxyLocalActivities } from '@temporalio/workflow';
+import { CancellationScope, log, patched, proxyLocalActivities } from '@temporalio/workflow';
 import type { WsmigrateActivities } from '../activities';
 import { rolledBackAtEndText } from '../domain/rolled-back-at-end';
 import { QUICK_LOCAL_STEP } from './activity-presets';
@@ -18,8 +18,8 @@ export async function checkActiveVersionAtEnd(run: FleetRun): Promise<string | u
   // The watch already said it (and paused the run); a dry run moved nothing onto the target.
   if (!target || input.dryRun || run.rolledBackSaid) return undefined;
   if (!patched('wsmigrate-fleet-end-active-version')) return undefined;
-  const check = await local.checkActiveVersion({ organization: input.organization, template: input.template, targetVersionId: target }).catch((err: unknown) => {
-    if (isCancellation(err)) throw err;
+  // Not cancellable and never thrown: the lock's give-back comes after it in finish(), cancelled run or not.
+  const check = await CancellationScope.nonCancellable(() => local.checkActiveVersion({ organization: input.organization, template: input.template, targetVersionId: target })).catch((err: unknown) => {
     log.warn('could not read the template active version as the run ended', { template: run.fleetName, error: String(err) });
     return undefined;
   });
