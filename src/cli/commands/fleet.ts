@@ -167,8 +167,10 @@ Examples:
   wsmigrate fleet status wsmigrate-org/coder --wait        # an organization's run (fleet start --all-templates)
   wsmigrate fleet status wsmigrate-fleet/coder/k8s-dev --json | jq .progress.counts
 A schedule's windows are wsmigrate-fleet/<org>/<template>-<time>: 'wsmigrate schedule describe <name>' lists its recent runs.
-Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet start --wait' (0 all migrated,
-3 some failed or were declined at a gate, or the fleet was cancelled, 2 an unknown name, 1 the fleet itself failed).`,
+Exit codes: without --wait 0 shown, whatever the run's phase (a failed or cancelled run too, as 'wsmigrate status';
+--json's phase says how it ended), 1 no run with that id. With --wait as 'fleet start --wait' (0 all migrated,
+3 some failed or were declined at a gate, or the fleet was cancelled, 2 an unknown name, 1 the fleet itself failed),
+at once for a run that has already ended: the way to exit by a run's outcome.`,
     )
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
