@@ -45,6 +45,6 @@ describe('liveOrganizationView: on whom and why an organization run waits', () =
     };
     const live = liveOrganizationView(id, p, fleetId, child);
     const text = organizationStatusText({ workflowId: id, phase: 'running', progress: live.progress, waitingOn: live.waitingOn, ...(live.pacing ? { pacing: live.pacing } : {}) }, Date.parse('2026-12-07T15:00:12.000Z'));
-    expect(text).toContain(`  ${fleetId}: paced: window 1 (share 0.5 of the online daemons) · 0/0 daemon(s) busy, 0 users' job(s) queued (read 12s ago) · waiting: no provisioner daemon is online`);
+    expect(text).toContain(`  ${fleetId}: paced: no provisioner daemon online (none listed for the template's jobs) (read 12s ago) · the fleet waits for one to come back`);
   });
 });
