@@ -1,5 +1,5 @@
 import { isCoderApiError } from '../adapters/coder';
-import { paceFleet, type PacingDecision, type ProvisionerCapacity } from '../domain/provisioner-pacing';
+import { capacityOf, paceFleet, type PacingDecision, type ProvisionerCapacity } from '../domain/provisioner-pacing';
 import { coderStep } from './failures';
 import type { ActivityDeps, CoderApi } from './ports';
 
@@ -14,8 +14,6 @@ export type ProvisionerCapacityReading =
   | { known: true; capacity: ProvisionerCapacity; decision: PacingDecision }
   /** The daemons API was refused: the fleet falls back to its concurrency. */
   | { known: false; reason: string };
-
-const DEFAULT_TAGS: Readonly<Record<string, string>> = { scope: 'organization', owner: '' };
 
 /**
  * One look at Coder's provisioners: the online daemons that can take the template's jobs (Coder's
@@ -43,18 +41,7 @@ export function makeReadProvisionerCapacity({ coder, metrics }: ActivityDeps) {
       coderStep('provisioner capacity', subject, () => userIdOf(coder)),
       coderStep('provisioner capacity', subject, () => coder.provisionerJobs(input.organization, ['pending', 'running'])),
     ]);
-    const matching = daemons.filter((d) => Object.entries(DEFAULT_TAGS).every(([k, v]) => (d.tags[k] ?? '') === v));
-    // Older releases list no status: a listed daemon then counts as online.
-    const online = matching.filter((d) => d.status !== 'offline');
-    const users = jobs.filter((j) => j.initiator_id !== me);
-    const capacity: ProvisionerCapacity = {
-      daemons: online.length,
-      busy: online.filter((d) => d.status === 'busy' || d.current_job).length,
-      offline: matching.length - online.length,
-      usersQueued: users.filter((j) => j.status === 'pending').length,
-      usersRunning: users.filter((j) => j.status === 'running').length,
-      oursActive: jobs.length - users.length,
-    };
+    const capacity = capacityOf(daemons, jobs, me);
     const decision = paceFleet(capacity, input.share, input.concurrency);
     metrics?.fleetPacing?.(input.template, decision.width, decision.hold !== undefined);
     return { known: true, capacity, decision };

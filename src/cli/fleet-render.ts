@@ -1,17 +1,20 @@
 import { formatDuration } from '../domain/duration-text';
 import { activeVersionLockLine } from '../domain/fleet-details';
 import { isPersonWait, waitLines, waitTag, waitsOnPeople, type FleetWait } from '../domain/fleet-waits';
-import { pacingLine } from '../domain/provisioner-pacing';
+import { noDaemonOnline, pacingLine } from '../domain/provisioner-pacing';
 import { ranCountsOf, rollbacksNote } from '../domain/fleet-rollbacks';
 import { approvalCommands } from '../domain/run-details';
 import { whoMayApprove } from '../domain/approval-policy';
 import type { FleetStatus } from '../client/fleet';
 import type { FleetFailure, FleetProgress, FleetResult } from '../contracts/migrate-fleet';
 
-/** No ETA while a person is awaited: the fleet's own gate, or children at gates with nothing else running. */
+/**
+ * No ETA while a person is awaited (the fleet's own gate, or children at gates with nothing else
+ * running), nor while no provisioner daemon is online: nothing builds until one is back.
+ */
 function etaText(p: FleetProgress, waits: readonly FleetWait[]): string {
   const people = waitsOnPeople({ ownGate: Boolean(p.pendingApproval), stage: p.stage, running: p.running.length, childrenAtGates: p.childApprovals.length }) || waits.some(isPersonWait);
-  return p.etaMs !== undefined && !people ? ` · ETA ${formatDuration(p.etaMs)}` : '';
+  return p.etaMs !== undefined && !people && !noDaemonOnline(p.pacing) ? ` · ETA ${formatDuration(p.etaMs)}` : '';
 }
 
 /** What the fleet waits on, short: a gate, a child's gate, an activity retrying, a pending cancel. */

@@ -14,6 +14,7 @@ import { runOutcome } from './run-outcome';
 import { queryRunningRun } from './run-waits';
 import { approvalCommands } from '../domain/run-details';
 import { whoMayApprove } from '../domain/approval-policy';
+import { organizationPause, rowStateText } from '../domain/organization-details';
 
 /** Validates, then starts `migrateOrganization` as `wsmigrate-org/<org>`; a second start while it runs says so. */
 export async function startOrganizationMigration(client: Client, input: MigrateOrganizationInput, opts: FleetStartOptions): Promise<WorkflowHandle> {
@@ -121,12 +122,13 @@ function leftAlone(sum: { alreadyMigrated: number; skipped: number }): string {
 /** `fleet status` of a deployment-wide run, one line per template. */
 export function organizationStatusText(s: OrganizationStatus, nowMs?: number): string {
   const rows = s.progress?.templates ?? s.result?.templates ?? [];
+  const pause = s.progress ? organizationPause(s.progress) : undefined;
   const by = s.result?.cancelledBy;
   const lines = [`${s.workflowId}: ${s.phase}${by ? ` by ${by.by}${by.reason ? ` (${by.reason})` : ''}` : ''}${s.progress && s.progress.stage !== s.phase ? ` (${s.progress.stage})` : ''}${s.error ? `: ${s.error}` : ''}`];
   for (const r of rows) {
     const sum = r.summary;
     lines.push(
-      `  ${r.template.padEnd(24)} ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.declined ? `${sum.declined} declined at a gate, ` : ''}${sum.pvcUidsKept} PVC uids kept${leftAlone(sum)}` : ''}${r.note ? ` · ${r.note}` : ''}`,
+      `  ${r.template.padEnd(24)} ${rowStateText(r, pause)}${sum ? ` · ${sum.migrated} migrated, ${sum.failed + sum.needsAttention + sum.restored} not ok, ${sum.declined ? `${sum.declined} declined at a gate, ` : ''}${sum.pvcUidsKept} PVC uids kept${leftAlone(sum)}` : ''}${r.note ? ` · ${r.note}` : ''}`,
     );
   }
   for (const line of waitLines(s.waitingOn ?? [])) lines.push(`  ${line}`);

@@ -7,7 +7,7 @@ import { whoMayApprove, type PendingApproval } from './approval-policy';
 import { waitLines } from './fleet-waits';
 import type { FleetCounts } from './fleet-progress';
 import { formatDuration } from './duration-text';
-import { pacingLine, type FleetPacingStatus } from './provisioner-pacing';
+import { noDaemonOnline, pacingLine, type FleetPacingStatus } from './provisioner-pacing';
 import { approvalCommands, codeSpan } from './run-details';
 import { ranCountsOf, rollbacksNote } from './fleet-rollbacks';
 
@@ -68,7 +68,7 @@ export function detailsMarkdown(p: FleetDetailsView, failure?: string): string {
     '|---|---|---|---|---|---|---|---|---|',
     `| ${c.migrated} | ${c['already-migrated']} | ${c.restored} | ${c['needs-attention']} | ${c.failed} | ${c.skipped}${c.dormant ? ` (${c.dormant} dormant)` : ''} | ${p.running.length} | ${p.remaining} | ${c.pvcUidsKept} |`,
     '',
-    `target version: \`${p.targetVersionId ?? '(template first)'}\` · concurrency ${p.concurrency} · budget ${p.budget.failures - p.budget.accepted}/${p.budget.allowance}${p.etaMs !== undefined ? ` · ETA ${formatDuration(p.etaMs)}` : ''} · run ${p.runs}`,
+    `target version: \`${p.targetVersionId ?? '(template first)'}\` · concurrency ${p.concurrency} · budget ${p.budget.failures - p.budget.accepted}/${p.budget.allowance}${p.etaMs !== undefined && !noDaemonOnline(p.pacing) ? ` · ETA ${formatDuration(p.etaMs)}` : ''} · run ${p.runs}`,
   ];
   if (p.pendingApproval) {
     const commands = approvalCommands(p.workflowId, p.pendingApproval);

@@ -18,6 +18,7 @@ export interface OrganizationDetailsView {
 
 /** The Web UI details of a deployment-wide run: one row per template. */
 export function organizationDetails(p: OrganizationDetailsView): string {
+  const pause = organizationPause(p);
   const lines = [
     `### Organization ${p.organization} · ${heading(p)}`,
     '',
@@ -27,7 +28,7 @@ export function organizationDetails(p: OrganizationDetailsView): string {
     ...p.templates.map((r) => {
       const s = r.summary;
       const bad = s ? s.failed + s.needsAttention + s.restored : 0;
-      return `| ${r.template} | ${r.state === 'nothing-to-do' ? 'nothing to do (no deprecated type)' : r.state} | ${s?.migrated ?? 0} | ${s?.alreadyMigrated ?? 0} | ${bad} | ${s?.skipped ?? 0} | ${s?.pvcUidsKept ?? 0} | ${r.workflowId ? `\`${r.workflowId}\`` : ''} |`;
+      return `| ${r.template} | ${rowStateText(r, pause)} | ${s?.migrated ?? 0} | ${s?.alreadyMigrated ?? 0} | ${bad} | ${s?.skipped ?? 0} | ${s?.pvcUidsKept ?? 0} | ${r.workflowId ? `\`${r.workflowId}\`` : ''} |`;
     }),
   ];
   // The organization's own details do not hold its template fleet's waits (a gate of the template, of a
@@ -49,4 +50,26 @@ function heading(p: OrganizationDetailsView): string {
   const cancel = [...(p.control ?? [])].reverse().find((c) => c.action === 'cancel');
   const who = cancel ? ` by ${cancel.by}${cancel.reason ? ` (${cancel.reason})` : ''}` : '';
   return p.phase === 'cancelled' ? `CANCELLED${who}` : `cancelling (${p.stage})${who}`;
+}
+
+/** The organization's own pause while it holds (paused, or paused at its shared gate, where an approval alone starts nothing): who, why, since when. */
+export function organizationPause(p: { phase: string; pendingApproval?: { gateId: string }; control?: readonly { action: string; by: string; reason?: string; at?: string }[] }): { by: string; reason?: string; at?: string } | undefined {
+  const last = [...(p.control ?? [])].reverse().find((c) => c.action === 'pause' || c.action === 'resume' || c.action === 'cancel');
+  if (last?.action !== 'pause') return undefined;
+  return p.phase === 'paused' || (p.phase === 'awaiting-approval' && p.pendingApproval) ? last : undefined;
+}
+
+/**
+ * A template's state on its row. While the organization's own pause holds, the template whose turn it
+ * is says so (it read `canary` while its canary was held unstarted): `paused by alice (lunch) before its
+ * canary`, or, its fleet started (and paused with it), `canary, paused by alice (lunch)`.
+ */
+export function rowStateText(r: { state: string; workflowId?: string }, pause: { by: string; reason?: string } | undefined): string {
+  if (r.state === 'nothing-to-do') return 'nothing to do (no deprecated type)';
+  if (!pause || (r.state !== 'canary' && r.state !== 'rolling')) return r.state;
+  const who = `paused by ${pause.by}${pause.reason ? ` (${pause.reason})` : ''}`;
+  // The rest fleet's id is the template's own; the row still names the canary's until the rest starts.
+  const started = r.state === 'canary' ? Boolean(r.workflowId) : Boolean(r.workflowId) && !r.workflowId!.endsWith('/canary');
+  if (!started) return `${who} before its ${r.state === 'canary' ? 'canary' : 'rest'}`;
+  return `${r.state}, ${who}`;
 }

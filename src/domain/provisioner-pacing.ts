@@ -17,6 +17,38 @@ export interface ProvisionerCapacity {
   usersRunning: number;
   /** Our own jobs, queued or running. */
   oursActive: number;
+  /** With none online: the last time Coder heard from any of the offline ones (about when the last went away), when Coder says. */
+  offlineSince?: string;
+}
+
+/** The default organization tags: the daemons that take a template's jobs unless it has tags of its own. */
+const DEFAULT_TAGS: Readonly<Record<string, string>> = { scope: 'organization', owner: '' };
+
+/**
+ * One look at Coder's provisioners as numbers: the online daemons that can take the template's jobs
+ * (Coder's default organization tags; templates with their own tags are UNCONFIRMED here), and the
+ * active jobs split into ours (started by `me`) and the users'. Older releases list no status: a
+ * listed daemon then counts as online.
+ */
+export function capacityOf(
+  daemons: readonly { tags: Readonly<Record<string, string>>; status?: string | null; current_job?: unknown; last_seen_at?: string | null }[],
+  jobs: readonly { status: string; initiator_id?: string }[],
+  me: string,
+): ProvisionerCapacity {
+  const matching = daemons.filter((d) => Object.entries(DEFAULT_TAGS).every(([k, v]) => (d.tags[k] ?? '') === v));
+  const online = matching.filter((d) => d.status !== 'offline');
+  const users = jobs.filter((j) => j.initiator_id !== me);
+  const seen = online.length === 0 ? matching.map((d) => d.last_seen_at).filter((t): t is string => Boolean(t) && Number.isFinite(Date.parse(t!))) : [];
+  const offlineSince = seen.length ? seen.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a)) : undefined;
+  return {
+    daemons: online.length,
+    busy: online.filter((d) => d.status === 'busy' || d.current_job).length,
+    offline: matching.length - online.length,
+    usersQueued: users.filter((j) => j.status === 'pending').length,
+    usersRunning: users.filter((j) => j.status === 'running').length,
+    oursActive: jobs.length - users.length,
+    ...(offlineSince ? { offlineSince } : {}),
+  };
 }
 
 export interface PacingDecision {
@@ -82,8 +114,34 @@ export function pacingLine(p: FleetPacingStatus, nowMs?: number): string {
   const c = p.capacity;
   const readAt = p.checkedAt ? Date.parse(p.checkedAt) : NaN;
   const age = nowMs !== undefined && Number.isFinite(readAt) ? ` (read ${formatDuration(Math.max(0, nowMs - readAt))} ago)` : '';
+  // Not "0/0 daemon(s) busy" and a window: none can build, so nothing the fleet runs or starts moves.
+  if (c && c.daemons <= 0) return `paced: ${offlineText(c, nowMs)}${age} · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then (no ETA)`;
   const daemons = c ? `${c.busy}/${c.daemons} daemon(s) busy, ${c.usersQueued} users' job(s) queued${age}` : 'daemons not read yet';
   return `paced: window ${p.width} (share ${p.share} of the online daemons) · ${daemons}${p.full && !p.waiting ? ' · our builds fill the share: the next start waits for one to end' : ''}${p.waiting ? ` · **waiting**: ${p.waiting}` : ''}`;
+}
+
+/** `no provisioner daemon online (0 of 2; offline since 10:00:00Z, 3m ago)`: how many of how many, since when if Coder says. */
+function offlineText(c: ProvisionerCapacity, nowMs?: number): string {
+  const since = c.offlineSince ? Date.parse(c.offlineSince) : NaN;
+  const ago = nowMs !== undefined && Number.isFinite(since) ? `, ${formatDuration(Math.max(0, nowMs - since))} ago` : '';
+  const when = c.offlineSince && Number.isFinite(since) ? `; offline since ${c.offlineSince}${ago}` : '';
+  return c.offline > 0 ? `no provisioner daemon online (0 of ${c.offline}${when})` : 'no provisioner daemon online (none listed for the template\'s jobs)';
+}
+
+/** Whether the fleet's reading found no daemon online: nothing builds, so an ETA would be a guess from when they were. */
+export function noDaemonOnline(p: FleetPacingStatus | undefined): boolean {
+  return p?.mode === 'paced' && p.capacity !== undefined && p.capacity.daemons <= 0;
+}
+
+/**
+ * The fleet's pacing with a reading taken now (by `fleet status`, with Coder's URL and token in the
+ * shell) when that reading finds no daemon online: the fleet reads the daemons only when it wants to
+ * start a migration, so with its window full its own reading can say "0/1 busy" long after every
+ * daemon went away. A reading that finds daemons online leaves the fleet's own (its window is its).
+ */
+export function withDaemonsNow(p: FleetPacingStatus, now: ProvisionerCapacity | undefined, readAt: string): FleetPacingStatus {
+  if (p.mode !== 'paced' || !now || now.daemons > 0) return p;
+  return { ...p, capacity: now, checkedAt: readAt, full: undefined, waiting: paceFleet(now, p.share, p.width).hold };
 }
 
 /** How many migrations run at once, in a gate's question: while paced, the concurrency alone overstates it. */

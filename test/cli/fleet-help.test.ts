@@ -19,7 +19,7 @@ describe('fleet start --help: require active version', () => {
 /** The commands an SRE types on day one with a workflow id: each help says which ids there are, with an example and its exit codes. */
 describe('status, approve, reject and fleet status --help teach the ids', () => {
   it.each([
-    [['status'], ['wsmigrate/<template>/<owner>/<workspace>', 'wsmigrate-template/<org>/<template>', 'wsmigrate status wsmigrate/k8s-dev/alice/dev', 'Exit codes: 0 shown']],
+    [['status'], ['wsmigrate/<template>/<owner>/<workspace>', 'wsmigrate-template/<org>/<template>', 'wsmigrate status wsmigrate/k8s-dev/alice/dev', 'Exit codes: 0 shown (whatever the run\'s phase: a failed or declined run too']],
     [['approve'], ['wsmigrate approve wsmigrate/k8s-dev/alice/dev --approver alice', "'wsmigrate approvals' lists every gate waiting and who may decide it", '3 refused']],
     [['reject'], ['wsmigrate reject wsmigrate-fleet/coder/k8s-dev --approver alice --gate fleet-continue', 'Exit codes: 0 rejected']],
     [['fleet', 'pause'], ['wsmigrate fleet pause wsmigrate-fleet/coder/k8s-dev --by alice', 'Exit codes: 0 done, 3 refused']],
@@ -34,7 +34,7 @@ describe('status, approve, reject and fleet status --help teach the ids', () => 
     [['schedule', 'delete'], ['wsmigrate schedule delete k8s-dev-weekend', 'Exit codes: 0 done']],
     [['backups', 'list'], ['wsmigrate backups list', 'Exit codes: 0 listed']],
     [['backups', 'show'], ['wsmigrate backups show sha256:', 'Exit codes: 0 shown and intact']],
-    [['fleet', 'status'], ['wsmigrate fleet status wsmigrate-org/coder --wait', 'wsmigrate-fleet/<org>/<template>-<time>', 'Exit codes: without --wait 0 shown']],
+    [['fleet', 'status'], ['wsmigrate fleet status wsmigrate-org/coder --wait', 'wsmigrate-fleet/<org>/<template>-<time>', 'Exit codes: without --wait 0 shown, whatever the run\'s phase (a failed or cancelled run too', 'at once for a run that has already ended']],
   ])('%s --help', async (command, phrases) => {
     const r = await runMain(...command, '--help');
     expect(r.exitCode).toBe(0);

@@ -41,6 +41,18 @@ describe('fleet rendering', () => {
     expect(statusText({ workflowId: 'w', phase: 'running', progress: progress() })).not.toMatch(/require active version|note:/);
   });
 
+  it('no ETA while no provisioner daemon is online (nothing builds): the pacing line says the fleet waits for one (hazard drive round 2)', () => {
+    const offline = progress({ pacing: { mode: 'paced', share: 0.5, width: 0, capacity: { daemons: 0, busy: 0, offline: 1, usersQueued: 0, usersRunning: 0, oursActive: 1 }, checkedAt: '2026-12-08T10:04:00Z' } });
+    expect(progressBar(offline, 10)).not.toMatch(/ETA \d/);
+    expect(progressLine(offline)).not.toMatch(/ETA \d/);
+    expect(detailsMarkdown(offline)).not.toMatch(/ETA \d/);
+    const text = statusText({ workflowId: 'w', phase: 'running', progress: offline }, Date.parse('2026-12-08T10:05:01Z'));
+    expect(text).not.toMatch(/ETA \d|daemon\(s\) busy/);
+    expect(text).toContain('  paced: no provisioner daemon online (0 of 1) (read 1m01s ago) · the fleet waits for one to come back');
+    // Daemons online: the ETA stays.
+    expect(progressLine(progress({ pacing: { mode: 'paced', share: 0.5, width: 2, capacity: { daemons: 1, busy: 0, offline: 0, usersQueued: 0, usersRunning: 0, oursActive: 0 } } }))).toMatch(/ETA 1m20s/);
+  });
+
   it('a progress bar with counts and ETA for a terminal, a plain line otherwise', () => {
     expect(progressBar(progress(), 10)).toBe('[####······] 21/50  ok 20 · not ok 1 · running 10 · ETA 1m20s');
     expect(progressLine(progress())).toBe('running (rolling): 20 migrated, 0 already, 0 dry-run, 0 restored, 0 need attention, 1 failed, 0 skipped · 29 to go (10 running) · ETA 1m20s');

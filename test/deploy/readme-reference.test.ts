@@ -103,4 +103,11 @@ describe('README, as a new user reads it (#22 item 15)', () => {
     expect(program.commands.length).toBeGreaterThan(15);
     expect(missing).toEqual([]);
   });
+
+  it("says how a status read exits for a run that failed: 0 (it read), and how to exit by the run's outcome (hazard drive round 2)", () => {
+    const start = README.indexOf('- Exit codes of every command');
+    const paragraph = README.slice(start, README.indexOf('\n\n', start)).replace(/\s+/g, ' ');
+    expect(paragraph).toContain('`status`, and `fleet status` of a fleet or an organization\'s run without `--wait`, exit 0 whatever the phase they show');
+    expect(paragraph).toContain('`fleet status <id> --wait`: for a run that has ended it returns at once with the codes of `--wait` above');
+  });
 });

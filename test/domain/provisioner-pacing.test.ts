@@ -1,4 +1,4 @@
-import { MIGRATIONS_PER_SLOT, paceFleet, pacedWidth, pacingLine, pacingPlanText, windowText, type ProvisionerCapacity } from '../../src/domain/provisioner-pacing';
+import { MIGRATIONS_PER_SLOT, capacityOf, noDaemonOnline, paceFleet, pacedWidth, pacingLine, pacingPlanText, windowText, withDaemonsNow, type ProvisionerCapacity } from '../../src/domain/provisioner-pacing';
 
 const capacity = (c: Partial<ProvisionerCapacity>): ProvisionerCapacity => ({ daemons: 5, busy: 0, offline: 0, usersQueued: 0, usersRunning: 0, oursActive: 0, ...c });
 
@@ -74,5 +74,49 @@ describe("fleet pacing by Coder's provisioner daemons", () => {
     expect(windowText(10, { mode: 'fallback', share: 0.5, width: 10 })).toBe('10 at a time');
     expect(windowText(10, { mode: 'paced', share: 0.5, width: 2 })).toBe("up to 10 at a time, paced by Coder's provisioners");
     expect(windowText(10, { mode: 'paced', share: 0.5, width: 2, capacity: capacity({ busy: 1 }) })).toBe("up to 10 at a time, paced by Coder's provisioners: 2 now");
+  });
+
+  /** Hazard drive round 2: `0/1 daemon(s) busy (read 1m01s ago)` and an ETA while every daemon was offline. */
+  describe('every daemon offline', () => {
+    const at = Date.parse('2026-12-08T10:05:00Z');
+    const offline = capacity({ daemons: 0, offline: 2, offlineSince: '2026-12-08T10:02:00Z' });
+
+    it('says how many of how many are offline, since when, and that the fleet waits for one, with no window and no ETA', () => {
+      const line = pacingLine({ mode: 'paced', share: 0.5, width: 0, capacity: offline, checkedAt: '2026-12-08T10:04:55Z', waiting: paceFleet(offline, 0.5, 10).hold }, at);
+      expect(line).toBe(
+        'paced: no provisioner daemon online (0 of 2; offline since 2026-12-08T10:02:00Z, 3m00s ago) (read 5s ago) · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then (no ETA)',
+      );
+      expect(line).not.toMatch(/busy|window/);
+      expect(pacingLine({ mode: 'paced', share: 0.5, width: 0, capacity: capacity({ daemons: 0, offline: 1 }) })).toBe(
+        'paced: no provisioner daemon online (0 of 1) · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then (no ETA)',
+      );
+      expect(noDaemonOnline({ mode: 'paced', share: 0.5, width: 0, capacity: offline })).toBe(true);
+      expect(noDaemonOnline({ mode: 'paced', share: 0.5, width: 2, capacity: capacity({ daemons: 1 }) })).toBe(false);
+      expect(noDaemonOnline({ mode: 'fallback', share: 0.5, width: 2 })).toBe(false);
+    });
+
+    it("counts them from Coder's lists: the last time any offline one was seen is when they went away", () => {
+      const tags = { scope: 'organization', owner: '' };
+      const c = capacityOf(
+        [
+          { tags, status: 'offline', last_seen_at: '2026-12-08T10:01:00Z' },
+          { tags, status: 'offline', last_seen_at: '2026-12-08T10:02:00Z' },
+          { tags: { scope: 'user', owner: 'x' }, status: 'idle' },
+        ],
+        [{ status: 'pending', initiator_id: 'me' }],
+        'me',
+      );
+      expect(c).toEqual({ daemons: 0, busy: 0, offline: 2, usersQueued: 0, usersRunning: 0, oursActive: 1, offlineSince: '2026-12-08T10:02:00Z' });
+      expect(capacityOf([{ tags, status: 'idle', last_seen_at: '2026-12-08T10:02:00Z' }], [], 'me')).not.toHaveProperty('offlineSince');
+    });
+
+    it("a reading taken now that finds none online replaces the fleet's stale one; one that finds daemons leaves the fleet's", () => {
+      const stale = { mode: 'paced' as const, share: 0.5, width: 2, capacity: capacity({ daemons: 1, busy: 0 }), checkedAt: '2026-12-08T10:03:59Z' };
+      const now = withDaemonsNow(stale, offline, '2026-12-08T10:05:00Z');
+      expect(now).toMatchObject({ capacity: offline, checkedAt: '2026-12-08T10:05:00Z', waiting: expect.stringMatching(/^no provisioner daemon is online \(2 offline\)/) });
+      expect(pacingLine(now, at)).toMatch(/^paced: no provisioner daemon online \(0 of 2; .*\(read 0s ago\)/);
+      expect(withDaemonsNow(stale, capacity({ daemons: 1, busy: 1 }), '2026-12-08T10:05:00Z')).toBe(stale);
+      expect(withDaemonsNow(stale, undefined, '2026-12-08T10:05:00Z')).toBe(stale);
+    });
   });
 });

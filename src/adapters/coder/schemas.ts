@@ -235,6 +235,8 @@ export const ProvisionerDaemonSchema = z.looseObject({
   tags: z.record(z.string(), z.string()).nullish().transform((tags) => tags ?? {}),
   status: z.enum(['offline', 'idle', 'busy']).nullish(),
   current_job: z.looseObject({ id, status: ProvisionerJobStatusSchema }).nullish(),
+  /** When coderd last heard from it: for an offline daemon, about when it went away. */
+  last_seen_at: z.string().nullish(),
 });
 export type ProvisionerDaemon = z.infer<typeof ProvisionerDaemonSchema>;
 export const ProvisionerDaemonsSchema = list(ProvisionerDaemonSchema);

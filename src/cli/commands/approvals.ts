@@ -19,7 +19,8 @@ Examples:
   wsmigrate status wsmigrate-template/coder/k8s-dev   # the version it pushed and the command that takes it
   wsmigrate approvals                                 # every run waiting for a human, with its approvers
 
-Exit codes: 0 shown (whatever the run's phase), 1 no run with that id, or Temporal unreachable.`;
+Exit codes: 0 shown (whatever the run's phase: a failed or declined run too; --json's phase says how it ended),
+1 no run with that id, or Temporal unreachable.`;
 
 function decisionHelp(decision: 'approve' | 'reject'): string {
   return `

@@ -17,6 +17,16 @@ import { startFleetRun } from '../start-fleet-run';
 import { approvalCommands } from '../../domain/run-details';
 import { whoMayApprove } from '../../domain/approval-policy';
 
+/** Coder, when the shell has its URL and a token (as for `wsmigrate status`): `fleet status` then reads the daemons now. */
+async function coderFromShell(): Promise<import('../../client/provisioners-now').DaemonsCoder | undefined> {
+  const { loadConfig, requireCoder } = await import('../../config/env');
+  const cfg = loadConfig();
+  if (!cfg.coderUrl || !cfg.coderSessionToken) return undefined;
+  const { CoderClient } = await import('../../adapters/coder');
+  const c = requireCoder(cfg);
+  return new CoderClient({ url: c.url, token: c.sessionToken, userAgent: 'wsmigrate-cli', retry: { maxAttempts: 1 } });
+}
+
 function me(): string {
   try {
     return userInfo().username;
@@ -167,12 +177,15 @@ Examples:
   wsmigrate fleet status wsmigrate-org/coder --wait        # an organization's run (fleet start --all-templates)
   wsmigrate fleet status wsmigrate-fleet/coder/k8s-dev --json | jq .progress.counts
 A schedule's windows are wsmigrate-fleet/<org>/<template>-<time>: 'wsmigrate schedule describe <name>' lists its recent runs.
-Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet start --wait' (0 all migrated,
-3 some failed or were declined at a gate, or the fleet was cancelled, 2 an unknown name, 1 the fleet itself failed).`,
+Exit codes: without --wait 0 shown, whatever the run's phase (a failed or cancelled run too, as 'wsmigrate status';
+--json's phase says how it ended), 1 no run with that id. With --wait as 'fleet start --wait' (0 all migrated,
+3 some failed or were declined at a gate, or the fleet was cancelled, 2 an unknown name, 1 the fleet itself failed),
+at once for a run that has already ended: the way to exit by a run's outcome.`,
     )
     .action(async (id: string, o, cmd: Command) => {
       const log = await cliLogger(io, cmd);
       const { fleetStatus } = await import('../../client/fleet');
+      const { pacingNow } = await import('../../client/provisioners-now');
       await withTemporal(async (client) => {
         if (id.startsWith(ORGANIZATION_RUN_PREFIX)) {
           const { organizationStatus, organizationStatusText } = await import('../../client/organization');
@@ -181,7 +194,8 @@ Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet
             if (code !== EXIT.ok) throw new CliError(`organization run ${id} did not migrate everything`, code);
             return;
           }
-          const s = await organizationStatus(client, id);
+          let s = await organizationStatus(client, id);
+          if (s.pacing && s.progress) s = { ...s, pacing: { ...s.pacing, status: await pacingNow(await coderFromShell(), s.progress.organization, s.pacing.status) } };
           io.out(o.json ? JSON.stringify(s, null, 2) : organizationStatusText(s, Date.now()));
           return;
         }
@@ -192,7 +206,9 @@ Exit codes: without --wait 0 shown, 1 no run with that id; with --wait as 'fleet
         }
         // Terminated or timed out: it gave nothing back; say what it left of require_active_version.
         const { withLeftLockHere } = await import('../left-lock-sources');
-        const s = await withLeftLockHere(client, await fleetStatus(client, id));
+        let s = await withLeftLockHere(client, await fleetStatus(client, id));
+        // Its own reading of the daemons can be minutes old (taken when it last wanted to start one): read them now too.
+        if (s.progress?.pacing) s = { ...s, progress: { ...s.progress, pacing: await pacingNow(await coderFromShell(), s.progress.organization, s.progress.pacing) } };
         log.debug({ phase: s.phase }, 'status read');
         io.out(o.json ? JSON.stringify(s, null, 2) : statusText(s));
       }, log).catch((err: unknown) => {
