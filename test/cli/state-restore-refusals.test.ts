@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-store';
+import { CoderClient } from '../../src/adapters/coder';
+import { registerStateRestoreCommand } from '../../src/cli/commands/state-restore';
+import { EXIT } from '../../src/cli/io';
+import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { runCommand } from '../harness/cli';
+import { homePvcName } from '../sim/helpers';
+
+/**
+ * `wsmigrate state restore` refuses an order it cannot carry out as written before it reads anything,
+ * and builds nothing: the build it makes is the one named (start or stop, on the workspace named), so
+ * a typo is never a build Coder runs. A `--transition delete` that reached Coder would be a delete
+ * carrying the backup: the workspace and its home volume gone.
+ */
+describe('wsmigrate state restore: bad input is refused, nothing built', () => {
+  let sim: CoderSimulator;
+  let coder: CoderClient;
+  let blobs: BlobStore;
+  let dir: string;
+  const saved = { ...process.env };
+  const run = (...args: string[]) => runCommand(registerStateRestoreCommand, 'state', 'restore', ...args);
+  const latest = async (id: string) => (await coder.workspace(id, { includeDeleted: true })).latest_build;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ workspaces: 1, buildLatencyMs: 5 });
+    coder = new CoderClient({ url: sim.url, token: sim.token });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-restore-refusals-'));
+    blobs = createFileBlobStore({ dir });
+    Object.assign(process.env, { CODER_URL: sim.url, CODER_SESSION_TOKEN: sim.token, WSMIGRATE_BLOB_DIR: dir });
+    delete process.env.WSMIGRATE_ENCRYPTION_KEY;
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A backup of this workspace (its lineage) that no build holds, so only --version and --transition say where it goes. */
+  async function unheldBackup(id: string): Promise<string> {
+    const held = JSON.parse(sim.stateOf(id));
+    return (await blobs.put(Buffer.from(JSON.stringify({ ...held, serial: held.serial + 7 })), { kind: 'state-backup' })).ref;
+  }
+
+  it('a --transition other than start or stop (delete, restart) is a usage error: no build, the workspace and its home PVC as they were', async () => {
+    const ws = sim.workspaces()[0];
+    const ref = await unheldBackup(ws.id);
+    const before = await latest(ws.id);
+    const uid = sim.cluster.pvc('coder', homePvcName(ws.id))?.uid;
+    for (const transition of ['delete', 'restart']) {
+      const r = await run(`${ws.owner}/${ws.name}`, '--backup', ref, '--version', before.template_version_id, '--transition', transition, '--yes');
+      expect(r.exitCode).toBe(EXIT.usage);
+      expect(r.err).toContain(`--transition is start or stop (got '${transition}')`);
+    }
+    expect((await latest(ws.id)).id).toBe(before.id);
+    expect(sim.cluster.pvc('coder', homePvcName(ws.id))?.uid).toBe(uid);
+  });
+
+  it('--transition without --version is a usage error, as --version without --transition', async () => {
+    const ws = sim.workspaces()[0];
+    const ref = await unheldBackup(ws.id);
+    const before = await latest(ws.id);
+    const r = await run(`${ws.owner}/${ws.name}`, '--backup', ref, '--transition', 'stop', '--yes');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toContain('--version and --transition go together');
+    expect((await latest(ws.id)).id).toBe(before.id);
+  });
+
+  it('a target with more than owner/workspace is a usage error, never a restore of the workspace its first two parts name', async () => {
+    const ws = sim.workspaces()[0];
+    const ref = await unheldBackup(ws.id);
+    const before = await latest(ws.id);
+    const r = await run(`${ws.owner}/${ws.name}/extra`, '--backup', ref, '--version', before.template_version_id, '--transition', 'stop', '--yes');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toContain(`'${ws.owner}/${ws.name}/extra' is not owner/workspace`);
+    expect((await latest(ws.id)).id).toBe(before.id);
+  });
+
+  it('a backup that is not a Terraform v4 state is refused (exit 3), nothing built', async () => {
+    const ws = sim.workspaces()[0];
+    const before = await latest(ws.id);
+    const notState = await blobs.put(Buffer.from(JSON.stringify({ version: 3, serial: 1, modules: [] })), { kind: 'state-backup' });
+    const r = await run(`${ws.owner}/${ws.name}`, '--backup', notState.ref, '--version', before.template_version_id, '--transition', 'stop', '--yes');
+    expect(r.exitCode).toBe(EXIT.denied);
+    expect(r.err).toMatch(/^restore refused: /);
+    expect((await latest(ws.id)).id).toBe(before.id);
+  });
+});
