@@ -5,7 +5,8 @@ import { createFileBlobStore, type BlobStore } from '../../src/adapters/blob-sto
 import { CoderClient } from '../../src/adapters/coder';
 import { registerStateRestoreCommand } from '../../src/cli/commands/state-restore';
 import { EXIT } from '../../src/cli/io';
-import { startSimulator, type CoderSimulator } from '../../src/sim';
+import { planRestore } from '../../src/client/restore-backup';
+import { K8S_TEMPLATE_MAIN_TF, packTar, startSimulator, type CoderSimulator } from '../../src/sim';
 import { runCommand } from '../harness/cli';
 import { homePvcName } from '../sim/helpers';
 
@@ -86,5 +87,44 @@ describe('wsmigrate state restore: bad input is refused, nothing built', () => {
     expect(r.exitCode).toBe(EXIT.denied);
     expect(r.err).toMatch(/^restore refused: /);
     expect((await latest(ws.id)).id).toBe(before.id);
+  });
+});
+
+/**
+ * `--version` naming another version than the one of the build that holds the backup: the restore
+ * builds that version, so nothing of the holding build is claimed for it: not its version in the
+ * words ("that of build #N"), not its parameter values (given back only onto the version they were
+ * given to; another version may not declare them, or declare them otherwise).
+ */
+describe('wsmigrate state restore onto a version the operator names', () => {
+  const SIZE = '\ndata "coder_parameter" "size" {\n  name    = "home_disk_size"\n  type    = "number"\n  default = 10\n  mutable = true\n}\n';
+  const OLD = K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"') + SIZE;
+  let sim: CoderSimulator;
+  let dir: string;
+  afterAll(async () => {
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives back no parameter value of the build holding the backup and does not name that build', async () => {
+    sim = await startSimulator({ workspaces: 1, buildLatencyMs: 5, templateFiles: [{ name: 'main.tf', content: OLD }], workspaceParameters: [{ name: 'home_disk_size', value: '20' }] });
+    const coder = new CoderClient({ url: sim.url, token: sim.token });
+    dir = mkdtempSync(join(tmpdir(), 'wsmigrate-restore-named-'));
+    const blobs = createFileBlobStore({ dir });
+    const ws = sim.workspaces()[0]!;
+    const first = (await coder.workspace(ws.id)).latest_build;
+    const backup = await blobs.put(Buffer.from(sim.stateOf(ws.id)), { kind: 'state-backup' });
+    // A later start on a version without the parameter: its value is lost, and that version is the one named.
+    const file = await coder.uploadFile(await packTar([{ name: 'main.tf', content: K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "20Gi"') }]));
+    const bare = await coder.createTemplateVersion(sim.orgId, { template_id: sim.template.id, file_id: file.hash });
+    await coder.waitForTemplateVersion(bare.id);
+    await coder.waitForBuild((await coder.createWorkspaceBuild(ws.id, { transition: 'start', template_version_id: bare.id })).id);
+
+    const own = await planRestore(coder, blobs, ws.owner, ws.name, backup.ref);
+    expect(own.target).toMatchObject({ templateVersionId: first.template_version_id, fromBuildNumber: first.build_number });
+    expect(own.parameters).toEqual([{ name: 'home_disk_size', value: '20' }]);
+    const named = await planRestore(coder, blobs, ws.owner, ws.name, backup.ref, { templateVersionId: bare.id, transition: 'start' });
+    expect(named.target).toEqual({ transition: 'start', templateVersionId: bare.id });
+    expect(named.parameters).toBeUndefined();
   });
 });
