@@ -69,13 +69,28 @@ describe('wsmigrate state restore: bad input is refused, nothing built', () => {
     expect((await latest(ws.id)).id).toBe(before.id);
   });
 
-  it('a target with more than owner/workspace is a usage error, never a restore of the workspace its first two parts name', async () => {
+  it('a target that is not owner/workspace (more parts, or a part missing) is a usage error, never a restore of the workspace its first two parts name', async () => {
     const ws = sim.workspaces()[0];
     const ref = await unheldBackup(ws.id);
     const before = await latest(ws.id);
     const r = await run(`${ws.owner}/${ws.name}/extra`, '--backup', ref, '--version', before.template_version_id, '--transition', 'stop', '--yes');
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.err).toContain(`'${ws.owner}/${ws.name}/extra' is not owner/workspace`);
+    // A bare name, with a backup ref that reads (the refusal is for the target, not for anything after it).
+    for (const target of [ws.name, `${ws.owner}/`, `/${ws.name}`]) {
+      const bare = await run(target, '--backup', ref, '--version', before.template_version_id, '--transition', 'stop', '--yes');
+      expect(bare.exitCode).toBe(EXIT.usage);
+      expect(bare.err).toContain(`'${target}' is not owner/workspace (e.g. alice/dev)`);
+    }
+    expect((await latest(ws.id)).id).toBe(before.id);
+  });
+
+  it('a --backup that is not a blob ref is a usage error naming what a ref looks like', async () => {
+    const ws = sim.workspaces()[0];
+    const before = await latest(ws.id);
+    const r = await run(`${ws.owner}/${ws.name}`, '--backup', 'backup-of-monday', '--yes');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.err).toContain(`not a blob ref: "backup-of-monday"; expected 'sha256:' followed by 64 lowercase hex characters`);
     expect((await latest(ws.id)).id).toBe(before.id);
   });
 
