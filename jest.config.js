@@ -9,6 +9,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
   globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
   setupFiles: ['<rootDir>/test/harness/quiet-runtime.ts'],
+  // The longest files first, by this checkout's record or else a committed list (test/harness/test-sequencer.js).
+  testSequencer: '<rootDir>/test/harness/test-sequencer.js',
   testTimeout: 60_000,
   maxWorkers: 2,
 };

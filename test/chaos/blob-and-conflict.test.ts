@@ -18,6 +18,9 @@ import { buildPostsOf, statePutsOf } from '../harness/coder-requests';
 import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 
+/** Each activity retry waits a tenth of the production backoff; the attempts are the same. */
+const SHORT_RETRIES = require.resolve('../workflows/fixtures/short-retries');
+
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 async function setup(workspaces: number): Promise<{ env: MigrationEnv; targetVersionId: string }> {
@@ -45,7 +48,8 @@ describe('chaos: a backup corrupted or deleted before the restore', () => {
   let targetVersionId: string;
   beforeAll(async () => {
     ({ env, targetVersionId } = await setup(4));
-    await env.startWorker();
+    // Retries wait a tenth of the production backoff (fixtures/short-retries): the deleted backup's three attempts take ~1.5 s, not 15.
+    await env.startWorker({ workflowInterceptorModules: [SHORT_RETRIES] });
   });
   afterAll(async () => env?.close());
 
@@ -153,7 +157,7 @@ describe('chaos: the blob store\'s disk is full while backing up', () => {
       const inner = createFileBlobStore({ dir: join(tiny, 'store') });
       blobs = { ...inner, put: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })) };
     }
-    await env.startWorker({ blobs });
+    await env.startWorker({ blobs, workflowInterceptorModules: [SHORT_RETRIES] });
     const ws = env.sim.workspaces()[0];
     const stateBefore = env.sim.stateOf(ws.id);
     const buildsBefore = buildPostsOf(env.sim, ws.id).length;

@@ -201,14 +201,17 @@ describe('a Temporal that cannot be reached', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const address = `127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise((resolve) => closed.close(resolve));
-    const r = await wsmigrate({ TEMPORAL_ADDRESS: address, CODER_URL: 'http://127.0.0.1:9', CODER_SESSION_TOKEN: 'AbCdEf1234-s3cr3tT0ken' }, 'status', 'wsmigrate/k8s/alice/dev');
+    // The command and the worker (below) each wait out the client's connect deadline: both at once.
+    const [r, worker] = await Promise.all([
+      wsmigrate({ TEMPORAL_ADDRESS: address, CODER_URL: 'http://127.0.0.1:9', CODER_SESSION_TOKEN: 'AbCdEf1234-s3cr3tT0ken' }, 'status', 'wsmigrate/k8s/alice/dev'),
+      wsmigrate({ TEMPORAL_ADDRESS: address, CODER_URL: 'http://127.0.0.1:9', CODER_SESSION_TOKEN: 'AbCdEf1234-s3cr3tT0ken', WSMIGRATE_METRICS_PORT: '0' }, 'worker'),
+    ]);
     expect(r.code).toBe(1);
     const error = logLines(r).find((l) => l.level === 'error');
     expect(error?.msg).toMatch(new RegExp(`Cannot reach Temporal at ${address.replace(/\./g, '\\.')} .*TEMPORAL_ADDRESS.*wsmigrate setup`));
     expect(r.stdout).toBe('');
 
     // The worker too: not the SDK's bare "Failed to connect before the deadline".
-    const worker = await wsmigrate({ TEMPORAL_ADDRESS: address, CODER_URL: 'http://127.0.0.1:9', CODER_SESSION_TOKEN: 'AbCdEf1234-s3cr3tT0ken', WSMIGRATE_METRICS_PORT: '0' }, 'worker');
     expect(worker.code).toBe(1);
     expect(logLines(worker).find((l) => l.level === 'error')?.msg).toMatch(new RegExp(`Cannot reach Temporal at ${address.replace(/\./g, '\\.')} .*TEMPORAL_ADDRESS.*wsmigrate setup`));
   }, 90_000);

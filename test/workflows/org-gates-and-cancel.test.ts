@@ -57,7 +57,7 @@ describe('migrateOrganization: its fleet-continue gate nobody answers', () => {
     const id = `wsmigrate-org/coder/${env.sim.template.name}`;
     const handle = await startOrganizationMigration(
       env.t.client,
-      { organization: 'coder', templates: [env.sim.template.name], canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'], timeout: '10s' } },
+      { organization: 'coder', templates: [env.sim.template.name], canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'], timeout: '5s' } },
       { taskQueue: env.taskQueue, workflowId: id },
     );
     // The template's promote gate, answered at once; the organization's own gate is left to time out.

@@ -23,7 +23,8 @@ describe('option A: the backup fails after our stop', () => {
 
   it('restores: the workspace runs again on its prior version, its PVC kept, and the run says why', async () => {
     const failingPut: BlobStore = { ...env.blobs, put: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })) };
-    await env.startWorker({ blobs: failingPut });
+    // Retries wait a tenth of the production backoff (fixtures/short-retries): the backup's three attempts on a full disk take ~1.5 s, not 15.
+    await env.startWorker({ blobs: failingPut, workflowInterceptorModules: [require.resolve('./fixtures/short-retries')] });
     const ws = env.sim.workspaces()[0];
     const before = (await env.coder.workspace(ws.id)).latest_build;
     expect(before.transition).toBe('start');

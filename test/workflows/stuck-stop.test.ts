@@ -20,7 +20,12 @@ describe("option A's stop stuck in Coder's queue past every attempt", () => {
   let originalVersionId: string;
   let targetVersionId: string;
   beforeAll(async () => {
-    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv({ workspaces: 1, buildLatencyMs: 20, provisioners: 3 }));
+    // Each step's retries wait a tenth of the production backoff (fixtures/short-retries): the stop's
+    // five attempts, each past its 1 s build timeout, take ~10 s instead of 5 + 10 + 20 + 40 s between them.
+    ({ env, originalVersionId, targetVersionId } = await createMigratedEnv(
+      { workspaces: 1, buildLatencyMs: 20, provisioners: 3 },
+      { workflowInterceptorModules: [require.resolve('./fixtures/short-retries')] },
+    ));
   });
   afterAll(async () => {
     for (const d of DAEMONS) env?.sim.setDaemonOffline(d, false);
