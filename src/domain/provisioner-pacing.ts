@@ -115,7 +115,7 @@ export function pacingLine(p: FleetPacingStatus, nowMs?: number): string {
   const readAt = p.checkedAt ? Date.parse(p.checkedAt) : NaN;
   const age = nowMs !== undefined && Number.isFinite(readAt) ? ` (read ${formatDuration(Math.max(0, nowMs - readAt))} ago)` : '';
   // Not "0/0 daemon(s) busy" and a window: none can build, so nothing the fleet runs or starts moves.
-  if (c && c.daemons <= 0) return `paced: ${offlineText(c, nowMs)}${age} · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then (no ETA)`;
+  if (c && c.daemons <= 0) return `paced: ${offlineText(c, nowMs)}${age} · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then`;
   const daemons = c ? `${c.busy}/${c.daemons} daemon(s) busy, ${c.usersQueued} users' job(s) queued${age}` : 'daemons not read yet';
   return `paced: window ${p.width} (share ${p.share} of the online daemons) · ${daemons}${p.full && !p.waiting ? ' · our builds fill the share: the next start waits for one to end' : ''}${p.waiting ? ` · **waiting**: ${p.waiting}` : ''}`;
 }

@@ -84,11 +84,11 @@ describe("fleet pacing by Coder's provisioner daemons", () => {
     it('says how many of how many are offline, since when, and that the fleet waits for one, with no window and no ETA', () => {
       const line = pacingLine({ mode: 'paced', share: 0.5, width: 0, capacity: offline, checkedAt: '2026-12-08T10:04:55Z', waiting: paceFleet(offline, 0.5, 10).hold }, at);
       expect(line).toBe(
-        'paced: no provisioner daemon online (0 of 2; offline since 2026-12-08T10:02:00Z, 3m00s ago) (read 5s ago) · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then (no ETA)',
+        'paced: no provisioner daemon online (0 of 2; offline since 2026-12-08T10:02:00Z, 3m00s ago) (read 5s ago) · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then',
       );
       expect(line).not.toMatch(/busy|window/);
       expect(pacingLine({ mode: 'paced', share: 0.5, width: 0, capacity: capacity({ daemons: 0, offline: 1 }) })).toBe(
-        'paced: no provisioner daemon online (0 of 1) · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then (no ETA)',
+        'paced: no provisioner daemon online (0 of 1) · the fleet waits for one to come back: no build runs, so no migration starts or finishes until then',
       );
       expect(noDaemonOnline({ mode: 'paced', share: 0.5, width: 0, capacity: offline })).toBe(true);
       expect(noDaemonOnline({ mode: 'paced', share: 0.5, width: 2, capacity: capacity({ daemons: 1 }) })).toBe(false);
