@@ -49,6 +49,7 @@ describe('createActivities: what the worker registers', () => {
         'rewriteAndVerify',
         'rewriteState',
         'rewriteTemplateSource',
+        'runsBesideWindow',
         'startPinned',
         'stopAndBackUp',
         'stopWorkspace',
