@@ -1,18 +1,10 @@
 import { versionParametersReader } from '../../src/activities/cached-reads';
 import { FailureType } from '../../src/domain/failure-types';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
-import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim';
 import { useHandPushedVersions } from './fixtures/hand-pushed';
+import { SIZED_HOME_TEMPLATE_MAIN_TF } from '../sim/helpers';
 
-const SIZE = `
-data "coder_parameter" "size" {
-  name    = "home_disk_size"
-  type    = "number"
-  default = 10
-  mutable = true
-}
-`;
-const OLD = K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"') + SIZE;
+const OLD = SIZED_HOME_TEMPLATE_MAIN_TF;
 const migrated = (extra = '') => rewriteTemplate([{ path: 'main.tf', content: OLD + extra }], {}).files[0]!.content;
 
 /**

@@ -8,7 +8,7 @@ import { EXIT } from '../../src/cli/io';
 import { planRestore } from '../../src/client/restore-backup';
 import { K8S_TEMPLATE_MAIN_TF, packTar, startSimulator, type CoderSimulator } from '../../src/sim';
 import { runCommand } from '../harness/cli';
-import { homePvcName } from '../sim/helpers';
+import { homePvcName, SIZED_HOME_TEMPLATE_MAIN_TF } from '../sim/helpers';
 
 /**
  * `wsmigrate state restore` refuses an order it cannot carry out as written before it reads anything,
@@ -112,8 +112,7 @@ describe('wsmigrate state restore: bad input is refused, nothing built', () => {
  * given to; another version may not declare them, or declare them otherwise).
  */
 describe('wsmigrate state restore onto a version the operator names', () => {
-  const SIZE = '\ndata "coder_parameter" "size" {\n  name    = "home_disk_size"\n  type    = "number"\n  default = 10\n  mutable = true\n}\n';
-  const OLD = K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"') + SIZE;
+  const OLD = SIZED_HOME_TEMPLATE_MAIN_TF;
   let sim: CoderSimulator;
   let dir: string;
   afterAll(async () => {

@@ -11,6 +11,7 @@ import { EXIT } from '../../src/cli/io';
 import { main } from '../../src/cli/main';
 import { K8S_TEMPLATE_MAIN_TF, packTar, startSimulator, type CoderSimulator } from '../../src/sim';
 import { runCommand } from '../harness/cli';
+import { SIZED_HOME_TEMPLATE_MAIN_TF } from '../sim/helpers';
 
 describe('wsmigrate state restore', () => {
   let sim: CoderSimulator;
@@ -172,8 +173,7 @@ describe('wsmigrate state restore', () => {
  * otherwise Coder resolves the default and the kubernetes provider replaces the shrinking claim.
  */
 describe('wsmigrate state restore after a build that lost a parameter value', () => {
-  const SIZE = '\ndata "coder_parameter" "size" {\n  name    = "home_disk_size"\n  type    = "number"\n  default = 10\n  mutable = true\n}\n';
-  const OLD = K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"') + SIZE;
+  const OLD = SIZED_HOME_TEMPLATE_MAIN_TF;
   let sim: CoderSimulator;
   let dir: string;
   afterAll(async () => {

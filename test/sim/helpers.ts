@@ -162,3 +162,11 @@ export function claimForgottenAndGenerated(): string {
     .replace(/kubernetes_persistent_volume_claim\.home/g, 'kubernetes_persistent_volume_claim_v1.home')
     .concat('\nremoved {\n  from = kubernetes_persistent_volume_claim.home\n  lifecycle {\n    destroy = false\n  }\n}\n');
 }
+
+/**
+ * The simulator's template with its home claim sized by a mutable `home_disk_size` parameter
+ * (default 10, in Gi): for the tests of parameter values a build keeps, loses or is given back.
+ */
+export const SIZED_HOME_TEMPLATE_MAIN_TF =
+  K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"') +
+  '\ndata "coder_parameter" "size" {\n  name    = "home_disk_size"\n  type    = "number"\n  default = 10\n  mutable = true\n}\n';

@@ -2,13 +2,12 @@ import { startWorkspaceMigration } from '../../src/client/migrations';
 import { K8S_TEMPLATE_MAIN_TF } from '../../src/sim';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { failureOf } from '../harness/wait';
-import { pushTemplateVersion } from '../sim/helpers';
+import { pushTemplateVersion, SIZED_HOME_TEMPLATE_MAIN_TF } from '../sim/helpers';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 
 jest.setTimeout(120_000);
 
-const SIZE = '\ndata "coder_parameter" "size" {\n  name    = "home_disk_size"\n  type    = "number"\n  default = 10\n  mutable = true\n}\n';
-const OLD = K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"') + SIZE;
+const OLD = SIZED_HOME_TEMPLATE_MAIN_TF;
 
 /**
  * A target version (pushed by hand) that no longer declares `home_disk_size`, the parameter the old version

@@ -1,12 +1,12 @@
 import { startWorkspaceMigration } from '../../src/client/migrations';
 import type { WorkspaceMigrationResult } from '../../src/contracts/migrate-workspace';
-import { K8S_TEMPLATE_MAIN_TF, packTar } from '../../src/sim';
+import { packTar } from '../../src/sim';
 import { rewriteTemplate } from '../../src/domain/template-rewrite';
 import { failureOf } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
+import { SIZED_HOME_TEMPLATE_MAIN_TF } from '../sim/helpers';
 
-const SIZE = '\ndata "coder_parameter" "size" {\n  name    = "home_disk_size"\n  type    = "number"\n  default = 10\n  mutable = true\n}\n';
-const OLD = K8S_TEMPLATE_MAIN_TF.replace('storage = "10Gi"', 'storage = "${data.coder_parameter.size.value}Gi"') + SIZE;
+const OLD = SIZED_HOME_TEMPLATE_MAIN_TF;
 
 /**
  * Workspaces created with a 20 Gi home on a template whose claim size is a coder_parameter (default
