@@ -9,6 +9,17 @@ import { failureOf, waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from './fixtures/migration-env';
 import { pvcUids } from './fixtures/pvc-uids';
 
+/** A fleet of the template started by hand, its canary done and waiting at its fleet-continue gate. */
+async function handFleetAtItsGate(env: MigrationEnv, template: string, targetVersionId: string) {
+  const hand = await startFleet(
+    env.t.client,
+    { organization: 'coder', template, targetVersionId, canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
+    { taskQueue: env.taskQueue },
+  );
+  await waitFor(async () => (await hand.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-continue', 60_000);
+  return hand;
+}
+
 jest.setTimeout(240_000);
 
 /**
@@ -33,12 +44,7 @@ describe('a paused schedule triggered with Temporal\'s own CLI while a fleet of 
     const uids = pvcUids(env);
     const targetVersionId = (await env.migrateTemplate()).versionId;
     const template = env.sim.template.name;
-    const hand = await startFleet(
-      env.t.client,
-      { organization: 'coder', template, targetVersionId, canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
-      { taskQueue: env.taskQueue },
-    );
-    await waitFor(async () => (await hand.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-continue', 60_000);
+    const hand = await handFleetAtItsGate(env, template, targetVersionId);
 
     const scheduleId = await createFleetSchedule(
       env.t.client,
@@ -88,12 +94,7 @@ describe('an organization window triggered with Temporal\'s own CLI while a flee
   it('the template row names the running fleet and what to do', async () => {
     const targetVersionId = (await env.migrateTemplate()).versionId;
     const template = env.sim.template.name;
-    const hand = await startFleet(
-      env.t.client,
-      { organization: 'coder', template, targetVersionId, canary: 1, concurrency: 1, archiveOldVersions: false, approval: { policy: 'destructive', approvers: ['sre'] } },
-      { taskQueue: env.taskQueue },
-    );
-    await waitFor(async () => (await hand.query(fleetProgressQuery)).pendingApproval?.gateId === 'fleet-continue', 60_000);
+    const hand = await handFleetAtItsGate(env, template, targetVersionId);
     const scheduleId = await createOrganizationSchedule(
       env.t.client,
       name,
