@@ -6,6 +6,10 @@ import { cliAgainstWorker } from '../harness/cli-env';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
 import { unpackTar } from '../../src/sim';
 import { pushTemplateVersion } from '../sim/helpers';
+import { exclusiveFile, ORG_CODER_LOCK } from '../harness/exclusive';
+
+// The organization run wsmigrate-org/coder and schedules of organization coder: one such file at a time.
+exclusiveFile(ORG_CODER_LOCK);
 
 describe('the final message of a failed command is the reason, never a stack trace', () => {
   it('says every message of the chain and each detail an ApplicationFailure carries (details is an array)', () => {

@@ -4,6 +4,10 @@ import { fleetProgressQuery } from '../../src/contracts/migrate-fleet';
 import { runMain } from '../harness/cli';
 import { cliAgainstWorker } from '../harness/cli-env';
 import { waitFor } from '../harness/wait';
+import { exclusiveFile, ORG_CODER_LOCK } from '../harness/exclusive';
+
+// The organization run wsmigrate-org/coder and schedules of organization coder: one such file at a time.
+exclusiveFile(ORG_CODER_LOCK);
 
 /**
  * A fleet started by hand and a schedule of the same template. Seen on `wsmigrate sim`: while the

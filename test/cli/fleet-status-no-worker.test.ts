@@ -4,6 +4,10 @@ import { waitForOrganization } from '../../src/cli/commands/organization-run';
 import { runMain } from '../harness/cli';
 import { cliAgainstWorker } from '../harness/cli-env';
 import { uniqueTaskQueue } from '../harness/temporal';
+import { exclusiveFile, ORG_CODER_LOCK } from '../harness/exclusive';
+
+// The organization run wsmigrate-org/coder and schedules of organization coder: one such file at a time.
+exclusiveFile(ORG_CODER_LOCK);
 
 /**
  * `fleet status` of a running fleet or organization run while no worker answers it (the worker

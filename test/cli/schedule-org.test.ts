@@ -5,6 +5,10 @@ import { runCommand } from '../harness/cli';
 import { uniqueTaskQueue } from '../harness/temporal';
 import { waitFor } from '../harness/wait';
 import { createMigrationEnv, type MigrationEnv } from '../workflows/fixtures/migration-env';
+import { exclusiveFile, ORG_CODER_LOCK } from '../harness/exclusive';
+
+// The organization run wsmigrate-org/coder and schedules of organization coder: one such file at a time.
+exclusiveFile(ORG_CODER_LOCK);
 
 describe('wsmigrate schedule create --all-templates: windows for a whole organization', () => {
   let env: MigrationEnv;

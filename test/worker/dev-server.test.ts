@@ -50,8 +50,10 @@ describe('the test harness dev server', () => {
     const started = new Map(events.filter((e) => e.timerStartedEventAttributes).map((e) => [e.timerStartedEventAttributes?.timerId, ms(e)]));
     const lags = events.filter((e) => e.timerFiredEventAttributes).map((e) => ms(e) - (started.get(e.timerFiredEventAttributes?.timerId) ?? 0));
     expect(lags).toHaveLength(10);
-    // Under 600 ms each, even on a loaded machine.
-    expect(Math.max(...lags)).toBeLessThan(600);
+    // With the default every one fires ~1 s late; with 50 ms most fire within a few tens of ms. The median, not the
+    // worst: on a loaded CI machine one timer can wait out a stalled second (1.9 s seen) whatever the server's shift.
+    const median = [...lags].sort((a, b) => a - b)[5];
+    expect(median).toBeLessThan(600);
   });
 
   it('registers search attributes idempotently', async () => {
