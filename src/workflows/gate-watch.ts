@@ -10,7 +10,7 @@ const GATE_RECHECK_FIRST_MS = 10_000;
 const GATE_RECHECK_MAX_MS = 15 * 60_000;
 
 /** The patch of a gate's watch whose reads run to their end (see answerWatchingBuilds). */
-export const readsEndPatch = (patchId: string): string => `${patchId}-reads-end`;
+const readsEndPatch = (patchId: string): string => `${patchId}-reads-end`;
 
 /**
  * A gate that asks for a build planned on one build of a workspace. The plan's build carries its

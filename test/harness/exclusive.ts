@@ -10,7 +10,7 @@ const WAIT_MS = 10 * 60_000;
 export const ORG_CODER_LOCK = 'wsmigrate-org-coder';
 
 /** Takes the machine-wide lock `name` (waiting while another Jest worker holds it); returns its release. */
-export async function acquire(name: string, waitMs = WAIT_MS): Promise<() => void> {
+async function acquire(name: string, waitMs = WAIT_MS): Promise<() => void> {
   const dir = join(tmpdir(), `wsmigrate-test-lock-${name.replace(/[^a-z0-9-]/gi, '_')}`);
   const deadline = Date.now() + waitMs;
   for (;;) {
